@@ -1,0 +1,18 @@
+// Copies non-TypeScript assets (SQL migrations, page templates) from src/ to dist/ after tsc.
+import { cpSync, readdirSync, statSync, mkdirSync } from 'node:fs';
+import { join, relative, dirname, extname } from 'node:path';
+
+const ASSET_EXTENSIONS = new Set(['.sql', '.html', '.css', '.svg', '.txt', '.json']);
+
+function walk(dir) {
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) walk(path);
+    else if (ASSET_EXTENSIONS.has(extname(name))) {
+      const target = join('dist', relative('src', path));
+      mkdirSync(dirname(target), { recursive: true });
+      cpSync(path, target);
+    }
+  }
+}
+walk('src');

@@ -1,0 +1,20 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { AppContext } from '../context.js';
+import { hashToken } from '../lib/crypto.js';
+import { ApiError } from '../http/errors.js';
+import { rejectInvalidJson } from '../http/json.js';
+
+/** The operator API's bearer-token check (DESIGN.md "The operator side"). */
+export function adminAuth(app: FastifyInstance, ctx: AppContext): void {
+  app.addHook('onRequest', async (request: FastifyRequest) => {
+    const header = request.headers.authorization;
+    const match = typeof header === 'string' ? /^Bearer\s+(\S+)$/i.exec(header) : null;
+    if (!match) throw new ApiError('AUTH_001', 'Send Authorization: Bearer <ADMIN_TOKEN>');
+    if (!timingSafeEqual(hashToken(match[1]!), ctx.adminTokenHash)) throw new ApiError('AUTH_002', 'Invalid operator token');
+    request.operator = 'admin';
+  });
+  app.addHook('preValidation', async (request: FastifyRequest) => {
+    rejectInvalidJson(request, 'VALIDATION');
+  });
+}

@@ -1,0 +1,20 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../context.js';
+import { adminAuth } from './admin.auth.js';
+import { bankAdminRoutes } from '../banks/banks.routes.js';
+import { merchantAdminRoutes } from '../merchants/merchants.admin.js';
+import { terminalAdminRoutes } from '../terminals/terminals.admin.js';
+import { rateAdminRoutes } from '../rates/rates.admin.js';
+import { executorAdminRoutes } from '../executors/executors.admin.js';
+import { paymentAdminRoutes } from '../payments/payments.admin.js';
+
+/** The operator API under /admin/v1 (DESIGN.md "The operator side"), behind the bearer token. */
+export async function adminRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  adminAuth(app, ctx);
+  await merchantAdminRoutes(app, ctx);
+  await terminalAdminRoutes(app, ctx);
+  await rateAdminRoutes(app, ctx);
+  await executorAdminRoutes(app, ctx);
+  await bankAdminRoutes(app, ctx);
+  await paymentAdminRoutes(app, ctx);
+}

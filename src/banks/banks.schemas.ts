@@ -1,0 +1,29 @@
+import { Type, type Static } from 'typebox';
+
+export const BankEntry = Type.Object({ code: Type.String(), name: Type.String() });
+export const BankDirectory = Type.Object({ banks: Type.Array(BankEntry) });
+
+export const AdminBank = Type.Object({
+  code: Type.String(),
+  name: Type.String(),
+  country: Type.String(),
+  kind: Type.Union([Type.Literal('bank'), Type.Literal('operator')]),
+  is_active: Type.Boolean(),
+});
+
+export const CreateBankBody = Type.Object({
+  code: Type.String({ pattern: '^[a-z0-9_]{2,64}$' }),
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  country: Type.String({ pattern: '^[A-Z]{2}$' }),
+  kind: Type.Union([Type.Literal('bank'), Type.Literal('operator')], { default: 'bank' }),
+  is_active: Type.Optional(Type.Boolean()),
+});
+export type CreateBankBody = Static<typeof CreateBankBody>;
+
+export const UpdateBankBody = Type.Object({
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  country: Type.Optional(Type.String({ pattern: '^[A-Z]{2}$' })),
+  kind: Type.Optional(Type.Union([Type.Literal('bank'), Type.Literal('operator')])),
+  is_active: Type.Optional(Type.Boolean()),
+});
+export type UpdateBankBody = Static<typeof UpdateBankBody>;

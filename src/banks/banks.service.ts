@@ -1,0 +1,48 @@
+import type { AppContext } from '../context.js';
+import { ApiError } from '../http/errors.js';
+import { pgErrorCode, PgCode } from '../db/pool.js';
+import * as repo from './banks.repo.js';
+import type { BankRow } from './banks.repo.js';
+
+// Russian collation (spec: "sorted by name"; the names are Russian): Ё sorts with Е, Latin
+// brand names after Cyrillic ones as a Russian reader expects. ICU in Node, not the database's
+// collation, so the order is the same on every PostgreSQL build.
+const russian = new Intl.Collator('ru', { sensitivity: 'base', numeric: true });
+
+export function sortByRussianName<T extends { name: string }>(banks: T[]): T[] {
+  return [...banks].sort((a, b) => russian.compare(a.name, b.name));
+}
+
+/** The public directory: active entries only, sorted by name. */
+export async function publicDirectory(ctx: AppContext): Promise<{ code: string; name: string }[]> {
+  const banks = await repo.listBanks(ctx.db, true);
+  return sortByRussianName(banks).map((bank) => ({ code: bank.code, name: bank.name }));
+}
+
+export async function listAllBanks(ctx: AppContext): Promise<BankRow[]> {
+  return sortByRussianName(await repo.listBanks(ctx.db, false));
+}
+
+export async function createBank(ctx: AppContext, bank: Parameters<typeof repo.insertBank>[1]): Promise<BankRow> {
+  try {
+    return await repo.insertBank(ctx.db, bank);
+  } catch (err) {
+    if (pgErrorCode(err) === PgCode.uniqueViolation) {
+      throw new ApiError('CONFLICT', `Bank code ${bank.code} already exists; change it with PATCH /admin/v1/banks/${bank.code}`);
+    }
+    throw err;
+  }
+}
+
+export async function updateBank(ctx: AppContext, code: string, patch: Parameters<typeof repo.updateBank>[2]): Promise<{ before: BankRow; after: BankRow }> {
+  const before = await repo.findBank(ctx.db, code);
+  const after = before && (await repo.updateBank(ctx.db, code, patch));
+  if (!before || !after) throw new ApiError('NOT_FOUND', `Bank ${code} not found`);
+  return { before, after };
+}
+
+/** True when the code is a known, active bank or operator. */
+export async function isActiveBank(ctx: AppContext, code: string): Promise<boolean> {
+  const bank = await repo.findBank(ctx.db, code);
+  return bank?.is_active === true;
+}

@@ -1,0 +1,75 @@
+import { resolve } from 'node:path';
+
+/** The runtime contract of DESIGN.md: every setting comes from the environment, all optional. */
+export interface Config {
+  databaseUrl: string | undefined;
+  dataDir: string;
+  embeddedPgPort: number | undefined;
+  host: string;
+  port: number;
+  publicBaseUrl: string;
+  paymentPageUrl: string;
+  adminToken: string | undefined;
+  masterKey: string | undefined;
+  paymentTtlSeconds: number;
+  confirmVerifySeconds: number;
+  sameAmountLimit: number;
+  webhookAllowPrivate: boolean;
+  expirySweepSeconds: number;
+  logLevel: string;
+  runWorker: boolean;
+}
+
+export class ConfigError extends Error {}
+
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw.trim()) || Number(raw) < min) {
+    throw new ConfigError(`${name} must be an integer >= ${min}, got "${raw}"`);
+  }
+  return Number(raw);
+}
+
+function boolean(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (/^(true|1|yes|on)$/i.test(raw)) return true;
+  if (/^(false|0|no|off)$/i.test(raw)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+function url(name: string, raw: string): string {
+  try {
+    const parsed = new URL(raw);
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error('protocol');
+  } catch {
+    throw new ConfigError(`${name} must be an absolute http(s) URL, got "${raw}"`);
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+/** Reads the configuration; throws ConfigError with the variable's name when a value is unusable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const port = integer(env, 'PORT', 8080);
+  const publicBaseUrl = url('PUBLIC_BASE_URL', env.PUBLIC_BASE_URL || `http://localhost:${port}`);
+  const pgPort = env.KASSIR_PG_PORT ? integer(env, 'KASSIR_PG_PORT', 0, 1) : undefined;
+  return {
+    databaseUrl: env.DATABASE_URL || undefined,
+    dataDir: resolve(env.KASSIR_DATA_DIR || './data'),
+    embeddedPgPort: pgPort,
+    host: env.HOST || '127.0.0.1',
+    port,
+    publicBaseUrl,
+    paymentPageUrl: url('PAYMENT_PAGE_URL', env.PAYMENT_PAGE_URL || `${publicBaseUrl}/pay`),
+    adminToken: env.ADMIN_TOKEN || undefined,
+    masterKey: env.KASSIR_MASTER_KEY || undefined,
+    paymentTtlSeconds: integer(env, 'PAYMENT_TTL_SECONDS', 900, 1),
+    confirmVerifySeconds: integer(env, 'CONFIRM_VERIFY_SECONDS', 1800, 1),
+    sameAmountLimit: integer(env, 'SAME_AMOUNT_LIMIT', 3, 1),
+    webhookAllowPrivate: boolean(env, 'WEBHOOK_ALLOW_PRIVATE', false),
+    expirySweepSeconds: integer(env, 'KASSIR_EXPIRY_SWEEP_SECONDS', 5, 1),
+    logLevel: env.LOG_LEVEL || 'info',
+    runWorker: boolean(env, 'KASSIR_WORKER', true),
+  };
+}

@@ -1,0 +1,14 @@
+import type { Config } from './config.js';
+import type { Db } from './db/pool.js';
+import type { SecretBox } from './lib/crypto.js';
+import type { Logger } from './lib/logger.js';
+
+/** What every feature needs from the running service; built once at start-up. */
+export interface AppContext {
+  config: Config;
+  db: Db;
+  log: Logger;
+  box: SecretBox;
+  /** SHA-256 of the operator's bearer token. */
+  adminTokenHash: Buffer;
+}

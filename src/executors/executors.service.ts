@@ -1,0 +1,39 @@
+import type { AppContext } from '../context.js';
+import { hashToken, randomToken } from '../lib/crypto.js';
+import { ApiError } from '../http/errors.js';
+import * as repo from './executors.repo.js';
+
+/** Creates an executor; its bearer token is returned once and stored as a hash. */
+export async function createExecutor(ctx: AppContext, name: string): Promise<repo.ExecutorRow & { token: string }> {
+  const token = randomToken('ex_', 32);
+  const executor = await repo.insertExecutor(ctx.db, name, hashToken(token));
+  return { ...executor, token };
+}
+
+export async function getExecutor(ctx: AppContext, id: string): Promise<repo.ExecutorRow> {
+  const executor = await repo.findExecutor(ctx.db, id);
+  if (!executor) throw new ApiError('NOT_FOUND', `Executor ${id} not found`);
+  return executor;
+}
+
+export async function updateExecutor(ctx: AppContext, id: string, patch: { name?: string; is_active?: boolean }) {
+  const before = await getExecutor(ctx, id);
+  const after = await repo.updateExecutor(ctx.db, id, { name: patch.name, isActive: patch.is_active });
+  if (!after) throw new ApiError('NOT_FOUND', `Executor ${id} not found`);
+  return { before, after };
+}
+
+/** Replaces an executor's token at once (a lost phone must stop working immediately). */
+export async function rotateExecutorToken(ctx: AppContext, id: string): Promise<{ token: string }> {
+  const token = randomToken('ex_', 32);
+  if (!(await repo.replaceToken(ctx.db, id, hashToken(token)))) throw new ApiError('NOT_FOUND', `Executor ${id} not found`);
+  return { token };
+}
+
+/** The executor holding a bearer token, when it is active. */
+export async function authenticateExecutor(ctx: AppContext, token: string): Promise<repo.ExecutorRow | undefined> {
+  const executor = await repo.findExecutorByToken(ctx.db, hashToken(token));
+  return executor?.is_active ? executor : undefined;
+}
+
+export const listExecutors = (ctx: AppContext) => repo.listExecutors(ctx.db);

@@ -1,0 +1,101 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import swagger from '@fastify/swagger';
+import type { AppContext } from '../context.js';
+import { maskSensitive } from '../lib/mask.js';
+import { ApiError, type ErrorKey } from './errors.js';
+import { registerJsonParser } from './json.js';
+import { describeValidationError, validatorCompiler } from './validation.js';
+import { openApiInfo } from './openapi.js';
+import './types.js';
+import { bankRoutes } from '../banks/banks.routes.js';
+import { paymentRoutes } from '../payments/payments.routes.js';
+import { adminRoutes } from '../admin/admin.routes.js';
+import { merchantAuth } from '../merchants/merchants.auth.js';
+
+/** Default body limit for JSON routes; upload routes raise their own. */
+const JSON_BODY_LIMIT = 1024 * 1024;
+
+/** Builds the HTTP application: merchant API, public directory, operator API, health. */
+export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: ctx.log as FastifyBaseLogger,
+    disableRequestLogging: true,
+    bodyLimit: JSON_BODY_LIMIT,
+    genReqId: () => randomUUID(),
+    requestIdHeader: false,
+    trustProxy: true,
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  registerJsonParser(app);
+  await app.register(swagger, { openapi: openApiInfo(ctx.config.publicBaseUrl) });
+
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  // One structured line per request; URLs pass through the masker (an ext_id may hold a card number).
+  app.addHook('onResponse', async (request: FastifyRequest, reply: FastifyReply) => {
+    request.log.info(
+      {
+        method: request.method,
+        url: maskSensitive(request.url),
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime * 10) / 10,
+        merchant: request.merchant?.merchantId,
+        terminal: request.merchant?.terminalId,
+      },
+      'request',
+    );
+  });
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const apiError = toApiError(error, request);
+    if (apiError.status >= 500) {
+      request.log.error({ err: error }, 'request failed');
+    }
+    return reply.status(apiError.status).send(apiError.body());
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const error = new ApiError('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}`);
+    return reply.status(404).send(error.body());
+  });
+
+  app.get('/healthz', { schema: { hide: true } }, async (_request, reply) => {
+    await ctx.db.query('SELECT 1 FROM schema_migrations LIMIT 1');
+    return reply.send({ status: 'ok' });
+  });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  await app.register(async (pub) => bankRoutes(pub, ctx));
+  await app.register(async (merchantApi) => {
+    merchantAuth(merchantApi, ctx);
+    await paymentRoutes(merchantApi, ctx);
+  });
+  await app.register(async (admin) => adminRoutes(admin, ctx), { prefix: '/admin/v1' });
+  return app;
+}
+
+/** Maps anything thrown while serving a request onto the closed catalogue. */
+function toApiError(error: FastifyError, request: FastifyRequest): ApiError {
+  if (error instanceof ApiError) return error;
+  const config = request.routeOptions?.config;
+  if (error.validation) {
+    return new ApiError(config?.invalidCode ?? 'VALIDATION', describeValidationError(error.validation as never, error.validationContext));
+  }
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError('PAYLOAD_TOO_LARGE', `The request body is larger than this route accepts`);
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ApiError('UNSUPPORTED_MEDIA_TYPE', `Content-Type ${request.headers['content-type'] ?? '(none)'} is not accepted here; send application/json`);
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new ApiError(config?.invalidCode ?? 'VALIDATION', 'The request body is empty or incomplete');
+  }
+  if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
+    return new ApiError(config?.invalidCode ?? 'VALIDATION', 'The request could not be read');
+  }
+  // Unexpected: the body is generic; the detail is in the log under the request id.
+  const key: ErrorKey = config?.internalCode ?? 'SYS_001';
+  return new ApiError(key, `Internal error; quote request id ${request.id} to the operator`);
+}

@@ -1,0 +1,47 @@
+import { createHmac, type Hmac } from 'node:crypto';
+import { Transform, type TransformCallback } from 'node:stream';
+import { constantTimeEqual } from '../lib/crypto.js';
+
+/**
+ * The spec's request signature, computed while the body streams in:
+ * `base64(HMAC-SHA1(secret, METHOD + URL + BODY))` (spec "Authentication" 2; DESIGN.md decision 2),
+ * with URL = PUBLIC_BASE_URL + path and query exactly as sent and BODY the raw bytes as received
+ * (multipart boundaries and file content included). One HMAC per currently valid secret, so a
+ * rotation's grace period costs nothing extra when there is only one.
+ */
+export class BodySigner {
+  private readonly hmacs: Hmac[];
+  private digests: string[] | undefined;
+
+  constructor(secrets: string[], method: string, url: string) {
+    this.hmacs = secrets.map((secret) => createHmac('sha1', secret).update(method.toUpperCase() + url));
+  }
+
+  update(chunk: Buffer): void {
+    for (const hmac of this.hmacs) hmac.update(chunk);
+  }
+
+  /** True when `signature` matches one of the secrets; constant-time for each comparison. */
+  matches(signature: string): boolean {
+    this.digests ??= this.hmacs.map((hmac) => hmac.digest('base64'));
+    let ok = false;
+    // Every candidate is compared, so the time taken does not tell which secret matched.
+    for (const digest of this.digests) ok = constantTimeEqual(digest, signature.trim()) || ok;
+    return ok;
+  }
+
+  /** A pass-through stream that feeds every body byte into the signature. */
+  tap(): Transform {
+    return new Transform({
+      transform: (chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback) => {
+        this.update(chunk);
+        done(null, chunk);
+      },
+    });
+  }
+}
+
+/** Signs a request the way a merchant must; used by tests, the README example and the CLI. */
+export function signRequest(secret: string, method: string, url: string, body: string | Buffer = ''): string {
+  return createHmac('sha1', secret).update(method.toUpperCase() + url).update(body).digest('base64');
+}

@@ -1,0 +1,19 @@
+import type { ErrorKey } from './errors.js';
+import type { MerchantIdentity } from '../merchants/merchants.auth.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The catalogue code answered for a request that fails validation (default VALIDATION). */
+    invalidCode?: ErrorKey;
+    /** The catalogue code answered for an unexpected failure (default SYS_001). */
+    internalCode?: ErrorKey;
+  }
+  interface FastifyRequest {
+    /** The authenticated merchant and terminal (merchant API only). */
+    merchant?: MerchantIdentity;
+    /** Set by the signing stream in preParsing; finished in preValidation. */
+    signer?: import('./signature.js').BodySigner;
+    /** Who acts on the operator API, for the audit log. */
+    operator?: string;
+  }
+}

@@ -1,0 +1,55 @@
+import { Logger as WorkerLogger, run, type Runner, type Task, type TaskList } from 'graphile-worker';
+import type { AppContext } from '../context.js';
+import { expireDue } from '../payments/state.js';
+
+/** How many payments one sweep statement expires; the sweep repeats until none are due. */
+const EXPIRY_BATCH = 500;
+const EXPIRE_TASK = 'payments.expire_due';
+
+/**
+ * Expiry (spec: "PENDING — timeout — CANCELLED"): a sweep job that cancels every PENDING
+ * payment past `valid_until`, then schedules its next run. The job key makes it one job across
+ * all instances; the sweep itself skips rows another instance holds, and the status guard means
+ * a payment is expired once. A cron line restarts the chain should it ever break.
+ */
+function expireTask(ctx: AppContext): Task {
+  return async (_payload, helpers) => {
+    let expired = 0;
+    for (;;) {
+      const batch = await expireDue(ctx.db, EXPIRY_BATCH);
+      expired += batch.length;
+      if (batch.length < EXPIRY_BATCH) break;
+    }
+    if (expired > 0) ctx.log.info({ expired }, 'expired pending payments');
+    await helpers.addJob(EXPIRE_TASK, {}, {
+      jobKey: EXPIRE_TASK,
+      jobKeyMode: 'preserve_run_at',
+      runAt: new Date(Date.now() + ctx.config.expirySweepSeconds * 1000),
+    });
+  };
+}
+
+export function taskList(ctx: AppContext): TaskList {
+  return { [EXPIRE_TASK]: expireTask(ctx) };
+}
+
+/** Starts the PostgreSQL-backed job queue (graphile-worker) on the service's pool. */
+export async function startWorker(ctx: AppContext): Promise<Runner> {
+  const logger = new WorkerLogger((scope) => (level, message, meta) => {
+    const line = { scope: scope.label, ...meta };
+    if (level === 'error') ctx.log.error(line, message);
+    else if (level === 'warning') ctx.log.warn(line, message);
+    else ctx.log.debug(line, message);
+  });
+  const runner = await run({
+    pgPool: ctx.db,
+    concurrency: 4,
+    noHandleSignals: true,
+    pollInterval: 1000,
+    logger,
+    taskList: taskList(ctx),
+    crontab: `* * * * * ${EXPIRE_TASK} ?jobKey=${EXPIRE_TASK}&jobKeyMode=preserve_run_at`,
+  });
+  await runner.addJob(EXPIRE_TASK, {}, { jobKey: EXPIRE_TASK, jobKeyMode: 'preserve_run_at' });
+  return runner;
+}

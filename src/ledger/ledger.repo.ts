@@ -1,0 +1,88 @@
+import type { Decimal } from 'decimal.js';
+import type { Queryable, Tx } from '../db/pool.js';
+
+export type TerminalAccountKind = 'terminal_available' | 'terminal_frozen';
+export type SystemAccountKind = 'system_incoming' | 'system_fee_revenue' | 'system_adjustments' | 'system_outgoing';
+
+export type AccountRef =
+  | { terminalId: string; kind: TerminalAccountKind }
+  | { kind: SystemAccountKind };
+
+export interface Posting {
+  /** What kind of event this is (`payin`, `adjustment`, …); with refId, posted at most once. */
+  kind: string;
+  refId: string | null;
+  merchantId: string | null;
+  memo: string | null;
+  entries: { account: AccountRef; amount: Decimal }[];
+}
+
+/** Creates a terminal's available and frozen accounts (at terminal creation). */
+export async function createTerminalAccounts(tx: Queryable, terminalId: string, merchantId: string): Promise<void> {
+  await tx.query(
+    `INSERT INTO ledger_accounts (kind, terminal_id, merchant_id)
+     VALUES ('terminal_available', $1, $2), ('terminal_frozen', $1, $2)`,
+    [terminalId, merchantId],
+  );
+}
+
+/**
+ * Writes one balanced ledger transaction inside the caller's database transaction. Entries that
+ * would take a terminal account below zero fail on the accounts' CHECK constraint; entries that do
+ * not sum to zero fail at COMMIT on the balancing trigger. Returns the transaction id.
+ */
+export async function post(tx: Tx, posting: Posting): Promise<string> {
+  const terminalIds: (string | null)[] = [];
+  const kinds: string[] = [];
+  const amounts: string[] = [];
+  for (const entry of posting.entries) {
+    terminalIds.push('terminalId' in entry.account ? entry.account.terminalId : null);
+    kinds.push(entry.account.kind);
+    amounts.push(entry.amount.toFixed());
+  }
+  // One round trip: the transaction row, the entries, and the terminal balances. Terminal rows
+  // are updated in a fixed order (by account id) so concurrent postings cannot deadlock.
+  const { rows } = await tx.query<{ id: string }>(
+    `WITH t AS (
+       INSERT INTO ledger_transactions (kind, ref_id, merchant_id, memo) VALUES ($1, $2, $3, $4) RETURNING id
+     ), e AS (
+       SELECT a.id AS account_id, a.kind, x.amount
+         FROM unnest($5::uuid[], $6::text[], $7::numeric[]) AS x(terminal_id, kind, amount)
+         JOIN ledger_accounts a ON a.kind = x.kind AND a.terminal_id IS NOT DISTINCT FROM x.terminal_id
+     ), entries AS (
+       INSERT INTO ledger_entries (transaction_id, account_id, amount)
+       SELECT t.id, e.account_id, e.amount FROM t, e
+       RETURNING account_id
+     ), balances AS (
+       UPDATE ledger_accounts a SET balance = a.balance + d.amount
+         FROM (SELECT account_id, sum(amount) AS amount FROM e WHERE kind LIKE 'terminal_%' GROUP BY account_id ORDER BY account_id) d
+        WHERE a.id = d.account_id
+       RETURNING a.id
+     )
+     SELECT t.id, (SELECT count(*) FROM entries) AS entries FROM t`,
+    [posting.kind, posting.refId, posting.merchantId, posting.memo, terminalIds, kinds, amounts],
+  );
+  const row = rows[0] as { id: string; entries: number } | undefined;
+  if (!row || row.entries !== posting.entries.length) {
+    throw new Error(`ledger posting ${posting.kind}: an account is missing (${row?.entries ?? 0}/${posting.entries.length} entries)`);
+  }
+  return row.id;
+}
+
+export interface TerminalBalance {
+  terminal_id: string;
+  available: string;
+  frozen: string;
+}
+
+/** Available and frozen balances of the given terminals. */
+export async function terminalBalances(db: Queryable, terminalIds: string[]): Promise<Map<string, TerminalBalance>> {
+  const { rows } = await db.query<TerminalBalance>(
+    `SELECT terminal_id,
+            sum(balance) FILTER (WHERE kind = 'terminal_available')::text AS available,
+            sum(balance) FILTER (WHERE kind = 'terminal_frozen')::text AS frozen
+       FROM ledger_accounts WHERE terminal_id = ANY($1::uuid[]) GROUP BY terminal_id`,
+    [terminalIds],
+  );
+  return new Map(rows.map((row) => [row.terminal_id, row]));
+}

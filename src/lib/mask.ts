@@ -1,0 +1,49 @@
+/**
+ * Masking of card and phone numbers wherever text may reach a log (DESIGN.md: cards keep the
+ * first 6 and last 4 digits; phone numbers keep the country code and the last 2 digits).
+ */
+
+// 13–19 digits, optionally grouped by spaces or dashes: a card number (PAN).
+const CARD = /(?<![\d])(\d[ -]?){12,18}\d(?![\d])/g;
+// A phone number: optional +, 10–12 digits, optionally separated (+7 912 345-67-89, 89123456789).
+const PHONE = /(?<![\w\d])\+?\d[\d ()-]{8,16}\d(?![\d])/g;
+
+function digitsOf(text: string): string {
+  return text.replace(/\D/g, '');
+}
+
+/** `4276 1234 5678 9012` → `427612******9012`. */
+export function maskCard(value: string): string {
+  const digits = digitsOf(value);
+  if (digits.length < 13) return '*'.repeat(digits.length);
+  return digits.slice(0, 6) + '*'.repeat(digits.length - 10) + digits.slice(-4);
+}
+
+/** `+79123456789` → `+7*********89`. */
+export function maskPhone(value: string): string {
+  const plus = value.trim().startsWith('+') ? '+' : '';
+  const digits = digitsOf(value);
+  if (digits.length < 4) return plus + '*'.repeat(digits.length);
+  return plus + digits.slice(0, 1) + '*'.repeat(digits.length - 3) + digits.slice(-2);
+}
+
+/** Replaces every card-like and phone-like number inside free text. */
+export function maskSensitive(text: string): string {
+  return text
+    .replace(CARD, (match) => (digitsOf(match).length >= 13 ? maskCard(match) : match))
+    .replace(PHONE, (match) => {
+      const n = digitsOf(match).length;
+      return n >= 10 && n <= 12 ? maskPhone(match) : match;
+    });
+}
+
+/** Deep copy of a log record with every string masked. */
+export function maskDeep(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return maskSensitive(value);
+  if (depth > 6 || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((item) => maskDeep(item, depth + 1));
+  if (value instanceof Error) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) out[key] = maskDeep(item, depth + 1);
+  return out;
+}

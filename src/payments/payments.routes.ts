@@ -1,0 +1,41 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import type { AppContext } from '../context.js';
+import * as service from './payments.service.js';
+import { CreatePaymentBody, ErrorBody, Payment, toPayment } from './payments.schemas.js';
+
+const security = [{ identity: [], signature: [] }];
+const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 429: ErrorBody, 500: ErrorBody, 503: ErrorBody };
+const paymentRoute = { invalidCode: 'PAY_002', internalCode: 'PAY_001' } as const;
+
+/** The merchant's payment endpoints (spec "Endpoints"); authentication is installed by the caller. */
+export async function paymentRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const pageUrl = ctx.config.paymentPageUrl;
+
+  app.post(
+    '/v1/payments',
+    {
+      config: paymentRoute,
+      schema: { tags: ['payments'], summary: 'Create a payment', security, body: CreatePaymentBody, response: { 200: Payment, ...errors } },
+    },
+    async (request) => toPayment(await service.createPayment(ctx, request.merchant!, request.body as CreatePaymentBody), pageUrl),
+  );
+
+  app.get<{ Params: { id: string } }>(
+    '/v1/payments/:id',
+    {
+      config: paymentRoute,
+      schema: { tags: ['payments'], summary: 'Get a payment by ID', security, params: Type.Object({ id: Type.String() }), response: { 200: Payment, ...errors } },
+    },
+    async (request) => toPayment(await service.getPayment(ctx, request.merchant!.merchantId, request.params.id), pageUrl),
+  );
+
+  app.get<{ Params: { extId: string } }>(
+    '/v1/payments/by-ext-id/:extId',
+    {
+      config: paymentRoute,
+      schema: { tags: ['payments'], summary: 'Get a payment by merchant order ID', security, params: Type.Object({ extId: Type.String() }), response: { 200: Payment, ...errors } },
+    },
+    async (request) => toPayment(await service.getPaymentByExtId(ctx, request.merchant!.merchantId, request.params.extId), pageUrl),
+  );
+}

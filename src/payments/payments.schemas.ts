@@ -1,0 +1,90 @@
+import { Type, type Static } from 'typebox';
+import { toNumber } from '../lib/money.js';
+import type { PaymentRow } from './payments.repo.js';
+
+/** Request body of `POST /v1/payments` (spec table). Amount bounds and the method/currency matrix are checked in the service. */
+export const CreatePaymentBody = Type.Object({
+  ext_id: Type.String({ minLength: 1, maxLength: 255, description: 'unique order ID, max 255 chars' }),
+  amount: Type.Number({ description: 'amount in the order currency; RUB 100 to 300,000' }),
+  currency: Type.Optional(Type.String({ description: 'RUB, KZT, AZN or TJS; default: the terminal currency' })),
+  method: Type.Optional(Type.String({ description: 'SBP, CARD, SBP_QR, PHONE, SIM, CROSS_BORDER, CROSS_BORDER_CARD, CROSS_BORDER_SIM, VIET_QR; default CARD' })),
+  bank: Type.Optional(Type.String({ maxLength: 64, description: 'bank code filter; an operator code for CROSS_BORDER_SIM' })),
+  country: Type.Optional(Type.String({ maxLength: 2, description: 'ISO-2 country of the requisites (cross-border)' })),
+  client_id: Type.Optional(Type.String({ maxLength: 255 })),
+  notify_url: Type.Optional(Type.String({ maxLength: 2048 })),
+  notification_token: Type.Optional(Type.String({ maxLength: 255 })),
+});
+export type CreatePaymentBody = Static<typeof CreatePaymentBody>;
+
+export const Requisites = Type.Object({
+  type: Type.String(),
+  value: Type.String(),
+  bank: Type.Optional(Type.String()),
+  bank_code: Type.Optional(Type.String()),
+  bank_name: Type.Optional(Type.String()),
+  holder: Type.String(),
+  country: Type.Optional(Type.String()),
+  currency: Type.Optional(Type.String()),
+  amount_local: Type.Optional(Type.Number()),
+});
+
+/** The spec's Payment object. */
+export const Payment = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  ext_id: Type.String(),
+  amount: Type.Number(),
+  currency: Type.String(),
+  rate: Type.Number(),
+  payin_rate: Type.Number(),
+  terminal_id: Type.String(),
+  terminal_name: Type.String(),
+  status: Type.String(),
+  method: Type.String(),
+  requisites: Requisites,
+  payment_url: Type.Union([Type.String(), Type.Null()]),
+  valid_until: Type.String({ format: 'date-time' }),
+  created_at: Type.String({ format: 'date-time' }),
+  message: Type.Optional(Type.String()),
+});
+export type Payment = Static<typeof Payment>;
+
+export const ErrorBody = Type.Object({
+  error: Type.String(),
+  message: Type.String(),
+  data: Type.Optional(Type.Object({}, { additionalProperties: true })),
+});
+
+/** Maps a stored payment to the spec's Payment object (never the row as is). */
+export function toPayment(row: PaymentRow, paymentPageUrl: string): Payment {
+  const requisites: Static<typeof Requisites> = {
+    type: row.req_type,
+    value: row.req_value,
+    holder: row.req_holder,
+  };
+  if (row.req_bank_code) {
+    requisites.bank = row.req_bank_code;
+    requisites.bank_code = row.req_bank_code;
+    if (row.req_bank_name) requisites.bank_name = row.req_bank_name;
+  }
+  if (row.cross_border) {
+    requisites.country = row.req_country;
+    requisites.currency = row.req_currency;
+    requisites.amount_local = toNumber(row.payer_amount)!;
+  }
+  return {
+    id: row.id,
+    ext_id: row.ext_id,
+    amount: toNumber(row.amount)!,
+    currency: row.currency,
+    rate: toNumber(row.rate)!,
+    payin_rate: toNumber(row.payin_rate)!,
+    terminal_id: row.terminal_id,
+    terminal_name: row.terminal_name,
+    status: row.status,
+    method: row.method,
+    requisites,
+    payment_url: `${paymentPageUrl}/${row.page_token}`,
+    valid_until: row.valid_until.toISOString(),
+    created_at: row.created_at.toISOString(),
+  };
+}

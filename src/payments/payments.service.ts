@@ -1,0 +1,220 @@
+import type { Decimal } from 'decimal.js';
+import type { AppContext } from '../context.js';
+import { pgConstraint, pgErrorCode, PgCode, transaction } from '../db/pool.js';
+import { randomToken } from '../lib/crypto.js';
+import { checkDecimal, minorUnits } from '../lib/money.js';
+import { ApiError } from '../http/errors.js';
+import type { MerchantIdentity } from '../merchants/merchants.auth.js';
+import { findBank } from '../banks/banks.repo.js';
+import { effectiveRates } from '../rates/rates.repo.js';
+import { candidatesFor } from '../requisites/cascade.js';
+import {
+  COUNTRY_CURRENCY, CROSS_BORDER_METHODS, CURRENCY_COUNTRY, METHOD_TYPES, METHODS, METHODS_BY_CURRENCY,
+  ORDER_CURRENCIES, isMethod, isOrderCurrency, type Method, type OrderCurrency,
+} from './methods.js';
+import * as repo from './payments.repo.js';
+import type { CreatePaymentBody } from './payments.schemas.js';
+
+/** Spec "Limits": payment amount (RUB) 100 to 300,000. */
+const RUB_MIN = 100;
+const RUB_MAX = 300_000;
+/** Attempts when two creates collide on one requisite and one amount (see insertPaymentWithCascade). */
+const CASCADE_ATTEMPTS = 4;
+
+function invalid(message: string, data?: Record<string, unknown>): never {
+  throw new ApiError('PAY_002', message, data);
+}
+
+interface ValidCreate {
+  extId: string;
+  amount: Decimal;
+  currency: OrderCurrency;
+  method: Method;
+  country: string | null;
+  bank: string | null;
+  clientId: string | null;
+  notifyUrl: string | null;
+  notificationToken: string | null;
+}
+
+/** Every rule of the spec's POST /v1/payments that can be checked before touching the pool. */
+async function validateCreate(ctx: AppContext, identity: MerchantIdentity, body: CreatePaymentBody): Promise<ValidCreate> {
+  const terminalCurrency = identity.terminalCurrency;
+  // Lenient reading of the spec's disagreement on cross-border `currency` (see README): it is
+  // optional for every method and defaults to the terminal's currency ("Default: the terminal's
+  // currency"); when given it must be supported and equal the terminal's currency.
+  const currency = (body.currency ?? terminalCurrency).toUpperCase();
+  if (!isOrderCurrency(currency)) {
+    invalid(`Unsupported currency ${body.currency}; use one of ${ORDER_CURRENCIES.join(', ')}`, { currency: body.currency });
+  }
+  if (currency !== terminalCurrency) {
+    invalid(`Currency ${currency} differs from the terminal currency ${terminalCurrency}`, { currency, terminal_currency: terminalCurrency });
+  }
+  const method = (body.method ?? 'CARD').toUpperCase();
+  if (!isMethod(method)) invalid(`Unsupported method ${body.method}; use one of ${METHODS.join(', ')}`, { method: body.method });
+  if (!METHODS_BY_CURRENCY[currency].includes(method)) {
+    invalid(`Method ${method} is not available for ${currency}; ${currency} takes ${METHODS_BY_CURRENCY[currency].join(', ')}`, { method, currency });
+  }
+
+  const amount = checkDecimal(
+    body.amount,
+    currency === 'RUB'
+      ? { field: 'amount', places: minorUnits(currency), min: RUB_MIN, max: RUB_MAX }
+      : { field: 'amount', places: minorUnits(currency), min: 0, minExclusive: true, max: '1e15', maxExclusive: true },
+  );
+  if (typeof amount === 'string') invalid(currency === 'RUB' ? `${amount} (RUB payments are 100 to 300000)` : amount);
+
+  let country: string | null = null;
+  if (body.country !== undefined && body.country !== '') {
+    country = body.country.toUpperCase();
+    if (!COUNTRY_CURRENCY[country]) {
+      invalid(`Unsupported country ${body.country}; use one of ${Object.keys(COUNTRY_CURRENCY).join(', ')}`, { country: body.country });
+    }
+    if (!CROSS_BORDER_METHODS.has(method) && country !== CURRENCY_COUNTRY[currency]) {
+      invalid(`Country ${country} does not fit method ${method}: its requisites are in ${CURRENCY_COUNTRY[currency]}; use a cross-border method to pay abroad`, { country });
+    }
+    if (method === 'VIET_QR' && country !== 'VN') invalid(`Method VIET_QR pays requisites in VN, not ${country}`, { country });
+  }
+
+  let bank: string | null = null;
+  if (body.bank !== undefined && body.bank !== '') {
+    const entry = await findBank(ctx.db, body.bank);
+    if (!entry) invalid(`Unknown bank code ${body.bank}; GET /v1/public/banks lists the codes`, { bank: body.bank });
+    if (method === 'CROSS_BORDER_SIM' && entry.kind !== 'operator') {
+      invalid(`For CROSS_BORDER_SIM, bank must be a mobile operator code; ${body.bank} is a bank`, { bank: body.bank });
+    }
+    if (method !== 'CROSS_BORDER_SIM' && entry.kind === 'operator') {
+      invalid(`${body.bank} is a mobile operator; operator codes are for CROSS_BORDER_SIM`, { bank: body.bank });
+    }
+    bank = entry.code;
+  }
+
+  let notifyUrl: string | null = null;
+  if (body.notify_url !== undefined && body.notify_url !== '') {
+    try {
+      const parsed = new URL(body.notify_url);
+      if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error();
+    } catch {
+      invalid('notify_url must be an absolute http(s) URL', { notify_url: body.notify_url });
+    }
+    notifyUrl = body.notify_url;
+  }
+
+  return {
+    extId: body.ext_id,
+    amount,
+    currency,
+    method,
+    country,
+    bank,
+    clientId: body.client_id ?? null,
+    notifyUrl,
+    notificationToken: body.notification_token ?? null,
+  };
+}
+
+/**
+ * Creates a payment and hands out requisites (spec "POST /v1/payments"). The rate is fixed now
+ * from the terminal's rate source; the requisite is claimed and the payment inserted in one
+ * transaction that also enforces ext_id uniqueness and the same-amount limit.
+ */
+export async function createPayment(ctx: AppContext, identity: MerchantIdentity, body: CreatePaymentBody): Promise<repo.PaymentRow> {
+  const input = await validateCreate(ctx, identity, body);
+  const crossBorder = CROSS_BORDER_METHODS.has(input.method);
+  const rates = await effectiveRates(ctx.db, identity.terminalId, crossBorder ? null : [input.currency]);
+  const rate = rates.get(input.currency);
+  if (!rate) {
+    throw new ApiError('PAY_004', `Payments in ${input.currency} are not available: no USDT rate is set (operator: PUT /admin/v1/rates/${input.currency})`);
+  }
+  const plan = (country: string | null) =>
+    candidatesFor({ method: input.method, orderCurrency: input.currency, amount: input.amount, country, rates });
+
+  const base: Omit<repo.NewPayment, 'candidates' | 'pageToken'> = {
+    merchantId: identity.merchantId,
+    terminalId: identity.terminalId,
+    extId: input.extId,
+    amount: input.amount.toFixed(2),
+    currency: input.currency,
+    method: input.method,
+    rate,
+    payinRate: identity.payinRate,
+    crossBorder,
+    clientId: input.clientId,
+    notifyUrl: input.notifyUrl,
+    notificationToken: input.notificationToken,
+    ttlSeconds: ctx.config.paymentTtlSeconds,
+    types: METHOD_TYPES[input.method],
+    bank: input.bank,
+  };
+
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const created = await transaction(ctx.db, async (tx) => {
+        await repo.lockTerminalAmount(tx, identity.terminalId, base.amount);
+        const facts = await repo.creationFacts(tx, identity.merchantId, identity.terminalId, input.extId, base.amount, input.currency);
+        if (facts.ext_id_taken) throw duplicateExtId(input.extId);
+        if (facts.same_amount >= ctx.config.sameAmountLimit) {
+          throw new ApiError(
+            'PAY_005',
+            `There are already ${facts.same_amount} pending payments of ${base.amount} ${input.currency} on this terminal; wait for one to finish or vary the amount`,
+            { amount: Number(base.amount), pending: facts.same_amount },
+          );
+        }
+        const tryCountry = async (country: string | null) => {
+          const candidates = plan(country);
+          if (candidates.length === 0) return undefined;
+          const payment = { ...base, candidates, pageToken: randomToken('', 24) };
+          return (
+            (await repo.insertPaymentWithCascade(tx, payment, true)) ??
+            (await repo.insertPaymentWithCascade(tx, payment, false))
+          );
+        };
+        let row = await tryCountry(input.country);
+        // Cross-border rule 5: a non-ruble order with no requisites in the requested country is
+        // routed as if no country were given.
+        if (!row && crossBorder && input.country && input.currency !== 'RUB') row = await tryCountry(null);
+        return row;
+      });
+      if (!created) {
+        throw new ApiError('PAY_004', 'No requisites are available for this currency, country, method and amount; retry later or try another method', {
+          currency: input.currency,
+          method: input.method,
+          ...(input.country ? { country: input.country } : {}),
+          ...(input.bank ? { bank: input.bank } : {}),
+        });
+      }
+      return created;
+    } catch (err) {
+      if (pgErrorCode(err) === PgCode.uniqueViolation) {
+        const constraint = pgConstraint(err);
+        if (constraint === 'payments_merchant_ext_id_key') throw duplicateExtId(input.extId);
+        // Another create took the same requisite for the same amount between our look and our
+        // insert: look again with a fresh snapshot, which no longer offers that requisite.
+        if (constraint === 'payments_pending_requisite_amount' && attempt < CASCADE_ATTEMPTS) continue;
+      }
+      throw err;
+    }
+  }
+}
+
+function duplicateExtId(extId: string): ApiError {
+  return new ApiError('PAY_003', `A payment with ext_id ${extId} already exists`, { ext_id: extId });
+}
+
+/** GET /v1/payments/{id}: the merchant's own payment, or PAY_006. */
+export async function getPayment(ctx: AppContext, merchantId: string, id: string): Promise<repo.PaymentRow> {
+  const payment = isUuid(id) ? await repo.findMerchantPayment(ctx.db, merchantId, id) : undefined;
+  if (!payment) throw new ApiError('PAY_006', `Payment ${id} not found`);
+  return payment;
+}
+
+/** GET /v1/payments/by-ext-id/{extId}: the merchant's own payment, or PAY_006. */
+export async function getPaymentByExtId(ctx: AppContext, merchantId: string, extId: string): Promise<repo.PaymentRow> {
+  const payment = await repo.findMerchantPaymentByExtId(ctx.db, merchantId, extId);
+  if (!payment) throw new ApiError('PAY_006', `Payment with ext_id ${extId} not found`);
+  return payment;
+}
+
+export function isUuid(value: string): boolean {
+  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);
+}

@@ -1,0 +1,107 @@
+import type { AppContext } from '../context.js';
+import { ApiError } from '../http/errors.js';
+import { checkDecimal } from '../lib/money.js';
+import { emvProblem, normalizeCard, normalizePhone } from '../lib/validators.js';
+import { findBank } from '../banks/banks.repo.js';
+import { getExecutor } from '../executors/executors.service.js';
+import { COUNTRY_CURRENCY, METHOD_TYPES, type Method, type RequisiteType } from '../payments/methods.js';
+import * as repo from './requisites.repo.js';
+import type { CreateRequisiteBody } from './requisites.schemas.js';
+
+function invalid(message: string): never {
+  throw new ApiError('VALIDATION', message);
+}
+
+/** The value as payers will use it: a Luhn-valid card, an E.164 phone, or a checked EMV payload. */
+function normalizeValue(type: RequisiteType, value: string): string {
+  switch (type) {
+    case 'card':
+      return normalizeCard(value) ?? invalid('value must be a card number of 13–19 digits that passes the Luhn check');
+    case 'sbp':
+    case 'phone':
+    case 'sim':
+      return normalizePhone(value) ?? invalid('value must be a phone number in international format, e.g. +79123456789');
+    case 'qr': {
+      const problem = emvProblem(value.trim());
+      if (problem) invalid(`value must be an EMV QR payload: ${problem}`);
+      return value.trim();
+    }
+  }
+}
+
+/** Checks a whole requisite (after merging a patch) and returns the row fields to store. */
+async function validate(ctx: AppContext, executorId: string, body: CreateRequisiteBody): Promise<repo.RequisiteFields> {
+  const type = body.type;
+  for (const method of body.methods as Method[]) {
+    if (!METHOD_TYPES[method].includes(type)) {
+      invalid(`a ${type} requisite cannot serve method ${method} (it takes ${METHOD_TYPES[method].join(' or ')})`);
+    }
+  }
+  const expectedCurrency = COUNTRY_CURRENCY[body.country];
+  if (!expectedCurrency) invalid(`country ${body.country} is not supported; use one of ${Object.keys(COUNTRY_CURRENCY).join(', ')}`);
+  if (expectedCurrency !== body.currency) invalid(`requisites in ${body.country} are paid in ${expectedCurrency}, not ${body.currency}`);
+  let bankCode: string | null = null;
+  if (body.bank) {
+    const bank = await findBank(ctx.db, body.bank);
+    if (!bank) invalid(`bank ${body.bank} is not in the directory; add it with POST /admin/v1/banks`);
+    if (bank.country !== body.country) invalid(`bank ${body.bank} is in ${bank.country}, not ${body.country}`);
+    if (type === 'sim' && bank.kind !== 'operator') invalid(`a sim requisite needs a mobile operator code, ${body.bank} is a bank`);
+    bankCode = bank.code;
+  } else if (type === 'sim') {
+    invalid('a sim requisite needs its mobile operator code in bank');
+  }
+  const min = checkDecimal(body.min_amount ?? 0, { field: 'min_amount', places: 2, min: 0 });
+  if (typeof min === 'string') invalid(min);
+  let max: string | null = null;
+  if (body.max_amount !== undefined && body.max_amount !== null) {
+    const checked = checkDecimal(body.max_amount, { field: 'max_amount', places: 2, min });
+    if (typeof checked === 'string') invalid(checked);
+    max = checked.toFixed();
+  }
+  return {
+    executor_id: executorId,
+    type,
+    value: normalizeValue(type, body.value),
+    bank_code: bankCode,
+    holder: (body.holder ?? '').trim(),
+    currency: body.currency,
+    country: body.country,
+    methods: body.methods,
+    min_amount: min.toFixed(),
+    max_amount: max,
+    is_active: body.is_active ?? true,
+  };
+}
+
+export async function createRequisite(ctx: AppContext, executorId: string, body: CreateRequisiteBody): Promise<repo.RequisiteRow> {
+  await getExecutor(ctx, executorId);
+  return repo.insertRequisite(ctx.db, await validate(ctx, executorId, body));
+}
+
+export async function getRequisite(ctx: AppContext, id: string): Promise<repo.RequisiteRow> {
+  const requisite = await repo.findRequisite(ctx.db, id);
+  if (!requisite) throw new ApiError('NOT_FOUND', `Requisite ${id} not found`);
+  return requisite;
+}
+
+/** Applies a partial change; the merged requisite is validated as a whole. */
+export async function updateRequisite(ctx: AppContext, id: string, patch: Partial<CreateRequisiteBody>) {
+  const before = await getRequisite(ctx, id);
+  const merged: CreateRequisiteBody = {
+    type: (patch.type ?? before.type) as RequisiteType,
+    value: patch.value ?? before.value,
+    bank: patch.bank === undefined ? before.bank_code : patch.bank,
+    holder: patch.holder ?? before.holder,
+    currency: patch.currency ?? before.currency,
+    country: patch.country ?? before.country,
+    methods: (patch.methods ?? before.methods) as CreateRequisiteBody['methods'],
+    min_amount: patch.min_amount ?? Number(before.min_amount),
+    max_amount: patch.max_amount === undefined ? (before.max_amount === null ? null : Number(before.max_amount)) : patch.max_amount,
+    is_active: patch.is_active ?? before.is_active,
+  };
+  const after = await repo.updateRequisite(ctx.db, id, await validate(ctx, before.executor_id, merged));
+  if (!after) throw new ApiError('NOT_FOUND', `Requisite ${id} not found`);
+  return { before, after };
+}
+
+export const listRequisites = (ctx: AppContext, executorId?: string) => repo.listRequisites(ctx.db, { executorId });

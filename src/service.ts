@@ -1,0 +1,64 @@
+import type { FastifyInstance } from 'fastify';
+import type { Runner } from 'graphile-worker';
+import type { Config } from './config.js';
+import type { AppContext } from './context.js';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.js';
+import { migrate } from './db/migrate.js';
+import { createPool } from './db/pool.js';
+import { buildApp } from './http/app.js';
+import { startWorker } from './jobs/worker.js';
+import type { Logger } from './lib/logger.js';
+import { loadAdminToken, loadSecretBox } from './settings.js';
+
+export interface RunningService {
+  ctx: AppContext;
+  app: FastifyInstance;
+  /** Set when this start generated the operator token (first start without ADMIN_TOKEN). */
+  newAdminToken?: string;
+  /** Graceful stop: HTTP first (in-flight requests finish), then jobs, the pool, the embedded database. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts everything `npm start` runs: the database (embedded unless DATABASE_URL is set),
+ * migrations, the HTTP application and the job worker. `listen` false leaves the HTTP server
+ * unbound (tests use inject or listen themselves).
+ */
+export async function startService(config: Config, log: Logger, options: { listen?: boolean } = {}): Promise<RunningService> {
+  let embedded: EmbeddedDatabase | undefined;
+  let databaseUrl = config.databaseUrl;
+  if (!databaseUrl) {
+    embedded = await startEmbeddedPostgres(config.dataDir, config.embeddedPgPort, log);
+    databaseUrl = embedded.url;
+  }
+  const db = createPool(databaseUrl);
+  let runner: Runner | undefined;
+  let app: FastifyInstance | undefined;
+  try {
+    await migrate(db, log);
+    const box = await loadSecretBox(db, config.dataDir, config.masterKey);
+    const adminToken = await loadAdminToken(db, config.adminToken);
+    const ctx: AppContext = { config, db, log, box, adminTokenHash: adminToken.hash };
+    app = await buildApp(ctx);
+    if (config.runWorker) runner = await startWorker(ctx);
+    if (options.listen !== false) await app.listen({ host: config.host, port: config.port });
+    const started = app;
+    return {
+      ctx,
+      app: started,
+      newAdminToken: adminToken.created,
+      async stop() {
+        await started.close();
+        await runner?.stop();
+        await db.end();
+        await embedded?.stop();
+      },
+    };
+  } catch (err) {
+    await app?.close().catch(() => undefined);
+    await runner?.stop().catch(() => undefined);
+    await db.end().catch(() => undefined);
+    await embedded?.stop().catch(() => undefined);
+    throw err;
+  }
+}

@@ -1,0 +1,80 @@
+import type { Queryable } from '../db/pool.js';
+
+export interface TerminalRow {
+  id: string;
+  merchant_id: string;
+  name: string;
+  currency: string;
+  payin_rate: string;
+  payout_rate: string;
+  withdrawal_fee: string;
+  is_active: boolean;
+  created_at: Date;
+  balance: string;
+  balance_frozen: string;
+}
+
+// Balances come from the terminal's ledger accounts, never from a copy on the terminal row.
+const SELECT = `
+  SELECT t.id, t.merchant_id, t.name, t.currency, t.payin_rate, t.payout_rate, t.withdrawal_fee, t.is_active, t.created_at,
+         coalesce((SELECT balance FROM ledger_accounts a WHERE a.terminal_id = t.id AND a.kind = 'terminal_available'), 0)::text AS balance,
+         coalesce((SELECT balance FROM ledger_accounts a WHERE a.terminal_id = t.id AND a.kind = 'terminal_frozen'), 0)::text AS balance_frozen
+    FROM terminals t`;
+
+export async function insertTerminal(
+  db: Queryable,
+  t: { merchantId: string; name: string; currency: string; payinRate: string; payoutRate: string; withdrawalFee: string },
+): Promise<string> {
+  const { rows } = await db.query<{ id: string }>(
+    `INSERT INTO terminals (merchant_id, name, currency, payin_rate, payout_rate, withdrawal_fee)
+     VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
+    [t.merchantId, t.name, t.currency, t.payinRate, t.payoutRate, t.withdrawalFee],
+  );
+  return rows[0]!.id;
+}
+
+export async function findTerminal(db: Queryable, id: string): Promise<TerminalRow | undefined> {
+  const { rows } = await db.query<TerminalRow>(`${SELECT} WHERE t.id = $1`, [id]);
+  return rows[0];
+}
+
+/** A merchant's terminal: another merchant's terminal is not found (DESIGN.md decision 1). */
+export async function findMerchantTerminal(db: Queryable, merchantId: string, id: string): Promise<TerminalRow | undefined> {
+  const { rows } = await db.query<TerminalRow>(`${SELECT} WHERE t.merchant_id = $1 AND t.id = $2`, [merchantId, id]);
+  return rows[0];
+}
+
+export async function listMerchantTerminals(db: Queryable, merchantId: string): Promise<TerminalRow[]> {
+  const { rows } = await db.query<TerminalRow>(`${SELECT} WHERE t.merchant_id = $1 ORDER BY t.created_at, t.id`, [merchantId]);
+  return rows;
+}
+
+export async function updateTerminal(
+  db: Queryable,
+  id: string,
+  patch: { name?: string; isActive?: boolean; payinRate?: string; payoutRate?: string; withdrawalFee?: string },
+): Promise<void> {
+  await db.query(
+    `UPDATE terminals SET name = coalesce($2, name), is_active = coalesce($3, is_active), payin_rate = coalesce($4, payin_rate),
+            payout_rate = coalesce($5, payout_rate), withdrawal_fee = coalesce($6, withdrawal_fee), updated_at = now()
+      WHERE id = $1`,
+    [id, patch.name ?? null, patch.isActive ?? null, patch.payinRate ?? null, patch.payoutRate ?? null, patch.withdrawalFee ?? null],
+  );
+}
+
+export async function insertApiKey(db: Queryable, terminalId: string, merchantId: string, keyHash: Buffer, prefix: string): Promise<void> {
+  await db.query(
+    'INSERT INTO terminal_api_keys (terminal_id, merchant_id, key_hash, key_prefix) VALUES ($1, $2, $3, $4)',
+    [terminalId, merchantId, keyHash, prefix],
+  );
+}
+
+export async function expireApiKeys(db: Queryable, terminalId: string, graceSeconds: number): Promise<Date> {
+  const { rows } = await db.query<{ until: Date }>(
+    `UPDATE terminal_api_keys SET expires_at = least(coalesce(expires_at, 'infinity'), now() + make_interval(secs => $2))
+      WHERE terminal_id = $1 AND (expires_at IS NULL OR expires_at > now())
+      RETURNING expires_at AS until`,
+    [terminalId, graceSeconds],
+  );
+  return rows[0]?.until ?? new Date();
+}

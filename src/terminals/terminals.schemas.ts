@@ -1,0 +1,80 @@
+import { Type, type Static } from 'typebox';
+import type { TerminalRow } from './terminals.repo.js';
+import { toNumber } from '../lib/money.js';
+import { ORDER_CURRENCIES, type OrderCurrency } from '../payments/methods.js';
+
+const Percent = Type.Number({ minimum: 0, exclusiveMaximum: 100, description: 'percent' });
+
+/** The spec's Terminal object ("Resources and their fields"). */
+export const Terminal = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  balance: Type.Number(),
+  balance_frozen: Type.Number(),
+  withdrawal_fee: Type.Number(),
+  currency: Type.String(),
+  is_active: Type.Boolean(),
+});
+
+/** What the operator sees: the spec's Terminal plus its settings. */
+export const AdminTerminal = Type.Object({
+  ...Terminal.properties,
+  merchant_id: Type.String(),
+  payment_currency: Type.String({ description: 'the currency of payments through this terminal (RUB, KZT, AZN, TJS)' }),
+  payin_rate: Type.Number(),
+  payout_rate: Type.Number(),
+  created_at: Type.String({ format: 'date-time' }),
+  api_key: Type.Optional(Type.String({ description: 'shown once, at creation and rotation' })),
+});
+
+export const CreateTerminalBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  currency: Type.Unsafe<OrderCurrency>({ type: 'string', enum: [...ORDER_CURRENCIES] }),
+  payin_rate: Type.Optional(Percent),
+  payout_rate: Type.Optional(Percent),
+  withdrawal_fee: Type.Optional(Type.Number({ minimum: 0 })),
+});
+export type CreateTerminalBody = Static<typeof CreateTerminalBody>;
+
+export const UpdateTerminalBody = Type.Object({
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  is_active: Type.Optional(Type.Boolean()),
+  payin_rate: Type.Optional(Percent),
+  payout_rate: Type.Optional(Percent),
+  withdrawal_fee: Type.Optional(Type.Number({ minimum: 0 })),
+});
+export type UpdateTerminalBody = Static<typeof UpdateTerminalBody>;
+
+export const AdjustmentBody = Type.Object({
+  amount: Type.Number({ description: 'signed USDT amount: positive credits, negative debits the available balance' }),
+  reason: Type.String({ minLength: 1, maxLength: 500 }),
+});
+export type AdjustmentBody = Static<typeof AdjustmentBody>;
+
+export const RotateBody = Type.Object({
+  grace_seconds: Type.Integer({ minimum: 0, maximum: 30 * 24 * 3600, default: 0, description: 'how long the old key stays valid' }),
+});
+
+export function toTerminal(row: TerminalRow): Static<typeof Terminal> {
+  return {
+    id: row.id,
+    name: row.name,
+    balance: toNumber(row.balance)!,
+    balance_frozen: toNumber(row.balance_frozen)!,
+    withdrawal_fee: toNumber(row.withdrawal_fee)!,
+    currency: 'USDT',
+    is_active: row.is_active,
+  };
+}
+
+export function toAdminTerminal(row: TerminalRow, apiKey?: string): Static<typeof AdminTerminal> {
+  return {
+    ...toTerminal(row),
+    merchant_id: row.merchant_id,
+    payment_currency: row.currency,
+    payin_rate: toNumber(row.payin_rate)!,
+    payout_rate: toNumber(row.payout_rate)!,
+    created_at: row.created_at.toISOString(),
+    ...(apiKey ? { api_key: apiKey } : {}),
+  };
+}

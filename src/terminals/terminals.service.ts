@@ -1,0 +1,109 @@
+import type { Decimal } from 'decimal.js';
+import type { AppContext } from '../context.js';
+import { pgConstraint, pgErrorCode, PgCode, transaction } from '../db/pool.js';
+import { hashToken, randomToken } from '../lib/crypto.js';
+import { checkDecimal, type DecimalRule, USDT_DECIMALS } from '../lib/money.js';
+import { ApiError } from '../http/errors.js';
+import { createTerminalAccounts, post } from '../ledger/ledger.repo.js';
+import { getMerchant } from '../merchants/merchants.service.js';
+import * as repo from './terminals.repo.js';
+import type { AdjustmentBody, CreateTerminalBody, UpdateTerminalBody } from './terminals.schemas.js';
+
+const PERCENT: Omit<DecimalRule, 'field'> = { places: 4, min: 0, max: 100, maxExclusive: true };
+const FEE: Omit<DecimalRule, 'field'> = { places: USDT_DECIMALS, min: 0 };
+
+function operatorDecimal(value: number | undefined, rule: DecimalRule): string | undefined {
+  if (value === undefined) return undefined;
+  const checked = checkDecimal(value, rule);
+  if (typeof checked === 'string') throw new ApiError('VALIDATION', checked);
+  return checked.toFixed();
+}
+
+/** A new API key: returned once, stored as a hash (it only needs checking). */
+function newApiKey(): { key: string; hash: Buffer; prefix: string } {
+  const key = randomToken('tk_', 24);
+  return { key, hash: hashToken(key), prefix: key.slice(0, 10) };
+}
+
+export async function getTerminal(ctx: AppContext, id: string): Promise<repo.TerminalRow> {
+  const terminal = await repo.findTerminal(ctx.db, id);
+  if (!terminal) throw new ApiError('NOT_FOUND', `Terminal ${id} not found`);
+  return terminal;
+}
+
+/** Creates a terminal with its ledger accounts and first API key, in one transaction. */
+export async function createTerminal(ctx: AppContext, merchantId: string, body: CreateTerminalBody): Promise<{ terminal: repo.TerminalRow; apiKey: string }> {
+  await getMerchant(ctx, merchantId);
+  const apiKey = newApiKey();
+  const id = await transaction(ctx.db, async (tx) => {
+    const terminalId = await repo.insertTerminal(tx, {
+      merchantId,
+      name: body.name,
+      currency: body.currency,
+      payinRate: operatorDecimal(body.payin_rate, { field: 'payin_rate', ...PERCENT }) ?? '0',
+      payoutRate: operatorDecimal(body.payout_rate, { field: 'payout_rate', ...PERCENT }) ?? '0',
+      withdrawalFee: operatorDecimal(body.withdrawal_fee, { field: 'withdrawal_fee', ...FEE }) ?? '0',
+    });
+    await createTerminalAccounts(tx, terminalId, merchantId);
+    await repo.insertApiKey(tx, terminalId, merchantId, apiKey.hash, apiKey.prefix);
+    return terminalId;
+  });
+  return { terminal: await getTerminal(ctx, id), apiKey: apiKey.key };
+}
+
+export async function updateTerminal(ctx: AppContext, id: string, body: UpdateTerminalBody): Promise<{ before: repo.TerminalRow; after: repo.TerminalRow }> {
+  const before = await getTerminal(ctx, id);
+  await repo.updateTerminal(ctx.db, id, {
+    name: body.name,
+    isActive: body.is_active,
+    payinRate: operatorDecimal(body.payin_rate, { field: 'payin_rate', ...PERCENT }),
+    payoutRate: operatorDecimal(body.payout_rate, { field: 'payout_rate', ...PERCENT }),
+    withdrawalFee: operatorDecimal(body.withdrawal_fee, { field: 'withdrawal_fee', ...FEE }),
+  });
+  return { before, after: await getTerminal(ctx, id) };
+}
+
+/** Issues a new API key; the old one keeps working for `graceSeconds`. */
+export async function rotateApiKey(ctx: AppContext, id: string, graceSeconds: number): Promise<{ api_key: string; previous_valid_until: Date }> {
+  const terminal = await getTerminal(ctx, id);
+  const apiKey = newApiKey();
+  const until = await transaction(ctx.db, async (tx) => {
+    const previous = await repo.expireApiKeys(tx, id, graceSeconds);
+    await repo.insertApiKey(tx, id, terminal.merchant_id, apiKey.hash, apiKey.prefix);
+    return previous;
+  });
+  return { api_key: apiKey.key, previous_valid_until: until };
+}
+
+/**
+ * A manual balance adjustment by the operator: one balanced posting between the terminal's
+ * available account and the system adjustments account. A debit beyond the available balance
+ * is refused by the ledger's non-negative constraint, not by a read-then-write check here.
+ */
+export async function adjustBalance(ctx: AppContext, id: string, body: AdjustmentBody): Promise<repo.TerminalRow> {
+  const terminal = await getTerminal(ctx, id);
+  const amount = checkDecimal(body.amount, { field: 'amount', places: USDT_DECIMALS });
+  if (typeof amount === 'string') throw new ApiError('VALIDATION', amount);
+  if (amount.isZero()) throw new ApiError('VALIDATION', 'amount must not be zero');
+  try {
+    await transaction(ctx.db, (tx) =>
+      post(tx, {
+        kind: 'adjustment',
+        refId: null,
+        merchantId: terminal.merchant_id,
+        memo: body.reason,
+        entries: [
+          { account: { terminalId: id, kind: 'terminal_available' }, amount },
+          { account: { kind: 'system_adjustments' }, amount: amount.negated() as Decimal },
+        ],
+      }),
+    );
+  } catch (err) {
+    if (pgErrorCode(err) === PgCode.checkViolation && pgConstraint(err) === 'ledger_accounts_terminal_nonnegative') {
+      const current = await getTerminal(ctx, id);
+      throw new ApiError('VALIDATION', 'The adjustment would make the available balance negative', { available: Number(current.balance) });
+    }
+    throw err;
+  }
+  return getTerminal(ctx, id);
+}
