@@ -19,14 +19,15 @@ async function main(): Promise<void> {
   // service stops it itself, after the HTTP server and the jobs, so those hooks are removed.
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP', 'beforeExit'] as const) process.removeAllListeners(signal);
 
-  const service = await startService(config, log);
+  const service = await startService(config, log, {
+    onNewAdminToken: (token) =>
+      process.stdout.write(
+        `\n  Operator token (shown once, store it now):\n\n    ADMIN_TOKEN=${token}\n\n` +
+          '  Use it as "Authorization: Bearer <token>" on /admin/v1 and as ADMIN_TOKEN for the kassir CLI.\n' +
+          '  Lost it? Start Kassir with ADMIN_TOKEN=<a token of your choice>; that token then applies.\n\n',
+      ),
+  });
   log.info({ url: config.publicBaseUrl, payment_page: config.paymentPageUrl, embedded_db: !config.databaseUrl }, `Kassir listening on http://${config.host}:${config.port}`);
-  if (service.newAdminToken) {
-    process.stdout.write(
-      `\n  Operator token (shown once, store it now):\n\n    ADMIN_TOKEN=${service.newAdminToken}\n\n` +
-        '  Use it as "Authorization: Bearer <token>" on /admin/v1 and as ADMIN_TOKEN for the kassir CLI.\n\n',
-    );
-  }
 
   let stopping = false;
   const shutdown = (signal: string) => {

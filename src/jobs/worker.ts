@@ -4,7 +4,7 @@ import { expireDue } from '../payments/state.js';
 
 /** How many payments one sweep statement expires; the sweep repeats until none are due. */
 const EXPIRY_BATCH = 500;
-const EXPIRE_TASK = 'payments.expire_due';
+const EXPIRE_TASK = 'payments_expire_due';
 
 /**
  * Expiry (spec: "PENDING — timeout — CANCELLED"): a sweep job that cancels every PENDING

@@ -1,0 +1,61 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import type { TestProject } from 'vitest/node';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from '../src/db/embedded.js';
+import { migrate } from '../src/db/migrate.js';
+import { createPool } from '../src/db/pool.js';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** A connection URL with the right to create databases. */
+    adminDatabaseUrl: string;
+    /** A migrated database that each test file copies. */
+    templateDatabase: string;
+    /** Names this run's per-file databases, so teardown can drop them all. */
+    runId: string;
+  }
+}
+
+const silent = { info: () => undefined, debug: () => undefined };
+
+/**
+ * Tests run against a real PostgreSQL: the server in DATABASE_URL when set (CI runs the suite
+ * once that way), otherwise an embedded one started here — the same default users get.
+ */
+export default async function setup(project: TestProject) {
+  let embedded: EmbeddedDatabase | undefined;
+  let dataDir: string | undefined;
+  let adminUrl = process.env.DATABASE_URL;
+  if (!adminUrl) {
+    dataDir = await mkdtemp(join(tmpdir(), 'kassir-test-'));
+    embedded = await startEmbeddedPostgres(dataDir, undefined, silent);
+    adminUrl = embedded.url;
+  }
+  const runId = `${process.pid}_${Date.now()}`;
+  const template = `kassir_tpl_${runId}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${template}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${template}`;
+  const pool = createPool(url.toString(), 2);
+  await migrate(pool, silent);
+  await pool.end();
+  project.provide('adminDatabaseUrl', adminUrl);
+  project.provide('templateDatabase', template);
+  project.provide('runId', runId);
+
+  return async () => {
+    // Drop what the run created, including per-file databases left by a crashed worker.
+    const { rows } = await admin.query<{ datname: string }>(
+      `SELECT datname FROM pg_database WHERE datname = $1 OR datname LIKE $2`,
+      [template, `kassir_t_${runId}_%`],
+    );
+    for (const row of rows) await admin.query(`DROP DATABASE IF EXISTS ${row.datname} WITH (FORCE)`);
+    await admin.end();
+    await embedded?.stop();
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  };
+}

@@ -1,0 +1,215 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import pg from 'pg';
+import { inject } from 'vitest';
+import { loadConfig, type Config } from '../src/config.js';
+import { createLogger } from '../src/lib/logger.js';
+import { startService, type RunningService } from '../src/service.js';
+import { signRequest } from '../src/http/signature.js';
+import { luhnValid } from '../src/lib/validators.js';
+
+export const ADMIN_TOKEN = 'test-admin-token';
+
+/** Creates an empty, migrated database for one test file (a copy of the run's template). */
+export async function createTestDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const adminUrl = inject('adminDatabaseUrl');
+  const name = `kassir_t_${inject('runId')}_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  // The template may be busy for a moment while another worker copies it.
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await admin.query(`CREATE DATABASE ${name} TEMPLATE ${inject('templateDatabase')}`);
+      break;
+    } catch (err) {
+      if (attempt > 50 || !/being accessed by other users/.test(String(err))) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const client = new pg.Client({ connectionString: adminUrl });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await client.end();
+    },
+  };
+}
+
+export interface TestService extends RunningService {
+  config: Config;
+  databaseUrl: string;
+  /** A second service instance on the same database (two instances must behave as one). */
+  startAnother(overrides?: Record<string, string>): Promise<RunningService>;
+  close(): Promise<void>;
+}
+
+/** Starts the whole service in-process on a fresh database; `env` overrides the runtime contract. */
+export async function startTestService(env: Record<string, string> = {}, options: { worker?: boolean; listen?: boolean } = {}): Promise<TestService> {
+  const database = await createTestDatabase();
+  const baseEnv = {
+    DATABASE_URL: database.url,
+    ADMIN_TOKEN,
+    KASSIR_MASTER_KEY: randomBytes(32).toString('base64'),
+    PUBLIC_BASE_URL: 'http://kassir.test',
+    WEBHOOK_ALLOW_PRIVATE: 'true',
+    KASSIR_WORKER: options.worker ? 'true' : 'false',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    PORT: '0',
+    ...env,
+  };
+  const config = loadConfig(baseEnv);
+  const log = createLogger(config.logLevel);
+  const service = await startService(config, log, { listen: options.listen ?? false });
+  const others: RunningService[] = [];
+  return {
+    ...service,
+    config,
+    databaseUrl: database.url,
+    async startAnother(overrides = {}) {
+      const other = await startService(loadConfig({ ...baseEnv, ...overrides }), log, { listen: options.listen ?? false });
+      others.push(other);
+      return other;
+    },
+    async close() {
+      for (const other of others) await other.stop();
+      await service.stop();
+      await database.drop();
+    },
+  };
+}
+
+/** Calls the operator API. */
+export async function admin(app: FastifyInstance, method: string, url: string, body?: unknown): Promise<LightMyRequestResponse> {
+  return app.inject({
+    method: method as 'GET',
+    url: `/admin/v1${url}`,
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    payload: body === undefined ? undefined : JSON.stringify(body),
+  });
+}
+
+/** Calls the operator API and fails the test on any non-2xx answer. */
+export async function adminOk<T = Record<string, unknown>>(app: FastifyInstance, method: string, url: string, body?: unknown): Promise<T> {
+  const res = await admin(app, method, url, body);
+  if (res.statusCode >= 300) throw new Error(`${method} ${url} → ${res.statusCode} ${res.body}`);
+  return (res.body ? res.json() : undefined) as T;
+}
+
+export interface MerchantCredentials {
+  merchantId: string;
+  terminalId: string;
+  apiKey: string;
+  secretKey: string;
+}
+
+/** A merchant with one terminal (factory). */
+export async function createMerchant(
+  app: FastifyInstance,
+  terminal: { currency?: string; payin_rate?: number; payout_rate?: number; withdrawal_fee?: number; name?: string } = {},
+): Promise<MerchantCredentials> {
+  const merchant = await adminOk<{ id: string; secret_key: string }>(app, 'POST', '/merchants', { name: `Shop ${randomBytes(3).toString('hex')}` });
+  const created = await createTerminal(app, merchant.id, terminal);
+  return { merchantId: merchant.id, terminalId: created.id, apiKey: created.api_key, secretKey: merchant.secret_key };
+}
+
+export async function createTerminal(
+  app: FastifyInstance,
+  merchantId: string,
+  terminal: { currency?: string; payin_rate?: number; payout_rate?: number; withdrawal_fee?: number; name?: string } = {},
+): Promise<{ id: string; api_key: string }> {
+  return adminOk(app, 'POST', `/merchants/${merchantId}/terminals`, {
+    name: terminal.name ?? 'Main',
+    currency: terminal.currency ?? 'RUB',
+    payin_rate: terminal.payin_rate ?? 2.5,
+    payout_rate: terminal.payout_rate ?? 1.5,
+    withdrawal_fee: terminal.withdrawal_fee ?? 1,
+  });
+}
+
+export async function setRate(app: FastifyInstance, currency: string, rate: number): Promise<void> {
+  await adminOk(app, 'PUT', `/rates/${currency}`, { rate });
+}
+
+export async function createExecutor(app: FastifyInstance, name = 'Trader'): Promise<{ id: string; token: string }> {
+  return adminOk(app, 'POST', '/executors', { name });
+}
+
+let cardSeq = 0;
+/** A fresh Luhn-valid 16-digit card number. */
+export function testCard(prefix = '2200'): string {
+  const body = (prefix + String(Date.now() % 1e6).padStart(6, '0') + String(cardSeq++ % 100000).padStart(5, '0')).slice(0, 15);
+  for (let check = 0; check < 10; check++) if (luhnValid(body + check)) return body + check;
+  throw new Error('unreachable');
+}
+
+let phoneSeq = 0;
+export function testPhone(country = '7'): string {
+  return `+${country}9${String(100000000 + (phoneSeq++ * 7919 + Date.now()) % 900000000).padStart(9, '0')}`;
+}
+
+export interface RequisiteInput {
+  type?: string;
+  value?: string;
+  bank?: string | null;
+  holder?: string;
+  currency?: string;
+  country?: string;
+  methods?: string[];
+  min_amount?: number;
+  max_amount?: number | null;
+  is_active?: boolean;
+}
+
+/** A requisite (factory): by default a RUB card in Russia serving CARD. */
+export async function createRequisite(app: FastifyInstance, executorId: string, input: RequisiteInput = {}): Promise<{ id: string; value: string }> {
+  const type = input.type ?? 'card';
+  return adminOk(app, 'POST', `/executors/${executorId}/requisites`, {
+    type,
+    value: input.value ?? (type === 'card' ? testCard() : testPhone()),
+    bank: input.bank === undefined ? 'sberbank' : input.bank,
+    holder: input.holder ?? 'Ivan I.',
+    currency: input.currency ?? 'RUB',
+    country: input.country ?? 'RU',
+    methods: input.methods ?? ['CARD'],
+    min_amount: input.min_amount ?? 0,
+    ...(input.max_amount === undefined ? {} : { max_amount: input.max_amount }),
+    ...(input.is_active === undefined ? {} : { is_active: input.is_active }),
+  });
+}
+
+/** Sends a signed merchant request the way the spec describes. */
+export async function signed(
+  app: FastifyInstance,
+  creds: Pick<MerchantCredentials, 'apiKey' | 'secretKey'>,
+  method: string,
+  url: string,
+  body?: unknown,
+  baseUrl = 'http://kassir.test',
+): Promise<LightMyRequestResponse> {
+  const raw = body === undefined ? '' : typeof body === 'string' ? body : JSON.stringify(body);
+  return app.inject({
+    method: method as 'GET',
+    url,
+    headers: {
+      'x-identity': creds.apiKey,
+      'x-signature': signRequest(creds.secretKey, method, baseUrl + url, raw),
+      ...(raw === '' ? {} : { 'content-type': 'application/json' }),
+    },
+    payload: raw === '' ? undefined : raw,
+  });
+}
+
+/** Creates a payment and returns the response (status and body). */
+export async function createPayment(app: FastifyInstance, creds: MerchantCredentials, body: Record<string, unknown>) {
+  const res = await signed(app, creds, 'POST', '/v1/payments', body);
+  return { status: res.statusCode, body: res.json() as Record<string, any> };
+}
+
+export function uniqueExtId(prefix = 'order'): string {
+  return `${prefix}-${randomBytes(6).toString('hex')}`;
+}
