@@ -1,8 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { crc16ccitt } from '../src/lib/validators.js';
 import {
-  createExecutor, createMerchant, createPayment, createRequisite, setRate, startTestService, uniqueExtId,
+  adminOk, createExecutor, createMerchant, createPayment, createRequisite, setRate, signed, startTestService, testPhone, uniqueExtId,
   type MerchantCredentials, type TestService,
 } from './helpers.js';
+
+const tlv = (tag: string, value: string) => tag + String(value.length).padStart(2, '0') + value;
+/** An SBP-style EMV QR payload with a correct CRC. */
+function emv(): string {
+  const body = tlv('00', '01') + tlv('01', '12') + tlv('26', tlv('00', 'ru.nspk.sbp') + tlv('01', 'A1B2C3D4')) +
+    tlv('52', '0000') + tlv('53', '643') + tlv('58', 'RU') + tlv('59', 'Shop') + tlv('60', 'Moscow') + '6304';
+  return body + crc16ccitt(body);
+}
 
 let service: TestService;
 let merchant: MerchantCredentials;
@@ -40,5 +49,163 @@ describe('POST /v1/payments', () => {
     const ttl = Date.parse(body.valid_until) - Date.parse(body.created_at);
     expect(ttl).toBe(900_000);
     expect(Date.parse(body.created_at)).toBeGreaterThanOrEqual(before - 2000);
+  });
+});
+
+describe('POST /v1/payments: domestic methods', () => {
+  it('defaults the method to CARD and the currency to the terminal currency', async () => {
+    await createRequisite(service.app, executor.id);
+    const { status, body } = await createPayment(service.app, merchant, { ext_id: uniqueExtId(), amount: 777 });
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ method: 'CARD', currency: 'RUB', requisites: { type: 'card' } });
+  });
+
+  it('hands out an SBP phone, an SBP QR (EMV string) and a SIM number for their methods', async () => {
+    const phone = testPhone();
+    await createRequisite(service.app, executor.id, { type: 'sbp', value: phone, bank: 'tinkoff', methods: ['SBP'] });
+    const qr = emv();
+    await createRequisite(service.app, executor.id, { type: 'qr', value: qr, bank: 'vtb', methods: ['SBP_QR'] });
+    const sim = testPhone();
+    await createRequisite(service.app, executor.id, { type: 'sim', value: sim, bank: 'megafon', methods: ['SIM'], holder: '' });
+
+    const sbp = await createPayment(service.app, merchant, { ext_id: uniqueExtId(), amount: 501, method: 'SBP' });
+    expect(sbp.status).toBe(200);
+    expect(sbp.body.requisites).toMatchObject({ type: 'sbp', value: phone, bank: 'tinkoff', bank_name: 'Т-Банк' });
+    const qrPayment = await createPayment(service.app, merchant, { ext_id: uniqueExtId(), amount: 502, method: 'SBP_QR' });
+    expect(qrPayment.status).toBe(200);
+    expect(qrPayment.body.requisites).toMatchObject({ type: 'qr', value: qr });
+    const simPayment = await createPayment(service.app, merchant, { ext_id: uniqueExtId(), amount: 503, method: 'SIM' });
+    expect(simPayment.status).toBe(200);
+    expect(simPayment.body.requisites).toMatchObject({ type: 'sim', value: sim, bank: 'megafon', bank_name: 'МегаФон' });
+  });
+
+  it('accepts the bounds of the RUB range and refuses what lies outside with PAY_002', async () => {
+    for (let i = 0; i < 3; i++) await createRequisite(service.app, executor.id);
+    expect((await createPayment(service.app, merchant, { ext_id: uniqueExtId(), amount: 100 })).status).toBe(200);
+    expect((await createPayment(service.app, merchant, { ext_id: uniqueExtId(), amount: 300000 })).status).toBe(200);
+    expect((await createPayment(service.app, merchant, { ext_id: uniqueExtId(), amount: 100.55 })).status).toBe(200);
+    for (const amount of [99.99, 300000.01, 0, -5, 150.123]) {
+      const { status, body } = await createPayment(service.app, merchant, { ext_id: uniqueExtId(), amount });
+      expect(status, `amount ${amount}`).toBe(400);
+      expect(body.error).toBe('PAY_002');
+      expect(body.message).toMatch(/amount/);
+    }
+  });
+
+  it('refuses missing or mistyped fields with PAY_002 naming the field', async () => {
+    const cases: [Record<string, unknown>, RegExp][] = [
+      [{ amount: 500 }, /ext_id is required/],
+      [{ ext_id: uniqueExtId() }, /amount is required/],
+      [{ ext_id: uniqueExtId(), amount: '500' }, /amount must be a number/],
+      [{ ext_id: 42, amount: 500 }, /ext_id must be a string/],
+      [{ ext_id: 'x'.repeat(256), amount: 500 }, /ext_id must be at most 255/],
+      [{ ext_id: '', amount: 500 }, /ext_id must not be empty/],
+      [{ ext_id: uniqueExtId(), amount: 500, method: 'BITCOIN' }, /Unsupported method BITCOIN/],
+      [{ ext_id: uniqueExtId(), amount: 500, method: 'PHONE' }, /Method PHONE is not available for RUB/],
+      [{ ext_id: uniqueExtId(), amount: 500, currency: 'USD' }, /Unsupported currency USD/],
+      [{ ext_id: uniqueExtId(), amount: 500, currency: 'KZT' }, /differs from the terminal currency RUB/],
+      [{ ext_id: uniqueExtId(), amount: 500, bank: 'no_such_bank' }, /Unknown bank code no_such_bank/],
+      [{ ext_id: uniqueExtId(), amount: 500, bank: 'tcell' }, /operator codes are for CROSS_BORDER_SIM/],
+      [{ ext_id: uniqueExtId(), amount: 500, country: 'KZ' }, /Country KZ does not fit method CARD/],
+      [{ ext_id: uniqueExtId(), amount: 500, country: 'US' }, /Unsupported country US/],
+      [{ ext_id: uniqueExtId(), amount: 500, notify_url: 'ftp://example.com/x' }, /notify_url must be an absolute http\(s\) URL/],
+      [{ ext_id: uniqueExtId(), amount: 500, notify_url: 'not a url' }, /notify_url/],
+    ];
+    for (const [body, message] of cases) {
+      const res = await createPayment(service.app, merchant, body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.body.error).toBe('PAY_002');
+      expect(res.body.message).toMatch(message);
+    }
+    const res = await signed(service.app, merchant, 'POST', '/v1/payments', '[1,2]');
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error).toBe('PAY_002');
+  });
+
+  it('answers PAY_003 (409) with data.ext_id for a repeated ext_id, per merchant only', async () => {
+    await createRequisite(service.app, executor.id);
+    const extId = uniqueExtId();
+    expect((await createPayment(service.app, merchant, { ext_id: extId, amount: 1234 })).status).toBe(200);
+    const again = await createPayment(service.app, merchant, { ext_id: extId, amount: 4321 });
+    expect(again.status).toBe(409);
+    expect(again.body).toEqual({ error: 'PAY_003', message: expect.stringContaining(extId), data: { ext_id: extId } });
+    // Another merchant may use the same order id.
+    const other = await createMerchant(service.app);
+    expect((await createPayment(service.app, other, { ext_id: extId, amount: 1235 })).status).toBe(200);
+  });
+
+  it('answers PAY_004 (503) when no requisite fits, naming what was asked for', async () => {
+    const { status, body } = await createPayment(service.app, merchant, { ext_id: uniqueExtId(), amount: 600, bank: 'rncb' });
+    expect(status).toBe(503);
+    expect(body).toMatchObject({ error: 'PAY_004', data: { currency: 'RUB', method: 'CARD', bank: 'rncb' } });
+  });
+
+  it('answers PAY_005 (429) beyond SAME_AMOUNT_LIMIT pending payments of one amount on the terminal', async () => {
+    for (let i = 0; i < 4; i++) await createRequisite(service.app, executor.id);
+    const limited = await createMerchant(service.app);
+    for (let i = 0; i < 3; i++) expect((await createPayment(service.app, limited, { ext_id: uniqueExtId(), amount: 4444 })).status).toBe(200);
+    const fourth = await createPayment(service.app, limited, { ext_id: uniqueExtId(), amount: 4444 });
+    expect(fourth.status).toBe(429);
+    expect(fourth.body).toMatchObject({ error: 'PAY_005', data: { amount: 4444, pending: 3 } });
+    // Another amount, or another terminal, is not limited.
+    expect((await createPayment(service.app, limited, { ext_id: uniqueExtId(), amount: 4445 })).status).toBe(200);
+  });
+
+  it('keeps client_id, notify_url and notification_token on the payment', async () => {
+    await createRequisite(service.app, executor.id);
+    const { body } = await createPayment(service.app, merchant, {
+      ext_id: uniqueExtId(), amount: 999, client_id: 'payer-17', notify_url: 'https://shop.example/hooks/kassir', notification_token: 'tok-123',
+    });
+    const { rows } = await service.ctx.db.query('SELECT client_id, notify_url, notification_token FROM payments WHERE id = $1', [body.id]);
+    expect(rows[0]).toEqual({ client_id: 'payer-17', notify_url: 'https://shop.example/hooks/kassir', notification_token: 'tok-123' });
+    const admin = await adminOk<{ client_id: string }>(service.app, 'GET', `/payments/${body.id}`);
+    expect(admin.client_id).toBe('payer-17');
+  });
+
+  it('gives every payment its own unguessable page token', async () => {
+    for (let i = 0; i < 3; i++) await createRequisite(service.app, executor.id);
+    const urls = new Set<string>();
+    for (let i = 0; i < 3; i++) urls.add((await createPayment(service.app, merchant, { ext_id: uniqueExtId(), amount: 3100 + i })).body.payment_url);
+    expect(urls.size).toBe(3);
+    for (const url of urls) expect(url.split('/').pop()!.length).toBeGreaterThanOrEqual(32);
+  });
+});
+
+describe('GET /v1/payments/{id} and /by-ext-id/{extId}', () => {
+  it('returns the same Payment object both ways, and PAY_006 for unknown ids', async () => {
+    await createRequisite(service.app, executor.id);
+    const extId = uniqueExtId('read');
+    const created = (await createPayment(service.app, merchant, { ext_id: extId, amount: 2500 })).body;
+    const byId = await signed(service.app, merchant, 'GET', `/v1/payments/${created.id}`);
+    const byExt = await signed(service.app, merchant, 'GET', `/v1/payments/by-ext-id/${encodeURIComponent(extId)}`);
+    expect(byId.statusCode).toBe(200);
+    expect(byId.json()).toEqual(created);
+    expect(byExt.json()).toEqual(created);
+    for (const url of ['/v1/payments/7d0c5e8e-0000-4000-8000-000000000000', '/v1/payments/not-a-uuid', '/v1/payments/by-ext-id/nope']) {
+      const res = await signed(service.app, merchant, 'GET', url);
+      expect(res.statusCode).toBe(404);
+      expect(res.json().error).toBe('PAY_006');
+    }
+  });
+
+  it("never shows one merchant's payment to another (PAY_006), by id or by ext_id", async () => {
+    await createRequisite(service.app, executor.id);
+    const extId = uniqueExtId('mine');
+    const created = (await createPayment(service.app, merchant, { ext_id: extId, amount: 2600 })).body;
+    const intruder = await createMerchant(service.app);
+    for (const url of [`/v1/payments/${created.id}`, `/v1/payments/by-ext-id/${extId}`]) {
+      const res = await signed(service.app, intruder, 'GET', url);
+      expect(res.statusCode).toBe(404);
+      expect(res.json()).toMatchObject({ error: 'PAY_006' });
+    }
+  });
+
+  it('lets every terminal of the merchant read the payment (the merchant owns it)', async () => {
+    await createRequisite(service.app, executor.id);
+    const created = (await createPayment(service.app, merchant, { ext_id: uniqueExtId(), amount: 2700 })).body;
+    const second = await adminOk<{ api_key: string }>(service.app, 'POST', `/merchants/${merchant.merchantId}/terminals`, { name: 'Second', currency: 'RUB' });
+    const res = await signed(service.app, { apiKey: second.api_key, secretKey: merchant.secretKey }, 'GET', `/v1/payments/${created.id}`);
+    expect(res.statusCode).toBe(200);
+    expect(res.json().terminal_name).toBe('Main');
   });
 });

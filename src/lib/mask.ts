@@ -27,8 +27,22 @@ export function maskPhone(value: string): string {
   return plus + digits.slice(0, 1) + '*'.repeat(digits.length - 3) + digits.slice(-2);
 }
 
+// UUIDs (payment and request ids) and date-times hold digit runs that look like card or phone
+// numbers; masking them would garble the very ids an operator needs to trace a request.
+const NOT_SENSITIVE = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?/gi;
+
 /** Replaces every card-like and phone-like number inside free text. */
 export function maskSensitive(text: string): string {
+  let out = '';
+  let from = 0;
+  for (const kept of text.matchAll(NOT_SENSITIVE)) {
+    out += maskNumbers(text.slice(from, kept.index)) + kept[0];
+    from = kept.index + kept[0].length;
+  }
+  return out + maskNumbers(text.slice(from));
+}
+
+function maskNumbers(text: string): string {
   return text
     .replace(CARD, (match) => (digitsOf(match).length >= 13 ? maskCard(match) : match))
     .replace(PHONE, (match) => {

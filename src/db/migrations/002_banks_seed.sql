@@ -25,6 +25,13 @@ INSERT INTO banks (code, name, country, kind) VALUES
   ('bspb',            'Банк Санкт-Петербург',  'RU', 'bank'),
   ('ak_bars_bank',    'Ак Барс Банк',          'RU', 'bank'),
 
+  -- Russia: mobile operators (for SIM, a top-up of a phone account)
+  ('mts_mobile',      'МТС',                   'RU', 'operator'),
+  ('megafon',         'МегаФон',               'RU', 'operator'),
+  ('beeline',         'Билайн',                'RU', 'operator'),
+  ('t2',              'T2',                    'RU', 'operator'),
+  ('yota',            'Yota',                  'RU', 'operator'),
+
   -- Kazakhstan: banks
   ('kaspi',           'Kaspi Bank',            'KZ', 'bank'),
   ('halyk_bank',      'Халык Банк',            'KZ', 'bank'),

@@ -1,0 +1,56 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createExecutor, createMerchant, createPayment, createRequisite, setRate, signed, startTestService, uniqueExtId,
+  type MerchantCredentials, type TestService,
+} from './helpers.js';
+
+// Expiry runs from the job queue (graphile-worker), with two instances sweeping the same database.
+let service: TestService;
+let merchant: MerchantCredentials;
+
+async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('condition not reached in time');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+beforeAll(async () => {
+  service = await startTestService({ PAYMENT_TTL_SECONDS: '2', KASSIR_EXPIRY_SWEEP_SECONDS: '1' }, { worker: true });
+  await service.startAnother();
+  await setRate(service.app, 'RUB', 90);
+  merchant = await createMerchant(service.app);
+  const executor = await createExecutor(service.app);
+  for (let i = 0; i < 5; i++) await createRequisite(service.app, executor.id);
+});
+afterAll(async () => service?.close());
+
+describe('expiry', () => {
+  it('cancels PENDING payments past valid_until with both instances sweeping', async () => {
+    const created = [];
+    for (let i = 0; i < 5; i++) {
+      const { status, body } = await createPayment(service.app, merchant, { ext_id: uniqueExtId(), amount: 1000 + i });
+      expect(status).toBe(200);
+      created.push(body);
+    }
+    for (const payment of created) {
+      const cancelled = await waitFor(async () => {
+        const res = await signed(service.app, merchant, 'GET', `/v1/payments/${payment.id}`);
+        return res.json().status === 'CANCELLED' ? res.json() : undefined;
+      });
+      expect(cancelled.status).toBe('CANCELLED');
+      // Not before its time: the sweep only takes payments whose valid_until has passed.
+      const { rows } = await service.ctx.db.query('SELECT updated_at >= valid_until AS on_time, cancel_reason FROM payments WHERE id = $1', [payment.id]);
+      expect(rows[0]).toEqual({ on_time: true, cancel_reason: 'expired' });
+    }
+  });
+
+  it('leaves payments that are still valid alone', async () => {
+    const { body } = await createPayment(service.app, merchant, { ext_id: uniqueExtId(), amount: 2000 });
+    const res = await signed(service.app, merchant, 'GET', `/v1/payments/${body.id}`);
+    expect(res.json().status).toBe('PENDING');
+  });
+});
