@@ -18,12 +18,16 @@ export function createLogger(level: string, destination?: pino.DestinationStream
       },
       hooks: {
         logMethod(args, method) {
+          // log.error(err) takes its message from the error, which the masker below never sees.
+          if (args[0] instanceof Error && typeof args[1] !== 'string') args = [{ err: args[0] }, args[0].message, ...args.slice(1)] as typeof args;
           const masked = args.map((arg) => (typeof arg === 'string' ? maskSensitive(arg) : arg));
           return method.apply(this, masked as Parameters<typeof method>);
         },
       },
       serializers: {
-        err: pino.stdSerializers.err,
+        // Serializers run after formatters.log, so an error's message, stack and pg detail
+        // (which may quote a card number) are masked here.
+        err: (err: Error) => maskDeep(pino.stdSerializers.err(err)),
       },
     },
     destination,

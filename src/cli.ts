@@ -1,0 +1,554 @@
+/**
+ * `kassir`: the operator CLI. A thin client of the operator API (/admin/v1, DESIGN.md "The operator
+ * side"): every command is one or two HTTP calls, so the CLI never touches the database and works
+ * against any running instance. It imports nothing from the server so that it starts instantly.
+ */
+import { Command, InvalidArgumentError } from 'commander';
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+type JsonObject = { [key: string]: Json };
+
+/** A failure to report on stderr before exiting with status 1. */
+class CliError extends Error {}
+
+// ---------------------------------------------------------------------------------------------
+// Connection settings and the HTTP client
+// ---------------------------------------------------------------------------------------------
+
+interface GlobalOptions {
+  url: string;
+  token?: string;
+  json?: boolean;
+}
+
+/** KASSIR_URL, else where `npm start` listens by default (HOST / PORT of the runtime contract). */
+function defaultUrl(env: NodeJS.ProcessEnv): string {
+  if (env.KASSIR_URL) return env.KASSIR_URL;
+  let host = env.HOST || '127.0.0.1';
+  // A server listening on every interface is reached through loopback.
+  if (host === '0.0.0.0' || host === '::') host = '127.0.0.1';
+  if (host.includes(':') && !host.startsWith('[')) host = `[${host}]`;
+  return `http://${host}:${env.PORT || '8080'}`;
+}
+
+const TOKEN_HELP =
+  'no operator token: pass --token <token> or set ADMIN_TOKEN.\n' +
+  'Kassir prints the token once, at its first start ("Operator token (shown once, store it now)").\n' +
+  'Lost it? Restart Kassir with ADMIN_TOKEN=<a token of your choice> and use that token here.';
+
+/** What a command needs: an API caller and the output mode, from the global options. */
+interface Session {
+  json: boolean;
+  api<T = JsonObject>(method: string, path: string, body?: JsonObject): Promise<T>;
+}
+
+function session(command: Command): Session {
+  const options = command.optsWithGlobals<GlobalOptions>();
+  const token = options.token || process.env.ADMIN_TOKEN;
+  if (!token) throw new CliError(TOKEN_HELP);
+  let base: URL;
+  try {
+    base = new URL(options.url);
+    if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new Error('protocol');
+  } catch {
+    throw new CliError(`--url must be an http(s) URL such as http://127.0.0.1:8080, got "${options.url}"`);
+  }
+  const root = base.toString().replace(/\/+$/, '');
+  return {
+    json: options.json === true,
+    api: (method, path, body) => request(root, token, method, path, body),
+  };
+}
+
+const TIMEOUT_MS = 30_000;
+
+/** One call to the operator API; answers the parsed body or throws a CliError naming the failure. */
+async function request<T>(root: string, token: string, method: string, path: string, body?: JsonObject): Promise<T> {
+  let response: Response;
+  try {
+    response = await fetch(`${root}/admin/v1${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${token}`,
+        accept: 'application/json',
+        // No content-type without a body: the server refuses an empty JSON body.
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(TIMEOUT_MS),
+    });
+  } catch (err) {
+    if (err instanceof Error && err.name === 'TimeoutError') {
+      throw new CliError(`Kassir at ${root} did not answer within ${TIMEOUT_MS / 1000} s`);
+    }
+    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+    const unreachable = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET'];
+    if (cause?.code && unreachable.includes(cause.code)) {
+      throw new CliError(`cannot reach Kassir at ${root}: is it running? (npm start)`);
+    }
+    throw new CliError(`request to ${root} failed: ${cause?.message ?? (err as Error).message}`);
+  }
+  const text = await response.text();
+  let parsed: unknown;
+  try {
+    parsed = text === '' ? null : JSON.parse(text);
+  } catch {
+    throw new CliError(`${root} answered HTTP ${response.status} with something other than JSON: is this a Kassir server?`);
+  }
+  if (!response.ok) {
+    const error = parsed as { error?: unknown; message?: unknown; data?: unknown } | null;
+    if (error && typeof error.error === 'string') {
+      const data = error.data === undefined ? '' : `\n  data: ${JSON.stringify(error.data)}`;
+      throw new CliError(`error ${error.error}: ${String(error.message ?? '')}${data}`);
+    }
+    throw new CliError(`error HTTP ${response.status}: ${text.slice(0, 500)}`);
+  }
+  return parsed as T;
+}
+
+const id = (value: string) => encodeURIComponent(value);
+
+// ---------------------------------------------------------------------------------------------
+// Argument parsers: numbers go to the API as JSON numbers, checked as text first
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * A decimal written in plain notation. The text is checked before Number() so that "12abc", "1e3",
+ * "0x10" or "" are refused instead of silently becoming something else; beyond 15 significant
+ * digits a JSON number no longer carries the exact value the operator typed, so that is refused too.
+ */
+function decimalArg(signed: boolean) {
+  return (text: string): number => {
+    const pattern = signed ? /^[+-]?\d+(\.\d+)?$/ : /^\d+(\.\d+)?$/;
+    if (!pattern.test(text)) {
+      throw new InvalidArgumentError(`"${text}" is not a ${signed ? 'signed ' : ''}decimal number (write it like ${signed ? '-12.5' : '12.5'}).`);
+    }
+    const digits = text.replace(/^[+-]/, '').replace('.', '').replace(/^0+/, '');
+    if (digits.length > 15) throw new InvalidArgumentError(`"${text}" has more than 15 significant digits.`);
+    return Number(text);
+  };
+}
+const decimal = decimalArg(false);
+const signedDecimal = decimalArg(true);
+
+function integer(text: string): number {
+  if (!/^\d{1,9}$/.test(text)) throw new InvalidArgumentError(`"${text}" is not a non-negative whole number.`);
+  return Number(text);
+}
+
+function bool(text: string): boolean {
+  if (text === 'true') return true;
+  if (text === 'false') return false;
+  throw new InvalidArgumentError(`"${text}" must be true or false.`);
+}
+
+/** `--max none` lifts a requisite's upper limit. */
+function decimalOrNone(text: string): number | null {
+  return text === 'none' ? null : decimal(text);
+}
+
+function methodList(text: string): string[] {
+  const methods = text.split(',').map((m) => m.trim().toUpperCase()).filter(Boolean);
+  if (methods.length === 0) throw new InvalidArgumentError('give at least one method, e.g. CARD,SBP.');
+  return methods;
+}
+
+const upper = (text: string) => text.toUpperCase();
+
+/** Copies the options that were given into an API body under their API names. */
+function pick(options: Record<string, unknown>, names: Record<string, string>): JsonObject {
+  const body: JsonObject = {};
+  for (const [option, field] of Object.entries(names)) {
+    if (options[option] !== undefined) body[field] = options[option] as Json;
+  }
+  return body;
+}
+
+function requireChanges(body: JsonObject, flags: string): JsonObject {
+  if (Object.keys(body).length === 0) throw new CliError(`nothing to update: pass at least one of ${flags}`);
+  return body;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Output: aligned `key: value` blocks for one object, aligned tables for lists
+// ---------------------------------------------------------------------------------------------
+
+function text(value: unknown): string {
+  if (value === null || value === undefined) return '-';
+  if (Array.isArray(value)) return value.map(text).join(',');
+  if (typeof value === 'object') return JSON.stringify(value);
+  return String(value);
+}
+
+/** One object as `key: value` lines; nested objects become dotted keys, lists of objects are left to tables. */
+function printObject(object: JsonObject, omit: string[] = []): void {
+  const lines: [string, string][] = [];
+  const walk = (prefix: string, value: JsonObject) => {
+    for (const [key, inner] of Object.entries(value)) {
+      if (omit.includes(key)) continue;
+      if (inner !== null && typeof inner === 'object' && !Array.isArray(inner)) walk(`${prefix}${key}.`, inner);
+      else if (!(Array.isArray(inner) && inner.some((item) => item !== null && typeof item === 'object'))) lines.push([prefix + key, text(inner)]);
+    }
+  };
+  walk('', object);
+  const width = Math.max(0, ...lines.map(([key]) => key.length)) + 1;
+  for (const [key, value] of lines) console.log(`${`${key}:`.padEnd(width)} ${value}`);
+}
+
+/** Rows as a table with the given columns (field names, used as headers). */
+function printTable(rows: JsonObject[], columns: string[]): void {
+  if (rows.length === 0) {
+    console.log('(none)');
+    return;
+  }
+  const cells = rows.map((row) => columns.map((column) => text(row[column])));
+  const widths = columns.map((column, i) => Math.max(column.length, ...cells.map((line) => line[i]!.length)));
+  const line = (values: string[]) => values.map((value, i) => value.padEnd(widths[i]!)).join('  ').trimEnd();
+  console.log(line(columns.map((column) => column.toUpperCase())));
+  for (const row of cells) console.log(line(row));
+}
+
+/** Secrets are never retrievable again, so they stand apart with an explicit warning. */
+function printSecret(label: string, value: Json | undefined): void {
+  console.log(`\n${label} (shown once, store it now: it cannot be retrieved later):\n\n  ${text(value)}\n`);
+}
+
+/** `--json` prints the API's answer as is; otherwise `readable` renders it. */
+function output<T>(s: Session, body: T, readable: (body: T) => void): void {
+  if (s.json) console.log(JSON.stringify(body, null, 2));
+  else readable(body);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Commands, one function per group
+// ---------------------------------------------------------------------------------------------
+
+const TERMINAL_COLUMNS = ['id', 'name', 'payment_currency', 'is_active', 'balance', 'balance_frozen', 'payin_rate', 'payout_rate', 'withdrawal_fee'];
+const REQUISITE_COLUMNS = ['id', 'executor_id', 'type', 'value', 'bank', 'holder', 'currency', 'country', 'methods', 'min_amount', 'max_amount', 'is_active'];
+
+function merchantCommands(program: Command): void {
+  const merchant = program.command('merchant').description('merchants and their secret keys');
+
+  merchant.command('create').description('create a merchant; prints its secret key once')
+    .requiredOption('--name <name>', 'merchant name')
+    .action(async (options: { name: string }, command: Command) => {
+      const s = session(command);
+      const created = await s.api('POST', '/merchants', { name: options.name });
+      output(s, created, (m) => {
+        printObject(m, ['secret_key']);
+        printSecret('Secret key', m.secret_key);
+        console.log(`Next: kassir terminal create --merchant ${text(m.id)} --name <name> --currency RUB`);
+      });
+    });
+
+  merchant.command('list').description('list merchants')
+    .action(async (_options: unknown, command: Command) => {
+      const s = session(command);
+      const body = await s.api<{ merchants: JsonObject[] }>('GET', '/merchants');
+      output(s, body, (b) => printTable(b.merchants, ['id', 'name', 'terminals', 'created_at']));
+    });
+
+  merchant.command('show').description('a merchant and its terminals').argument('<id>', 'merchant id')
+    .action(async (merchantId: string, _options: unknown, command: Command) => {
+      const s = session(command);
+      const body = await s.api('GET', `/merchants/${id(merchantId)}`);
+      output(s, body, (m) => {
+        printObject(m);
+        console.log('\nterminals:');
+        printTable((m.terminals ?? []) as JsonObject[], TERMINAL_COLUMNS);
+      });
+    });
+
+  merchant.command('rotate-secret').description('issue a new secret key; the old one keeps working for --grace seconds')
+    .argument('<id>', 'merchant id')
+    .option('--grace <seconds>', 'how long the old key stays valid (default 0: stops at once)', integer)
+    .action(async (merchantId: string, options: { grace?: number }, command: Command) => {
+      const s = session(command);
+      const body = await s.api('POST', `/merchants/${id(merchantId)}/secret-key/rotate`, { grace_seconds: options.grace ?? 0 });
+      output(s, body, (r) => {
+        printObject(r, ['secret_key']);
+        printSecret('New secret key', r.secret_key);
+      });
+    });
+}
+
+function terminalCommands(program: Command): void {
+  const terminal = program.command('terminal').description('terminals: settings, API keys, balances, own rates');
+
+  terminal.command('create').description('create a terminal for a merchant; prints its API key once')
+    .requiredOption('--merchant <id>', 'merchant id')
+    .requiredOption('--name <name>', 'terminal name')
+    .requiredOption('--currency <code>', 'payment currency: RUB, KZT, AZN or TJS', upper)
+    .option('--payin-rate <percent>', 'fee on payments, percent', decimal)
+    .option('--payout-rate <percent>', 'fee on payouts, percent', decimal)
+    .option('--withdrawal-fee <usdt>', 'fixed fee per withdrawal, USDT', decimal)
+    .action(async (options: Record<string, unknown> & { merchant: string }, command: Command) => {
+      const s = session(command);
+      const body = pick(options, { name: 'name', currency: 'currency', payinRate: 'payin_rate', payoutRate: 'payout_rate', withdrawalFee: 'withdrawal_fee' });
+      const created = await s.api('POST', `/merchants/${id(options.merchant)}/terminals`, body);
+      output(s, created, (t) => {
+        printObject(t, ['api_key']);
+        printSecret('API key (X-Identity)', t.api_key);
+      });
+    });
+
+  terminal.command('list').description("a merchant's terminals")
+    .requiredOption('--merchant <id>', 'merchant id')
+    .action(async (options: { merchant: string }, command: Command) => {
+      const s = session(command);
+      const body = await s.api<{ terminals: JsonObject[] }>('GET', `/merchants/${id(options.merchant)}/terminals`);
+      output(s, body, (b) => printTable(b.terminals, TERMINAL_COLUMNS));
+    });
+
+  terminal.command('show').description('a terminal').argument('<id>', 'terminal id')
+    .action(async (terminalId: string, _options: unknown, command: Command) => {
+      const s = session(command);
+      output(s, await s.api('GET', `/terminals/${id(terminalId)}`), (t) => printObject(t));
+    });
+
+  terminal.command('update').description("change a terminal's settings").argument('<id>', 'terminal id')
+    .option('--name <name>', 'terminal name')
+    .option('--active <true|false>', 'accept payments or not', bool)
+    .option('--payin-rate <percent>', 'fee on payments, percent', decimal)
+    .option('--payout-rate <percent>', 'fee on payouts, percent', decimal)
+    .option('--withdrawal-fee <usdt>', 'fixed fee per withdrawal, USDT', decimal)
+    .action(async (terminalId: string, options: Record<string, unknown>, command: Command) => {
+      const s = session(command);
+      const body = requireChanges(
+        pick(options, { name: 'name', active: 'is_active', payinRate: 'payin_rate', payoutRate: 'payout_rate', withdrawalFee: 'withdrawal_fee' }),
+        '--name, --active, --payin-rate, --payout-rate, --withdrawal-fee',
+      );
+      output(s, await s.api('PATCH', `/terminals/${id(terminalId)}`, body), (t) => printObject(t));
+    });
+
+  terminal.command('rotate-key').description('issue a new API key; the old one keeps working for --grace seconds')
+    .argument('<id>', 'terminal id')
+    .option('--grace <seconds>', 'how long the old key stays valid (default 0: stops at once)', integer)
+    .action(async (terminalId: string, options: { grace?: number }, command: Command) => {
+      const s = session(command);
+      const body = await s.api('POST', `/terminals/${id(terminalId)}/api-key/rotate`, { grace_seconds: options.grace ?? 0 });
+      output(s, body, (r) => {
+        printObject(r, ['api_key']);
+        printSecret('New API key (X-Identity)', r.api_key);
+      });
+    });
+
+  terminal.command('adjust').description("credit (+) or debit (-) a terminal's available USDT balance")
+    .argument('<id>', 'terminal id')
+    .requiredOption('--amount <usdt>', 'signed USDT amount, e.g. 100 or -25.5', signedDecimal)
+    .requiredOption('--reason <text>', 'why (kept in the audit log)')
+    .action(async (terminalId: string, options: { amount: number; reason: string }, command: Command) => {
+      const s = session(command);
+      const body = await s.api('POST', `/terminals/${id(terminalId)}/adjustments`, { amount: options.amount, reason: options.reason });
+      output(s, body, (b) => printObject(b));
+    });
+
+  terminal.command('set-rate').description("set a terminal's own USDT rate, overriding the global one")
+    .argument('<id>', 'terminal id')
+    .argument('<currency>', 'currency code, e.g. RUB', upper)
+    .argument('<rate>', 'price of 1 USDT in the currency', decimal)
+    .action(async (terminalId: string, currency: string, rate: number, _options: unknown, command: Command) => {
+      const s = session(command);
+      output(s, await s.api('PUT', `/terminals/${id(terminalId)}/rates/${id(currency)}`, { rate }), (r) => printObject(r));
+    });
+}
+
+function rateCommands(program: Command): void {
+  const rate = program.command('rate').description('USDT rates per currency');
+
+  rate.command('set').description('set the price of 1 USDT in a currency')
+    .argument('<currency>', 'currency code, e.g. RUB', upper)
+    .argument('<rate>', 'price of 1 USDT in the currency', decimal)
+    .action(async (currency: string, value: number, _options: unknown, command: Command) => {
+      const s = session(command);
+      output(s, await s.api('PUT', `/rates/${id(currency)}`, { rate: value }), (r) => printObject(r));
+    });
+
+  rate.command('list').description('all rates')
+    .action(async (_options: unknown, command: Command) => {
+      const s = session(command);
+      const body = await s.api<{ rates: JsonObject[] }>('GET', '/rates');
+      output(s, body, (b) => printTable(b.rates, ['currency', 'rate', 'updated_at']));
+    });
+}
+
+function executorCommands(program: Command): void {
+  const executor = program.command('executor').description('executors (P2P traders)');
+
+  executor.command('create').description('create an executor; prints its token once')
+    .requiredOption('--name <name>', 'executor name')
+    .action(async (options: { name: string }, command: Command) => {
+      const s = session(command);
+      const created = await s.api('POST', '/executors', { name: options.name });
+      output(s, created, (e) => {
+        printObject(e, ['token']);
+        printSecret('Executor token (for the executor app)', e.token);
+      });
+    });
+
+  executor.command('list').description('list executors')
+    .action(async (_options: unknown, command: Command) => {
+      const s = session(command);
+      const body = await s.api<{ executors: JsonObject[] }>('GET', '/executors');
+      output(s, body, (b) => printTable(b.executors, ['id', 'name', 'is_active', 'requisites', 'created_at']));
+    });
+
+  executor.command('show').description('an executor and its requisites').argument('<id>', 'executor id')
+    .action(async (executorId: string, _options: unknown, command: Command) => {
+      const s = session(command);
+      output(s, await s.api('GET', `/executors/${id(executorId)}`), (e) => {
+        printObject(e);
+        console.log('\nrequisites:');
+        printTable((e.requisites ?? []) as JsonObject[], REQUISITE_COLUMNS.filter((c) => c !== 'executor_id'));
+      });
+    });
+
+  executor.command('update').description("change an executor's name or switch it on or off").argument('<id>', 'executor id')
+    .option('--name <name>', 'executor name')
+    .option('--active <true|false>', 'whether its requisites are handed out', bool)
+    .action(async (executorId: string, options: Record<string, unknown>, command: Command) => {
+      const s = session(command);
+      const body = requireChanges(pick(options, { name: 'name', active: 'is_active' }), '--name, --active');
+      output(s, await s.api('PATCH', `/executors/${id(executorId)}`, body), (e) => printObject(e));
+    });
+}
+
+function requisiteCommands(program: Command): void {
+  const requisite = program.command('requisite').description("executors' cards, phone numbers, SIMs and QR codes");
+
+  requisite.command('add').description('add a requisite to an executor')
+    .requiredOption('--executor <id>', 'executor id')
+    .requiredOption('--type <type>', 'card, sbp, phone, sim or qr')
+    .requiredOption('--value <value>', 'card number, phone number, subscriber number or QR payload')
+    .option('--bank <code>', 'bank or operator code (kassir bank list)')
+    .option('--holder <name>', 'holder name shown to payers')
+    .requiredOption('--currency <code>', 'currency of the requisite, e.g. RUB', upper)
+    .requiredOption('--country <CC>', 'ISO-2 country, e.g. RU', upper)
+    .requiredOption('--methods <list>', 'comma-separated payment methods, e.g. CARD,SBP', methodList)
+    .option('--min <amount>', 'smallest payment amount it takes', decimal)
+    .option('--max <amount>', 'largest payment amount it takes', decimal)
+    .action(async (options: Record<string, unknown> & { executor: string }, command: Command) => {
+      const s = session(command);
+      const body = pick(options, {
+        type: 'type', value: 'value', bank: 'bank', holder: 'holder', currency: 'currency', country: 'country',
+        methods: 'methods', min: 'min_amount', max: 'max_amount',
+      });
+      output(s, await s.api('POST', `/executors/${id(options.executor)}/requisites`, body), (r) => printObject(r));
+    });
+
+  requisite.command('list').description('requisites, all or of one executor (card numbers masked)')
+    .option('--executor <id>', 'only this executor')
+    .action(async (options: { executor?: string }, command: Command) => {
+      const s = session(command);
+      const query = options.executor === undefined ? '' : `?${new URLSearchParams({ executor_id: options.executor })}`;
+      const body = await s.api<{ requisites: JsonObject[] }>('GET', `/requisites${query}`);
+      output(s, body, (b) => printTable(b.requisites, REQUISITE_COLUMNS));
+    });
+
+  requisite.command('update').description('change a requisite').argument('<id>', 'requisite id')
+    .option('--active <true|false>', 'hand it out or not', bool)
+    .option('--min <amount>', 'smallest payment amount it takes', decimal)
+    .option('--max <amount|none>', 'largest payment amount it takes; none lifts the limit', decimalOrNone)
+    .option('--methods <list>', 'comma-separated payment methods', methodList)
+    .option('--holder <name>', 'holder name shown to payers')
+    .option('--bank <code>', 'bank or operator code')
+    .action(async (requisiteId: string, options: Record<string, unknown>, command: Command) => {
+      const s = session(command);
+      const body = requireChanges(
+        pick(options, { active: 'is_active', min: 'min_amount', max: 'max_amount', methods: 'methods', holder: 'holder', bank: 'bank' }),
+        '--active, --min, --max, --methods, --holder, --bank',
+      );
+      output(s, await s.api('PATCH', `/requisites/${id(requisiteId)}`, body), (r) => printObject(r));
+    });
+}
+
+function bankCommands(program: Command): void {
+  const bank = program.command('bank').description('the bank and operator directory');
+
+  bank.command('list').description('every entry, active or not')
+    .action(async (_options: unknown, command: Command) => {
+      const s = session(command);
+      const body = await s.api<{ banks: JsonObject[] }>('GET', '/banks');
+      output(s, body, (b) => printTable(b.banks, ['code', 'name', 'country', 'kind', 'is_active']));
+    });
+
+  bank.command('add').description('add a bank or mobile operator')
+    .requiredOption('--code <code>', 'code, lowercase letters, digits and _ (e.g. tinkoff)')
+    .requiredOption('--name <name>', 'display name')
+    .requiredOption('--country <CC>', 'ISO-2 country, e.g. RU', upper)
+    .option('--kind <kind>', 'bank or operator', 'bank')
+    .action(async (options: Record<string, unknown>, command: Command) => {
+      const s = session(command);
+      const body = pick(options, { code: 'code', name: 'name', country: 'country', kind: 'kind' });
+      output(s, await s.api('POST', '/banks', body), (b) => printObject(b));
+    });
+
+  bank.command('update').description('rename or switch an entry on or off').argument('<code>', 'bank code')
+    .option('--name <name>', 'display name')
+    .option('--active <true|false>', 'offered or not', bool)
+    .action(async (code: string, options: Record<string, unknown>, command: Command) => {
+      const s = session(command);
+      const body = requireChanges(pick(options, { name: 'name', active: 'is_active' }), '--name, --active');
+      output(s, await s.api('PATCH', `/banks/${id(code)}`, body), (b) => printObject(b));
+    });
+}
+
+function paymentCommands(program: Command): void {
+  const payment = program.command('payment').description('payments across all merchants');
+
+  payment.command('show').description('a payment').argument('<id>', 'payment id')
+    .action(async (paymentId: string, _options: unknown, command: Command) => {
+      const s = session(command);
+      output(s, await s.api('GET', `/payments/${id(paymentId)}`), (p) => printObject(p));
+    });
+
+  payment.command('list').description('payments, newest first')
+    .option('--status <status>', 'e.g. PENDING, COMPLETED, CANCELLED')
+    .option('--merchant <id>', 'merchant id')
+    .option('--terminal <id>', 'terminal id')
+    .option('--limit <n>', 'at most this many (default 100, up to 1000)', integer)
+    .option('--offset <n>', 'skip this many', integer)
+    .action(async (options: Record<string, unknown>, command: Command) => {
+      const s = session(command);
+      const filters = pick(options, { status: 'status', merchant: 'merchant_id', terminal: 'terminal_id', limit: 'limit', offset: 'offset' });
+      const query = new URLSearchParams(Object.entries(filters).map(([key, value]) => [key, String(value)])).toString();
+      const body = await s.api<{ payments: JsonObject[]; total: number; limit: number; offset: number }>('GET', `/payments${query ? `?${query}` : ''}`);
+      output(s, body, (b) => {
+        printTable(b.payments, ['id', 'ext_id', 'status', 'amount', 'currency', 'method', 'terminal_name', 'created_at']);
+        const last = b.offset + b.payments.length;
+        console.log(`\n${b.payments.length === 0 ? 0 : b.offset + 1}-${last} of ${b.total}`);
+      });
+    });
+
+  payment.command('cancel').description('cancel a PENDING payment').argument('<id>', 'payment id')
+    .action(async (paymentId: string, _options: unknown, command: Command) => {
+      const s = session(command);
+      output(s, await s.api('POST', `/payments/${id(paymentId)}/cancel`), (p) => printObject(p));
+    });
+}
+
+function buildProgram(env: NodeJS.ProcessEnv): Command {
+  const program = new Command('kassir')
+    .description('Kassir operator CLI: manage merchants, terminals, rates, executors, requisites, banks and payments')
+    .option('--url <url>', 'Kassir base URL (env KASSIR_URL)', defaultUrl(env))
+    // No default value here: commander would print it in --help.
+    .option('--token <token>', 'operator token (env ADMIN_TOKEN)')
+    .option('--json', 'print the raw JSON answer')
+    .showHelpAfterError('(add --help for usage)');
+  merchantCommands(program);
+  terminalCommands(program);
+  rateCommands(program);
+  executorCommands(program);
+  requisiteCommands(program);
+  bankCommands(program);
+  paymentCommands(program);
+  return program;
+}
+
+buildProgram(process.env)
+  .parseAsync(process.argv)
+  .catch((err: unknown) => {
+    if (!(err instanceof CliError)) throw err;
+    console.error(err.message);
+    process.exitCode = 1;
+  });
