@@ -16,6 +16,11 @@ export interface Config {
   sameAmountLimit: number;
   webhookAllowPrivate: boolean;
   expirySweepSeconds: number;
+  /** First retry delay of a failed webhook; doubles per attempt (with jitter), capped at 2 h. */
+  webhookRetryBaseMs: number;
+  /** How long failed webhooks keep being retried before they are marked failed. */
+  webhookRetryHours: number;
+  webhookTimeoutMs: number;
   logLevel: string;
   runWorker: boolean;
 }
@@ -69,6 +74,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sameAmountLimit: integer(env, 'SAME_AMOUNT_LIMIT', 3, 1),
     webhookAllowPrivate: boolean(env, 'WEBHOOK_ALLOW_PRIVATE', false),
     expirySweepSeconds: integer(env, 'KASSIR_EXPIRY_SWEEP_SECONDS', 5, 1),
+    webhookRetryBaseMs: integer(env, 'KASSIR_WEBHOOK_RETRY_BASE_MS', 30_000, 1),
+    webhookRetryHours: integer(env, 'KASSIR_WEBHOOK_RETRY_HOURS', 24, 0),
+    webhookTimeoutMs: integer(env, 'KASSIR_WEBHOOK_TIMEOUT_MS', 5_000, 100),
     logLevel: env.LOG_LEVEL || 'info',
     runWorker: boolean(env, 'KASSIR_WORKER', true),
   };

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { Runner } from 'graphile-worker';
+import { runMigrations, type Runner } from 'graphile-worker';
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.js';
@@ -38,6 +38,9 @@ export async function startService(
   let app: FastifyInstance | undefined;
   try {
     await migrate(db, log);
+    // The job queue's schema is needed by every instance, worker or not: status changes add
+    // webhook jobs in their own transactions.
+    await runMigrations({ pgPool: db });
     const box = await loadSecretBox(db, config.dataDir, config.masterKey);
     const adminToken = await loadAdminToken(db, config.adminToken);
     // Shown at once: should anything below fail, the one chance to see the token is not lost.

@@ -16,7 +16,7 @@ import { Decimal } from 'decimal.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { crc16ccitt } from '../src/lib/validators.js';
 import {
-  adminOk, createExecutor, createMerchant, createPayment, createRequisite, setRate, signed, startTestService, testCard,
+  admin, adminOk, createExecutor, createMerchant, createPayment, createRequisite, setRate, signed, startTestService, testCard,
   uniqueExtId, type MerchantCredentials, type RequisiteInput, type TestService,
 } from './helpers.js';
 
@@ -134,11 +134,8 @@ describe('rule 1: requisite types per cross-border method', () => {
     await expectPay004(rub, { amount: 1300, currency: 'RUB', method: 'CROSS_BORDER', country: 'TJ' });
     await expectPay004(rub, { amount: 1301, currency: 'RUB', method: 'CROSS_BORDER_CARD', country: 'TJ' });
 
-    const res = await service.app.inject({
-      method: 'POST',
-      url: `/admin/v1/executors/${executor.id}/requisites`,
-      headers: { authorization: 'Bearer test-admin-token', 'content-type': 'application/json' },
-      payload: JSON.stringify({ type: 'sim', value: tjPhone(), bank: 'tcell', holder: 'X', currency: 'TJS', country: 'TJ', methods: ['CROSS_BORDER'] }),
+    const res = await admin(service.app, 'POST', `/executors/${executor.id}/requisites`, {
+      type: 'sim', value: tjPhone(), bank: 'tcell', holder: 'X', currency: 'TJS', country: 'TJ', methods: ['CROSS_BORDER'],
     });
     expect(res.statusCode).toBe(400);
   });

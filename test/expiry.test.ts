@@ -8,11 +8,11 @@ import {
 let service: TestService;
 let merchant: MerchantCredentials;
 
-async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
-    if (value !== undefined) return value;
+    if (value !== undefined && value !== null) return value;
     if (Date.now() > deadline) throw new Error('condition not reached in time');
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
@@ -30,7 +30,7 @@ afterAll(async () => service?.close());
 
 describe('expiry', () => {
   it('cancels PENDING payments past valid_until with both instances sweeping', async () => {
-    const created = [];
+    const created: { id: string }[] = [];
     for (let i = 0; i < 5; i++) {
       const { status, body } = await createPayment(service.app, merchant, { ext_id: uniqueExtId(), amount: 1000 + i });
       expect(status).toBe(200);
@@ -39,7 +39,8 @@ describe('expiry', () => {
     for (const payment of created) {
       const cancelled = await waitFor(async () => {
         const res = await signed(service.app, merchant, 'GET', `/v1/payments/${payment.id}`);
-        return res.json().status === 'CANCELLED' ? res.json() : undefined;
+        const body = res.json() as { status: string };
+        return body.status === 'CANCELLED' ? body : undefined;
       });
       expect(cancelled.status).toBe('CANCELLED');
       // Not before its time: the sweep only takes payments whose valid_until has passed.

@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { runMigrations } from 'graphile-worker';
 import type { TestProject } from 'vitest/node';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../src/db/embedded.js';
 import { migrate } from '../src/db/migrate.js';
@@ -42,6 +43,7 @@ export default async function setup(project: TestProject) {
   url.pathname = `/${template}`;
   const pool = createPool(url.toString(), 2);
   await migrate(pool, silent);
+  await runMigrations({ pgPool: pool });
   await pool.end();
   project.provide('adminDatabaseUrl', adminUrl);
   project.provide('templateDatabase', template);

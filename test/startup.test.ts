@@ -36,7 +36,7 @@ describe('npm start', () => {
     dataDir = await mkdtemp(join(tmpdir(), 'kassir-start-'));
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
-    const env = { ...process.env, PORT: String(port), PUBLIC_BASE_URL: base, KASSIR_DATA_DIR: dataDir, LOG_LEVEL: 'info' };
+    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), PUBLIC_BASE_URL: base, KASSIR_DATA_DIR: dataDir, LOG_LEVEL: 'info' };
     delete env.DATABASE_URL;
     delete env.ADMIN_TOKEN;
     const output: string[] = [];

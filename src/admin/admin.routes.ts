@@ -7,6 +7,9 @@ import { terminalAdminRoutes } from '../terminals/terminals.admin.js';
 import { rateAdminRoutes } from '../rates/rates.admin.js';
 import { executorAdminRoutes } from '../executors/executors.admin.js';
 import { paymentAdminRoutes } from '../payments/payments.admin.js';
+import { ledgerAdminRoutes } from '../ledger/ledger.admin.js';
+import { notificationAdminRoutes } from '../executors/notifications.admin.js';
+import { webhookAdminRoutes } from '../webhooks/webhooks.admin.js';
 
 /** The operator API under /admin/v1 (DESIGN.md "The operator side"), behind the bearer token. */
 export async function adminRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
@@ -17,4 +20,7 @@ export async function adminRoutes(app: FastifyInstance, ctx: AppContext): Promis
   await executorAdminRoutes(app, ctx);
   await bankAdminRoutes(app, ctx);
   await paymentAdminRoutes(app, ctx);
+  await ledgerAdminRoutes(app, ctx);
+  await notificationAdminRoutes(app, ctx);
+  await webhookAdminRoutes(app, ctx);
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { AppContext } from '../context.js';
-import { maskSensitive } from '../lib/mask.js';
+import { maskUrl } from '../lib/mask.js';
 import { ApiError, type ErrorKey } from './errors.js';
 import { registerJsonParser } from './json.js';
 import { describeValidationError, validatorCompiler } from './validation.js';
@@ -12,6 +12,8 @@ import { bankRoutes } from '../banks/banks.routes.js';
 import { paymentRoutes } from '../payments/payments.routes.js';
 import { adminRoutes } from '../admin/admin.routes.js';
 import { merchantAuth } from '../merchants/merchants.auth.js';
+import { terminalRoutes } from '../terminals/terminals.routes.js';
+import { executorRoutes } from '../executors/executor.routes.js';
 
 /** Default body limit for JSON routes; upload routes raise their own. */
 const JSON_BODY_LIMIT = 1024 * 1024;
@@ -40,7 +42,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     request.log.info(
       {
         method: request.method,
-        url: maskSensitive(request.url),
+        url: maskUrl(request.url),
         status: reply.statusCode,
         ms: Math.round(reply.elapsedTime * 10) / 10,
         merchant: request.merchant?.merchantId,
@@ -72,7 +74,9 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(async (merchantApi) => {
     merchantAuth(merchantApi, ctx);
     await paymentRoutes(merchantApi, ctx);
+    await terminalRoutes(merchantApi, ctx);
   });
+  await app.register(async (executorApi) => executorRoutes(executorApi, ctx), { prefix: '/executor/v1' });
   await app.register(async (admin) => adminRoutes(admin, ctx), { prefix: '/admin/v1' });
   return app;
 }

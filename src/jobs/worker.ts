@@ -1,6 +1,10 @@
 import { Logger as WorkerLogger, run, type Runner, type Task, type TaskList } from 'graphile-worker';
 import type { AppContext } from '../context.js';
+import { transaction } from '../db/pool.js';
+import { paymentsChanged } from '../payments/events.js';
 import { expireDue } from '../payments/state.js';
+import { deliverTask } from '../webhooks/deliver.js';
+import { DELIVER_TASK } from '../webhooks/outbox.js';
 
 /** How many payments one sweep statement expires; the sweep repeats until none are due. */
 const EXPIRY_BATCH = 500;
@@ -16,7 +20,12 @@ function expireTask(ctx: AppContext): Task {
   return async (_payload, helpers) => {
     let expired = 0;
     for (;;) {
-      const batch = await expireDue(ctx.db, EXPIRY_BATCH);
+      // Each batch's cancellations and their webhook events commit together.
+      const batch = await transaction(ctx.db, async (tx) => {
+        const done = await expireDue(tx, EXPIRY_BATCH);
+        await paymentsChanged(tx, ctx.config, done.map((row) => row.id));
+        return done;
+      });
       expired += batch.length;
       if (batch.length < EXPIRY_BATCH) break;
     }
@@ -30,7 +39,7 @@ function expireTask(ctx: AppContext): Task {
 }
 
 export function taskList(ctx: AppContext): TaskList {
-  return { [EXPIRE_TASK]: expireTask(ctx) };
+  return { [EXPIRE_TASK]: expireTask(ctx), [DELIVER_TASK]: deliverTask(ctx) };
 }
 
 /** Starts the PostgreSQL-backed job queue (graphile-worker) on the service's pool. */

@@ -61,3 +61,24 @@ export function maskDeep(value: unknown, depth = 0): unknown {
   for (const [key, item] of Object.entries(value)) out[key] = maskDeep(item, depth + 1);
   return out;
 }
+
+/**
+ * A request URL for the log. A card may arrive percent- or form-encoded (`4111%201111…`,
+ * `4111+1111…`), which the masker would not recognise; the URL is then logged decoded and
+ * masked. A URL with nothing to mask is logged exactly as received.
+ */
+export function maskUrl(url: string): string {
+  const at = url.indexOf('?');
+  // `+` means a space only in the query (form encoding); in a path it is a literal plus.
+  const readable = at < 0 ? url : url.slice(0, at) + url.slice(at).replace(/\+/g, ' ');
+  // Escape by escape, so one malformed `%` elsewhere in the URL cannot keep a card encoded.
+  const decoded = readable.replace(/(?:%[0-9a-f]{2})+/gi, (escapes) => {
+    try {
+      return decodeURIComponent(escapes);
+    } catch {
+      return escapes;
+    }
+  });
+  const masked = maskSensitive(decoded);
+  return masked === decoded ? maskSensitive(url) : masked;
+}

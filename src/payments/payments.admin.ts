@@ -9,6 +9,7 @@ import { findPayment, listPayments } from './payments.repo.js';
 import { toPayment } from './payments.schemas.js';
 import { PAYMENT_STATUSES, transition } from './state.js';
 import { isUuid } from './payments.service.js';
+import { paymentsChanged } from './events.js';
 
 const tags = ['operator'];
 const IdParams = Type.Object({ id: Type.String() });
@@ -48,7 +49,10 @@ export async function paymentAdminRoutes(app: FastifyInstance, ctx: AppContext):
     if (!before) throw new ApiError('PAY_006', `Payment ${id} not found`);
     const changed = await transaction(ctx.db, async (tx) => {
       const result = await transition(tx, id, 'cancel', { reason: 'manual' });
-      if (result) await audit(tx, request, 'payment.cancel', 'payment', id, { status: result.from }, { status: result.to });
+      if (result) {
+        await paymentsChanged(tx, ctx.config, [id]);
+        await audit(tx, request, 'payment.cancel', 'payment', id, { status: result.from }, { status: result.to });
+      }
       return result;
     });
     if (!changed) {

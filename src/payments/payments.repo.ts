@@ -55,6 +55,15 @@ export async function findPayment(db: Queryable, id: string): Promise<PaymentRow
   return rows[0];
 }
 
+/** Several payments by id (jobs and the outbox); `withNotifyUrl` keeps those that have a webhook URL. */
+export async function findPayments(db: Queryable, ids: string[], options: { withNotifyUrl?: boolean } = {}): Promise<PaymentRow[]> {
+  const { rows } = await db.query<PaymentRow>(
+    `${SELECT} WHERE p.id = ANY($1::uuid[]) ${options.withNotifyUrl ? 'AND p.notify_url IS NOT NULL' : ''} ORDER BY p.created_at`,
+    [ids],
+  );
+  return rows;
+}
+
 export interface PaymentFilter {
   merchantId?: string;
   terminalId?: string;

@@ -46,25 +46,27 @@ export async function transition(
   db: Queryable,
   paymentId: string,
   event: PaymentEvent,
-  options: { to?: PaymentStatus; reason?: string } = {},
+  options: { to?: PaymentStatus; reason?: string; receivedAmount?: string } = {},
 ): Promise<TransitionResult | undefined> {
   const rule = TRANSITIONS[event];
   const to = options.to ?? rule.to[0];
   if (!(rule.to as readonly string[]).includes(to)) throw new Error(`event ${event} cannot lead to ${to}`);
   const { rows } = await db.query<TransitionResult>(
-    `UPDATE payments p SET status = $3, cancel_reason = coalesce($4, p.cancel_reason), updated_at = now()
+    `UPDATE payments p SET status = $3, cancel_reason = coalesce($4, p.cancel_reason), updated_at = now(),
+            completed_at = CASE WHEN $3 IN ('COMPLETED', 'COMPLETED_APPEAL') THEN now() ELSE p.completed_at END,
+            received_amount = CASE WHEN $3 IN ('COMPLETED', 'COMPLETED_APPEAL') THEN coalesce($5, p.amount) ELSE p.received_amount END
        FROM (SELECT id, status FROM payments WHERE id = $1 FOR UPDATE) old
       WHERE p.id = old.id AND old.status = ANY($2::text[])
       RETURNING p.id, p.merchant_id, p.terminal_id, old.status AS "from", p.status AS "to"`,
-    [paymentId, rule.from, to, options.reason ?? null],
+    [paymentId, rule.from, to, options.reason ?? null, options.receivedAmount ?? null],
   );
   return rows[0];
 }
 
 /**
- * Cancels up to `limit` PENDING payments whose `valid_until` has passed. Rows another instance is
- * already expiring are skipped, so any number of instances may sweep at once; each payment is
- * expired exactly once by the status guard.
+ * Cancels up to `limit` PENDING payments whose `valid_until` has passed, in the caller's
+ * transaction. Rows another instance is already expiring are skipped, so any number of instances
+ * may sweep at once; each payment is expired exactly once by the status guard.
  */
 export async function expireDue(db: Queryable, limit: number): Promise<TransitionResult[]> {
   const { rows } = await db.query<TransitionResult>(

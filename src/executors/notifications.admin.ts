@@ -1,0 +1,77 @@
+import type { FastifyInstance } from 'fastify';
+import { Type, type Static } from 'typebox';
+import type { AppContext } from '../context.js';
+import { audit } from '../admin/audit.js';
+import { transaction } from '../db/pool.js';
+import { ApiError } from '../http/errors.js';
+import { parseListQuery } from '../http/pagination.js';
+import { toNumber } from '../lib/money.js';
+import { completePayment } from '../payments/completion.js';
+import { findPayment } from '../payments/payments.repo.js';
+import { isUuid } from '../payments/payments.service.js';
+import * as repo from './notifications.repo.js';
+
+const tags = ['operator'];
+const IdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
+const LinkBody = Type.Object({ payment_id: Type.String({ format: 'uuid' }) });
+const ResolveBody = Type.Object({ note: Type.String({ minLength: 1, maxLength: 1000 }) });
+
+function view(row: repo.NotificationRow) {
+  return { ...row, amount: toNumber(row.amount) };
+}
+
+/** Unmatched and late notifications, for the operator to link to a payment or set aside. */
+export async function notificationAdminRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  app.get<{ Querystring: Record<string, string | undefined> }>('/notifications', { schema: { tags } }, async (request) => {
+    const { limit, offset } = parseListQuery(request.query, 'VALIDATION');
+    const status = request.query.status;
+    if (status !== undefined && !['matched', 'unmatched', 'late', 'resolved'].includes(status)) {
+      throw new ApiError('VALIDATION', 'status must be one of matched, unmatched, late, resolved');
+    }
+    return { notifications: (await repo.listNotifications(ctx.db, { status, limit, offset })).map(view), limit, offset };
+  });
+
+  app.get<{ Params: { id: string } }>('/notifications/:id', { schema: { tags, params: IdParams } }, async (request) => {
+    const row = await repo.findNotification(ctx.db, request.params.id);
+    if (!row) throw new ApiError('NOT_FOUND', `Notification ${request.params.id} not found`);
+    return view(row);
+  });
+
+  /**
+   * Links an unmatched or late notification to a PENDING payment on the same requisite, which
+   * completes it exactly as a matching notification would have.
+   */
+  app.post<{ Params: { id: string } }>('/notifications/:id/link', { schema: { tags, params: IdParams, body: LinkBody } }, async (request) => {
+    const { payment_id: paymentId } = request.body as Static<typeof LinkBody>;
+    const notification = await repo.findNotification(ctx.db, request.params.id);
+    if (!notification) throw new ApiError('NOT_FOUND', `Notification ${request.params.id} not found`);
+    const payment = isUuid(paymentId) ? await findPayment(ctx.db, paymentId) : undefined;
+    if (!payment) throw new ApiError('PAY_006', `Payment ${paymentId} not found`);
+    if (payment.requisite_id !== notification.requisite_id) {
+      throw new ApiError('VALIDATION', 'The payment was made to another requisite than the notification reports');
+    }
+    const linked = await transaction(ctx.db, async (tx) => {
+      const updated = await repo.resolveNotification(tx, notification.id, { status: 'matched', paymentId, note: 'linked by the operator' });
+      if (!updated) throw new ApiError('CONFLICT', `Notification is ${notification.status}; only unmatched or late ones can be linked`);
+      if (!(await completePayment(tx, ctx.config, paymentId))) {
+        throw new ApiError('PAY_008', `Payment is ${payment.status}; only a PENDING payment can be completed by a notification`, { status: payment.status });
+      }
+      await audit(tx, request, 'notification.link', 'notification', notification.id, { status: notification.status }, { status: 'matched', payment_id: paymentId });
+      return updated;
+    });
+    return view(linked);
+  });
+
+  app.post<{ Params: { id: string } }>('/notifications/:id/resolve', { schema: { tags, params: IdParams, body: ResolveBody } }, async (request) => {
+    const { note } = request.body as Static<typeof ResolveBody>;
+    const resolved = await transaction(ctx.db, async (tx) => {
+      const before = await repo.findNotification(tx, request.params.id);
+      if (!before) throw new ApiError('NOT_FOUND', `Notification ${request.params.id} not found`);
+      const updated = await repo.resolveNotification(tx, before.id, { status: 'resolved', paymentId: null, note });
+      if (!updated) throw new ApiError('CONFLICT', `Notification is ${before.status}; only unmatched or late ones can be resolved`);
+      await audit(tx, request, 'notification.resolve', 'notification', before.id, { status: before.status }, { status: 'resolved', note });
+      return updated;
+    });
+    return view(resolved);
+  });
+}

@@ -1,0 +1,87 @@
+import type { Queryable, Tx } from '../db/pool.js';
+
+export interface NotificationRow {
+  id: string;
+  executor_id: string;
+  requisite_id: string;
+  amount: string;
+  text: string | null;
+  received_at: Date | null;
+  parsed_bank: string | null;
+  status: 'matched' | 'unmatched' | 'late' | 'resolved';
+  payment_id: string | null;
+  candidate_payment_id: string | null;
+  resolved_note: string | null;
+  created_at: Date;
+}
+
+const COLUMNS = `id, executor_id, requisite_id, amount, text, received_at, parsed_bank, status, payment_id,
+  candidate_payment_id, resolved_note, created_at`;
+
+export async function findByDedupeKey(db: Queryable, key: Buffer): Promise<NotificationRow | undefined> {
+  const { rows } = await db.query<NotificationRow>(`SELECT ${COLUMNS} FROM notifications WHERE dedupe_key = $1`, [key]);
+  return rows[0];
+}
+
+/** The one PENDING payment on a requisite for an amount (the cascade guarantees at most one), locked. */
+export async function lockPendingPayment(tx: Tx, requisiteId: string, amount: string): Promise<string | undefined> {
+  const { rows } = await tx.query<{ id: string }>(
+    `SELECT id FROM payments WHERE requisite_id = $1 AND payer_amount = $2 AND status = 'PENDING' FOR UPDATE`,
+    [requisiteId, amount],
+  );
+  return rows[0]?.id;
+}
+
+/**
+ * The payment a notification that found no PENDING payment probably belongs to: one on the same
+ * requisite and amount that expired within `windowSeconds` before the transfer was received.
+ */
+export async function findRecentlyExpired(db: Queryable, requisiteId: string, amount: string, at: Date, windowSeconds: number): Promise<string | undefined> {
+  const { rows } = await db.query<{ id: string }>(
+    `SELECT id FROM payments
+      WHERE requisite_id = $1 AND payer_amount = $2 AND status = 'CANCELLED' AND cancel_reason = 'expired'
+        AND valid_until BETWEEN $3::timestamptz - make_interval(secs => $4) AND $3::timestamptz
+      ORDER BY valid_until DESC LIMIT 1`,
+    [requisiteId, amount, at, windowSeconds],
+  );
+  return rows[0]?.id;
+}
+
+export async function insertNotification(
+  tx: Queryable,
+  n: Omit<NotificationRow, 'id' | 'created_at' | 'resolved_note'> & { dedupe_key: Buffer | null },
+): Promise<NotificationRow> {
+  const { rows } = await tx.query<NotificationRow>(
+    `INSERT INTO notifications (executor_id, requisite_id, amount, text, received_at, parsed_bank, status, payment_id, candidate_payment_id, dedupe_key)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING ${COLUMNS}`,
+    [n.executor_id, n.requisite_id, n.amount, n.text, n.received_at, n.parsed_bank, n.status, n.payment_id, n.candidate_payment_id, n.dedupe_key],
+  );
+  return rows[0]!;
+}
+
+export async function listNotifications(db: Queryable, filter: { status?: string; limit: number; offset: number }): Promise<NotificationRow[]> {
+  const { rows } = await db.query<NotificationRow>(
+    `SELECT ${COLUMNS} FROM notifications WHERE ($1::text IS NULL OR status = $1) ORDER BY created_at DESC, id LIMIT $2 OFFSET $3`,
+    [filter.status ?? null, filter.limit, filter.offset],
+  );
+  return rows;
+}
+
+export async function findNotification(db: Queryable, id: string): Promise<NotificationRow | undefined> {
+  const { rows } = await db.query<NotificationRow>(`SELECT ${COLUMNS} FROM notifications WHERE id = $1`, [id]);
+  return rows[0];
+}
+
+/** Marks an unmatched or late notification as handled by the operator (guarded on its status). */
+export async function resolveNotification(
+  tx: Queryable,
+  id: string,
+  change: { status: 'matched' | 'resolved'; paymentId: string | null; note: string | null },
+): Promise<NotificationRow | undefined> {
+  const { rows } = await tx.query<NotificationRow>(
+    `UPDATE notifications SET status = $2, payment_id = coalesce($3, payment_id), resolved_note = $4
+      WHERE id = $1 AND status IN ('unmatched', 'late') RETURNING ${COLUMNS}`,
+    [id, change.status, change.paymentId, change.note],
+  );
+  return rows[0];
+}

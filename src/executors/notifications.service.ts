@@ -1,0 +1,114 @@
+import { createHash } from 'node:crypto';
+import type { AppContext } from '../context.js';
+import { pgConstraint, pgErrorCode, PgCode, transaction } from '../db/pool.js';
+import { ApiError } from '../http/errors.js';
+import { checkDecimal, minorUnits } from '../lib/money.js';
+import { completePayment } from '../payments/completion.js';
+import { findRequisite } from '../requisites/requisites.repo.js';
+import type { ExecutorRow } from './executors.repo.js';
+import * as repo from './notifications.repo.js';
+import { parseIncomingTransfer } from './parsers/index.js';
+
+/** A transfer reported up to this long after its payment expired is flagged as late for it. */
+const LATE_WINDOW_SECONDS = 3600;
+
+export interface NotificationInput {
+  requisite_id: string;
+  amount?: number;
+  text?: string;
+  received_at?: string;
+}
+
+export interface NotificationResult {
+  matched: boolean;
+  payment_id: string | null;
+  notification_id: string;
+  status: repo.NotificationRow['status'];
+  duplicate: boolean;
+}
+
+function toResult(row: repo.NotificationRow, duplicate: boolean): NotificationResult {
+  return {
+    matched: row.status === 'matched',
+    payment_id: row.payment_id,
+    notification_id: row.id,
+    status: row.status,
+    duplicate,
+  };
+}
+
+/**
+ * An executor's companion app reports an incoming transfer. The one PENDING payment on that
+ * requisite with that amount (the cascade guarantees there is at most one) becomes COMPLETED and
+ * the terminal is credited, in one transaction. Repeats of one notification answer as the first
+ * did; a notification that matches nothing is kept for the operator, flagged "late" with the
+ * payment it probably belongs to when one expired shortly before.
+ */
+export async function receiveNotification(ctx: AppContext, executor: ExecutorRow, input: NotificationInput): Promise<NotificationResult> {
+  const requisite = await findRequisite(ctx.db, input.requisite_id);
+  if (!requisite || requisite.executor_id !== executor.id) {
+    throw new ApiError('NOT_FOUND', `Requisite ${input.requisite_id} is not one of this executor's requisites`);
+  }
+  let receivedAt: Date | null = null;
+  if (input.received_at !== undefined) {
+    receivedAt = new Date(input.received_at);
+    if (Number.isNaN(receivedAt.getTime())) throw new ApiError('VALIDATION', 'received_at must be an ISO 8601 timestamp');
+  }
+  let amount: string;
+  let parsedBank: string | null = null;
+  if (input.amount !== undefined) {
+    const checked = checkDecimal(input.amount, { field: 'amount', places: minorUnits(requisite.currency), min: 0, minExclusive: true });
+    if (typeof checked === 'string') throw new ApiError('VALIDATION', checked);
+    amount = checked.toFixed(2);
+  } else if (input.text) {
+    const parsed = parseIncomingTransfer(input.text, { bank: requisite.bank_code ?? undefined });
+    if (!parsed) {
+      throw new ApiError('VALIDATION', 'amount is missing and text is not a recognised incoming-transfer notification; send amount');
+    }
+    amount = parsed.amount;
+    parsedBank = parsed.bank;
+  } else {
+    throw new ApiError('VALIDATION', 'Send amount, or the notification text to read it from');
+  }
+
+  // Repeats of one notification (the app retrying) carry the same requisite, amount, time and
+  // text; without time and text two reports cannot be told apart and each is taken as new.
+  const dedupeKey = receivedAt || input.text
+    ? createHash('sha256').update(JSON.stringify([requisite.id, amount, receivedAt?.toISOString() ?? null, input.text ?? null])).digest()
+    : null;
+
+  try {
+    return await transaction(ctx.db, async (tx) => {
+      if (dedupeKey) {
+        const existing = await repo.findByDedupeKey(tx, dedupeKey);
+        if (existing) return toResult(existing, true);
+      }
+      const paymentId = await repo.lockPendingPayment(tx, requisite.id, amount);
+      const matched = paymentId !== undefined && (await completePayment(tx, ctx.config, paymentId));
+      const candidate = matched
+        ? undefined
+        : await repo.findRecentlyExpired(tx, requisite.id, amount, receivedAt ?? new Date(), LATE_WINDOW_SECONDS);
+      const row = await repo.insertNotification(tx, {
+        executor_id: executor.id,
+        requisite_id: requisite.id,
+        amount,
+        text: input.text ?? null,
+        received_at: receivedAt,
+        parsed_bank: parsedBank,
+        status: matched ? 'matched' : candidate ? 'late' : 'unmatched',
+        payment_id: matched ? paymentId! : null,
+        candidate_payment_id: candidate ?? null,
+        dedupe_key: dedupeKey,
+      });
+      if (!matched) ctx.log.warn({ notification: row.id, requisite: requisite.id, amount, late_for: candidate }, 'notification matched no pending payment');
+      return toResult(row, false);
+    });
+  } catch (err) {
+    // The same notification raced itself: the first one's answer is the answer.
+    if (dedupeKey && pgErrorCode(err) === PgCode.uniqueViolation && pgConstraint(err) === 'notifications_dedupe_key_key') {
+      const existing = await repo.findByDedupeKey(ctx.db, dedupeKey);
+      if (existing) return toResult(existing, true);
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,30 @@
+import { Decimal } from 'decimal.js';
+import { Money, USDT_DECIMALS } from '../lib/money.js';
+
+export interface PayinCredit {
+  /** What the payer's money is worth in USDT: amount / rate. */
+  gross: Decimal;
+  /** The merchant's share, credited to the terminal: amount / rate × (1 − payin_rate / 100). */
+  net: Decimal;
+  /** The service's fee: gross − net. */
+  fee: Decimal;
+}
+
+/**
+ * DESIGN.md decision 11: on completion the terminal is credited
+ * `amount / rate × (1 − payin_rate / 100)` USDT, `rate` being the order currency's price of 1 USDT
+ * fixed at creation. The net credit is computed from the formula in one go and rounded once,
+ * half-up, to USDT's 6 decimals; the fee is whatever the rounded gross leaves, so the posting
+ * always balances to the micro-USDT.
+ */
+export function creditForPayin(amount: Decimal.Value, rate: Decimal.Value, payinRate: Decimal.Value): PayinCredit {
+  const a = new Money(amount);
+  const r = new Money(rate);
+  const p = new Money(payinRate);
+  if (!a.isFinite() || a.lte(0)) throw new RangeError('amount must be positive');
+  if (!r.isFinite() || r.lte(0)) throw new RangeError('rate must be positive');
+  if (p.lt(0) || p.gte(100)) throw new RangeError('payin_rate must be in [0, 100)');
+  const gross = a.div(r).toDecimalPlaces(USDT_DECIMALS, Decimal.ROUND_HALF_UP);
+  const net = a.div(r).mul(new Money(1).minus(p.div(100))).toDecimalPlaces(USDT_DECIMALS, Decimal.ROUND_HALF_UP);
+  return { gross, net, fee: gross.minus(net) };
+}
