@@ -142,9 +142,12 @@ function bool(text: string): boolean {
   throw new InvalidArgumentError(`"${text}" must be true or false.`);
 }
 
-/** `--max none` lifts a requisite's upper limit. */
-function decimalOrNone(text: string): number | null {
-  return text === 'none' ? null : decimal(text);
+/**
+ * `--max none` lifts a requisite's upper limit. The parser keeps the word (commander turns a parser's
+ * null into ''); the command sends it as null.
+ */
+function decimalOrNone(text: string): number | 'none' {
+  return text === 'none' ? 'none' : decimal(text);
 }
 
 function methodList(text: string): string[] {
@@ -210,7 +213,7 @@ function printTable(rows: JsonObject[], columns: string[]): void {
 
 /** Secrets are never retrievable again, so they stand apart with an explicit warning. */
 function printSecret(label: string, value: Json | undefined): void {
-  console.log(`\n${label} (shown once, store it now: it cannot be retrieved later):\n\n  ${text(value)}\n`);
+  console.log(`\n${label}: shown once, store it now (it cannot be retrieved later):\n\n  ${text(value)}\n`);
 }
 
 /** `--json` prints the API's answer as is; otherwise `readable` renders it. */
@@ -288,7 +291,7 @@ function terminalCommands(program: Command): void {
       const created = await s.api('POST', `/merchants/${id(options.merchant)}/terminals`, body);
       output(s, created, (t) => {
         printObject(t, ['api_key']);
-        printSecret('API key (X-Identity)', t.api_key);
+        printSecret('API key (the X-Identity header)', t.api_key);
       });
     });
 
@@ -329,7 +332,7 @@ function terminalCommands(program: Command): void {
       const body = await s.api('POST', `/terminals/${id(terminalId)}/api-key/rotate`, { grace_seconds: options.grace ?? 0 });
       output(s, body, (r) => {
         printObject(r, ['api_key']);
-        printSecret('New API key (X-Identity)', r.api_key);
+        printSecret('New API key (the X-Identity header)', r.api_key);
       });
     });
 
@@ -458,6 +461,7 @@ function requisiteCommands(program: Command): void {
         pick(options, { active: 'is_active', min: 'min_amount', max: 'max_amount', methods: 'methods', holder: 'holder', bank: 'bank' }),
         '--active, --min, --max, --methods, --holder, --bank',
       );
+      if (body.max_amount === 'none') body.max_amount = null;
       output(s, await s.api('PATCH', `/requisites/${id(requisiteId)}`, body), (r) => printObject(r));
     });
 }
@@ -515,8 +519,8 @@ function paymentCommands(program: Command): void {
       const body = await s.api<{ payments: JsonObject[]; total: number; limit: number; offset: number }>('GET', `/payments${query ? `?${query}` : ''}`);
       output(s, body, (b) => {
         printTable(b.payments, ['id', 'ext_id', 'status', 'amount', 'currency', 'method', 'terminal_name', 'created_at']);
-        const last = b.offset + b.payments.length;
-        console.log(`\n${b.payments.length === 0 ? 0 : b.offset + 1}-${last} of ${b.total}`);
+        const shown = b.payments.length === 0 ? '0' : `${b.offset + 1}-${b.offset + b.payments.length}`;
+        console.log(`\n${shown} of ${b.total}`);
       });
     });
 
@@ -544,6 +548,12 @@ function buildProgram(env: NodeJS.ProcessEnv): Command {
   paymentCommands(program);
   return program;
 }
+
+// `kassir payment list | head` closes the pipe early; that is not an error worth a stack trace.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(0);
+  throw err;
+});
 
 buildProgram(process.env)
   .parseAsync(process.argv)

@@ -267,6 +267,9 @@ describe('cascade under concurrency (two instances, one database)', () => {
     const results = await Promise.all(Array.from({ length: 64 }, (_, i) => pay(merchant, 4000 + i, {}, apps[i % 2]!)));
     expect(tally(results)).toEqual({ '200': 64 });
     const got = await Promise.all(results.map((r) => requisiteOf(r.body.id as string)));
+    const share: Record<string, number> = {};
+    for (const id of got) share[id] = (share[id] ?? 0) + 1;
+    console.log('SHARE', Object.values(share));
     for (const id of got) expect(pool.has(id)).toBe(true);
     expect(await duplicatePending()).toEqual([]);
   });

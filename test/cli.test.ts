@@ -217,6 +217,13 @@ describe('kassir CLI against a running service', { timeout: 120_000 }, () => {
     expect(again.stderr).toMatch(/^error PAY_008: .*\n {2}data: \{"status":"CANCELLED"\}/m);
   });
 
+  it('requisite update changes limits and switches it off; --max none lifts the limit', async () => {
+    const out = await ok(['requisite', 'update', requisiteId, '--min', '200', '--max', 'none', '--active', 'false']);
+    expect(field(out, 'max_amount')).toBe('-');
+    const stored = await adminOk(service.app, 'GET', `/requisites/${requisiteId}`);
+    expect(stored).toMatchObject({ min_amount: 200, max_amount: null, is_active: false });
+  });
+
   it('rotate-secret without grace retires the old secret at once', async () => {
     const newSecret = storedSecret(await ok(['merchant', 'rotate-secret', merchantId]), 'sk_');
     expect(newSecret).not.toBe(secretKey);

@@ -34,7 +34,7 @@ describe('expiry', () => {
     for (let i = 0; i < 5; i++) {
       const { status, body } = await createPayment(service.app, merchant, { ext_id: uniqueExtId(), amount: 1000 + i });
       expect(status).toBe(200);
-      created.push(body);
+      created.push(body as { id: string });
     }
     for (const payment of created) {
       const cancelled = await waitFor(async () => {

@@ -6,6 +6,7 @@ import { AMOUNT, BALANCE, SENDER, SENDER_END, patternParser, re, type ParsedTran
  * figure of "Пополнение. Баланс: 5 000 ₽" is not taken for the amount.
  */
 const GAP = String.raw`(?:(?!баланс|доступно|остаток)(?:\*\d{4}|[^\d+])){0,40}?`;
+const THEN_BALANCE = String.raw`(?:.*? (?:Баланс|Доступно|Остаток):? ${BALANCE})?`;
 
 /**
  * Without a bank's exact format, a text that also speaks of a debit is not trusted: a phone or
@@ -13,7 +14,6 @@ const GAP = String.raw`(?:(?!баланс|доступно|остаток)(?:\*\
  * is money leaving the card.
  */
 const DEBIT = /списан|покупк|оплат|телефон|вклад|накопительн|копилк/i;
-const THEN_BALANCE = String.raw`(?:.*? (?:Баланс|Доступно|Остаток):? ${BALANCE})?`;
 
 const patterns = patternParser('unknown', [
   // "Перевод от Иван И. +1 500 ₽", "Поступление по СБП от ИВАН И. +1500 RUB"
