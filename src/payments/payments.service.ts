@@ -8,6 +8,7 @@ import type { MerchantIdentity } from '../merchants/merchants.auth.js';
 import { findBank } from '../banks/banks.repo.js';
 import { effectiveRates } from '../rates/rates.repo.js';
 import { candidatesFor } from '../requisites/cascade.js';
+import { checkWebhookUrl } from '../webhooks/sender.js';
 import {
   COUNTRY_CURRENCY, CROSS_BORDER_METHODS, CURRENCY_COUNTRY, METHOD_TYPES, METHODS, METHODS_BY_CURRENCY,
   ORDER_CURRENCIES, isMethod, isOrderCurrency, type Method, type OrderCurrency,
@@ -91,12 +92,10 @@ async function validateCreate(ctx: AppContext, identity: MerchantIdentity, body:
 
   let notifyUrl: string | null = null;
   if (body.notify_url !== undefined && body.notify_url !== '') {
-    try {
-      const parsed = new URL(body.notify_url);
-      if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error();
-    } catch {
-      invalid('notify_url must be an absolute http(s) URL', { notify_url: body.notify_url });
-    }
+    // The cheap, syntactic part of the SSRF guard; the real check is on the resolved address at
+    // every delivery (src/webhooks/sender.ts).
+    const problem = checkWebhookUrl(body.notify_url, ctx.config.webhookAllowPrivate);
+    if (problem) invalid(`notify_url must be an absolute http(s) URL the service may call: ${problem}`, { notify_url: body.notify_url });
     notifyUrl = body.notify_url;
   }
 
