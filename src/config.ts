@@ -22,6 +22,8 @@ export interface Config {
   webhookRetryHours: number;
   webhookTimeoutMs: number;
   logLevel: string;
+  /** Trust X-Forwarded-* from a reverse proxy in front (client addresses in logs and the audit log). */
+  trustProxy: boolean;
   runWorker: boolean;
 }
 
@@ -78,6 +80,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookRetryHours: integer(env, 'KASSIR_WEBHOOK_RETRY_HOURS', 24, 0),
     webhookTimeoutMs: integer(env, 'KASSIR_WEBHOOK_TIMEOUT_MS', 5_000, 100),
     logLevel: env.LOG_LEVEL || 'info',
+    trustProxy: boolean(env, 'TRUST_PROXY', false),
     runWorker: boolean(env, 'KASSIR_WORKER', true),
   };
 }
