@@ -39,9 +39,9 @@ export async function lockPendingPayment(tx: Tx, requisiteId: string, amount: st
 export async function findRecentlyExpired(db: Queryable, requisiteId: string, amount: string, at: Date, windowSeconds: number): Promise<string | undefined> {
   const { rows } = await db.query<{ id: string }>(
     `SELECT id FROM payments
-      WHERE requisite_id = $1 AND payer_amount = $2 AND status = 'CANCELLED' AND cancel_reason = 'expired'
-        AND valid_until BETWEEN $3::timestamptz - make_interval(secs => $4) AND $3::timestamptz
-      ORDER BY valid_until DESC LIMIT 1`,
+      WHERE requisite_id = $1 AND payer_amount = $2 AND status = 'CANCELLED' AND cancel_reason IN ('expired', 'transfer_not_found')
+        AND coalesce(verify_until, valid_until) BETWEEN $3::timestamptz - make_interval(secs => $4) AND $3::timestamptz
+      ORDER BY coalesce(verify_until, valid_until) DESC LIMIT 1`,
     [requisiteId, amount, at, windowSeconds],
   );
   return rows[0]?.id;

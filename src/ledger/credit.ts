@@ -23,7 +23,8 @@ export function creditForPayin(amount: Decimal.Value, rate: Decimal.Value, payin
   const p = new Money(payinRate);
   if (!a.isFinite() || a.lte(0)) throw new RangeError('amount must be positive');
   if (!r.isFinite() || r.lte(0)) throw new RangeError('rate must be positive');
-  if (p.lt(0) || p.gte(100)) throw new RangeError('payin_rate must be in [0, 100)');
+  // NaN compares false both ways, so it must be refused explicitly (numeric columns can hold 'NaN').
+  if (p.isNaN() || p.lt(0) || p.gte(100)) throw new RangeError('payin_rate must be in [0, 100)');
   const gross = a.div(r).toDecimalPlaces(USDT_DECIMALS, Decimal.ROUND_HALF_UP);
   const net = a.div(r).mul(new Money(1).minus(p.div(100))).toDecimalPlaces(USDT_DECIMALS, Decimal.ROUND_HALF_UP);
   return { gross, net, fee: gross.minus(net) };

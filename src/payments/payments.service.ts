@@ -189,7 +189,11 @@ export async function createPayment(ctx: AppContext, identity: MerchantIdentity,
         if (constraint === 'payments_merchant_ext_id_key') throw duplicateExtId(input.extId);
         // Another create took the same requisite for the same amount between our look and our
         // insert: look again with a fresh snapshot, which no longer offers that requisite.
-        if (constraint === 'payments_pending_requisite_amount' && attempt < CASCADE_ATTEMPTS) continue;
+        if (constraint === 'payments_pending_requisite_amount') {
+          if (attempt < CASCADE_ATTEMPTS) continue;
+          // Every fitting requisite kept being taken for this amount by racing creates.
+          throw new ApiError('PAY_004', 'No requisites are free for this amount right now; retry shortly', { currency: input.currency, method: input.method });
+        }
       }
       throw err;
     }

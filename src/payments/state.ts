@@ -64,15 +64,18 @@ export async function transition(
 }
 
 /**
- * Cancels up to `limit` PENDING payments whose `valid_until` has passed, in the caller's
- * transaction. Rows another instance is already expiring are skipped, so any number of instances
- * may sweep at once; each payment is expired exactly once by the status guard.
+ * Cancels up to `limit` PENDING payments whose deadline has passed, in the caller's transaction:
+ * `valid_until` ("PENDING — timeout — CANCELLED"), or for a confirmed payment the end of its
+ * verification (`verify_until`: "PENDING — verification after confirm, transfer not found —
+ * CANCELLED"). Rows another instance is already expiring are skipped, so any number of instances
+ * may sweep at once; each payment is cancelled exactly once by the status guard.
  */
 export async function expireDue(db: Queryable, limit: number): Promise<TransitionResult[]> {
   const { rows } = await db.query<TransitionResult>(
-    `UPDATE payments p SET status = 'CANCELLED', cancel_reason = 'expired', updated_at = now()
-       FROM (SELECT id FROM payments WHERE status = 'PENDING' AND valid_until <= now()
-              ORDER BY valid_until LIMIT $1 FOR UPDATE SKIP LOCKED) due
+    `UPDATE payments p SET status = 'CANCELLED', updated_at = now(),
+            cancel_reason = CASE WHEN p.verify_until IS NULL THEN 'expired' ELSE 'transfer_not_found' END
+       FROM (SELECT id FROM payments WHERE status = 'PENDING' AND coalesce(verify_until, valid_until) <= now()
+              ORDER BY coalesce(verify_until, valid_until) LIMIT $1 FOR UPDATE SKIP LOCKED) due
       WHERE p.id = due.id AND p.status = 'PENDING'
       RETURNING p.id, p.merchant_id, p.terminal_id, 'PENDING' AS "from", p.status AS "to"`,
     [limit],

@@ -1,0 +1,531 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import net, { type AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { transaction } from '../src/db/pool.js';
+import { hmacSha1Base64 } from '../src/lib/crypto.js';
+import { retryDelayMs, webhookBody } from '../src/webhooks/deliver.js';
+import { enqueueWebhooks } from '../src/webhooks/outbox.js';
+import {
+  admin, adminOk, createExecutor, createMerchant, createPayment, createRequisite, setRate, signed, startTestService, uniqueExtId,
+  type MerchantCredentials, type TestService,
+} from './helpers.js';
+
+// DESIGN.md decision 9 and issue 4 item 4, end to end: real receivers on 127.0.0.1, the job
+// worker delivering from the outbox, the operator's delivery log and re-send.
+
+interface Hit {
+  headers: IncomingHttpHeaders;
+  body: string;
+  event: { event: string; id: string; created_at: string; data: Record<string, any> };
+}
+
+/** What a receiver answers to one request: a status code, or never ('hang'). */
+type Answer = (hit: Hit, hits: Hit[]) => number | 'hang';
+
+interface Receiver {
+  url: string;
+  port: number;
+  hits: Hit[];
+  close(): Promise<void>;
+}
+
+const openServers: Array<() => Promise<void>> = [];
+
+async function listen(server: Server, port: number): Promise<number> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => resolve());
+  });
+  return (server.address() as AddressInfo).port;
+}
+
+/** A real HTTP receiver on 127.0.0.1 that records every request and answers as told. */
+async function receiver(answer: Answer = () => 200, port = 0): Promise<Receiver> {
+  const hits: Hit[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      const hit: Hit = { headers: req.headers, body, event: JSON.parse(body) };
+      hits.push(hit);
+      const status = answer(hit, hits);
+      if (status !== 'hang') res.writeHead(status).end(status < 300 ? 'ok' : 'not now');
+    });
+  });
+  const actual = await listen(server, port);
+  let closed = false;
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  };
+  openServers.push(close);
+  return { url: `http://127.0.0.1:${actual}/hooks/kassir?shop=1`, port: actual, hits, close };
+}
+
+/** A port on 127.0.0.1 that nothing listens on (for now). */
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  const port = await new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+async function until<T>(probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('condition not reached in time');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+interface Attempt {
+  attempt: number;
+  started_at: string;
+  status_code: number | null;
+  latency_ms: number;
+  error: string | null;
+  response_snippet: string | null;
+}
+
+interface EventDetail {
+  id: string;
+  resource_id: string;
+  event: string;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: Attempt[];
+  created_at: string;
+  delivered_at: string | null;
+  last_error: string | null;
+}
+
+interface EventSummary {
+  id: string;
+  resource_id: string;
+  event: string;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+}
+
+async function eventsOf(service: TestService, resourceId: string): Promise<EventSummary[]> {
+  return (await adminOk<{ webhooks: EventSummary[] }>(service.app, 'GET', `/webhooks?resource_id=${resourceId}`)).webhooks;
+}
+
+async function eventDetail(service: TestService, id: string): Promise<EventDetail> {
+  return adminOk<EventDetail>(service.app, 'GET', `/webhooks/${id}`);
+}
+
+/** The one event of a resource once it has `attempts` recorded attempts (or reached `status`). */
+async function eventWhen(service: TestService, resourceId: string, done: (detail: EventDetail) => boolean): Promise<EventDetail> {
+  return until(async () => {
+    const [summary] = await eventsOf(service, resourceId);
+    if (!summary) return undefined;
+    const detail = await eventDetail(service, summary.id);
+    return done(detail) ? detail : undefined;
+  });
+}
+
+/** Waits until no delivery job is queued or running for the resource: nothing more can be sent. */
+async function deliveryIdle(service: TestService, resourceId: string): Promise<void> {
+  await until(async () => {
+    const { rows } = await service.ctx.db.query('SELECT 1 FROM graphile_worker.jobs WHERE key = $1', [`webhooks:${resourceId}`]);
+    return rows.length === 0 ? true : undefined;
+  });
+}
+
+let amountSeq = 0;
+/** Distinct amounts keep each notification matching exactly the payment it is meant for. */
+function nextAmount(): number {
+  return 1000 + ++amountSeq * 7;
+}
+
+async function pendingPayment(service: TestService, merchant: MerchantCredentials, extra: Record<string, unknown> = {}) {
+  const { status, body } = await createPayment(service.app, merchant, { ext_id: uniqueExtId(), amount: nextAmount(), ...extra });
+  expect(status, JSON.stringify(body)).toBe(200);
+  expect(body.status).toBe('PENDING');
+  return body;
+}
+
+/** The executor's companion reports the transfer for the payment, which completes it. */
+async function notifyTransfer(service: TestService, executor: { token: string }, paymentId: string) {
+  const payment = await adminOk<{ requisite_id: string; amount: number }>(service.app, 'GET', `/payments/${paymentId}`);
+  const res = await service.app.inject({
+    method: 'POST',
+    url: '/executor/v1/notifications',
+    headers: { authorization: `Bearer ${executor.token}`, 'content-type': 'application/json' },
+    payload: { requisite_id: payment.requisite_id, amount: payment.amount, received_at: new Date().toISOString() },
+  });
+  expect(res.statusCode, res.body).toBe(200);
+  expect(res.json()).toMatchObject({ matched: true, payment_id: paymentId });
+}
+
+async function merchantView(service: TestService, merchant: MerchantCredentials, paymentId: string): Promise<Record<string, any>> {
+  const res = await signed(service.app, merchant, 'GET', `/v1/payments/${paymentId}`);
+  expect(res.statusCode).toBe(200);
+  return res.json();
+}
+
+/** Everything decision 9 promises about one delivered request. */
+function expectWellFormed(hit: Hit, merchant: MerchantCredentials, expected: { event: string; data: Record<string, any>; token?: string }) {
+  expect(Object.keys(hit.event).sort()).toEqual(['created_at', 'data', 'event', 'id']);
+  expect(hit.event.event).toBe(expected.event);
+  expect(hit.event.data).toEqual(expected.data);
+  expect(new Date(hit.event.created_at).toISOString()).toBe(hit.event.created_at);
+  expect(hit.headers['x-event-id']).toBe(hit.event.id);
+  expect(hit.headers['x-signature']).toBe(hmacSha1Base64(merchant.secretKey, hit.body));
+  expect(hit.headers['content-type']).toMatch(/^application\/json/);
+  if (expected.token === undefined) expect(hit.headers).not.toHaveProperty('x-notification-token');
+  else expect(hit.headers['x-notification-token']).toBe(expected.token);
+}
+
+afterAll(async () => {
+  await Promise.all(openServers.splice(0).map((close) => close()));
+});
+
+describe('retry schedule and body (units)', () => {
+  const HOUR = 3600_000;
+
+  it('grows exponentially from the base step', () => {
+    const middle = () => 0.5; // jitter factor exactly 1
+    expect(retryDelayMs(1, 100, middle)).toBe(100);
+    for (let attempt = 1; attempt < 15; attempt++) {
+      expect(retryDelayMs(attempt + 1, 100, middle)).toBe(2 * retryDelayMs(attempt, 100, middle));
+    }
+    expect(retryDelayMs(3, 30_000, middle)).toBe(120_000);
+  });
+
+  it('keeps every delay within [0.5, 1.5) of its step', () => {
+    for (let attempt = 1; attempt <= 20; attempt++) {
+      const step = Math.min(1000 * 2 ** (attempt - 1), 2 * HOUR);
+      expect(retryDelayMs(attempt, 1000, () => 0)).toBe(step / 2);
+      expect(retryDelayMs(attempt, 1000, () => 0.999_999)).toBeLessThan(1.5 * step);
+      for (let i = 0; i < 200; i++) {
+        const delay = retryDelayMs(attempt, 1000);
+        expect(delay).toBeGreaterThanOrEqual(0.5 * step);
+        expect(delay).toBeLessThan(1.5 * step);
+      }
+    }
+  });
+
+  it('jitters: the same attempt does not always wait the same time', () => {
+    const delays = new Set(Array.from({ length: 50 }, () => retryDelayMs(4, 30_000)));
+    expect(delays.size).toBeGreaterThan(1);
+  });
+
+  it('caps the step at two hours, however many attempts', () => {
+    for (const attempt of [20, 30, 100, 1024, 10_000]) {
+      expect(retryDelayMs(attempt, 30_000, () => 0.5)).toBe(2 * HOUR);
+      expect(retryDelayMs(attempt, 30_000, () => 0.999_999)).toBeLessThan(3 * HOUR);
+      expect(retryDelayMs(attempt, 30_000, () => 0)).toBe(HOUR);
+    }
+  });
+
+  it('retries for at least 24 hours with the default base before the first two-hour steps', () => {
+    // The give-up rule is time based (KASSIR_WEBHOOK_RETRY_HOURS); this checks the schedule keeps
+    // trying at a sane pace meanwhile: even at the shortest jitter, 24 h take more than 15 attempts.
+    let elapsed = 0;
+    let attempts = 0;
+    while (elapsed < 24 * HOUR) elapsed += retryDelayMs(++attempts, 30_000, () => 0);
+    expect(attempts).toBeGreaterThan(15);
+    expect(attempts).toBeLessThan(40);
+  });
+
+  it('builds the same body for the same event, every time', () => {
+    const event = {
+      id: randomUUID(),
+      event: 'payment.completed',
+      payload: { id: randomUUID(), amount: 1500.5, status: 'COMPLETED', requisites: { type: 'card', value: '2200' } },
+      created_at: new Date('2025-01-02T03:04:05.678Z'),
+    };
+    const body = webhookBody(event);
+    expect(webhookBody({ ...event, created_at: new Date(event.created_at.getTime()), payload: structuredClone(event.payload) })).toBe(body);
+    expect(JSON.parse(body)).toEqual({ event: 'payment.completed', id: event.id, created_at: '2025-01-02T03:04:05.678Z', data: event.payload });
+    expect(Object.keys(JSON.parse(body))).toEqual(['event', 'id', 'created_at', 'data']);
+    expect(webhookBody({ ...event, id: randomUUID() })).not.toBe(body);
+  });
+});
+
+describe('webhook delivery', () => {
+  let service: TestService;
+  let merchant: MerchantCredentials;
+  let executor: { id: string; token: string };
+
+  beforeAll(async () => {
+    service = await startTestService({ KASSIR_WEBHOOK_RETRY_BASE_MS: '100', KASSIR_WEBHOOK_TIMEOUT_MS: '300' }, { worker: true });
+    await setRate(service.app, 'RUB', 95.5);
+    merchant = await createMerchant(service.app);
+    executor = await createExecutor(service.app);
+    for (let i = 0; i < 3; i++) await createRequisite(service.app, executor.id);
+  });
+  afterAll(async () => service?.close());
+
+  it('sends payment.completed when an executor notification completes the payment: signed, with the token, data as GET returns it', async () => {
+    const hook = await receiver();
+    const payment = await pendingPayment(service, merchant, { notify_url: hook.url, notification_token: 'tok-completed-1' });
+    await notifyTransfer(service, executor, payment.id);
+
+    const hit = await until(() => hook.hits[0]);
+    const view = await merchantView(service, merchant, payment.id);
+    expect(view.status).toBe('COMPLETED');
+    expectWellFormed(hit, merchant, { event: 'payment.completed', data: view, token: 'tok-completed-1' });
+
+    const [summary] = await eventsOf(service, payment.id);
+    expect(summary).toMatchObject({ id: hit.event.id, event: 'payment.completed', resource_id: payment.id });
+    const detail = await eventWhen(service, payment.id, (d) => d.status === 'delivered');
+    expect(detail.created_at).toBe(hit.event.created_at);
+    expect(detail.attempts).toHaveLength(1);
+    expect(detail.attempts[0]).toMatchObject({ attempt: 1, status_code: 200, error: null });
+  });
+
+  it('sends payment.cancelled when the operator cancels, without X-Notification-Token when none was given', async () => {
+    const hook = await receiver();
+    const payment = await pendingPayment(service, merchant, { notify_url: hook.url });
+    const cancelled = await adminOk<{ status: string }>(service.app, 'POST', `/payments/${payment.id}/cancel`);
+    expect(cancelled.status).toBe('CANCELLED');
+
+    const hit = await until(() => hook.hits[0]);
+    const view = await merchantView(service, merchant, payment.id);
+    expect(view.status).toBe('CANCELLED');
+    expectWellFormed(hit, merchant, { event: 'payment.cancelled', data: view });
+  });
+
+  it('writes no event for a payment without notify_url', async () => {
+    const payment = await pendingPayment(service, merchant);
+    await notifyTransfer(service, executor, payment.id);
+    // The event would have been written in the completing transaction, which has committed.
+    const { rows } = await service.ctx.db.query('SELECT id FROM webhook_events WHERE resource_id = $1', [payment.id]);
+    expect(rows).toEqual([]);
+    expect(await eventsOf(service, payment.id)).toEqual([]);
+  });
+
+  it('redelivers to a receiver that answers 500 twice, once per attempt, same event id and body, then stops', async () => {
+    const hook = await receiver((_hit, hits) => (hits.length <= 2 ? 500 : 200));
+    const payment = await pendingPayment(service, merchant, { notify_url: hook.url, notification_token: 'tok-retry' });
+    await notifyTransfer(service, executor, payment.id);
+
+    const detail = await eventWhen(service, payment.id, (d) => d.status === 'delivered');
+    await deliveryIdle(service, payment.id);
+    // After the 200 nothing is queued any more, so these counts are final.
+    expect(hook.hits).toHaveLength(3);
+    const [first] = hook.hits;
+    for (const hit of hook.hits) {
+      expect(hit.headers['x-event-id']).toBe(detail.id);
+      expect(hit.body).toBe(first!.body);
+      expect(hit.headers['x-signature']).toBe(first!.headers['x-signature']);
+      expect(hit.headers['x-notification-token']).toBe('tok-retry');
+    }
+    expectWellFormed(first!, merchant, { event: 'payment.completed', data: await merchantView(service, merchant, payment.id), token: 'tok-retry' });
+
+    const final = await eventDetail(service, detail.id);
+    expect(final).toMatchObject({ status: 'delivered', event: 'payment.completed', resource_id: payment.id });
+    expect(final.delivered_at).not.toBeNull();
+    expect(final.attempts.map((a) => a.attempt)).toEqual([1, 2, 3]);
+    expect(final.attempts.map((a) => a.status_code)).toEqual([500, 500, 200]);
+    for (const attempt of final.attempts) {
+      expect(Number.isInteger(attempt.latency_ms)).toBe(true);
+      expect(attempt.latency_ms).toBeGreaterThanOrEqual(0);
+    }
+    expect(final.attempts[0]!.error).toMatch(/500/);
+    expect(final.attempts[2]!.error).toBeNull();
+    const [summary] = await eventsOf(service, payment.id);
+    expect(summary).toMatchObject({ id: detail.id, status: 'delivered', attempts: 3 });
+  });
+
+  it('redelivers to a receiver that is down at first and comes up later on the same port', async () => {
+    const port = await freePort();
+    const payment = await pendingPayment(service, merchant, { notify_url: `http://127.0.0.1:${port}/late` });
+    await notifyTransfer(service, executor, payment.id);
+
+    const refused = await eventWhen(service, payment.id, (d) => d.attempts.length >= 1);
+    expect(refused.status).toBe('pending');
+    expect(refused.attempts[0]).toMatchObject({ attempt: 1, status_code: null, error: 'connection refused' });
+
+    const hook = await receiver(() => 200, port);
+    const detail = await eventWhen(service, payment.id, (d) => d.status === 'delivered');
+    await deliveryIdle(service, payment.id);
+    const final = await eventDetail(service, detail.id);
+    // Only the attempts made while it listened reached it: exactly the last one.
+    expect(hook.hits).toHaveLength(1);
+    expect(final.attempts.filter((a) => a.status_code !== null)).toHaveLength(1);
+    expect(final.attempts.at(-1)).toMatchObject({ status_code: 200, error: null });
+    expect(final.attempts.slice(0, -1).every((a) => a.status_code === null && a.error === 'connection refused')).toBe(true);
+    expect(hook.hits[0]!.headers['x-event-id']).toBe(detail.id);
+    expectWellFormed(hook.hits[0]!, merchant, { event: 'payment.completed', data: await merchantView(service, merchant, payment.id) });
+  });
+
+  it('delivers the events of one resource in order: the second waits until the first is delivered', async () => {
+    const resourceId = randomUUID();
+    const hook = await receiver((hit, hits) => {
+      const firstsSoFar = hits.filter((h) => h.event.event === 'payment.first').length;
+      return hit.event.event === 'payment.first' && firstsSoFar <= 2 ? 500 : 200;
+    });
+    await transaction(service.ctx.db, async (tx) => {
+      await enqueueWebhooks(tx, [
+        { merchantId: merchant.merchantId, resourceType: 'payment', resourceId, event: 'payment.first', payload: { n: 1 }, url: hook.url, notificationToken: null },
+        { merchantId: merchant.merchantId, resourceType: 'payment', resourceId, event: 'payment.second', payload: { n: 2 }, url: hook.url, notificationToken: null },
+      ]);
+    });
+
+    await until(async () => ((await eventsOf(service, resourceId)).every((e) => e.status === 'delivered') ? true : undefined));
+    await deliveryIdle(service, resourceId);
+    expect(hook.hits.map((h) => h.event.event)).toEqual(['payment.first', 'payment.first', 'payment.first', 'payment.second']);
+    expect(hook.hits.map((h) => h.event.data)).toEqual([{ n: 1 }, { n: 1 }, { n: 1 }, { n: 2 }]);
+    const events = await eventsOf(service, resourceId);
+    expect(events.map((e) => [e.event, e.attempts])).toEqual([['payment.second', 1], ['payment.first', 3]]); // newest first
+    // The log agrees: the second event's only attempt was recorded after all three of the first's.
+    const { rows } = await service.ctx.db.query<{ event: string; status_code: number }>(
+      'SELECT e.event, a.status_code FROM webhook_attempts a JOIN webhook_events e ON e.id = a.event_id WHERE e.resource_id = $1 ORDER BY a.id',
+      [resourceId],
+    );
+    expect(rows.map((r) => [r.event, r.status_code])).toEqual([
+      ['payment.first', 500], ['payment.first', 500], ['payment.first', 200], ['payment.second', 200],
+    ]);
+  });
+
+  it('a receiver that never answers times out without holding up the API', async () => {
+    const hook = await receiver(() => 'hang');
+    const payment = await pendingPayment(service, merchant, { notify_url: hook.url });
+    await notifyTransfer(service, executor, payment.id);
+    expect((await merchantView(service, merchant, payment.id)).status).toBe('COMPLETED');
+
+    const detail = await eventWhen(service, payment.id, (d) => d.attempts.length >= 1);
+    expect(detail.status).toBe('pending');
+    expect(detail.attempts[0]).toMatchObject({ attempt: 1, status_code: null, error: 'timeout after 300 ms' });
+    expect(hook.hits.length).toBeGreaterThanOrEqual(1);
+    await hook.close();
+  });
+});
+
+describe('expiry webhook and giving up', () => {
+  let service: TestService;
+  let merchant: MerchantCredentials;
+
+  beforeAll(async () => {
+    // Payments expire after 2 s; a failed delivery is given up at once (retry window 0 hours).
+    service = await startTestService(
+      { PAYMENT_TTL_SECONDS: '2', KASSIR_EXPIRY_SWEEP_SECONDS: '1', KASSIR_WEBHOOK_RETRY_HOURS: '0', KASSIR_WEBHOOK_RETRY_BASE_MS: '100' },
+      { worker: true },
+    );
+    await setRate(service.app, 'RUB', 90);
+    merchant = await createMerchant(service.app);
+    const executor = await createExecutor(service.app);
+    for (let i = 0; i < 3; i++) await createRequisite(service.app, executor.id);
+  });
+  afterAll(async () => service?.close());
+
+  it('sends payment.cancelled when the payment expires', async () => {
+    const hook = await receiver();
+    const payment = await pendingPayment(service, merchant, { notify_url: hook.url, notification_token: 'tok-expiry' });
+    const hit = await until(() => hook.hits[0]);
+    const view = await merchantView(service, merchant, payment.id);
+    expect(view.status).toBe('CANCELLED');
+    expectWellFormed(hit, merchant, { event: 'payment.cancelled', data: view, token: 'tok-expiry' });
+    const { rows } = await service.ctx.db.query('SELECT cancel_reason FROM payments WHERE id = $1', [payment.id]);
+    expect(rows[0]).toEqual({ cancel_reason: 'expired' });
+  });
+
+  it('marks a delivery failed when the retry window is over; the operator re-sends it with the same event id', async () => {
+    let recovered = false;
+    const hook = await receiver(() => (recovered ? 200 : 500));
+    const payment = await pendingPayment(service, merchant, { notify_url: hook.url });
+
+    const failed = await eventWhen(service, payment.id, (d) => d.status === 'failed');
+    await deliveryIdle(service, payment.id);
+    expect((await eventDetail(service, failed.id)).attempts.map((a) => a.status_code)).toEqual([500]);
+    expect(failed.last_error).toMatch(/500/);
+    expect(hook.hits).toHaveLength(1);
+    expect(await eventsOf(service, payment.id)).toMatchObject([{ id: failed.id, status: 'failed', attempts: 1 }]);
+
+    recovered = true;
+    const res = await admin(service.app, 'POST', `/webhooks/${failed.id}/resend`);
+    expect(res.statusCode).toBe(202);
+    expect(res.json()).toEqual({ id: failed.id, status: 'pending' });
+
+    const delivered = await eventWhen(service, payment.id, (d) => d.status === 'delivered');
+    await deliveryIdle(service, payment.id);
+    expect(hook.hits).toHaveLength(2);
+    expect(hook.hits[1]!.headers['x-event-id']).toBe(failed.id);
+    expect(hook.hits[1]!.body).toBe(hook.hits[0]!.body);
+    expectWellFormed(hook.hits[1]!, merchant, { event: 'payment.cancelled', data: await merchantView(service, merchant, payment.id) });
+    expect(delivered.attempts.map((a) => [a.attempt, a.status_code])).toEqual([[1, 500], [2, 200]]);
+
+    const { rows } = await service.ctx.db.query(
+      `SELECT actor, before, after FROM audit_log WHERE action = 'webhook.resend' AND object_type = 'webhook_event' AND object_id = $1`,
+      [failed.id],
+    );
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ before: { status: 'failed' }, after: { status: 'pending' } });
+  });
+
+  it('answers 404 when re-sending an unknown event', async () => {
+    const res = await admin(service.app, 'POST', `/webhooks/${randomUUID()}/resend`);
+    expect(res.statusCode).toBe(404);
+  });
+});
+
+describe('SSRF guard (WEBHOOK_ALLOW_PRIVATE=false)', () => {
+  let service: TestService;
+  let merchant: MerchantCredentials;
+  let executor: { id: string; token: string };
+
+  beforeAll(async () => {
+    service = await startTestService({ WEBHOOK_ALLOW_PRIVATE: 'false', KASSIR_WEBHOOK_RETRY_BASE_MS: '100' }, { worker: true });
+    await setRate(service.app, 'RUB', 90);
+    merchant = await createMerchant(service.app);
+    executor = await createExecutor(service.app);
+    for (let i = 0; i < 3; i++) await createRequisite(service.app, executor.id);
+  });
+  afterAll(async () => service?.close());
+
+  const refusedAtCreation: Array<[string, RegExp]> = [
+    ['http://127.0.0.1:9/x', /loopback/],
+    ['http://10.0.0.1/x', /private/],
+    ['http://169.254.169.254/latest', /metadata/],
+    ['http://[::1]:8080/x', /loopback/],
+    ['http://[::ffff:127.0.0.1]/x', /loopback/],
+    ['http://0x7f.1/x', /loopback/], // the URL parser normalises it to 127.0.0.1
+    ['http://192.168.1.10/x', /private/],
+    ['http://localhost:8080/x', /loopback/],
+    ['http://api.localhost/x', /loopback/],
+    ['http://localhost./x', /loopback/], // the fully-qualified form of the same name
+    ['ftp://example.com/x', /http/],
+  ];
+  for (const [url, reason] of refusedAtCreation) {
+    it(`refuses notify_url ${url} at creation with 400 PAY_002 saying why`, async () => {
+      const { status, body } = await createPayment(service.app, merchant, { ext_id: uniqueExtId(), amount: nextAmount(), notify_url: url });
+      expect(status).toBe(400);
+      expect(body.error).toBe('PAY_002');
+      expect(body.message).toMatch(/notify_url/);
+      expect(body.message).toMatch(reason);
+    });
+  }
+
+  it('accepts a public notify_url at creation', async () => {
+    const payment = await pendingPayment(service, merchant, { notify_url: 'https://merchant.example.com/hooks' });
+    expect(payment.id).toBeTruthy();
+  });
+
+  it('refuses at connect time an address that resolves to loopback, without reaching the receiver', async () => {
+    // Creation judged these URLs under a laxer policy (or the name resolved elsewhere then):
+    // the guard that matters is the one where the socket is opened.
+    const hook = await receiver();
+    const lax = await service.startAnother({ WEBHOOK_ALLOW_PRIVATE: 'true', KASSIR_WORKER: 'false' });
+    const urls = [`http://localhost:${hook.port}/by-name`, `http://127.0.0.1:${hook.port}/by-address`];
+    for (const url of urls) {
+      const res = await signed(lax.app, merchant, 'POST', '/v1/payments', { ext_id: uniqueExtId(), amount: nextAmount(), notify_url: url });
+      expect(res.statusCode, res.body).toBe(200);
+      const payment = res.json() as { id: string };
+      await notifyTransfer(service, executor, payment.id);
+      const detail = await eventWhen(service, payment.id, (d) => d.attempts.length >= 1);
+      expect(detail.status).toBe('pending');
+      expect(detail.attempts[0]).toMatchObject({ attempt: 1, status_code: null });
+      expect(detail.attempts[0]!.error).toMatch(/^refused: .*loopback/);
+    }
+    expect(hook.hits).toEqual([]);
+  });
+});
