@@ -172,6 +172,12 @@ function requireChanges(body: JsonObject, flags: string): JsonObject {
   return body;
 }
 
+/** `?key=value&…` from the filters that were given, or nothing. */
+function queryString(filters: JsonObject): string {
+  const query = new URLSearchParams(Object.entries(filters).map(([key, value]) => [key, String(value)])).toString();
+  return query ? `?${query}` : '';
+}
+
 // ---------------------------------------------------------------------------------------------
 // Output: aligned `key: value` blocks for one object, aligned tables for lists
 // ---------------------------------------------------------------------------------------------
@@ -414,6 +420,17 @@ function executorCommands(program: Command): void {
       const body = requireChanges(pick(options, { name: 'name', active: 'is_active' }), '--name, --active');
       output(s, await s.api('PATCH', `/executors/${id(executorId)}`, body), (e) => printObject(e));
     });
+
+  executor.command('rotate-token').description('issue a new token; the old one stops working at once (a lost phone)')
+    .argument('<id>', 'executor id')
+    .action(async (executorId: string, _options: unknown, command: Command) => {
+      const s = session(command);
+      const body = await s.api('POST', `/executors/${id(executorId)}/token/rotate`);
+      output(s, body, (r) => {
+        printObject(r, ['token']);
+        printSecret('New executor token (for the executor app)', r.token);
+      });
+    });
 }
 
 function requisiteCommands(program: Command): void {
@@ -515,8 +532,7 @@ function paymentCommands(program: Command): void {
     .action(async (options: Record<string, unknown>, command: Command) => {
       const s = session(command);
       const filters = pick(options, { status: 'status', merchant: 'merchant_id', terminal: 'terminal_id', limit: 'limit', offset: 'offset' });
-      const query = new URLSearchParams(Object.entries(filters).map(([key, value]) => [key, String(value)])).toString();
-      const body = await s.api<{ payments: JsonObject[]; total: number; limit: number; offset: number }>('GET', `/payments${query ? `?${query}` : ''}`);
+      const body = await s.api<{ payments: JsonObject[]; total: number; limit: number; offset: number }>('GET', `/payments${queryString(filters)}`);
       output(s, body, (b) => {
         printTable(b.payments, ['id', 'ext_id', 'status', 'amount', 'currency', 'method', 'terminal_name', 'created_at']);
         const shown = b.payments.length === 0 ? '0' : `${b.offset + 1}-${b.offset + b.payments.length}`;
@@ -531,9 +547,97 @@ function paymentCommands(program: Command): void {
     });
 }
 
+function ledgerCommands(program: Command): void {
+  const ledger = program.command('ledger').description('the double-entry ledger');
+
+  ledger.command('check').description('verify every ledger invariant; exits 1 and names each breach when one fails')
+    .action(async (_options: unknown, command: Command) => {
+      const s = session(command);
+      const body = await s.api<{ ok: boolean; problems: { invariant: string; detail: string }[] }>('GET', '/ledger/check');
+      output(s, body, (b) => {
+        if (b.ok) console.log('ledger OK');
+        for (const problem of b.problems) console.log(`${problem.invariant}: ${problem.detail}`);
+      });
+      // A script (cron, CI) must see a broken ledger without parsing the output, --json or not.
+      if (!body.ok) process.exitCode = 1;
+    });
+}
+
+const NOTIFICATION_COLUMNS = ['id', 'status', 'amount', 'requisite_id', 'payment_id', 'candidate_payment_id', 'parsed_bank', 'created_at'];
+
+function notificationCommands(program: Command): void {
+  const notification = program.command('notification').description("executors' transfer notifications that matched no payment");
+
+  notification.command('list').description('notifications, newest first')
+    .option('--status <status>', 'unmatched, late, matched or resolved')
+    .option('--limit <n>', 'at most this many (default 100, up to 1000)', integer)
+    .option('--offset <n>', 'skip this many', integer)
+    .action(async (options: Record<string, unknown>, command: Command) => {
+      const s = session(command);
+      const filters = pick(options, { status: 'status', limit: 'limit', offset: 'offset' });
+      const body = await s.api<{ notifications: JsonObject[] }>('GET', `/notifications${queryString(filters)}`);
+      output(s, body, (b) => printTable(b.notifications, NOTIFICATION_COLUMNS));
+    });
+
+  notification.command('show').description('a notification, with the text the bank sent').argument('<id>', 'notification id')
+    .action(async (notificationId: string, _options: unknown, command: Command) => {
+      const s = session(command);
+      output(s, await s.api('GET', `/notifications/${id(notificationId)}`), (n) => printObject(n));
+    });
+
+  notification.command('link').description('link an unmatched or late notification to a PENDING payment, which completes it')
+    .argument('<id>', 'notification id')
+    .requiredOption('--payment <id>', 'the payment the transfer was for')
+    .action(async (notificationId: string, options: { payment: string }, command: Command) => {
+      const s = session(command);
+      output(s, await s.api('POST', `/notifications/${id(notificationId)}/link`, { payment_id: options.payment }), (n) => printObject(n));
+    });
+
+  notification.command('resolve').description('set an unmatched or late notification aside, with a note')
+    .argument('<id>', 'notification id')
+    .requiredOption('--note <text>', 'what was done about it (kept in the audit log)')
+    .action(async (notificationId: string, options: { note: string }, command: Command) => {
+      const s = session(command);
+      output(s, await s.api('POST', `/notifications/${id(notificationId)}/resolve`, { note: options.note }), (n) => printObject(n));
+    });
+}
+
+function webhookCommands(program: Command): void {
+  const webhook = program.command('webhook').description("the merchants' webhook delivery log");
+
+  webhook.command('list').description('webhook events, newest first')
+    .option('--resource <id>', 'only the events of this payment or payout')
+    .option('--status <status>', 'pending, delivered or failed')
+    .option('--limit <n>', 'at most this many (default 100, up to 1000)', integer)
+    .option('--offset <n>', 'skip this many', integer)
+    .action(async (options: Record<string, unknown>, command: Command) => {
+      const s = session(command);
+      const filters = pick(options, { resource: 'resource_id', status: 'status', limit: 'limit', offset: 'offset' });
+      const body = await s.api<{ webhooks: JsonObject[] }>('GET', `/webhooks${queryString(filters)}`);
+      output(s, body, (b) => printTable(b.webhooks, ['id', 'event', 'resource_id', 'status', 'attempts', 'next_attempt_at', 'last_error', 'created_at']));
+    });
+
+  webhook.command('show').description('a webhook event and each delivery attempt').argument('<id>', 'webhook event id')
+    .action(async (eventId: string, _options: unknown, command: Command) => {
+      const s = session(command);
+      output(s, await s.api('GET', `/webhooks/${id(eventId)}`), (w) => {
+        // The payload is the whole resource; --json shows it.
+        printObject(w, ['payload']);
+        console.log('\nattempts:');
+        printTable((w.attempts ?? []) as JsonObject[], ['attempt', 'started_at', 'status_code', 'latency_ms', 'error']);
+      });
+    });
+
+  webhook.command('resend').description('send an event again now, with the same event id').argument('<id>', 'webhook event id')
+    .action(async (eventId: string, _options: unknown, command: Command) => {
+      const s = session(command);
+      output(s, await s.api('POST', `/webhooks/${id(eventId)}/resend`), (r) => printObject(r));
+    });
+}
+
 function buildProgram(env: NodeJS.ProcessEnv): Command {
   const program = new Command('kassir')
-    .description('Kassir operator CLI: manage merchants, terminals, rates, executors, requisites, banks and payments')
+    .description('Kassir operator CLI: manage merchants, terminals, rates, executors, requisites, banks, payments, notifications and webhooks; check the ledger')
     .option('--url <url>', 'Kassir base URL (env KASSIR_URL)', defaultUrl(env))
     // No default value here: commander would print it in --help.
     .option('--token <token>', 'operator token (env ADMIN_TOKEN)')
@@ -546,6 +650,9 @@ function buildProgram(env: NodeJS.ProcessEnv): Command {
   requisiteCommands(program);
   bankCommands(program);
   paymentCommands(program);
+  notificationCommands(program);
+  webhookCommands(program);
+  ledgerCommands(program);
   return program;
 }
 

@@ -25,6 +25,8 @@ export interface Config {
   /** Trust X-Forwarded-* from a reverse proxy in front (client addresses in logs and the audit log). */
   trustProxy: boolean;
   runWorker: boolean;
+  /** Receipts in an S3-compatible bucket instead of `$KASSIR_DATA_DIR/receipts` when set. */
+  s3: { bucket: string; endpoint?: string; region: string; accessKeyId?: string; secretAccessKey?: string; forcePathStyle: boolean; prefix: string } | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -82,5 +84,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL || 'info',
     trustProxy: boolean(env, 'TRUST_PROXY', false),
     runWorker: boolean(env, 'KASSIR_WORKER', true),
+    s3: env.KASSIR_S3_BUCKET
+      ? {
+          bucket: env.KASSIR_S3_BUCKET,
+          endpoint: env.KASSIR_S3_ENDPOINT || undefined,
+          region: env.KASSIR_S3_REGION || 'us-east-1',
+          accessKeyId: env.KASSIR_S3_ACCESS_KEY_ID || undefined,
+          secretAccessKey: env.KASSIR_S3_SECRET_ACCESS_KEY || undefined,
+          forcePathStyle: boolean(env, 'KASSIR_S3_FORCE_PATH_STYLE', Boolean(env.KASSIR_S3_ENDPOINT)),
+          prefix: env.KASSIR_S3_PREFIX ?? 'receipts/',
+        }
+      : undefined,
   };
 }

@@ -2,6 +2,7 @@ import type { Config } from './config.js';
 import type { Db } from './db/pool.js';
 import type { SecretBox } from './lib/crypto.js';
 import type { Logger } from './lib/logger.js';
+import type { FileStore } from './receipts/store.js';
 
 /** What every feature needs from the running service; built once at start-up. */
 export interface AppContext {
@@ -11,4 +12,6 @@ export interface AppContext {
   box: SecretBox;
   /** SHA-256 of the operator's bearer token. */
   adminTokenHash: Buffer;
+  /** Where uploaded receipts are stored. */
+  files: FileStore;
 }

@@ -9,6 +9,8 @@ import { buildApp } from './http/app.js';
 import { startWorker } from './jobs/worker.js';
 import type { Logger } from './lib/logger.js';
 import { loadAdminToken, loadSecretBox } from './settings.js';
+import { join } from 'node:path';
+import { LocalFileStore, S3FileStore } from './receipts/store.js';
 
 export interface RunningService {
   ctx: AppContext;
@@ -45,7 +47,8 @@ export async function startService(
     const adminToken = await loadAdminToken(db, config.adminToken);
     // Shown at once: should anything below fail, the one chance to see the token is not lost.
     if (adminToken.created) options.onNewAdminToken?.(adminToken.created);
-    const ctx: AppContext = { config, db, log, box, adminTokenHash: adminToken.hash };
+    const files = config.s3 ? new S3FileStore(config.s3) : new LocalFileStore(join(config.dataDir, 'receipts'));
+    const ctx: AppContext = { config, db, log, box, adminTokenHash: adminToken.hash, files };
     app = await buildApp(ctx);
     if (config.runWorker) runner = await startWorker(ctx);
     if (options.listen !== false) await app.listen({ host: config.host, port: config.port });

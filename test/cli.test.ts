@@ -3,7 +3,10 @@ import { createServer, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signRequest } from '../src/http/signature.js';
-import { ADMIN_TOKEN, adminOk, startTestService, testCard, uniqueExtId, type TestService } from './helpers.js';
+import {
+  ADMIN_TOKEN, adminOk, createMerchant, createPayment, createRequisite, setRate, startTestService, testCard, uniqueExtId,
+  type TestService,
+} from './helpers.js';
 
 // The CLI runs as a real child process against the service listening on a real port, the way an
 // operator uses it; the child must be asynchronous because the service lives in this process.
@@ -241,5 +244,125 @@ describe('kassir CLI against a running service', { timeout: 120_000 }, () => {
     const run = await kassir(['terminal', 'update', terminalId]);
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/nothing to update/);
+  });
+});
+
+describe('kassir CLI: ledger, notifications, webhooks, executor tokens', { timeout: 120_000 }, () => {
+  let executorId: string;
+  let token: string;
+  let requisiteId: string;
+  let merchant: Awaited<ReturnType<typeof createMerchant>>;
+
+  /** The executor's companion app reporting a transfer. */
+  async function notify(amount: number, executorToken = token) {
+    const res = await service.app.inject({
+      method: 'POST',
+      url: '/executor/v1/notifications',
+      headers: { authorization: `Bearer ${executorToken}`, 'content-type': 'application/json' },
+      payload: { requisite_id: requisiteId, amount, received_at: new Date().toISOString() },
+    });
+    return { status: res.statusCode, body: res.json() as Record<string, any> };
+  }
+
+  beforeAll(async () => {
+    // KZT has a pool of its own in this file: the one requisite below takes every KZT payment.
+    await setRate(service.app, 'KZT', 480);
+    merchant = await createMerchant(service.app, { currency: 'KZT', payin_rate: 2 });
+    executorId = (await adminOk<{ id: string }>(service.app, 'POST', '/executors', { name: 'CLI Notifier' })).id;
+    requisiteId = (await createRequisite(service.app, executorId, { currency: 'KZT', country: 'KZ', bank: 'kaspi' })).id;
+  });
+
+  it('executor rotate-token prints the new token once; the old one stops at once', async () => {
+    const first = storedSecret(await ok(['executor', 'rotate-token', executorId]), 'ex_');
+    const out = await ok(['executor', 'rotate-token', executorId]);
+    expect(field(out, 'id')).toBe(executorId);
+    expect(out).not.toMatch(/^token:/m);
+    token = storedSecret(out, 'ex_');
+    expect(token).not.toBe(first);
+    expect((await notify(1, first)).status).toBe(401);
+  });
+
+  it('ledger check prints "ledger OK" and exits 0 on a healthy ledger; --json gives the raw answer', async () => {
+    expect(await ok(['ledger', 'check'])).toBe('ledger OK\n');
+    expect(JSON.parse(await ok(['--json', 'ledger', 'check']))).toEqual({ ok: true, problems: [] });
+  });
+
+  let notificationId: string;
+  let paymentId: string;
+
+  it('notification list shows an unmatched notification; link completes the payment it was for', async () => {
+    const reported = await notify(5000);
+    expect(reported).toMatchObject({ status: 200, body: { matched: false, status: 'unmatched' } });
+    notificationId = reported.body.notification_id;
+
+    const listed = await ok(['notification', 'list', '--status', 'unmatched']);
+    expect(listed.split('\n')[0]).toMatch(/^ID\s+STATUS\s+AMOUNT\s+REQUISITE_ID\s+PAYMENT_ID\s/);
+    expect(listed).toMatch(new RegExp(`^${notificationId}\\s+unmatched\\s+5000\\s+${requisiteId}\\s+-\\s`, 'm'));
+    expect(await ok(['notification', 'list', '--status', 'matched'])).not.toContain(notificationId);
+
+    // The payer paid before the payment existed (or the app was early): the operator links them.
+    const { status, body } = await createPayment(service.app, merchant, {
+      ext_id: uniqueExtId('cli'), amount: 5000, currency: 'KZT', method: 'CARD', notify_url: 'http://127.0.0.1:9/kassir-hook',
+    });
+    expect(status, JSON.stringify(body)).toBe(200);
+    paymentId = body.id;
+    const linked = await ok(['notification', 'link', notificationId, '--payment', paymentId]);
+    expect(field(linked, 'status')).toBe('matched');
+    expect(field(linked, 'payment_id')).toBe(paymentId);
+    expect(await adminOk(service.app, 'GET', `/payments/${paymentId}`)).toMatchObject({ status: 'COMPLETED' });
+    expect(field(await ok(['notification', 'show', notificationId]), 'resolved_note')).toBe('linked by the operator');
+
+    const again = await kassir(['notification', 'link', notificationId, '--payment', paymentId]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/^error CONFLICT: /m);
+    // The credit landed and the ledger still holds.
+    expect(await ok(['ledger', 'check'])).toBe('ledger OK\n');
+  });
+
+  it('notification resolve sets one aside with a note', async () => {
+    const reported = await notify(777);
+    expect(reported.body.status).toBe('unmatched');
+    const resolved = await ok(['notification', 'resolve', reported.body.notification_id, '--note', 'refunded to the payer']);
+    expect(field(resolved, 'status')).toBe('resolved');
+    expect(field(resolved, 'resolved_note')).toBe('refunded to the payer');
+    expect(await ok(['notification', 'list', '--status', 'unmatched'])).not.toContain(reported.body.notification_id);
+  });
+
+  it('webhook list, show and resend: the completed payment has its event in the delivery log', async () => {
+    const listed = await ok(['webhook', 'list', '--resource', paymentId]);
+    expect(listed.split('\n')[0]).toMatch(/^ID\s+EVENT\s+RESOURCE_ID\s+STATUS\s+ATTEMPTS\s/);
+    const match = new RegExp(`^(\\S+)\\s+payment\\.completed\\s+${paymentId}\\s+pending\\s+0\\s`, 'm').exec(listed);
+    expect(match, listed).not.toBeNull();
+    const eventId = match![1]!;
+    expect(await ok(['webhook', 'list', '--status', 'delivered'])).not.toContain(eventId);
+
+    const shown = await ok(['webhook', 'show', eventId]);
+    expect(field(shown, 'event')).toBe('payment.completed');
+    expect(field(shown, 'url')).toBe('http://127.0.0.1:9/kassir-hook');
+    expect(shown).toMatch(/\nattempts:\n\(none\)\n$/);
+    expect(JSON.parse(await ok(['--json', 'webhook', 'show', eventId]))).toMatchObject({ id: eventId, payload: { event: 'payment.completed', data: { id: paymentId } }, attempts: [] });
+
+    expect(field(await ok(['webhook', 'resend', eventId]), 'status')).toBe('pending');
+    const bad = await kassir(['webhook', 'list', '--status', 'lost']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/^error VALIDATION: status must be one of pending, delivered, failed/m);
+  });
+
+  it('ledger check names each breach and exits 1 when the ledger is broken', async () => {
+    const db = service.ctx.db;
+    // Drift made in SQL (the CHECK still holds): the kept balance no longer equals the entries.
+    await db.query(`UPDATE ledger_accounts SET balance = balance + 1 WHERE terminal_id = $1 AND kind = 'terminal_available'`, [merchant.terminalId]);
+    try {
+      const run = await kassir(['ledger', 'check']);
+      expect(run.code).toBe(1);
+      expect(run.stdout).toMatch(new RegExp(`^balance equals entries: terminal ${merchant.terminalId} terminal_available balance is \\S+ but its entries sum to \\S+$`, 'm'));
+      expect(run.stdout).not.toMatch(/ledger OK/);
+      const json = await kassir(['--json', 'ledger', 'check']);
+      expect(json.code).toBe(1);
+      expect(JSON.parse(json.stdout)).toMatchObject({ ok: false, problems: [{ invariant: 'balance equals entries' }] });
+    } finally {
+      await db.query(`UPDATE ledger_accounts SET balance = balance - 1 WHERE terminal_id = $1 AND kind = 'terminal_available'`, [merchant.terminalId]);
+    }
+    expect(await ok(['ledger', 'check'])).toBe('ledger OK\n');
   });
 });

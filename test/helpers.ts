@@ -213,3 +213,53 @@ export async function createPayment(app: FastifyInstance, creds: MerchantCredent
 export function uniqueExtId(prefix = 'order'): string {
   return `${prefix}-${randomBytes(6).toString('hex')}`;
 }
+
+/** A multipart/form-data body built byte by byte, so the exact bytes can be signed. */
+export function multipartBody(
+  fields: Record<string, string>,
+  file?: { field?: string; name?: string; contentType?: string; content: Buffer },
+): { body: Buffer; contentType: string } {
+  const boundary = `----kassir${randomBytes(8).toString('hex')}`;
+  const parts: Buffer[] = [];
+  for (const [name, value] of Object.entries(fields)) {
+    parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`));
+  }
+  if (file) {
+    parts.push(
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="${file.field ?? 'receipt'}"; filename="${file.name ?? 'receipt.png'}"\r\n` +
+          `Content-Type: ${file.contentType ?? 'application/octet-stream'}\r\n\r\n`,
+      ),
+      file.content,
+      Buffer.from('\r\n'),
+    );
+  }
+  parts.push(Buffer.from(`--${boundary}--\r\n`));
+  return { body: Buffer.concat(parts), contentType: `multipart/form-data; boundary=${boundary}` };
+}
+
+/** Sends a signed multipart request (the signature covers every byte of the body). */
+export async function signedMultipart(
+  app: FastifyInstance,
+  creds: Pick<MerchantCredentials, 'apiKey' | 'secretKey'>,
+  url: string,
+  multipart: { body: Buffer; contentType: string },
+  baseUrl = 'http://kassir.test',
+): Promise<LightMyRequestResponse> {
+  return app.inject({
+    method: 'POST',
+    url,
+    headers: {
+      'x-identity': creds.apiKey,
+      'x-signature': signRequest(creds.secretKey, 'POST', baseUrl + url, multipart.body),
+      'content-type': multipart.contentType,
+    },
+    payload: multipart.body,
+  });
+}
+
+/** The smallest valid PNG (1×1 pixel). */
+export const TINY_PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+  'base64',
+);

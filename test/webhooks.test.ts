@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import dns from 'node:dns';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import net, { type AddressInfo } from 'node:net';
+import os from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { transaction } from '../src/db/pool.js';
 import { hmacSha1Base64 } from '../src/lib/crypto.js';
@@ -526,6 +528,22 @@ describe('SSRF guard (WEBHOOK_ALLOW_PRIVATE=false)', () => {
       expect(detail.attempts[0]).toMatchObject({ attempt: 1, status_code: null });
       expect(detail.attempts[0]!.error).toMatch(/^refused: .*loopback/);
     }
+    expect(hook.hits).toEqual([]);
+  });
+
+  it('accepts at creation a host name that resolves to loopback, and refuses it when delivering', async (context) => {
+    // The machine's own name is an ordinary name to the creation check; where it resolves only to
+    // loopback (as /etc/hosts usually makes it), it shows the connect-time guard on one instance.
+    const name = os.hostname();
+    const addresses = await dns.promises.lookup(name, { all: true }).catch(() => []);
+    if (addresses.length === 0 || !addresses.every((a) => /^127\.|^::1$/.test(a.address))) context.skip();
+    const hook = await receiver();
+    const payment = await pendingPayment(service, merchant, { notify_url: `http://${name}:${hook.port}/own-name` });
+    await notifyTransfer(service, executor, payment.id);
+    const detail = await eventWhen(service, payment.id, (d) => d.attempts.length >= 1);
+    expect(detail.attempts[0]).toMatchObject({ attempt: 1, status_code: null });
+    expect(detail.attempts[0]!.error).toMatch(/^refused: .*loopback address/);
+    expect(detail.attempts[0]!.error).toContain(`(from ${name})`);
     expect(hook.hits).toEqual([]);
   });
 });

@@ -10,6 +10,7 @@ import { paymentAdminRoutes } from '../payments/payments.admin.js';
 import { ledgerAdminRoutes } from '../ledger/ledger.admin.js';
 import { notificationAdminRoutes } from '../executors/notifications.admin.js';
 import { webhookAdminRoutes } from '../webhooks/webhooks.admin.js';
+import { disputeAdminRoutes } from '../disputes/disputes.admin.js';
 
 /** The operator API under /admin/v1 (DESIGN.md "The operator side"), behind the bearer token. */
 export async function adminRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
@@ -23,4 +24,5 @@ export async function adminRoutes(app: FastifyInstance, ctx: AppContext): Promis
   await ledgerAdminRoutes(app, ctx);
   await notificationAdminRoutes(app, ctx);
   await webhookAdminRoutes(app, ctx);
+  await disputeAdminRoutes(app, ctx);
 }

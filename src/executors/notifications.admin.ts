@@ -51,10 +51,20 @@ export async function notificationAdminRoutes(app: FastifyInstance, ctx: AppCont
       throw new ApiError('VALIDATION', 'The payment was made to another requisite than the notification reports');
     }
     const linked = await transaction(ctx.db, async (tx) => {
-      const updated = await repo.resolveNotification(tx, notification.id, { status: 'matched', paymentId, note: 'linked by the operator' });
-      if (!updated) throw new ApiError('CONFLICT', `Notification is ${notification.status}; only unmatched or late ones can be linked`);
-      if (!(await completePayment(tx, ctx.config, paymentId))) {
-        throw new ApiError('PAY_008', `Payment is ${payment.status}; only a PENDING payment can be completed by a notification`, { status: payment.status });
+      // The payment is completed (and so locked) before the notification is marked matched: marked
+      // first, a racing link or notification for the same payment collided with it on
+      // notifications_one_match_per_payment, or deadlocked, and answered 500.
+      const completed = await completePayment(tx, ctx.config, paymentId);
+      const updated = completed
+        ? await repo.resolveNotification(tx, notification.id, { status: 'matched', paymentId, note: 'linked by the operator' })
+        : undefined;
+      if (!updated) {
+        const current = (await repo.findNotification(tx, notification.id)) ?? notification;
+        if (completed || (current.status !== 'unmatched' && current.status !== 'late')) {
+          throw new ApiError('CONFLICT', `Notification is ${current.status}; only unmatched or late ones can be linked`);
+        }
+        const now = (await findPayment(tx, paymentId)) ?? payment;
+        throw new ApiError('PAY_008', `Payment is ${now.status}; only a PENDING payment can be completed by a notification`, { status: now.status });
       }
       await audit(tx, request, 'notification.link', 'notification', notification.id, { status: notification.status }, { status: 'matched', payment_id: paymentId });
       return updated;

@@ -34,13 +34,14 @@ export async function lockPendingPayment(tx: Tx, requisiteId: string, amount: st
 
 /**
  * The payment a notification that found no PENDING payment probably belongs to: one on the same
- * requisite and amount that expired within `windowSeconds` before the transfer was received.
+ * requisite and amount, created before the transfer was received, that expired at most
+ * `windowSeconds` before it, or after it (received in time, reported only after the expiry).
  */
 export async function findRecentlyExpired(db: Queryable, requisiteId: string, amount: string, at: Date, windowSeconds: number): Promise<string | undefined> {
   const { rows } = await db.query<{ id: string }>(
     `SELECT id FROM payments
       WHERE requisite_id = $1 AND payer_amount = $2 AND status = 'CANCELLED' AND cancel_reason IN ('expired', 'transfer_not_found')
-        AND coalesce(verify_until, valid_until) BETWEEN $3::timestamptz - make_interval(secs => $4) AND $3::timestamptz
+        AND coalesce(verify_until, valid_until) >= $3::timestamptz - make_interval(secs => $4) AND created_at <= $3::timestamptz
       ORDER BY coalesce(verify_until, valid_until) DESC LIMIT 1`,
     [requisiteId, amount, at, windowSeconds],
   );

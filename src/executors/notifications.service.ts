@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import { pgConstraint, pgErrorCode, PgCode, transaction } from '../db/pool.js';
 import { ApiError } from '../http/errors.js';
-import { checkDecimal, minorUnits } from '../lib/money.js';
+import { checkDecimal, minorUnits, money } from '../lib/money.js';
 import { completePayment } from '../payments/completion.js';
 import { findRequisite } from '../requisites/requisites.repo.js';
 import type { ExecutorRow } from './executors.repo.js';
@@ -70,6 +70,8 @@ export async function receiveNotification(ctx: AppContext, executor: ExecutorRow
   } else {
     throw new ApiError('VALIDATION', 'Send amount, or the notification text to read it from');
   }
+  // No payment is that large (amounts stay below 10^15), and the column would overflow (a 500).
+  if (money(amount).gte('1e15')) throw new ApiError('VALIDATION', 'amount must be less than 1000000000000000');
 
   // Repeats of one notification (the app retrying) carry the same requisite, amount, time and
   // text; without time and text two reports cannot be told apart and each is taken as new.

@@ -4,7 +4,7 @@ import swagger from '@fastify/swagger';
 import type { AppContext } from '../context.js';
 import { maskUrl } from '../lib/mask.js';
 import { ApiError, type ErrorKey } from './errors.js';
-import { registerJsonParser } from './json.js';
+import { registerJsonParser, registerMultipartPassThrough } from './json.js';
 import { describeValidationError, validatorCompiler } from './validation.js';
 import { openApiInfo } from './openapi.js';
 import './types.js';
@@ -13,6 +13,8 @@ import { paymentRoutes } from '../payments/payments.routes.js';
 import { adminRoutes } from '../admin/admin.routes.js';
 import { merchantAuth } from '../merchants/merchants.auth.js';
 import { terminalRoutes } from '../terminals/terminals.routes.js';
+import { receiptRoutes } from '../receipts/receipts.routes.js';
+import { disputeRoutes } from '../disputes/disputes.routes.js';
 import { executorRoutes } from '../executors/executor.routes.js';
 
 /** Default body limit for JSON routes; upload routes raise their own. */
@@ -32,6 +34,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   });
   app.setValidatorCompiler(validatorCompiler);
   registerJsonParser(app);
+  registerMultipartPassThrough(app);
   await app.register(swagger, { openapi: openApiInfo(ctx.config.publicBaseUrl) });
 
   app.addHook('onSend', async (request, reply) => {
@@ -75,6 +78,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     merchantAuth(merchantApi, ctx);
     await paymentRoutes(merchantApi, ctx);
     await terminalRoutes(merchantApi, ctx);
+    await receiptRoutes(merchantApi, ctx);
+    await disputeRoutes(merchantApi, ctx);
   });
   await app.register(async (executorApi) => executorRoutes(executorApi, ctx), { prefix: '/executor/v1' });
   await app.register(async (admin) => adminRoutes(admin, ctx), { prefix: '/admin/v1' });

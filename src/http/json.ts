@@ -24,6 +24,15 @@ export function registerJsonParser(app: FastifyInstance): void {
   });
 }
 
+/**
+ * Multipart bodies are handed to the route as the (signature-tapped) stream itself; upload routes
+ * read it with busboy (src/receipts/upload.ts), so the bytes the signature covers are exactly the
+ * bytes parsed.
+ */
+export function registerMultipartPassThrough(app: FastifyInstance): void {
+  app.addContentTypeParser('multipart/form-data', (_request, payload, done) => done(null, payload));
+}
+
 /** Throws the route's invalid-parameters error when the body was not valid JSON. */
 export function rejectInvalidJson(request: FastifyRequest, code: ErrorKey): void {
   const body = request.body as Record<PropertyKey, unknown> | undefined;

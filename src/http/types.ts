@@ -7,6 +7,8 @@ declare module 'fastify' {
     invalidCode?: ErrorKey;
     /** The catalogue code answered for an unexpected failure (default SYS_001). */
     internalCode?: ErrorKey;
+    /** The route takes multipart uploads; it reads them with readUpload, which checks the signature. */
+    upload?: boolean;
   }
   interface FastifyRequest {
     /** The authenticated merchant and terminal (merchant API only). */

@@ -5,6 +5,7 @@ import { hashToken } from '../lib/crypto.js';
 import { ApiError } from '../http/errors.js';
 import { BodySigner } from '../http/signature.js';
 import { rejectInvalidJson } from '../http/json.js';
+import { isMultipart } from '../receipts/upload.js';
 
 /** Who is calling the merchant API: the terminal of the `X-Identity` key and its merchant. */
 export interface MerchantIdentity {
@@ -77,6 +78,12 @@ export function merchantAuth(app: FastifyInstance, ctx: AppContext): void {
   });
 
   app.addHook('preValidation', async (request: FastifyRequest) => {
+    if (isMultipart(request)) {
+      if (!request.routeOptions.config.upload) throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'This route takes application/json, not multipart/form-data');
+      // A multipart body is read by the route itself, as a stream; readUpload checks the
+      // signature once the last byte has been read, before anything read is used.
+      return;
+    }
     const signature = request.headers['x-signature'] as string;
     if (!request.signer || !request.signer.matches(signature)) throw new ApiError('AUTH_002');
     if (!request.merchant?.terminalActive) throw new ApiError('AUTH_003');

@@ -26,10 +26,10 @@ export async function completePayment(
   );
   const payment = rows[0]!;
   const credit = creditForPayin(payment.received_amount, payment.rate, payment.payin_rate);
-  const entries: Posting['entries'] = [
-    { account: { kind: 'system_incoming' }, amount: credit.gross.negated() },
-    { account: { terminalId: payment.terminal_id, kind: 'terminal_available' }, amount: credit.net },
-  ];
+  const entries: Posting['entries'] = [{ account: { kind: 'system_incoming' }, amount: credit.gross.negated() }];
+  // A tiny amount with a fee near 100 % leaves a net below half a micro-USDT, rounded to 0; ledger
+  // entries are never 0 (CHECK), so the terminal then gets no entry and the fee takes the gross.
+  if (!credit.net.isZero()) entries.push({ account: { terminalId: payment.terminal_id, kind: 'terminal_available' }, amount: credit.net });
   if (!credit.fee.isZero()) entries.push({ account: { kind: 'system_fee_revenue' }, amount: credit.fee });
   await post(tx, { kind: 'payin', refId: paymentId, merchantId: payment.merchant_id, memo: null, entries });
   await paymentsChanged(tx, config, [paymentId]);

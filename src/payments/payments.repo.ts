@@ -28,6 +28,9 @@ export interface PaymentRow {
   page_token: string;
   valid_until: Date;
   cancel_reason: string | null;
+  completed_at: Date | null;
+  received_amount: string | null;
+  verify_until: Date | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -46,6 +49,21 @@ export async function findMerchantPayment(db: Queryable, merchantId: string, id:
 
 export async function findMerchantPaymentByExtId(db: Queryable, merchantId: string, extId: string): Promise<PaymentRow | undefined> {
   const { rows } = await db.query<PaymentRow>(`${SELECT} WHERE p.merchant_id = $1 AND p.ext_id = $2`, [merchantId, extId]);
+  return rows[0];
+}
+
+/**
+ * Locks a payment for a status-dependent action and returns its current state: a merchant's own
+ * payment (`merchantId`), or any payment for the operator (`merchantId` null).
+ */
+export async function lockPayment(tx: Tx, merchantId: string | null, id: string): Promise<PaymentRow | undefined> {
+  const { rows } = await tx.query<PaymentRow>(
+    `SELECT p.*, t.name AS terminal_name, b.name AS req_bank_name
+       FROM payments p JOIN terminals t ON t.id = p.terminal_id LEFT JOIN banks b ON b.code = p.req_bank_code
+      WHERE p.id = $1 AND ($2::uuid IS NULL OR p.merchant_id = $2)
+        FOR UPDATE OF p`,
+    [id, merchantId],
+  );
   return rows[0];
 }
 

@@ -3,6 +3,9 @@ import { Type } from 'typebox';
 import type { AppContext } from '../context.js';
 import * as service from './payments.service.js';
 import { CreatePaymentBody, ErrorBody, Payment, toPayment } from './payments.schemas.js';
+import { CONFIRM_MESSAGE, confirmPayment } from './confirm.service.js';
+import { uploadRoute } from '../receipts/receipts.routes.js';
+import { readUpload } from '../receipts/upload.js';
 
 const security = [{ identity: [], signature: [] }];
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 429: ErrorBody, 500: ErrorBody, 503: ErrorBody };
@@ -37,5 +40,25 @@ export async function paymentRoutes(app: FastifyInstance, ctx: AppContext): Prom
       schema: { tags: ['payments'], summary: 'Get a payment by merchant order ID', security, params: Type.Object({ extId: Type.String() }), response: { 200: Payment, ...errors } },
     },
     async (request) => toPayment(await service.getPaymentByExtId(ctx, request.merchant!.merchantId, request.params.extId), pageUrl),
+  );
+
+  app.post<{ Params: { id: string } }>(
+    '/v1/payments/:id/confirm',
+    {
+      config: uploadRoute,
+      schema: {
+        tags: ['payments'],
+        summary: 'Signal that the payer has transferred (optionally with a receipt)',
+        security,
+        params: Type.Object({ id: Type.String() }),
+        consumes: ['application/json', 'multipart/form-data'],
+        response: { 200: Payment, ...errors, 413: ErrorBody },
+      },
+    },
+    async (request) => {
+      const upload = await readUpload(request, ctx);
+      const payment = await confirmPayment(ctx, request.merchant!.merchantId, request.params.id, upload, 'merchant');
+      return { ...toPayment(payment, pageUrl), message: CONFIRM_MESSAGE };
+    },
   );
 }

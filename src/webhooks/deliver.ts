@@ -24,7 +24,8 @@ export function webhookBody(event: Pick<EventRow, 'id' | 'event' | 'payload' | '
 /** Exponential backoff with full jitter in [½, 1½) of the step, capped at two hours. */
 export function retryDelayMs(attempt: number, baseMs: number, random = Math.random): number {
   const step = Math.min(baseMs * 2 ** Math.max(0, attempt - 1), 2 * 3600_000);
-  return Math.round(step * (0.5 + random()));
+  // floor, not round: rounding could reach 1½ × step itself when random() is close to 1.
+  return Math.floor(step * (0.5 + random()));
 }
 
 /**

@@ -91,7 +91,8 @@ export function checkWebhookUrl(url: string, allowPrivate: boolean): string | un
   const syntax = checkSyntax(url);
   if (typeof syntax === 'string') return syntax;
   if (allowPrivate) return undefined;
-  const host = syntax.hostname.replace(/^\[(.*)\]$/, '$1');
+  // A trailing dot is the fully-qualified form of the same name: `localhost.` is still localhost.
+  const host = syntax.hostname.replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
   if (net.isIP(host) !== 0) return forbiddenReason(host);
   // RFC 6761: these names always mean this machine, whatever the resolver says.
   if (host === 'localhost' || host.endsWith('.localhost')) return `${host} is a loopback address`;

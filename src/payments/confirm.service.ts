@@ -1,0 +1,41 @@
+import type { AppContext } from '../context.js';
+import { ApiError } from '../http/errors.js';
+import { insertConfirmation } from '../receipts/receipts.repo.js';
+import { receiptLink, saveReceipt, withUpload } from '../receipts/receipts.service.js';
+import type { UploadInput } from '../receipts/upload.js';
+import { lockPayment, type PaymentRow } from './payments.repo.js';
+import { isUuid } from './payments.service.js';
+
+export const CONFIRM_MESSAGE = 'Confirmation received; the transfer is awaiting verification';
+
+/**
+ * "The payer has transferred" (spec POST /v1/payments/{id}/confirm): PENDING only, status
+ * unchanged. The signal and the receipt, if any, are kept for the operator and a dispute
+ * reviewer. The first confirm starts verification: without a matching notification within
+ * CONFIRM_VERIFY_SECONDS the payment is CANCELLED by the expiry sweep ("transfer not found");
+ * later confirms do not push that deadline back.
+ */
+export async function confirmPayment(
+  ctx: AppContext,
+  merchantId: string,
+  paymentId: string,
+  upload: UploadInput,
+  source: 'merchant' | 'page',
+): Promise<PaymentRow> {
+  const link = receiptLink(upload);
+  return withUpload(ctx, upload, async (tx) => {
+    const payment = isUuid(paymentId) ? await lockPayment(tx, merchantId, paymentId) : undefined;
+    if (!payment) throw new ApiError('PAY_006', `Payment ${paymentId} not found`);
+    if (payment.status !== 'PENDING') {
+      throw new ApiError('PAY_008', `Only a PENDING payment can be confirmed; this one is ${payment.status}`, { status: payment.status });
+    }
+    const receipt = await saveReceipt(tx, payment, upload, link, source === 'page' ? 'page' : 'confirm');
+    await insertConfirmation(tx, { paymentId: payment.id, merchantId: payment.merchant_id, source, receiptId: receipt?.id ?? null });
+    const { rows } = await tx.query<{ verify_until: Date }>(
+      `UPDATE payments SET verify_until = coalesce(verify_until, now() + make_interval(secs => $2)), updated_at = now()
+        WHERE id = $1 RETURNING verify_until`,
+      [payment.id, ctx.config.confirmVerifySeconds],
+    );
+    return { ...payment, verify_until: rows[0]!.verify_until };
+  });
+}

@@ -1,0 +1,314 @@
+/**
+ * The double-entry ledger (DESIGN.md decisions 10, 11, 14) and its check, GET /admin/v1/ledger/check:
+ * a healthy ledger passes; a ledger corrupted on purpose in this file's own database fails with a
+ * problem that names the transaction, terminal or payment concerned; the repair makes it pass again.
+ */
+import { Decimal } from 'decimal.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkLedger } from '../src/ledger/ledger.check.js';
+import { creditForPayin } from '../src/ledger/credit.js';
+import type { Tx } from '../src/db/pool.js';
+import {
+  adminOk, createExecutor, createMerchant, createPayment, createRequisite, setRate, startTestService, uniqueExtId,
+  type MerchantCredentials, type TestService,
+} from './helpers.js';
+
+interface LedgerCheck {
+  ok: boolean;
+  problems: { invariant: string; detail: string }[];
+}
+
+let service: TestService;
+let merchant: MerchantCredentials;
+let executor: { id: string; token: string };
+/** Payments completed through an executor notification, as the healthy state. */
+const completed: { id: string; amount: string }[] = [];
+
+const check = () => adminOk<LedgerCheck>(service.app, 'GET', '/ledger/check');
+const sql = <T extends Record<string, unknown>>(text: string, params: unknown[] = []) =>
+  service.ctx.db.query<T>(text, params).then((r) => r.rows);
+
+/** Runs `fn` in a committed transaction with the ledger's user triggers (balancing, append-only) off. */
+async function withoutLedgerTriggers(fn: (tx: Tx) => Promise<void>): Promise<void> {
+  const client = await service.ctx.db.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query('ALTER TABLE ledger_entries DISABLE TRIGGER USER');
+    await fn(client);
+    await client.query('ALTER TABLE ledger_entries ENABLE TRIGGER USER');
+    await client.query('COMMIT');
+  } catch (err) {
+    await client.query('ROLLBACK');
+    throw err;
+  } finally {
+    client.release();
+  }
+}
+
+async function notify(requisiteId: string, amount: number) {
+  const res = await service.app.inject({
+    method: 'POST',
+    url: '/executor/v1/notifications',
+    headers: { authorization: `Bearer ${executor.token}`, 'content-type': 'application/json' },
+    payload: { requisite_id: requisiteId, amount, received_at: new Date().toISOString() },
+  });
+  return { status: res.statusCode, body: res.json() as Record<string, any> };
+}
+
+/** Creates a payment on `creds`'s terminal and completes it by the executor's notification. */
+async function completePaymentFlow(creds: MerchantCredentials, amount: number, currency = 'RUB'): Promise<string> {
+  const { status, body } = await createPayment(service.app, creds, { ext_id: uniqueExtId(), amount, currency, method: 'CARD' });
+  expect(status, JSON.stringify(body)).toBe(200);
+  const [row] = await sql<{ requisite_id: string }>('SELECT requisite_id FROM payments WHERE id = $1', [body.id]);
+  const notified = await notify(row!.requisite_id, amount);
+  expect(notified.status, JSON.stringify(notified.body)).toBe(200);
+  expect(notified.body).toMatchObject({ matched: true, payment_id: body.id });
+  return body.id as string;
+}
+
+async function available(terminalId: string): Promise<string> {
+  const [row] = await sql<{ balance: string }>(`SELECT balance::text FROM ledger_accounts WHERE terminal_id = $1 AND kind = 'terminal_available'`, [terminalId]);
+  return row!.balance;
+}
+
+async function payinEntries(paymentId: string) {
+  return sql<{ transaction_id: string; kind: string; terminal_id: string | null; amount: string }>(
+    `SELECT e.transaction_id, a.kind, a.terminal_id, e.amount::text
+       FROM ledger_transactions t JOIN ledger_entries e ON e.transaction_id = t.id JOIN ledger_accounts a ON a.id = e.account_id
+      WHERE t.kind = 'payin' AND t.ref_id = $1 ORDER BY a.kind`,
+    [paymentId],
+  );
+}
+
+beforeAll(async () => {
+  service = await startTestService();
+  await setRate(service.app, 'RUB', 95.5);
+  merchant = await createMerchant(service.app, { payin_rate: 2.5 });
+  executor = await createExecutor(service.app);
+  // One card per payment: amounts differ anyway, but the pool must have room for each.
+  for (let i = 0; i < 3; i++) await createRequisite(service.app, executor.id);
+});
+afterAll(async () => service?.close());
+
+describe('a healthy ledger', () => {
+  it('passes the check after adjustments, completed payments and an unmatched notification', async () => {
+    expect(await check()).toEqual({ ok: true, problems: [] });
+
+    await adminOk(service.app, 'POST', `/terminals/${merchant.terminalId}/adjustments`, { amount: 100, reason: 'opening credit' });
+    await adminOk(service.app, 'POST', `/terminals/${merchant.terminalId}/adjustments`, { amount: -25.5, reason: 'correction' });
+    for (const amount of [1500, 2750.5]) completed.push({ id: await completePaymentFlow(merchant, amount), amount: String(amount) });
+    const [requisite] = await sql<{ id: string }>('SELECT id FROM requisites WHERE executor_id = $1 LIMIT 1', [executor.id]);
+    expect((await notify(requisite!.id, 777)).body).toMatchObject({ matched: false, status: 'unmatched' });
+
+    expect(await check()).toEqual({ ok: true, problems: [] });
+
+    const expected = completed.reduce((sum, p) => sum.plus(creditForPayin(p.amount, '95.5', '2.5').net), new Decimal('74.5'));
+    expect(await available(merchant.terminalId)).toBe(expected.toFixed(6));
+    const [total] = await sql<{ total: string; n: number }>('SELECT sum(amount)::text AS total, count(*) AS n FROM ledger_entries');
+    expect(total).toEqual({ total: '0.000000', n: 2 * 2 + 3 * completed.length });
+  });
+
+  it('posts each pay-in as three entries: system_incoming −gross, terminal_available +net, system_fee_revenue +fee', async () => {
+    for (const payment of completed) {
+      const { gross, net, fee } = creditForPayin(payment.amount, '95.5', '2.5');
+      const entries = await payinEntries(payment.id);
+      expect(entries.map(({ kind, terminal_id, amount }) => ({ kind, terminal_id, amount }))).toEqual([
+        { kind: 'system_fee_revenue', terminal_id: null, amount: fee.toFixed(6) },
+        { kind: 'system_incoming', terminal_id: null, amount: gross.negated().toFixed(6) },
+        { kind: 'terminal_available', terminal_id: merchant.terminalId, amount: net.toFixed(6) },
+      ]);
+      expect(new Set(entries.map((e) => e.transaction_id)).size).toBe(1);
+    }
+    // 1500 RUB at 95.5 with 2.5 %: the worked example of DESIGN.md decision 11.
+    expect((await payinEntries(completed[0]!.id)).find((e) => e.kind === 'terminal_available')?.amount).toBe('15.314136');
+  });
+
+  it('a pay-in at payin_rate 0 posts two entries (no zero fee entry)', async () => {
+    const free = await createMerchant(service.app, { payin_rate: 0 });
+    const paymentId = await completePaymentFlow(free, 955);
+    const entries = await payinEntries(paymentId);
+    expect(entries.map(({ kind, amount }) => ({ kind, amount }))).toEqual([
+      { kind: 'system_incoming', amount: '-10.000000' },
+      { kind: 'terminal_available', amount: '10.000000' },
+    ]);
+    expect(await available(free.terminalId)).toBe('10.000000');
+    expect(await check()).toEqual({ ok: true, problems: [] });
+  });
+
+  it('a pay-in whose net credit rounds to zero completes, credits nothing and keeps the ledger whole', async () => {
+    // 0.01 KZT at 480.25 is 0.0000208 USDT; a 99.9999 % fee leaves 0.00000000002: nothing for the terminal.
+    await setRate(service.app, 'KZT', 480.25);
+    const greedy = await createMerchant(service.app, { currency: 'KZT', payin_rate: 99.9999 });
+    await createRequisite(service.app, executor.id, { currency: 'KZT', country: 'KZ', bank: 'kaspi' });
+    const paymentId = await completePaymentFlow(greedy, 0.01, 'KZT');
+    const entries = await payinEntries(paymentId);
+    expect(entries.map(({ kind, amount }) => ({ kind, amount }))).toEqual([
+      { kind: 'system_fee_revenue', amount: '0.000021' },
+      { kind: 'system_incoming', amount: '-0.000021' },
+    ]);
+    expect(await available(greedy.terminalId)).toBe('0.000000');
+    expect(await check()).toEqual({ ok: true, problems: [] });
+  });
+});
+
+describe('the SQL itself refuses to break the ledger', () => {
+  it('an unbalanced transaction cannot commit; entries cannot be changed or deleted; a terminal balance cannot go negative', async () => {
+    const [account] = await sql<{ id: string }>(`SELECT id FROM ledger_accounts WHERE kind = 'system_adjustments'`);
+    const client = await service.ctx.db.connect();
+    try {
+      await client.query('BEGIN');
+      const { rows } = await client.query<{ id: string }>(`INSERT INTO ledger_transactions (kind, memo) VALUES ('adjustment', 'unbalanced') RETURNING id`);
+      await client.query('INSERT INTO ledger_entries (transaction_id, account_id, amount) VALUES ($1, $2, 1)', [rows[0]!.id, account!.id]);
+      await expect(client.query('COMMIT')).rejects.toThrow(/unbalanced by 1/);
+    } finally {
+      client.release();
+    }
+    await expect(sql('UPDATE ledger_entries SET amount = amount * 2')).rejects.toThrow(/append-only/);
+    await expect(sql('DELETE FROM ledger_entries')).rejects.toThrow(/append-only/);
+    await expect(sql(`UPDATE ledger_accounts SET balance = -0.000001 WHERE terminal_id = $1 AND kind = 'terminal_frozen'`, [merchant.terminalId]))
+      .rejects.toThrow(/ledger_accounts_terminal_nonnegative/);
+    expect(await check()).toEqual({ ok: true, problems: [] });
+  });
+});
+
+describe('a corrupted ledger: the check names what breaks, the repair restores it', () => {
+  it('an unbalanced transaction and an empty one', async () => {
+    const [account] = await sql<{ id: string }>(`SELECT id FROM ledger_accounts WHERE kind = 'system_adjustments'`);
+    let unbalanced = '';
+    let empty = '';
+    await withoutLedgerTriggers(async (tx) => {
+      unbalanced = (await tx.query<{ id: string }>(`INSERT INTO ledger_transactions (kind, memo) VALUES ('adjustment', 'corrupt') RETURNING id`)).rows[0]!.id;
+      await tx.query('INSERT INTO ledger_entries (transaction_id, account_id, amount) VALUES ($1, $2, 1.5)', [unbalanced, account!.id]);
+      empty = (await tx.query<{ id: string }>(`INSERT INTO ledger_transactions (kind, memo) VALUES ('adjustment', 'empty') RETURNING id`)).rows[0]!.id;
+    });
+
+    const result = await check();
+    expect(result.ok).toBe(false);
+    expect(result.problems).toEqual(expect.arrayContaining([
+      { invariant: 'transaction balanced', detail: `ledger transaction ${unbalanced} (adjustment) sums to 1.500000` },
+      { invariant: 'transaction has entries', detail: `ledger transaction ${empty} (adjustment) has no entries` },
+      { invariant: 'ledger sums to zero', detail: 'all entries sum to 1.500000' },
+    ]));
+    expect(result.problems).toHaveLength(3);
+
+    await withoutLedgerTriggers(async (tx) => {
+      await tx.query('DELETE FROM ledger_entries WHERE transaction_id = $1', [unbalanced]);
+      await tx.query('DELETE FROM ledger_transactions WHERE id = ANY($1::uuid[])', [[unbalanced, empty]]);
+    });
+    expect(await check()).toEqual({ ok: true, problems: [] });
+  });
+
+  it("a terminal balance that drifted from its entries (the CHECK still satisfied)", async () => {
+    const before = await available(merchant.terminalId);
+    await sql(`UPDATE ledger_accounts SET balance = balance + 1 WHERE terminal_id = $1 AND kind = 'terminal_available'`, [merchant.terminalId]);
+
+    expect(await check()).toEqual({
+      ok: false,
+      problems: [{
+        invariant: 'balance equals entries',
+        detail: `terminal ${merchant.terminalId} terminal_available balance is ${new Decimal(before).plus(1).toFixed(6)} but its entries sum to ${before}`,
+      }],
+    });
+
+    await sql(`UPDATE ledger_accounts SET balance = balance - 1 WHERE terminal_id = $1 AND kind = 'terminal_available'`, [merchant.terminalId]);
+    expect(await check()).toEqual({ ok: true, problems: [] });
+  });
+
+  it('a negative terminal balance (seen inside a transaction with the CHECK dropped, then rolled back)', async () => {
+    const client = await service.ctx.db.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('ALTER TABLE ledger_accounts DROP CONSTRAINT ledger_accounts_terminal_nonnegative');
+      // A balanced posting that overdraws the frozen account, so the only thing wrong is the sign.
+      const [frozen] = (await client.query<{ id: string }>(`SELECT id FROM ledger_accounts WHERE terminal_id = $1 AND kind = 'terminal_frozen'`, [merchant.terminalId])).rows;
+      const [adjustments] = (await client.query<{ id: string }>(`SELECT id FROM ledger_accounts WHERE kind = 'system_adjustments'`)).rows;
+      const { rows } = await client.query<{ id: string }>(`INSERT INTO ledger_transactions (kind, memo) VALUES ('adjustment', 'overdraft') RETURNING id`);
+      await client.query('INSERT INTO ledger_entries (transaction_id, account_id, amount) VALUES ($1, $2, -5), ($1, $3, 5)', [rows[0]!.id, frozen!.id, adjustments!.id]);
+      await client.query('UPDATE ledger_accounts SET balance = balance - 5 WHERE id = $1', [frozen!.id]);
+      expect(await checkLedger(client)).toEqual({
+        ok: false,
+        problems: [{ invariant: 'balance not negative', detail: `terminal ${merchant.terminalId} terminal_frozen is -5.000000` }],
+      });
+    } finally {
+      await client.query('ROLLBACK');
+      client.release();
+    }
+    expect(await check()).toEqual({ ok: true, problems: [] });
+  });
+
+  it('a COMPLETED payment whose pay-in credit was deleted', async () => {
+    const paymentId = completed[0]!.id;
+    const [txRow] = await sql<{ id: string; kind: string; ref_id: string; merchant_id: string; memo: string | null; created_at: Date }>(
+      `SELECT id, kind, ref_id, merchant_id, memo, created_at FROM ledger_transactions WHERE kind = 'payin' AND ref_id = $1`, [paymentId],
+    );
+    const entries = await sql<{ id: string; account_id: string; amount: string; created_at: Date }>(
+      'SELECT id, account_id, amount::text, created_at FROM ledger_entries WHERE transaction_id = $1', [txRow!.id],
+    );
+    expect(entries).toHaveLength(3);
+    const balance = await available(merchant.terminalId);
+    const net = creditForPayin(completed[0]!.amount, '95.5', '2.5').net;
+    await withoutLedgerTriggers(async (tx) => {
+      await tx.query('DELETE FROM ledger_entries WHERE transaction_id = $1', [txRow!.id]);
+      await tx.query('DELETE FROM ledger_transactions WHERE id = $1', [txRow!.id]);
+    });
+
+    const result = await check();
+    expect(result.ok).toBe(false);
+    // The credit is gone from the history but not from the kept balance; the payment stands uncredited.
+    expect(result.problems).toEqual(expect.arrayContaining([
+      { invariant: 'balance equals entries', detail: `terminal ${merchant.terminalId} terminal_available balance is ${balance} but its entries sum to ${new Decimal(balance).minus(net).toFixed(6)}` },
+      { invariant: 'completed payments credited once', detail: `payment ${paymentId} is COMPLETED with 0 pay-in credit(s)` },
+    ]));
+    expect(result.problems).toHaveLength(2);
+
+    // Put the very same rows back (inserting balanced entries needs no trigger switched off).
+    const client = await service.ctx.db.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('INSERT INTO ledger_transactions (id, kind, ref_id, merchant_id, memo, created_at) VALUES ($1, $2, $3, $4, $5, $6)',
+        [txRow!.id, txRow!.kind, txRow!.ref_id, txRow!.merchant_id, txRow!.memo, txRow!.created_at]);
+      for (const e of entries) {
+        await client.query('INSERT INTO ledger_entries (id, transaction_id, account_id, amount, created_at) VALUES ($1, $2, $3, $4, $5)',
+          [e.id, txRow!.id, e.account_id, e.amount, e.created_at]);
+      }
+      await client.query('COMMIT');
+    } finally {
+      client.release();
+    }
+    expect(await check()).toEqual({ ok: true, problems: [] });
+  });
+
+  it('a payment set COMPLETED in SQL without a credit, and a credited payment that is no longer completed', async () => {
+    const { body: pending } = await createPayment(service.app, merchant, { ext_id: uniqueExtId(), amount: 3333, currency: 'RUB', method: 'CARD' });
+    expect(pending.status).toBe('PENDING');
+    await sql(`UPDATE payments SET status = 'COMPLETED' WHERE id = $1`, [pending.id]);
+    const credited = completed[1]!.id;
+    await sql(`UPDATE payments SET status = 'DISPUTE' WHERE id = $1`, [credited]);
+
+    const result = await check();
+    expect(result.ok).toBe(false);
+    expect(result.problems).toEqual(expect.arrayContaining([
+      { invariant: 'completed payments credited once', detail: `payment ${pending.id} is COMPLETED with 0 pay-in credit(s)` },
+      { invariant: 'completed payments credited once', detail: `payment ${credited} is DISPUTE with 1 pay-in credit(s)` },
+    ]));
+    expect(result.problems).toHaveLength(2);
+
+    await sql(`UPDATE payments SET status = 'PENDING' WHERE id = $1`, [pending.id]);
+    await sql(`UPDATE payments SET status = 'COMPLETED' WHERE id = $1`, [credited]);
+    expect(await check()).toEqual({ ok: true, problems: [] });
+  });
+
+  it('several breaches at once are all named', async () => {
+    const paymentId = completed[1]!.id;
+    await sql(`UPDATE ledger_accounts SET balance = balance + 0.000001 WHERE terminal_id = $1 AND kind = 'terminal_available'`, [merchant.terminalId]);
+    await sql(`UPDATE payments SET status = 'CANCELLED' WHERE id = $1`, [paymentId]);
+    const result = await check();
+    expect(result.problems.map((p) => p.invariant).sort()).toEqual(['balance equals entries', 'completed payments credited once']);
+    expect(result.problems.map((p) => p.detail).join('\n')).toContain(merchant.terminalId);
+    expect(result.problems.map((p) => p.detail).join('\n')).toContain(paymentId);
+
+    await sql(`UPDATE ledger_accounts SET balance = balance - 0.000001 WHERE terminal_id = $1 AND kind = 'terminal_available'`, [merchant.terminalId]);
+    await sql(`UPDATE payments SET status = 'COMPLETED' WHERE id = $1`, [paymentId]);
+    expect(await check()).toEqual({ ok: true, problems: [] });
+  });
+});
