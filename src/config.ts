@@ -25,6 +25,12 @@ export interface Config {
   /** Trust X-Forwarded-* from a reverse proxy in front (client addresses in logs and the audit log). */
   trustProxy: boolean;
   runWorker: boolean;
+  /** How withdrawals are sent: `manual` (the operator sends and records tx_hash) or `tron` (signed and broadcast here). */
+  withdrawalAdapter: 'manual' | 'tron';
+  /** Tron adapter: full-node HTTP API, hot-wallet key (hex), USDT contract, fee limit (sun). */
+  tron: { fullNode: string; privateKey: string; usdtContract: string; apiKey?: string; feeLimitSun: number } | undefined;
+  /** How often a broadcast withdrawal is checked on chain. */
+  tronPollMs: number;
   /** Receipts in an S3-compatible bucket instead of `$KASSIR_DATA_DIR/receipts` when set. */
   s3: { bucket: string; endpoint?: string; region: string; accessKeyId?: string; secretAccessKey?: string; forcePathStyle: boolean; prefix: string } | undefined;
 }
@@ -58,6 +64,20 @@ function url(name: string, raw: string): string {
   return raw.replace(/\/+$/, '');
 }
 
+function withdrawalAdapter(env: NodeJS.ProcessEnv): 'manual' | 'tron' {
+  const value = env.KASSIR_WITHDRAWAL_ADAPTER || 'manual';
+  if (value !== 'manual' && value !== 'tron') throw new ConfigError(`KASSIR_WITHDRAWAL_ADAPTER must be manual or tron, got "${value}"`);
+  if (value === 'tron' && !env.KASSIR_TRON_FULL_NODE) {
+    throw new ConfigError('KASSIR_WITHDRAWAL_ADAPTER=tron needs KASSIR_TRON_FULL_NODE (the full-node HTTP API) and KASSIR_TRON_PRIVATE_KEY');
+  }
+  return value;
+}
+
+function tronKey(raw: string | undefined): string {
+  if (!raw || !/^(0x)?[0-9a-fA-F]{64}$/.test(raw)) throw new ConfigError('KASSIR_TRON_PRIVATE_KEY must be the hot wallet private key as 64 hex digits');
+  return raw.replace(/^0x/, '');
+}
+
 /** Reads the configuration; throws ConfigError with the variable's name when a value is unusable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = integer(env, 'PORT', 8080);
@@ -84,6 +104,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL || 'info',
     trustProxy: boolean(env, 'TRUST_PROXY', false),
     runWorker: boolean(env, 'KASSIR_WORKER', true),
+    withdrawalAdapter: withdrawalAdapter(env),
+    tron: env.KASSIR_TRON_FULL_NODE
+      ? {
+          fullNode: url('KASSIR_TRON_FULL_NODE', env.KASSIR_TRON_FULL_NODE),
+          privateKey: tronKey(env.KASSIR_TRON_PRIVATE_KEY),
+          usdtContract: env.KASSIR_TRON_USDT_CONTRACT || 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t',
+          apiKey: env.KASSIR_TRON_API_KEY || undefined,
+          feeLimitSun: integer(env, 'KASSIR_TRON_FEE_LIMIT_SUN', 30_000_000, 1),
+        }
+      : undefined,
+    tronPollMs: integer(env, 'KASSIR_TRON_POLL_MS', 3000, 10),
     s3: env.KASSIR_S3_BUCKET
       ? {
           bucket: env.KASSIR_S3_BUCKET,

@@ -14,4 +14,6 @@ export interface AppContext {
   adminTokenHash: Buffer;
   /** Where uploaded receipts are stored. */
   files: FileStore;
+  /** A chain client to use instead of the configured Tron node (tests). */
+  chain?: import('./withdrawals/chain.js').ChainClient;
 }

@@ -340,7 +340,7 @@ describe('kassir CLI: ledger, notifications, webhooks, executor tokens', { timeo
     expect(field(shown, 'event')).toBe('payment.completed');
     expect(field(shown, 'url')).toBe('http://127.0.0.1:9/kassir-hook');
     expect(shown).toMatch(/\nattempts:\n\(none\)\n$/);
-    expect(JSON.parse(await ok(['--json', 'webhook', 'show', eventId]))).toMatchObject({ id: eventId, payload: { event: 'payment.completed', data: { id: paymentId } }, attempts: [] });
+    expect(JSON.parse(await ok(['--json', 'webhook', 'show', eventId]))).toMatchObject({ id: eventId, event: 'payment.completed', payload: { id: paymentId, status: 'COMPLETED' }, attempts: [] });
 
     expect(field(await ok(['webhook', 'resend', eventId]), 'status')).toBe('pending');
     const bad = await kassir(['webhook', 'list', '--status', 'lost']);

@@ -11,6 +11,8 @@ import { ledgerAdminRoutes } from '../ledger/ledger.admin.js';
 import { notificationAdminRoutes } from '../executors/notifications.admin.js';
 import { webhookAdminRoutes } from '../webhooks/webhooks.admin.js';
 import { disputeAdminRoutes } from '../disputes/disputes.admin.js';
+import { payoutAdminRoutes } from '../payouts/payouts.admin.js';
+import { withdrawalAdminRoutes } from '../withdrawals/withdrawals.admin.js';
 
 /** The operator API under /admin/v1 (DESIGN.md "The operator side"), behind the bearer token. */
 export async function adminRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
@@ -25,4 +27,6 @@ export async function adminRoutes(app: FastifyInstance, ctx: AppContext): Promis
   await notificationAdminRoutes(app, ctx);
   await webhookAdminRoutes(app, ctx);
   await disputeAdminRoutes(app, ctx);
+  await payoutAdminRoutes(app, ctx);
+  await withdrawalAdminRoutes(app, ctx);
 }

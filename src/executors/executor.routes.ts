@@ -8,6 +8,7 @@ import { findExecutorByToken, type ExecutorRow } from './executors.repo.js';
 import { receiveNotification, type NotificationInput } from './notifications.service.js';
 import { listRequisites } from '../requisites/requisites.repo.js';
 import { Requisite, toRequisite } from '../requisites/requisites.schemas.js';
+import { payoutExecutorRoutes } from '../payouts/payouts.executor.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -43,4 +44,6 @@ export async function executorRoutes(app: FastifyInstance, ctx: AppContext): Pro
   app.get('/requisites', { schema: { tags, response: { 200: Type.Object({ requisites: Type.Array(Requisite) }) } } }, async (request) => ({
     requisites: (await listRequisites(ctx.db, { executorId: request.executor!.id })).map((row) => toRequisite(row)),
   }));
+
+  await payoutExecutorRoutes(app, ctx);
 }

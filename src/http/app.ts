@@ -12,9 +12,13 @@ import { bankRoutes } from '../banks/banks.routes.js';
 import { paymentRoutes } from '../payments/payments.routes.js';
 import { adminRoutes } from '../admin/admin.routes.js';
 import { merchantAuth } from '../merchants/merchants.auth.js';
+import { idempotency } from './idempotency.js';
 import { terminalRoutes } from '../terminals/terminals.routes.js';
 import { receiptRoutes } from '../receipts/receipts.routes.js';
 import { disputeRoutes } from '../disputes/disputes.routes.js';
+import { payoutRoutes } from '../payouts/payouts.routes.js';
+import { transferRoutes } from '../transfers/transfers.routes.js';
+import { withdrawalRoutes } from '../withdrawals/withdrawals.routes.js';
 import { executorRoutes } from '../executors/executor.routes.js';
 
 /** Default body limit for JSON routes; upload routes raise their own. */
@@ -76,10 +80,14 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(async (pub) => bankRoutes(pub, ctx));
   await app.register(async (merchantApi) => {
     merchantAuth(merchantApi, ctx);
+    idempotency(merchantApi, ctx);
     await paymentRoutes(merchantApi, ctx);
     await terminalRoutes(merchantApi, ctx);
     await receiptRoutes(merchantApi, ctx);
     await disputeRoutes(merchantApi, ctx);
+    await payoutRoutes(merchantApi, ctx);
+    await withdrawalRoutes(merchantApi, ctx);
+    await transferRoutes(merchantApi, ctx);
   });
   await app.register(async (executorApi) => executorRoutes(executorApi, ctx), { prefix: '/executor/v1' });
   await app.register(async (admin) => adminRoutes(admin, ctx), { prefix: '/admin/v1' });

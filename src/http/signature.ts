@@ -1,4 +1,4 @@
-import { createHmac, type Hmac } from 'node:crypto';
+import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
 import { Transform, type TransformCallback } from 'node:stream';
 import { constantTimeEqual } from '../lib/crypto.js';
 
@@ -12,13 +12,24 @@ import { constantTimeEqual } from '../lib/crypto.js';
 export class BodySigner {
   private readonly hmacs: Hmac[];
   private digests: string[] | undefined;
+  /** SHA-256 of METHOD + URL + BODY: what an Idempotency-Key is compared on. */
+  private readonly request: Hash;
+  private requestDigest: Buffer | undefined;
 
   constructor(secrets: string[], method: string, url: string) {
     this.hmacs = secrets.map((secret) => createHmac('sha1', secret).update(method.toUpperCase() + url));
+    this.request = createHash('sha256').update(`${method.toUpperCase()} ${url}\n`);
   }
 
   update(chunk: Buffer): void {
     for (const hmac of this.hmacs) hmac.update(chunk);
+    this.request.update(chunk);
+  }
+
+  /** The request's fingerprint, once the body has been read. */
+  requestHash(): Buffer {
+    this.requestDigest ??= this.request.digest();
+    return this.requestDigest;
   }
 
   /** True when `signature` matches one of the secrets; constant-time for each comparison. */

@@ -5,6 +5,10 @@ import { paymentsChanged } from '../payments/events.js';
 import { expireDue } from '../payments/state.js';
 import { deliverTask } from '../webhooks/deliver.js';
 import { DELIVER_TASK } from '../webhooks/outbox.js';
+import type { ChainClient } from '../withdrawals/chain.js';
+import { resumeSends, sendTask } from '../withdrawals/send.js';
+import { createTronClient } from '../withdrawals/tron.js';
+import { SEND_TASK } from '../withdrawals/withdrawals.service.js';
 
 /** How many payments one sweep statement expires; the sweep repeats until none are due. */
 const EXPIRY_BATCH = 500;
@@ -38,8 +42,23 @@ function expireTask(ctx: AppContext): Task {
   };
 }
 
+const CLEANUP_TASK = 'idempotency_cleanup';
+
+/** Stored Idempotency-Key answers are kept 24 hours. */
+function cleanupTask(ctx: AppContext): Task {
+  return async () => {
+    const { rowCount } = await ctx.db.query(`DELETE FROM idempotency_keys WHERE created_at < now() - interval '24 hours'`);
+    if (rowCount) ctx.log.info({ removed: rowCount }, 'removed expired idempotency keys');
+  };
+}
+
 export function taskList(ctx: AppContext): TaskList {
-  return { [EXPIRE_TASK]: expireTask(ctx), [DELIVER_TASK]: deliverTask(ctx) };
+  let chain: ChainClient | undefined;
+  const chainClient = () => {
+    if (!ctx.config.tron) throw new Error('a withdrawal needs the Tron adapter, but KASSIR_TRON_FULL_NODE is not set');
+    return (chain ??= ctx.chain ?? createTronClient(ctx.config.tron));
+  };
+  return { [EXPIRE_TASK]: expireTask(ctx), [DELIVER_TASK]: deliverTask(ctx), [SEND_TASK]: sendTask(ctx, chainClient), [CLEANUP_TASK]: cleanupTask(ctx) };
 }
 
 /** Starts the PostgreSQL-backed job queue (graphile-worker) on the service's pool. */
@@ -57,8 +76,13 @@ export async function startWorker(ctx: AppContext): Promise<Runner> {
     pollInterval: 1000,
     logger,
     taskList: taskList(ctx),
-    crontab: `* * * * * ${EXPIRE_TASK} ?jobKey=${EXPIRE_TASK}&jobKeyMode=preserve_run_at`,
+    crontab: [
+      `* * * * * ${EXPIRE_TASK} ?jobKey=${EXPIRE_TASK}&jobKeyMode=preserve_run_at`,
+      `17 * * * * ${CLEANUP_TASK} ?jobKey=${CLEANUP_TASK}`,
+    ].join('\n'),
   });
   await runner.addJob(EXPIRE_TASK, {}, { jobKey: EXPIRE_TASK, jobKeyMode: 'preserve_run_at' });
+  const resumed = await resumeSends(ctx);
+  if (resumed > 0) ctx.log.info({ withdrawals: resumed }, 'resumed sending open withdrawals');
   return runner;
 }

@@ -53,6 +53,26 @@ export async function checkLedger(db: Queryable): Promise<{ ok: boolean; problem
     problems.push({ invariant: 'balance not negative', detail: `terminal ${row.terminal_id} ${row.kind} is ${row.balance}` });
   }
 
+  // Frozen funds are exactly the holds of payouts and withdrawals still in progress.
+  const holds = await db.query<{ terminal_id: string; frozen: string; held: string }>(
+    `SELECT a.terminal_id, a.balance::text AS frozen, coalesce(h.held, 0)::text AS held
+       FROM ledger_accounts a
+       LEFT JOIN (
+         SELECT terminal_id, sum(reserve) AS held FROM (
+           SELECT terminal_id, reserve FROM payouts WHERE status IN ('pending', 'processing')
+           UNION ALL
+           SELECT terminal_id, reserve FROM withdrawals WHERE status IN ('pending', 'processing')
+         ) open GROUP BY terminal_id
+       ) h ON h.terminal_id = a.terminal_id
+      WHERE a.kind = 'terminal_frozen' AND a.balance <> coalesce(h.held, 0)`,
+  );
+  for (const row of holds.rows) {
+    problems.push({
+      invariant: 'frozen equals open holds',
+      detail: `terminal ${row.terminal_id} has ${row.frozen} frozen but its open payouts and withdrawals hold ${row.held}`,
+    });
+  }
+
   const uncredited = await db.query<{ id: string; status: string; credits: number }>(
     `SELECT p.id, p.status, (SELECT count(*) FROM ledger_transactions t WHERE t.kind = 'payin' AND t.ref_id = p.id) AS credits
        FROM payments p

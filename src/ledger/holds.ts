@@ -1,0 +1,57 @@
+import type { Decimal } from 'decimal.js';
+import { pgConstraint, pgErrorCode, PgCode, type Tx } from '../db/pool.js';
+import { post, type Posting } from './ledger.repo.js';
+
+/** Funds on hold for a payout or a withdrawal: moved from available to frozen, then settled or released. */
+export interface Hold {
+  /** 'payout' or 'withdrawal': the postings are `<kind>_reserve`, `<kind>_settle`, `<kind>_release`. */
+  kind: 'payout' | 'withdrawal';
+  refId: string;
+  merchantId: string;
+  terminalId: string;
+  /** The whole amount frozen. */
+  amount: Decimal;
+}
+
+/** True when an error is the ledger refusing to take a terminal account below zero. */
+export function isInsufficientFunds(err: unknown): boolean {
+  return pgErrorCode(err) === PgCode.checkViolation && pgConstraint(err) === 'ledger_accounts_terminal_nonnegative';
+}
+
+/** Freezes the hold's amount; fails with the non-negative constraint when the terminal lacks it. */
+export async function reserve(tx: Tx, hold: Hold): Promise<void> {
+  await post(tx, {
+    kind: `${hold.kind}_reserve`,
+    refId: hold.refId,
+    merchantId: hold.merchantId,
+    memo: null,
+    entries: [
+      { account: { terminalId: hold.terminalId, kind: 'terminal_available' }, amount: hold.amount.negated() },
+      { account: { terminalId: hold.terminalId, kind: 'terminal_frozen' }, amount: hold.amount },
+    ],
+  });
+}
+
+/** Returns the frozen amount to the available balance (failed or cancelled). */
+export async function release(tx: Tx, hold: Hold): Promise<void> {
+  await post(tx, {
+    kind: `${hold.kind}_release`,
+    refId: hold.refId,
+    merchantId: hold.merchantId,
+    memo: null,
+    entries: [
+      { account: { terminalId: hold.terminalId, kind: 'terminal_frozen' }, amount: hold.amount.negated() },
+      { account: { terminalId: hold.terminalId, kind: 'terminal_available' }, amount: hold.amount },
+    ],
+  });
+}
+
+/** Debits the frozen amount: `fee` to fee revenue, the rest out of the system (completed). */
+export async function settle(tx: Tx, hold: Hold, fee: Decimal): Promise<void> {
+  const entries: Posting['entries'] = [
+    { account: { terminalId: hold.terminalId, kind: 'terminal_frozen' }, amount: hold.amount.negated() },
+    { account: { kind: 'system_outgoing' }, amount: hold.amount.minus(fee) },
+  ];
+  if (!fee.isZero()) entries.push({ account: { kind: 'system_fee_revenue' }, amount: fee });
+  await post(tx, { kind: `${hold.kind}_settle`, refId: hold.refId, merchantId: hold.merchantId, memo: null, entries });
+}

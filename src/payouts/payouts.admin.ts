@@ -1,0 +1,45 @@
+import type { FastifyInstance } from 'fastify';
+import { Type, type Static } from 'typebox';
+import type { AppContext } from '../context.js';
+import { audit } from '../admin/audit.js';
+import { ApiError } from '../http/errors.js';
+import { parseListQuery } from '../http/pagination.js';
+import { PAYOUT_STATUSES, findPayout, listPayouts, type PayoutEvent } from './payouts.repo.js';
+import { actOnPayout } from './payouts.service.js';
+import { toPayout } from './payouts.schemas.js';
+
+const tags = ['operator'];
+const IdParams = Type.Object({ id: Type.String() });
+const ReasonBody = Type.Object({ reason: Type.Optional(Type.String({ maxLength: 1000 })) });
+
+function adminView(row: Awaited<ReturnType<typeof findPayout>> & object) {
+  return { ...toPayout(row), merchant_id: row.merchant_id, terminal_id: row.terminal_id, executor_id: row.executor_id, reserve: Number(row.reserve), failure_reason: row.failure_reason, has_proof: row.proof_key !== null };
+}
+
+/** Operator API for payouts: look-ups and completing, failing or cancelling (each audited). */
+export async function payoutAdminRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  app.get<{ Querystring: Record<string, string | undefined> }>('/payouts', { schema: { tags } }, async (request) => {
+    const { limit, offset } = parseListQuery(request.query, 'VALIDATION');
+    const { status, merchant_id: merchantId } = request.query;
+    if (status !== undefined && !(PAYOUT_STATUSES as readonly string[]).includes(status)) throw new ApiError('VALIDATION', `status must be one of ${PAYOUT_STATUSES.join(', ')}`);
+    if (merchantId !== undefined && !/^[0-9a-f-]{36}$/i.test(merchantId)) throw new ApiError('VALIDATION', 'merchant_id must be a UUID');
+    const { rows, total } = await listPayouts(ctx.db, { merchantId: merchantId ?? null, status, limit, offset });
+    return { payouts: rows.map(adminView), total, limit, offset };
+  });
+
+  app.get<{ Params: { id: string } }>('/payouts/:id', { schema: { tags, params: IdParams } }, async (request) => {
+    const row = /^[0-9a-f-]{36}$/i.test(request.params.id) ? await findPayout(ctx.db, request.params.id) : undefined;
+    if (!row) throw new ApiError('PAYOUT_NOT_FOUND', `Payout ${request.params.id} not found`);
+    return adminView(row);
+  });
+
+  for (const event of ['complete', 'fail', 'cancel'] as const satisfies readonly PayoutEvent[]) {
+    app.post<{ Params: { id: string } }>(`/payouts/:id/${event}`, { schema: { tags, params: IdParams, body: Type.Optional(ReasonBody) } }, async (request) => {
+      const reason = (request.body as Static<typeof ReasonBody> | undefined)?.reason;
+      const after = await actOnPayout(ctx, request.params.id, event, { reason: event === 'complete' ? undefined : reason ?? `${event}ed by the operator` }, (tx, before, changed) =>
+        audit(tx, request, `payout.${event}`, 'payout', changed.id, { status: before.status }, { status: changed.status, reason }),
+      );
+      return adminView(after);
+    });
+  }
+}

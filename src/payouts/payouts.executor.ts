@@ -1,0 +1,44 @@
+import type { FastifyInstance } from 'fastify';
+import { Type, type Static } from 'typebox';
+import type { AppContext } from '../context.js';
+import { ApiError } from '../http/errors.js';
+import { readUpload } from '../receipts/upload.js';
+import { listAvailablePayouts, listExecutorPayouts } from './payouts.repo.js';
+import { actOnPayout } from './payouts.service.js';
+import { toAvailablePayout, toTakenPayout } from './payouts.schemas.js';
+
+const tags = ['executor'];
+const IdParams = Type.Object({ id: Type.String() });
+const FailBody = Type.Object({ reason: Type.String({ minLength: 1, maxLength: 1000 }) });
+
+/** The executor's side of payouts: see what is available, take one, report completed or failed. */
+export async function payoutExecutorRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  app.get('/payouts', { schema: { tags } }, async (request) => ({
+    available: (await listAvailablePayouts(ctx.db, 100)).map(toAvailablePayout),
+    taken: (await listExecutorPayouts(ctx.db, request.executor!.id)).map(toTakenPayout),
+  }));
+
+  /** Exactly one executor gets a payout, even when several take it at once (guarded on pending). */
+  app.post<{ Params: { id: string } }>('/payouts/:id/take', { schema: { tags, params: IdParams } }, async (request) =>
+    toTakenPayout(await actOnPayout(ctx, request.params.id, 'take', { executorId: request.executor!.id })),
+  );
+
+  /** Completed, with the proof of the transfer (a png/jpg/webp/heic/pdf, multipart field `proof`). */
+  app.post<{ Params: { id: string } }>('/payouts/:id/complete', { config: { upload: true }, schema: { tags, params: IdParams } }, async (request) => {
+    const upload = await readUpload(request, ctx, 'VALIDATION', { signed: false });
+    if (!upload.file) throw new ApiError('VALIDATION', 'Attach the proof of the transfer as a file (multipart field proof)');
+    try {
+      return toTakenPayout(
+        await actOnPayout(ctx, request.params.id, 'complete', { requireExecutor: request.executor!.id, proofKey: upload.file.key }),
+      );
+    } catch (err) {
+      await ctx.files.delete(upload.file.key).catch(() => undefined);
+      throw err;
+    }
+  });
+
+  app.post<{ Params: { id: string } }>('/payouts/:id/fail', { schema: { tags, params: IdParams, body: FailBody } }, async (request) => {
+    const { reason } = request.body as Static<typeof FailBody>;
+    return toTakenPayout(await actOnPayout(ctx, request.params.id, 'fail', { requireExecutor: request.executor!.id, reason }));
+  });
+}

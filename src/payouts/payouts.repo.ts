@@ -1,0 +1,127 @@
+import type { Queryable, Tx } from '../db/pool.js';
+
+export interface PayoutRow {
+  id: string;
+  merchant_id: string;
+  terminal_id: string;
+  ext_id: string;
+  amount: string;
+  currency: string;
+  method: 'card' | 'sbp';
+  requisites: string;
+  holder_name: string;
+  bank: string;
+  notify_url: string | null;
+  status: PayoutStatus;
+  rate: string;
+  payout_rate: string;
+  reserve: string;
+  executor_id: string | null;
+  proof_key: string | null;
+  failure_reason: string | null;
+  created_at: Date;
+  updated_at: Date;
+  taken_at: Date | null;
+  completed_at: Date | null;
+}
+
+export const PAYOUT_STATUSES = ['pending', 'processing', 'completed', 'failed', 'cancelled'] as const;
+export type PayoutStatus = (typeof PAYOUT_STATUSES)[number];
+
+/**
+ * The payout state machine: pending → processing → completed | failed | cancelled. The operator
+ * may also settle a payout straight from pending. Every change goes through `transitionPayout`.
+ */
+export const PAYOUT_TRANSITIONS = {
+  take: { from: ['pending'], to: 'processing' },
+  complete: { from: ['pending', 'processing'], to: 'completed' },
+  fail: { from: ['pending', 'processing'], to: 'failed' },
+  cancel: { from: ['pending', 'processing'], to: 'cancelled' },
+} as const satisfies Record<string, { from: readonly PayoutStatus[]; to: PayoutStatus }>;
+export type PayoutEvent = keyof typeof PAYOUT_TRANSITIONS;
+
+export async function insertPayout(
+  tx: Tx,
+  p: Omit<PayoutRow, 'id' | 'status' | 'executor_id' | 'proof_key' | 'failure_reason' | 'created_at' | 'updated_at' | 'taken_at' | 'completed_at' | 'currency'>,
+): Promise<PayoutRow> {
+  const { rows } = await tx.query<PayoutRow>(
+    `INSERT INTO payouts (merchant_id, terminal_id, ext_id, amount, method, requisites, holder_name, bank, notify_url, rate, payout_rate, reserve)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING *`,
+    [p.merchant_id, p.terminal_id, p.ext_id, p.amount, p.method, p.requisites, p.holder_name, p.bank, p.notify_url, p.rate, p.payout_rate, p.reserve],
+  );
+  return rows[0]!;
+}
+
+export async function findMerchantPayout(db: Queryable, merchantId: string, id: string): Promise<PayoutRow | undefined> {
+  const { rows } = await db.query<PayoutRow>('SELECT * FROM payouts WHERE merchant_id = $1 AND id = $2', [merchantId, id]);
+  return rows[0];
+}
+
+export async function findMerchantPayoutByExtId(db: Queryable, merchantId: string, extId: string): Promise<PayoutRow | undefined> {
+  const { rows } = await db.query<PayoutRow>('SELECT * FROM payouts WHERE merchant_id = $1 AND ext_id = $2', [merchantId, extId]);
+  return rows[0];
+}
+
+export async function findPayout(db: Queryable, id: string): Promise<PayoutRow | undefined> {
+  const { rows } = await db.query<PayoutRow>('SELECT * FROM payouts WHERE id = $1', [id]);
+  return rows[0];
+}
+
+export interface PayoutFilter {
+  merchantId: string | null;
+  status?: string;
+  from?: Date;
+  to?: Date;
+  limit: number;
+  offset: number;
+}
+
+export async function listPayouts(db: Queryable, f: PayoutFilter): Promise<{ rows: PayoutRow[]; total: number }> {
+  const where = `WHERE ($1::uuid IS NULL OR merchant_id = $1) AND ($2::text IS NULL OR status = $2)
+                   AND ($3::timestamptz IS NULL OR created_at >= $3) AND ($4::timestamptz IS NULL OR created_at <= $4)`;
+  const params = [f.merchantId, f.status ?? null, f.from ?? null, f.to ?? null];
+  const [{ rows }, count] = await Promise.all([
+    db.query<PayoutRow>(`SELECT * FROM payouts ${where} ORDER BY created_at DESC, id LIMIT $5 OFFSET $6`, [...params, f.limit, f.offset]),
+    db.query<{ n: number }>(`SELECT count(*) AS n FROM payouts ${where}`, params),
+  ]);
+  return { rows, total: count.rows[0]!.n };
+}
+
+/** Pending payouts an executor may take, oldest first. */
+export async function listAvailablePayouts(db: Queryable, limit: number): Promise<PayoutRow[]> {
+  const { rows } = await db.query<PayoutRow>(`SELECT * FROM payouts WHERE status = 'pending' ORDER BY created_at LIMIT $1`, [limit]);
+  return rows;
+}
+
+export async function listExecutorPayouts(db: Queryable, executorId: string): Promise<PayoutRow[]> {
+  const { rows } = await db.query<PayoutRow>(
+    `SELECT * FROM payouts WHERE executor_id = $1 AND status = 'processing' ORDER BY taken_at`,
+    [executorId],
+  );
+  return rows;
+}
+
+/**
+ * Applies a payout event, guarded in SQL on the current status (and, for an executor acting on
+ * a payout it took, on the executor): two racing actors cannot both win.
+ */
+export async function transitionPayout(
+  tx: Queryable,
+  id: string,
+  event: PayoutEvent,
+  extra: { executorId?: string; requireExecutor?: string; proofKey?: string; reason?: string } = {},
+): Promise<PayoutRow | undefined> {
+  const rule = PAYOUT_TRANSITIONS[event];
+  const { rows } = await tx.query<PayoutRow>(
+    `UPDATE payouts SET status = $3, updated_at = now(),
+            executor_id = coalesce($4, executor_id),
+            taken_at = CASE WHEN $3 = 'processing' THEN now() ELSE taken_at END,
+            completed_at = CASE WHEN $3 = 'completed' THEN now() ELSE completed_at END,
+            proof_key = coalesce($6, proof_key),
+            failure_reason = coalesce($7, failure_reason)
+      WHERE id = $1 AND status = ANY($2::text[]) AND ($5::uuid IS NULL OR executor_id = $5)
+      RETURNING *`,
+    [id, rule.from, rule.to, extra.executorId ?? null, extra.requireExecutor ?? null, extra.proofKey ?? null, extra.reason ?? null],
+  );
+  return rows[0];
+}

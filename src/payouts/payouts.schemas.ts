@@ -1,0 +1,66 @@
+import { Type, type Static } from 'typebox';
+import { maskCard, maskPhone } from '../lib/mask.js';
+import { toNumber } from '../lib/money.js';
+import type { PayoutRow } from './payouts.repo.js';
+
+export const CreatePayoutBody = Type.Object({
+  ext_id: Type.String({ minLength: 1, maxLength: 255 }),
+  amount: Type.Number({ description: 'amount in RUB' }),
+  method: Type.String({ description: 'card or sbp' }),
+  requisites: Type.String({ minLength: 1, maxLength: 64, description: 'card number (card) or phone number (sbp)' }),
+  holder_name: Type.String({ minLength: 1, maxLength: 200 }),
+  bank: Type.Optional(Type.String({ maxLength: 64, description: 'recipient bank code; may be omitted for card' })),
+  notify_url: Type.Optional(Type.String({ maxLength: 2048 })),
+});
+export type CreatePayoutBody = Static<typeof CreatePayoutBody>;
+
+/** The spec's Payout object; `completed_at` is absent in the creation response. */
+export const Payout = Type.Object({
+  id: Type.String(),
+  ext_id: Type.String(),
+  amount: Type.Number(),
+  currency: Type.String(),
+  method: Type.String(),
+  requisites: Type.String(),
+  holder_name: Type.String(),
+  bank: Type.String(),
+  status: Type.String(),
+  created_at: Type.String(),
+  completed_at: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+});
+export type Payout = Static<typeof Payout>;
+
+export function toPayout(row: PayoutRow, options: { withCompletedAt: boolean } = { withCompletedAt: true }): Payout {
+  const payout: Payout = {
+    id: row.id,
+    ext_id: row.ext_id,
+    amount: toNumber(row.amount)!,
+    currency: row.currency,
+    method: row.method,
+    requisites: row.requisites,
+    holder_name: row.holder_name,
+    bank: row.bank,
+    status: row.status,
+    created_at: row.created_at.toISOString(),
+  };
+  if (options.withCompletedAt) payout.completed_at = row.completed_at?.toISOString() ?? null;
+  return payout;
+}
+
+/** What an executor sees of a payout it has not taken: enough to choose, not enough to pay. */
+export function toAvailablePayout(row: PayoutRow) {
+  return {
+    id: row.id,
+    amount: toNumber(row.amount)!,
+    currency: row.currency,
+    method: row.method,
+    requisites: row.method === 'card' ? maskCard(row.requisites) : maskPhone(row.requisites),
+    bank: row.bank,
+    created_at: row.created_at.toISOString(),
+  };
+}
+
+/** An executor's own taken payout: everything needed to pay it. */
+export function toTakenPayout(row: PayoutRow) {
+  return { ...toAvailablePayout(row), requisites: row.requisites, holder_name: row.holder_name, status: row.status, taken_at: row.taken_at?.toISOString() ?? null };
+}

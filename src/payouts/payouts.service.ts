@@ -1,0 +1,175 @@
+import { Decimal } from 'decimal.js';
+import type { AppContext } from '../context.js';
+import { pgConstraint, pgErrorCode, PgCode, transaction, type Tx } from '../db/pool.js';
+import { ApiError } from '../http/errors.js';
+import { checkDecimal, Money, USDT_DECIMALS } from '../lib/money.js';
+import { isRussianMobile, normalizeCard, normalizePhone } from '../lib/validators.js';
+import { findBank } from '../banks/banks.repo.js';
+import { isInsufficientFunds, release, reserve, settle, type Hold } from '../ledger/holds.js';
+import type { MerchantIdentity } from '../merchants/merchants.auth.js';
+import { isUuid } from '../payments/payments.service.js';
+import { effectiveRates } from '../rates/rates.repo.js';
+import { findTerminal } from '../terminals/terminals.repo.js';
+import { enqueueWebhooks } from '../webhooks/outbox.js';
+import { checkWebhookUrl } from '../webhooks/sender.js';
+import * as repo from './payouts.repo.js';
+import { toPayout, type CreatePayoutBody } from './payouts.schemas.js';
+
+function invalid(message: string, data?: Record<string, unknown>): never {
+  throw new ApiError('PAY_002', message, data);
+}
+
+/**
+ * DESIGN.md decision 12: a payout reserves `amount / rate × (1 + payout_rate / 100)` USDT,
+ * rounded once, half-up, to 6 decimals. The fee is what the reserve holds beyond amount / rate.
+ */
+export function payoutReserve(amount: Decimal.Value, rate: Decimal.Value, payoutRate: Decimal.Value): { reserve: Decimal; fee: Decimal } {
+  const base = new Money(amount).div(rate);
+  const total = base.mul(new Money(1).plus(new Money(payoutRate).div(100))).toDecimalPlaces(USDT_DECIMALS, Decimal.ROUND_HALF_UP);
+  return { reserve: total, fee: total.minus(base.toDecimalPlaces(USDT_DECIMALS, Decimal.ROUND_HALF_UP)) };
+}
+
+function holdOf(payout: repo.PayoutRow): Hold {
+  return { kind: 'payout', refId: payout.id, merchantId: payout.merchant_id, terminalId: payout.terminal_id, amount: new Money(payout.reserve) };
+}
+
+/** Validates a payout request (spec "POST /v1/payouts") into the row to store. */
+async function validateCreate(ctx: AppContext, body: CreatePayoutBody) {
+  const amount = checkDecimal(body.amount, { field: 'amount', places: 2, min: 0, minExclusive: true, max: '1e12', maxExclusive: true });
+  if (typeof amount === 'string') invalid(amount);
+  const method = body.method.toLowerCase();
+  if (method !== 'card' && method !== 'sbp') invalid(`method must be card or sbp, not ${body.method}`, { method: body.method });
+  let requisites: string;
+  if (method === 'card') {
+    requisites = normalizeCard(body.requisites) ?? invalid('requisites must be a card number of 13–19 digits that passes the Luhn check');
+  } else {
+    const phone = normalizePhone(body.requisites);
+    if (!phone || !isRussianMobile(phone)) invalid('requisites must be a Russian mobile number for sbp, e.g. +79123456789');
+    requisites = phone;
+  }
+  const holder = body.holder_name.trim();
+  if (holder === '') invalid('holder_name must not be empty');
+  let bank = '';
+  if (body.bank !== undefined && body.bank !== '') {
+    const entry = await findBank(ctx.db, body.bank);
+    if (!entry || entry.kind !== 'bank' || entry.country !== 'RU' || !entry.is_active) {
+      invalid(`Unknown bank code ${body.bank}; GET /v1/public/banks lists the codes of Russian banks`, { bank: body.bank });
+    }
+    bank = entry.code;
+  } else if (method === 'sbp') {
+    invalid('bank is required for an sbp payout: the fast payment system needs the recipient bank');
+  }
+  let notifyUrl: string | null = null;
+  if (body.notify_url !== undefined && body.notify_url !== '') {
+    const problem = checkWebhookUrl(body.notify_url, ctx.config.webhookAllowPrivate);
+    if (problem) invalid(`notify_url must be an absolute http(s) URL the service may call: ${problem}`, { notify_url: body.notify_url });
+    notifyUrl = body.notify_url;
+  }
+  return { amount, method: method as 'card' | 'sbp', requisites, holder, bank, notifyUrl };
+}
+
+/**
+ * Creates a payout and reserves its funds on the API key's terminal in the same transaction
+ * (DESIGN.md decision 12); not enough available balance → PAY_002 with data.available.
+ */
+export async function createPayout(ctx: AppContext, identity: MerchantIdentity, body: CreatePayoutBody): Promise<repo.PayoutRow> {
+  const input = await validateCreate(ctx, body);
+  const rate = (await effectiveRates(ctx.db, identity.terminalId, ['RUB'])).get('RUB');
+  if (!rate) throw new ApiError('UNAVAILABLE', 'Payouts are not available: no USDT rate is set for RUB (operator: PUT /admin/v1/rates/RUB)');
+  const terminal = await findTerminal(ctx.db, identity.terminalId);
+  const { reserve: amountToHold } = payoutReserve(input.amount, rate, terminal!.payout_rate);
+  try {
+    return await transaction(ctx.db, async (tx) => {
+      const payout = await repo.insertPayout(tx, {
+        merchant_id: identity.merchantId,
+        terminal_id: identity.terminalId,
+        ext_id: body.ext_id,
+        amount: input.amount.toFixed(2),
+        method: input.method,
+        requisites: input.requisites,
+        holder_name: input.holder,
+        bank: input.bank,
+        notify_url: input.notifyUrl,
+        rate,
+        payout_rate: terminal!.payout_rate,
+        reserve: amountToHold.toFixed(USDT_DECIMALS),
+      });
+      await reserve(tx, holdOf(payout));
+      return payout;
+    });
+  } catch (err) {
+    if (pgErrorCode(err) === PgCode.uniqueViolation && pgConstraint(err) === 'payouts_merchant_ext_id_key') {
+      throw new ApiError('PAY_003', `A payout with ext_id ${body.ext_id} already exists`, { ext_id: body.ext_id });
+    }
+    if (isInsufficientFunds(err)) {
+      const now = await findTerminal(ctx.db, identity.terminalId);
+      invalid(`Insufficient balance: the payout needs ${amountToHold.toFixed()} USDT`, { available: Number(now!.balance), required: Number(amountToHold.toFixed()) });
+    }
+    throw err;
+  }
+}
+
+export async function getPayout(ctx: AppContext, merchantId: string, id: string): Promise<repo.PayoutRow> {
+  const payout = isUuid(id) ? await repo.findMerchantPayout(ctx.db, merchantId, id) : undefined;
+  if (!payout) throw new ApiError('PAYOUT_NOT_FOUND', `Payout ${id} not found`);
+  return payout;
+}
+
+export async function getPayoutByExtId(ctx: AppContext, merchantId: string, extId: string): Promise<repo.PayoutRow> {
+  const payout = await repo.findMerchantPayoutByExtId(ctx.db, merchantId, extId);
+  if (!payout) throw new ApiError('PAYOUT_NOT_FOUND', `Payout with ext_id ${extId} not found`);
+  return payout;
+}
+
+/**
+ * Applies a payout event with its money and its webhook, in one transaction: completed settles
+ * the reserve (the fee to revenue, the rest out), failed and cancelled release it. Returns the
+ * payout after the change, or undefined when the guard refused (someone else got there first).
+ */
+export async function changePayout(
+  ctx: AppContext,
+  tx: Tx,
+  id: string,
+  event: repo.PayoutEvent,
+  extra: Parameters<typeof repo.transitionPayout>[3] = {},
+): Promise<repo.PayoutRow | undefined> {
+  const payout = await repo.transitionPayout(tx, id, event, extra);
+  if (!payout) return undefined;
+  if (event === 'complete') {
+    await settle(tx, holdOf(payout), payoutReserve(payout.amount, payout.rate, payout.payout_rate).fee);
+  } else if (event === 'fail' || event === 'cancel') {
+    await release(tx, holdOf(payout));
+  }
+  await enqueueWebhooks(tx, [{
+    merchantId: payout.merchant_id,
+    resourceType: 'payout',
+    resourceId: payout.id,
+    event: `payout.${payout.status}`,
+    payload: toPayout(payout),
+    url: payout.notify_url,
+    notificationToken: null,
+  }]);
+  return payout;
+}
+
+/** Runs a payout event and reports a refused guard in the payout's own terms. */
+export async function actOnPayout(
+  ctx: AppContext,
+  id: string,
+  event: repo.PayoutEvent,
+  extra: Parameters<typeof repo.transitionPayout>[3] = {},
+  audit?: (tx: Tx, before: repo.PayoutRow, after: repo.PayoutRow) => Promise<void>,
+): Promise<repo.PayoutRow> {
+  const before = isUuid(id) ? await repo.findPayout(ctx.db, id) : undefined;
+  if (!before) throw new ApiError('PAYOUT_NOT_FOUND', `Payout ${id} not found`);
+  return transaction(ctx.db, async (tx) => {
+    const after = await changePayout(ctx, tx, id, event, extra);
+    if (!after) {
+      const current = await repo.findPayout(tx, id);
+      const mine = extra.requireExecutor ? ' taken by this executor' : '';
+      throw new ApiError('CONFLICT', `Payout is ${current!.status}; ${event} needs a ${repo.PAYOUT_TRANSITIONS[event].from.join(' or ')} payout${mine}`, { status: current!.status });
+    }
+    await audit?.(tx, before, after);
+    return after;
+  });
+}

@@ -1,0 +1,63 @@
+import type { Decimal } from 'decimal.js';
+import type { AppContext } from '../context.js';
+import { transaction } from '../db/pool.js';
+import { ApiError } from '../http/errors.js';
+import { checkDecimal, USDT_DECIMALS } from '../lib/money.js';
+import { isInsufficientFunds } from '../ledger/holds.js';
+import { post } from '../ledger/ledger.repo.js';
+import { isUuid } from '../payments/payments.service.js';
+import { findMerchantTerminal } from '../terminals/terminals.repo.js';
+
+export interface TransferInput {
+  from_terminal_id: unknown;
+  to_terminal_id: unknown;
+  amount: unknown;
+}
+
+/**
+ * Moves USDT between two terminals of one merchant (spec "POST /v1/transfers"): atomically,
+ * without fee, as one balanced posting. TRF_001 for a malformed, zero, negative or same-terminal
+ * request; TRF_002 for a terminal that is not the merchant's; TRF_003 when the source lacks funds
+ * — decided by the ledger's non-negative constraint, so concurrent transfers cannot overdraw.
+ */
+export async function transfer(ctx: AppContext, merchantId: string, input: TransferInput): Promise<{ from: string; to: string; amount: Decimal }> {
+  const { from_terminal_id: from, to_terminal_id: to } = input;
+  if (typeof from !== 'string' || !isUuid(from)) throw new ApiError('TRF_001', 'from_terminal_id must be a terminal id (UUID)');
+  if (typeof to !== 'string' || !isUuid(to)) throw new ApiError('TRF_001', 'to_terminal_id must be a terminal id (UUID)');
+  const amount = checkDecimal(input.amount, { field: 'amount', places: USDT_DECIMALS, min: 0, minExclusive: true, max: '1e20', maxExclusive: true });
+  if (typeof amount === 'string') throw new ApiError('TRF_001', amount);
+  if (from.toLowerCase() === to.toLowerCase()) throw new ApiError('TRF_001', 'from_terminal_id and to_terminal_id must be different terminals');
+  for (const id of [from, to]) {
+    if (!(await findMerchantTerminal(ctx.db, merchantId, id))) throw new ApiError('TRF_002', `Terminal ${id} not found`, { terminal_id: id });
+  }
+  try {
+    await transaction(ctx.db, async (tx) => {
+      // Both accounts locked in one fixed order, so opposite transfers cannot deadlock.
+      await tx.query(
+        `SELECT id FROM ledger_accounts WHERE terminal_id = ANY($1::uuid[]) AND kind = 'terminal_available' ORDER BY id FOR UPDATE`,
+        [[from, to]],
+      );
+      const { rows } = await tx.query<{ id: string }>(
+        'INSERT INTO transfers (merchant_id, from_terminal_id, to_terminal_id, amount) VALUES ($1, $2, $3, $4) RETURNING id',
+        [merchantId, from, to, amount.toFixed()],
+      );
+      await post(tx, {
+        kind: 'transfer',
+        refId: rows[0]!.id,
+        merchantId,
+        memo: null,
+        entries: [
+          { account: { terminalId: from, kind: 'terminal_available' }, amount: amount.negated() },
+          { account: { terminalId: to, kind: 'terminal_available' }, amount },
+        ],
+      });
+    });
+  } catch (err) {
+    if (isInsufficientFunds(err)) {
+      const source = await findMerchantTerminal(ctx.db, merchantId, from);
+      throw new ApiError('TRF_003', 'Insufficient funds on the source terminal', { available: Number(source!.balance) });
+    }
+    throw err;
+  }
+  return { from, to, amount };
+}

@@ -1,0 +1,81 @@
+import type { FastifyInstance } from 'fastify';
+import { Type, type Static } from 'typebox';
+import type { AppContext } from '../context.js';
+import { audit } from '../admin/audit.js';
+import { pgConstraint, pgErrorCode, PgCode, transaction } from '../db/pool.js';
+import { ApiError } from '../http/errors.js';
+import { parseListQuery } from '../http/pagination.js';
+import { isUuid } from '../payments/payments.service.js';
+import { completeWithdrawal, failWithdrawal, toWithdrawal, type WithdrawalRow } from './withdrawals.service.js';
+
+const tags = ['operator'];
+const IdParams = Type.Object({ id: Type.String() });
+const CompleteBody = Type.Object({ tx_hash: Type.String({ pattern: '^(0x)?[0-9a-fA-F]{64}$', description: 'the transaction hash of the transfer sent' }) });
+const FailBody = Type.Object({ reason: Type.Optional(Type.String({ maxLength: 1000 })) });
+
+function adminView(row: WithdrawalRow) {
+  return { ...toWithdrawal(row), merchant_id: row.merchant_id, terminal_id: row.terminal_id, send_amount: Number(row.send_amount), reserve: Number(row.reserve), adapter: row.adapter, tx_hash: row.tx_hash, failure_reason: row.failure_reason };
+}
+
+async function load(ctx: AppContext, id: string): Promise<WithdrawalRow> {
+  const { rows } = isUuid(id) ? await ctx.db.query<WithdrawalRow>('SELECT * FROM withdrawals WHERE id = $1', [id]) : { rows: [] };
+  if (!rows[0]) throw new ApiError('WDR_003', `Withdrawal ${id} not found`);
+  return rows[0];
+}
+
+/**
+ * Operator API for withdrawals. With the manual adapter the operator sends from the custody wallet
+ * and records the transaction hash; an automatic (Tron) withdrawal is completed by its own job once
+ * the chain confirms it, and can be failed by hand only before anything was signed for it.
+ */
+export async function withdrawalAdminRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  app.get<{ Querystring: Record<string, string | undefined> }>('/withdrawals', { schema: { tags } }, async (request) => {
+    const { limit, offset } = parseListQuery(request.query, 'VALIDATION');
+    const status = request.query.status;
+    if (status !== undefined && !['pending', 'processing', 'completed', 'failed'].includes(status)) {
+      throw new ApiError('VALIDATION', 'status must be one of pending, processing, completed, failed');
+    }
+    const { rows } = await ctx.db.query<WithdrawalRow>(
+      'SELECT * FROM withdrawals WHERE ($1::text IS NULL OR status = $1) ORDER BY created_at DESC, id LIMIT $2 OFFSET $3',
+      [status ?? null, limit, offset],
+    );
+    return { withdrawals: rows.map(adminView), limit, offset };
+  });
+
+  app.get<{ Params: { id: string } }>('/withdrawals/:id', { schema: { tags, params: IdParams } }, async (request) => adminView(await load(ctx, request.params.id)));
+
+  app.post<{ Params: { id: string } }>('/withdrawals/:id/complete', { schema: { tags, params: IdParams, body: CompleteBody } }, async (request) => {
+    const before = await load(ctx, request.params.id);
+    if (before.adapter !== 'manual') throw new ApiError('CONFLICT', 'This withdrawal is sent by the Tron adapter and completes when the chain confirms it');
+    const txHash = (request.body as Static<typeof CompleteBody>).tx_hash.replace(/^0x/, '').toLowerCase();
+    try {
+      const after = await transaction(ctx.db, async (tx) => {
+        const done = await completeWithdrawal(tx, before.id, txHash);
+        if (!done) throw new ApiError('CONFLICT', `Withdrawal is ${before.status}; only a pending or processing one can be completed`, { status: before.status });
+        await audit(tx, request, 'withdrawal.complete', 'withdrawal', before.id, { status: before.status }, { status: done.status, tx_hash: txHash });
+        return done;
+      });
+      return adminView(after);
+    } catch (err) {
+      if (pgErrorCode(err) === PgCode.uniqueViolation && pgConstraint(err) === 'withdrawals_tx_hash') {
+        throw new ApiError('CONFLICT', `Transaction ${txHash} is already recorded for another withdrawal`);
+      }
+      throw err;
+    }
+  });
+
+  app.post<{ Params: { id: string } }>('/withdrawals/:id/fail', { schema: { tags, params: IdParams, body: Type.Optional(FailBody) } }, async (request) => {
+    const before = await load(ctx, request.params.id);
+    if (before.adapter !== 'manual' && before.tx_hash) {
+      throw new ApiError('CONFLICT', `A transaction (${before.tx_hash}) was already signed for this withdrawal; it fails on its own if the chain rejects it`);
+    }
+    const reason = (request.body as Static<typeof FailBody> | undefined)?.reason ?? 'failed by the operator';
+    const after = await transaction(ctx.db, async (tx) => {
+      const done = await failWithdrawal(tx, before.id, reason);
+      if (!done) throw new ApiError('CONFLICT', 'Only a pending or processing withdrawal with nothing signed for it can be failed by hand', { status: before.status });
+      await audit(tx, request, 'withdrawal.fail', 'withdrawal', before.id, { status: before.status }, { status: done.status, reason });
+      return done;
+    });
+    return adminView(after);
+  });
+}
