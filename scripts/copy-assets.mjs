@@ -3,12 +3,14 @@ import { cpSync, readdirSync, statSync, mkdirSync } from 'node:fs';
 import { join, relative, dirname, extname } from 'node:path';
 
 const ASSET_EXTENSIONS = new Set(['.sql', '.html', '.css', '.svg', '.txt', '.json']);
+// Browser files are served as they are (plain JavaScript included), so their folders go whole.
+const WHOLE_DIRS = [join('src', 'pages', 'assets')];
 
 function walk(dir) {
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) walk(path);
-    else if (ASSET_EXTENSIONS.has(extname(name))) {
+    else if (ASSET_EXTENSIONS.has(extname(name)) || WHOLE_DIRS.some((whole) => path.startsWith(whole + '/'))) {
       const target = join('dist', relative('src', path));
       mkdirSync(dirname(target), { recursive: true });
       cpSync(path, target);

@@ -31,6 +31,14 @@ export interface Config {
   tron: { fullNode: string; privateKey: string; usdtContract: string; apiKey?: string; feeLimitSun: number } | undefined;
   /** How often a broadcast withdrawal is checked on chain. */
   tronPollMs: number;
+  /** Upstream providers: the total time a payment may spend trying routes, and one provider call's limit. */
+  routeBudgetMs: number;
+  providerTimeoutMs: number;
+  /** Circuit breaker: failures in a row that take a provider out of rotation, and for how long. */
+  providerBreakerFailures: number;
+  providerCooldownSeconds: number;
+  /** How often open provider payments are polled when their callbacks are late. */
+  providerPollSeconds: number;
   /** Receipts in an S3-compatible bucket instead of `$KASSIR_DATA_DIR/receipts` when set. */
   s3: { bucket: string; endpoint?: string; region: string; accessKeyId?: string; secretAccessKey?: string; forcePathStyle: boolean; prefix: string } | undefined;
 }
@@ -115,6 +123,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         }
       : undefined,
     tronPollMs: integer(env, 'KASSIR_TRON_POLL_MS', 3000, 10),
+    routeBudgetMs: integer(env, 'KASSIR_ROUTE_BUDGET_MS', 10_000, 100),
+    providerTimeoutMs: integer(env, 'KASSIR_PROVIDER_TIMEOUT_MS', 5_000, 50),
+    providerBreakerFailures: integer(env, 'KASSIR_PROVIDER_BREAKER_FAILURES', 3, 1),
+    providerCooldownSeconds: integer(env, 'KASSIR_PROVIDER_COOLDOWN_SECONDS', 30, 1),
+    providerPollSeconds: integer(env, 'KASSIR_PROVIDER_POLL_SECONDS', 60, 1),
     s3: env.KASSIR_S3_BUCKET
       ? {
           bucket: env.KASSIR_S3_BUCKET,

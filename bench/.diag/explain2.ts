@@ -16,7 +16,7 @@ const PICK = `
     FROM requisites r
     JOIN executors e ON e.id = r.executor_id AND e.is_active
    WHERE r.is_active AND r.currency = $1 AND r.country = $2
-     AND r.type = ANY($4::text[]) AND $5::text = ANY(r.methods) AND ($6::text IS NULL OR r.bank_code = $6)
+     AND r.type = ($4::text[])[1] AND $5::text = ANY(r.methods) AND ($6::text IS NULL OR r.bank_code = $6)
      AND $3::numeric >= r.min_amount AND (r.max_amount IS NULL OR $3::numeric <= r.max_amount)
      AND NOT EXISTS (SELECT 1 FROM payments q WHERE q.requisite_id = r.id AND q.status = 'PENDING' AND q.payer_amount = $3::numeric)
    ORDER BY r.last_used_at NULLS FIRST, r.id

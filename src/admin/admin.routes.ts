@@ -13,6 +13,7 @@ import { webhookAdminRoutes } from '../webhooks/webhooks.admin.js';
 import { disputeAdminRoutes } from '../disputes/disputes.admin.js';
 import { payoutAdminRoutes } from '../payouts/payouts.admin.js';
 import { withdrawalAdminRoutes } from '../withdrawals/withdrawals.admin.js';
+import { providerAdminRoutes } from '../providers/providers.admin.js';
 
 /** The operator API under /admin/v1 (DESIGN.md "The operator side"), behind the bearer token. */
 export async function adminRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
@@ -29,4 +30,5 @@ export async function adminRoutes(app: FastifyInstance, ctx: AppContext): Promis
   await disputeAdminRoutes(app, ctx);
   await payoutAdminRoutes(app, ctx);
   await withdrawalAdminRoutes(app, ctx);
+  await providerAdminRoutes(app, ctx);
 }

@@ -11,6 +11,7 @@ import type { ReceiptRow } from '../receipts/receipts.repo.js';
 import { receiptLink, receiptUrl, saveReceipt, withUpload } from '../receipts/receipts.service.js';
 import type { UploadInput } from '../receipts/upload.js';
 import * as repo from './disputes.repo.js';
+import { enqueueProviderAction } from '../providers/jobs.js';
 
 /** Statuses that take a receipt (spec "POST /v1/payments/{id}/receipt"). */
 const RECEIPT_STATUSES = new Set(['PENDING', 'DISPUTE', 'CANCELLED', 'CANCELLED_APPEAL']);
@@ -27,17 +28,22 @@ async function lockOwnPayment(tx: Parameters<typeof lockPayment>[0], merchantId:
  * one. The status never changes.
  */
 export async function attachReceipt(ctx: AppContext, merchantId: string, paymentId: string, upload: UploadInput): Promise<{ payment: PaymentRow; receipt: ReceiptRow }> {
-  const link = receiptLink(upload);
-  if (!upload.file && !link) {
-    throw new ApiError('PAY_002', 'Send a receipt file (receipt, attachment, file or proof) or a receipt_url');
-  }
   return withUpload(ctx, upload, async (tx) => {
+    // Inside withUpload: a bad link must not leave the uploaded file behind in the store.
+    const link = receiptLink(upload);
+    if (!upload.file && !link) {
+      throw new ApiError('PAY_002', 'Send a receipt file (receipt, attachment, file or proof) or a receipt_url');
+    }
     const payment = await lockOwnPayment(tx, merchantId, paymentId);
     if (!RECEIPT_STATUSES.has(payment.status)) {
       throw new ApiError('PAY_008', `A receipt cannot be attached to a ${payment.status} payment`, { status: payment.status });
     }
     const receipt = (await saveReceipt(tx, payment, upload, link, 'receipt'))!;
-    if (payment.status === 'DISPUTE') await repo.attachReceiptIfNone(tx, payment.id, receipt.id);
+    if (payment.status === 'DISPUTE') {
+      await repo.attachReceiptIfNone(tx, payment.id, receipt.id);
+      // Spec: "For a payment in dispute executed by an external provider the receipt is forwarded to the provider."
+      await enqueueProviderAction(tx, payment, 'send_receipt', { receiptId: receipt.id });
+    }
     return { payment, receipt };
   });
 }
@@ -80,8 +86,9 @@ function withoutData(fields: Record<string, unknown>): Record<string, unknown> {
  * CANCELLED_APPEAL (DIS_001); DIS_002 while one is open; re-opening after a cancel works.
  */
 export async function openDispute(ctx: AppContext, merchantId: string, paymentId: string, upload: UploadInput): Promise<DisputeView> {
-  const link = receiptLink(upload);
   return withUpload(ctx, upload, async (tx) => {
+    // Inside withUpload: a bad link must not leave the uploaded file behind in the store.
+    const link = receiptLink(upload);
     const payment = await lockOwnPayment(tx, merchantId, paymentId);
     const params = disputeParams(upload, payment.currency);
     if (payment.status === 'DISPUTE') throw new ApiError('DIS_002', 'A dispute is already open for this payment', { status: payment.status });
@@ -95,6 +102,12 @@ export async function openDispute(ctx: AppContext, merchantId: string, paymentId
       amount: params.amount,
       comment: params.comment,
       receiptId: receipt?.id ?? null,
+    });
+    // Spec: "If the payment was executed by an external provider, the dispute is opened there
+    // automatically with the receipt."
+    await enqueueProviderAction(tx, payment, 'open_dispute', {
+      receiptId: receipt?.id ?? null,
+      params: { ...(params.amount ? { amount: Number(params.amount) } : {}), ...(params.comment ? { comment: params.comment } : {}) },
     });
     await paymentsChanged(tx, ctx.config, [payment.id]);
     return {
@@ -123,6 +136,7 @@ export async function cancelDispute(ctx: AppContext, merchantId: string, payment
       throw new ApiError('DIS_003', `A dispute can be cancelled only from DISPUTE; this payment is ${payment.status}`, { status: payment.status });
     }
     await repo.closeDispute(tx, payment.id, { status: 'cancelled', decidedBy: 'merchant' });
+    await enqueueProviderAction(tx, payment, 'cancel_dispute');
     await paymentsChanged(tx, ctx.config, [payment.id]);
     return { id: payment.id, ext_id: payment.ext_id, status: 'cancelled_appeal' };
   });
@@ -143,6 +157,9 @@ export async function decideDispute(
 ): Promise<void> {
   await transaction(ctx.db, async (tx) => {
     const payment = await lockOwnPayment(tx, null, paymentId);
+    if (payment.provider_id) {
+      throw new ApiError('CONFLICT', 'This payment is executed by a provider: its dispute is decided there, and the decision arrives by callback');
+    }
     if (payment.status !== 'DISPUTE') {
       throw new ApiError('DIS_003', `Only a payment in DISPUTE can be decided; this one is ${payment.status}`, { status: payment.status });
     }

@@ -19,7 +19,9 @@ import { disputeRoutes } from '../disputes/disputes.routes.js';
 import { payoutRoutes } from '../payouts/payouts.routes.js';
 import { transferRoutes } from '../transfers/transfers.routes.js';
 import { withdrawalRoutes } from '../withdrawals/withdrawals.routes.js';
+import { providerCallbackRoutes } from '../providers/callbacks.js';
 import { executorRoutes } from '../executors/executor.routes.js';
+import { pagesRoutes } from '../pages/pages.routes.js';
 
 /** Default body limit for JSON routes; upload routes raise their own. */
 const JSON_BODY_LIMIT = 1024 * 1024;
@@ -44,12 +46,14 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
-  // One structured line per request; URLs pass through the masker (an ext_id may hold a card number).
+  // One structured line per request; URLs pass through the masker (an ext_id may hold a card number,
+  // a payment page's path holds its token).
+  const pagePath = new URL(ctx.config.paymentPageUrl).pathname.replace(/\/+$/, '');
   app.addHook('onResponse', async (request: FastifyRequest, reply: FastifyReply) => {
     request.log.info(
       {
         method: request.method,
-        url: maskUrl(request.url),
+        url: maskUrl(request.url, pagePath),
         status: reply.statusCode,
         ms: Math.round(reply.elapsedTime * 10) / 10,
         merchant: request.merchant?.merchantId,
@@ -91,6 +95,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   });
   await app.register(async (executorApi) => executorRoutes(executorApi, ctx), { prefix: '/executor/v1' });
   await app.register(async (admin) => adminRoutes(admin, ctx), { prefix: '/admin/v1' });
+  await app.register(async (callbacks) => providerCallbackRoutes(callbacks, ctx));
+  await app.register(async (pages) => pagesRoutes(pages, ctx));
   return app;
 }
 

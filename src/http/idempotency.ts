@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { ApiError } from './errors.js';
@@ -27,7 +28,9 @@ export function idempotency(app: FastifyInstance, ctx: AppContext): void {
     if (typeof key !== 'string' || key.length === 0 || key.length > 255) {
       throw new ApiError(request.routeOptions.config.invalidCode ?? 'PAY_002', 'Idempotency-Key must be 1 to 255 characters');
     }
-    const hash = request.signer.requestHash();
+    // The calling terminal is part of the request: a payment or payout goes through the terminal of
+    // the X-Identity key, so one key sent through two terminals is two different requests.
+    const hash = createHash('sha256').update(request.signer.requestHash()).update(request.merchant.terminalId).digest();
     const merchantId = request.merchant.merchantId;
     // Claims the key, or takes over one whose stored answer has expired.
     const claimed = await ctx.db.query(

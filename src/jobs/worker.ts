@@ -9,6 +9,7 @@ import type { ChainClient } from '../withdrawals/chain.js';
 import { resumeSends, sendTask } from '../withdrawals/send.js';
 import { createTronClient } from '../withdrawals/tron.js';
 import { SEND_TASK } from '../withdrawals/withdrawals.service.js';
+import { ACTIONS_TASK, POLL_TASK, actionsTask, pollTask } from '../providers/jobs.js';
 
 /** How many payments one sweep statement expires; the sweep repeats until none are due. */
 const EXPIRY_BATCH = 500;
@@ -58,7 +59,14 @@ export function taskList(ctx: AppContext): TaskList {
     if (!ctx.config.tron) throw new Error('a withdrawal needs the Tron adapter, but KASSIR_TRON_FULL_NODE is not set');
     return (chain ??= ctx.chain ?? createTronClient(ctx.config.tron));
   };
-  return { [EXPIRE_TASK]: expireTask(ctx), [DELIVER_TASK]: deliverTask(ctx), [SEND_TASK]: sendTask(ctx, chainClient), [CLEANUP_TASK]: cleanupTask(ctx) };
+  return {
+    [EXPIRE_TASK]: expireTask(ctx),
+    [DELIVER_TASK]: deliverTask(ctx),
+    [SEND_TASK]: sendTask(ctx, chainClient),
+    [CLEANUP_TASK]: cleanupTask(ctx),
+    [ACTIONS_TASK]: actionsTask(ctx),
+    [POLL_TASK]: pollTask(ctx),
+  };
 }
 
 /** Starts the PostgreSQL-backed job queue (graphile-worker) on the service's pool. */
@@ -79,6 +87,7 @@ export async function startWorker(ctx: AppContext): Promise<Runner> {
     crontab: [
       `* * * * * ${EXPIRE_TASK} ?jobKey=${EXPIRE_TASK}&jobKeyMode=preserve_run_at`,
       `17 * * * * ${CLEANUP_TASK} ?jobKey=${CLEANUP_TASK}`,
+      `* * * * * ${POLL_TASK} ?jobKey=${POLL_TASK}`,
     ].join('\n'),
   });
   await runner.addJob(EXPIRE_TASK, {}, { jobKey: EXPIRE_TASK, jobKeyMode: 'preserve_run_at' });

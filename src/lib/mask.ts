@@ -67,7 +67,8 @@ export function maskDeep(value: unknown, depth = 0): unknown {
  * `4111+1111…`), which the masker would not recognise; the URL is then logged decoded and
  * masked. A URL with nothing to mask is logged exactly as received.
  */
-export function maskUrl(url: string): string {
+export function maskUrl(url: string, secretPathPrefix?: string): string {
+  if (secretPathPrefix !== undefined) url = maskPathSecret(url, secretPathPrefix);
   const at = url.indexOf('?');
   // `+` means a space only in the query (form encoding); in a path it is a literal plus.
   const readable = at < 0 ? url : url.slice(0, at) + url.slice(at).replace(/\+/g, ' ');
@@ -81,4 +82,17 @@ export function maskUrl(url: string): string {
   });
   const masked = maskSensitive(decoded);
   return masked === decoded ? maskSensitive(url) : masked;
+}
+
+/**
+ * The payment page's URL is its only credential (`<prefix>/<token>/…`): the log keeps the first
+ * 6 characters of the token, enough to tell pages apart, never enough to open one.
+ */
+export function maskPathSecret(url: string, prefix: string): string {
+  if (!url.startsWith(`${prefix}/`)) return url;
+  const rest = url.slice(prefix.length + 1);
+  const end = rest.search(/[/?#]/);
+  const segment = end < 0 ? rest : rest.slice(0, end);
+  if (!/^[A-Za-z0-9_-]{20,}$/.test(segment)) return url;
+  return `${prefix}/${segment.slice(0, 6)}***${end < 0 ? '' : rest.slice(end)}`;
 }

@@ -22,8 +22,9 @@ export async function confirmPayment(
   upload: UploadInput,
   source: 'merchant' | 'page',
 ): Promise<PaymentRow> {
-  const link = receiptLink(upload);
   return withUpload(ctx, upload, async (tx) => {
+    // Inside withUpload: a bad link must not leave the uploaded file behind in the store.
+    const link = receiptLink(upload);
     const payment = isUuid(paymentId) ? await lockPayment(tx, merchantId, paymentId) : undefined;
     if (!payment) throw new ApiError('PAY_006', `Payment ${paymentId} not found`);
     if (payment.status !== 'PENDING') {

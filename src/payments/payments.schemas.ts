@@ -45,6 +45,7 @@ export const Payment = Type.Object({
   valid_until: Type.String({ format: 'date-time' }),
   created_at: Type.String({ format: 'date-time' }),
   message: Type.Optional(Type.String()),
+  received_amount: Type.Optional(Type.Number({ description: 'COMPLETED_APPEAL only: the amount actually received and credited' })),
 });
 export type Payment = Static<typeof Payment>;
 
@@ -71,7 +72,7 @@ export function toPayment(row: PaymentRow, paymentPageUrl: string): Payment {
     requisites.currency = row.req_currency;
     requisites.amount_local = toNumber(row.payer_amount)!;
   }
-  return {
+  const payment: Payment = {
     id: row.id,
     ext_id: row.ext_id,
     amount: toNumber(row.amount)!,
@@ -87,4 +88,8 @@ export function toPayment(row: PaymentRow, paymentPageUrl: string): Payment {
     valid_until: row.valid_until.toISOString(),
     created_at: row.created_at.toISOString(),
   };
+  // Beyond the spec's field list: an appeal may complete for another amount than ordered, and a
+  // merchant (or an aggregator routing to us) needs to know which (DESIGN.md decision 7).
+  if (row.status === 'COMPLETED_APPEAL' && row.received_amount !== null) payment.received_amount = toNumber(row.received_amount)!;
+  return payment;
 }

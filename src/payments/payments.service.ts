@@ -1,6 +1,6 @@
 import type { Decimal } from 'decimal.js';
 import type { AppContext } from '../context.js';
-import { pgConstraint, pgErrorCode, PgCode, transaction } from '../db/pool.js';
+import { pgConstraint, pgErrorCode, PgCode, transaction, type Tx } from '../db/pool.js';
 import { randomToken } from '../lib/crypto.js';
 import { checkDecimal, minorUnits } from '../lib/money.js';
 import { ApiError } from '../http/errors.js';
@@ -9,6 +9,7 @@ import { findBank } from '../banks/banks.repo.js';
 import { effectiveRates } from '../rates/rates.repo.js';
 import { candidatesFor } from '../requisites/cascade.js';
 import { checkWebhookUrl } from '../webhooks/sender.js';
+import { createWithProvider, routesFor } from '../providers/routing.js';
 import {
   COUNTRY_CURRENCY, CROSS_BORDER_METHODS, CURRENCY_COUNTRY, METHOD_TYPES, METHODS, METHODS_BY_CURRENCY,
   ORDER_CURRENCIES, isMethod, isOrderCurrency, type Method, type OrderCurrency,
@@ -114,8 +115,9 @@ async function validateCreate(ctx: AppContext, identity: MerchantIdentity, body:
 
 /**
  * Creates a payment and hands out requisites (spec "POST /v1/payments"). The rate is fixed now
- * from the terminal's rate source; the requisite is claimed and the payment inserted in one
- * transaction that also enforces ext_id uniqueness and the same-amount limit.
+ * from the terminal's rate source. The terminal's routes are tried in order — its own executors
+ * (the cascade) and upstream providers — until one gives requisites, within the route budget;
+ * a terminal without routes uses the executors only.
  */
 export async function createPayment(ctx: AppContext, identity: MerchantIdentity, body: CreatePaymentBody): Promise<repo.PaymentRow> {
   const input = await validateCreate(ctx, identity, body);
@@ -125,10 +127,7 @@ export async function createPayment(ctx: AppContext, identity: MerchantIdentity,
   if (!rate) {
     throw new ApiError('PAY_004', `Payments in ${input.currency} are not available: no USDT rate is set (operator: PUT /admin/v1/rates/${input.currency})`);
   }
-  const plan = (country: string | null) =>
-    candidatesFor({ method: input.method, orderCurrency: input.currency, amount: input.amount, country, rates });
-
-  const base: Omit<repo.NewPayment, 'candidates' | 'pageToken'> = {
+  const base: NewPaymentBase = {
     merchantId: identity.merchantId,
     terminalId: identity.terminalId,
     extId: input.extId,
@@ -145,22 +144,59 @@ export async function createPayment(ctx: AppContext, identity: MerchantIdentity,
     types: METHOD_TYPES[input.method],
     bank: input.bank,
   };
+  const plan = (country: string | null) =>
+    candidatesFor({ method: input.method, orderCurrency: input.currency, amount: input.amount, country, rates });
 
+  const deadline = Date.now() + ctx.config.routeBudgetMs;
+  for (const route of await routesFor(ctx, identity.terminalId, input.currency, input.method)) {
+    const created = route.provider
+      ? await createWithProvider(ctx, route.provider, base, { country: input.country, bank: input.bank }, deadline)
+      : await createWithExecutors(ctx, base, plan, input.country);
+    if (created) return created;
+  }
+  throw new ApiError('PAY_004', 'No requisites are available for this currency, country, method and amount; retry later or try another method', {
+    currency: input.currency,
+    method: input.method,
+    ...(input.country ? { country: input.country } : {}),
+    ...(input.bank ? { bank: input.bank } : {}),
+  });
+}
+
+export type NewPaymentBase = Omit<repo.NewPayment, 'candidates' | 'pageToken'>;
+
+/**
+ * Holds the terminal-and-amount lock for the rest of the transaction and enforces the rules every
+ * route shares: ext_id unique per merchant (PAY_003) and SAME_AMOUNT_LIMIT (PAY_005).
+ */
+export async function checkCreation(ctx: AppContext, tx: Tx, base: NewPaymentBase): Promise<void> {
+  await repo.lockTerminalAmount(tx, base.terminalId, base.amount);
+  const facts = await repo.creationFacts(tx, base.merchantId, base.terminalId, base.extId, base.amount, base.currency);
+  if (facts.ext_id_taken) throw duplicateExtId(base.extId);
+  if (facts.same_amount >= ctx.config.sameAmountLimit) {
+    throw new ApiError(
+      'PAY_005',
+      `There are already ${facts.same_amount} pending payments of ${base.amount} ${base.currency} on this terminal; wait for one to finish or vary the amount`,
+      { amount: Number(base.amount), pending: facts.same_amount },
+    );
+  }
+}
+
+/**
+ * The internal route: the cascade over the executors' requisites, claimed and inserted in one
+ * transaction. Undefined when no requisite fits (the next route may take the payment).
+ */
+async function createWithExecutors(
+  ctx: AppContext,
+  base: NewPaymentBase,
+  plan: (country: string | null) => repo.Candidate[],
+  country: string | null,
+): Promise<repo.PaymentRow | undefined> {
   for (let attempt = 1; ; attempt++) {
     try {
-      const created = await transaction(ctx.db, async (tx) => {
-        await repo.lockTerminalAmount(tx, identity.terminalId, base.amount);
-        const facts = await repo.creationFacts(tx, identity.merchantId, identity.terminalId, input.extId, base.amount, input.currency);
-        if (facts.ext_id_taken) throw duplicateExtId(input.extId);
-        if (facts.same_amount >= ctx.config.sameAmountLimit) {
-          throw new ApiError(
-            'PAY_005',
-            `There are already ${facts.same_amount} pending payments of ${base.amount} ${input.currency} on this terminal; wait for one to finish or vary the amount`,
-            { amount: Number(base.amount), pending: facts.same_amount },
-          );
-        }
-        const tryCountry = async (country: string | null) => {
-          const candidates = plan(country);
+      return await transaction(ctx.db, async (tx) => {
+        await checkCreation(ctx, tx, base);
+        const tryCountry = async (wanted: string | null) => {
+          const candidates = plan(wanted);
           if (candidates.length === 0) return undefined;
           const payment = { ...base, candidates, pageToken: randomToken('', 24) };
           return (
@@ -168,36 +204,31 @@ export async function createPayment(ctx: AppContext, identity: MerchantIdentity,
             (await repo.insertPaymentWithCascade(tx, payment, false))
           );
         };
-        let row = await tryCountry(input.country);
+        let row = await tryCountry(country);
         // Cross-border rule 5: a non-ruble order with no requisites in the requested country is
         // routed as if no country were given.
-        if (!row && crossBorder && input.country && input.currency !== 'RUB') row = await tryCountry(null);
+        if (!row && base.crossBorder && country && base.currency !== 'RUB') row = await tryCountry(null);
         return row;
       });
-      if (!created) {
-        throw new ApiError('PAY_004', 'No requisites are available for this currency, country, method and amount; retry later or try another method', {
-          currency: input.currency,
-          method: input.method,
-          ...(input.country ? { country: input.country } : {}),
-          ...(input.bank ? { bank: input.bank } : {}),
-        });
-      }
-      return created;
     } catch (err) {
       if (pgErrorCode(err) === PgCode.uniqueViolation) {
         const constraint = pgConstraint(err);
-        if (constraint === 'payments_merchant_ext_id_key') throw duplicateExtId(input.extId);
+        if (constraint === 'payments_merchant_ext_id_key') throw duplicateExtId(base.extId);
         // Another create took the same requisite for the same amount between our look and our
         // insert: look again with a fresh snapshot, which no longer offers that requisite.
         if (constraint === 'payments_pending_requisite_amount') {
           if (attempt < CASCADE_ATTEMPTS) continue;
           // Every fitting requisite kept being taken for this amount by racing creates.
-          throw new ApiError('PAY_004', 'No requisites are free for this amount right now; retry shortly', { currency: input.currency, method: input.method });
+          return undefined;
         }
       }
       throw err;
     }
   }
+}
+
+export function duplicateExtIdError(extId: string): ApiError {
+  return duplicateExtId(extId);
 }
 
 function duplicateExtId(extId: string): ApiError {

@@ -15,6 +15,10 @@ export const TRANSITIONS = {
   cancel: { from: ['PENDING'], to: ['CANCELLED'] },
   /** "PENDING — notification or provider callback, transfer verified — COMPLETED". */
   complete: { from: ['PENDING', 'PROCESSING'], to: ['COMPLETED'] },
+  /** DESIGN.md decision 6: "A provider may report PROCESSING; nothing else sets it." */
+  providerProcessing: { from: ['PENDING'], to: ['PROCESSING'] },
+  /** A provider cancelled a payment it executes (its own timeout or manual cancellation). */
+  providerCancel: { from: ['PENDING', 'PROCESSING'], to: ['CANCELLED'] },
   /** "PENDING — verification after confirm, transfer not found — CANCELLED". */
   verificationFailed: { from: ['PENDING'], to: ['CANCELLED'] },
   /** "CANCELLED / CANCELLED_APPEAL — POST …/dispute — DISPUTE". */

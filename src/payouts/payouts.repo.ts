@@ -23,6 +23,8 @@ export interface PayoutRow {
   updated_at: Date;
   taken_at: Date | null;
   completed_at: Date | null;
+  provider_id: string | null;
+  provider_payout_id: string | null;
 }
 
 export const PAYOUT_STATUSES = ['pending', 'processing', 'completed', 'failed', 'cancelled'] as const;
@@ -42,7 +44,7 @@ export type PayoutEvent = keyof typeof PAYOUT_TRANSITIONS;
 
 export async function insertPayout(
   tx: Tx,
-  p: Omit<PayoutRow, 'id' | 'status' | 'executor_id' | 'proof_key' | 'failure_reason' | 'created_at' | 'updated_at' | 'taken_at' | 'completed_at' | 'currency'>,
+  p: Omit<PayoutRow, 'id' | 'status' | 'executor_id' | 'proof_key' | 'failure_reason' | 'created_at' | 'updated_at' | 'taken_at' | 'completed_at' | 'currency' | 'provider_id' | 'provider_payout_id'>,
 ): Promise<PayoutRow> {
   const { rows } = await tx.query<PayoutRow>(
     `INSERT INTO payouts (merchant_id, terminal_id, ext_id, amount, method, requisites, holder_name, bank, notify_url, rate, payout_rate, reserve)
@@ -89,7 +91,10 @@ export async function listPayouts(db: Queryable, f: PayoutFilter): Promise<{ row
 
 /** Pending payouts an executor may take, oldest first. */
 export async function listAvailablePayouts(db: Queryable, limit: number): Promise<PayoutRow[]> {
-  const { rows } = await db.query<PayoutRow>(`SELECT * FROM payouts WHERE status = 'pending' ORDER BY created_at LIMIT $1`, [limit]);
+  const { rows } = await db.query<PayoutRow>(
+    `SELECT * FROM payouts WHERE status = 'pending' AND provider_id IS NULL ORDER BY created_at LIMIT $1`,
+    [limit],
+  );
   return rows;
 }
 
@@ -120,6 +125,8 @@ export async function transitionPayout(
             proof_key = coalesce($6, proof_key),
             failure_reason = coalesce($7, failure_reason)
       WHERE id = $1 AND status = ANY($2::text[]) AND ($5::uuid IS NULL OR executor_id = $5)
+        -- A payout sent to a provider is executed there, never taken by one of our executors.
+        AND NOT ($4::uuid IS NOT NULL AND provider_id IS NOT NULL)
       RETURNING *`,
     [id, rule.from, rule.to, extra.executorId ?? null, extra.requireExecutor ?? null, extra.proofKey ?? null, extra.reason ?? null],
   );

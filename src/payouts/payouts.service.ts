@@ -14,6 +14,7 @@ import { enqueueWebhooks } from '../webhooks/outbox.js';
 import { checkWebhookUrl } from '../webhooks/sender.js';
 import * as repo from './payouts.repo.js';
 import { toPayout, type CreatePayoutBody } from './payouts.schemas.js';
+import { routePayout } from '../providers/payouts.js';
 
 function invalid(message: string, data?: Record<string, unknown>): never {
   throw new ApiError('PAY_002', message, data);
@@ -78,8 +79,9 @@ export async function createPayout(ctx: AppContext, identity: MerchantIdentity, 
   if (!rate) throw new ApiError('UNAVAILABLE', 'Payouts are not available: no USDT rate is set for RUB (operator: PUT /admin/v1/rates/RUB)');
   const terminal = await findTerminal(ctx.db, identity.terminalId);
   const { reserve: amountToHold } = payoutReserve(input.amount, rate, terminal!.payout_rate);
+  let created: repo.PayoutRow;
   try {
-    return await transaction(ctx.db, async (tx) => {
+    created = await transaction(ctx.db, async (tx) => {
       const payout = await repo.insertPayout(tx, {
         merchant_id: identity.merchantId,
         terminal_id: identity.terminalId,
@@ -107,6 +109,8 @@ export async function createPayout(ctx: AppContext, identity: MerchantIdentity, 
     }
     throw err;
   }
+  // After the reserve committed: a provider is called outside any transaction.
+  return routePayout(ctx, created);
 }
 
 export async function getPayout(ctx: AppContext, merchantId: string, id: string): Promise<repo.PayoutRow> {

@@ -82,7 +82,9 @@ export class S3FileStore implements FileStore {
   async put(content: Readable, contentType: string): Promise<string> {
     const key = newStorageKey();
     // lib-storage uploads in parts as the stream arrives: the file is never held in memory whole.
-    const body = content.pipe(new PassThrough());
+    // pipeline, not pipe: a source that fails mid-way must fail (and abort) the upload, not stall it.
+    const body = new PassThrough();
+    pipeline(content, body).catch(() => undefined);
     await new Upload({
       client: this.client,
       params: { Bucket: this.settings.bucket, Key: this.settings.prefix + key, Body: body, ContentType: contentType },

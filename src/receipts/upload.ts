@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { PassThrough, Transform, type Readable } from 'node:stream';
+import { PassThrough, pipeline, Transform, type Readable } from 'node:stream';
 import busboy from 'busboy';
 import { fileTypeFromBuffer } from 'file-type';
 import type { FastifyRequest } from 'fastify';
@@ -130,7 +130,9 @@ async function readMultipart(request: FastifyRequest, store: FileStore): Promise
   try {
     parser = busboy({
       headers: request.headers as busboy.BusboyConfig['headers'],
-      limits: { fileSize: MAX_RECEIPT_BYTES, files: 5, fields: 20, fieldSize: 64 * 1024, parts: 30 },
+      // busboy flags a file as truncated once it *reaches* the limit, so a file of exactly 10 MB
+      // would be refused; one byte more makes "truncated" mean "over 10 MB".
+      limits: { fileSize: MAX_RECEIPT_BYTES + 1, files: 5, fields: 20, fieldSize: 64 * 1024, parts: 30 },
     });
   } catch {
     throw new ApiError('PAY_002', 'The multipart body could not be read: the boundary is missing');
@@ -140,21 +142,21 @@ async function readMultipart(request: FastifyRequest, store: FileStore): Promise
     if (info.valueTruncated) noteProblem(new ApiError('PAY_002', `Field ${name} is too long`));
     result.fields[name] = value;
   });
-  parser.on('file', (name, stream) => {
+  parser.on('file', (name, stream, info) => {
     if (!FILE_FIELDS.has(name)) {
       noteProblem(new ApiError('PAY_002', `Unexpected file field ${name}; send the receipt as receipt (or attachment, file, proof)`));
-      stream.resume();
+      discard(stream);
       return;
     }
     if (result.file || pending.length > 0) {
       noteProblem(new ApiError('PAY_002', 'Send one receipt file per request'));
-      stream.resume();
+      discard(stream);
       return;
     }
     pending.push(
-      storeFile(stream, store).then((outcome) => {
+      storeFile(stream, store, info.filename === undefined).then((outcome) => {
         if ('problem' in outcome) noteProblem(outcome.problem);
-        else result.file = outcome.file;
+        else if ('file' in outcome) result.file = outcome.file;
       }),
     );
   });
@@ -164,9 +166,15 @@ async function readMultipart(request: FastifyRequest, store: FileStore): Promise
 
   let received = 0;
   await new Promise<void>((resolve, reject) => {
+    let failed = false;
     const fail = (err: unknown) => {
+      if (failed) return;
+      failed = true;
       source.unpipe(parser);
       source.resume();
+      // The parser gets no more bytes: destroying it ends the file part being stored (its partial
+      // file is removed), which would otherwise wait for the rest of the body forever.
+      parser.destroy(err instanceof Error ? err : undefined);
       reject(err);
     };
     source.on('data', (chunk: Buffer) => {
@@ -196,15 +204,18 @@ async function readMultipart(request: FastifyRequest, store: FileStore): Promise
   return result;
 }
 
-type FileOutcome = { file: StoredFile } | { problem: ApiError };
+type FileOutcome = { file: StoredFile } | { problem: ApiError } | { none: true };
 
 /**
  * Streams one file part into the store. The head is sniffed first: a file that is not one of the
  * allowed formats is drained, never stored. A file cut off at the size limit (busboy's `limit`)
  * is deleted once stored and reported as PAY_009.
  */
-async function storeFile(stream: Readable & { truncated?: boolean }, store: FileStore): Promise<FileOutcome> {
+async function storeFile(stream: Readable & { truncated?: boolean }, store: FileStore, unnamed: boolean): Promise<FileOutcome> {
   const head = await readHead(stream, SNIFF_BYTES);
+  // A browser form with an untouched file input sends an empty part named "" (busboy: no
+  // filename): that is no receipt, not a bad one. An empty file with a name stays PAY_010.
+  if (head.length === 0 && unnamed) return { none: true };
   const detected = head.length > 0 ? await fileTypeFromBuffer(head) : undefined;
   const extension = detected?.ext === 'jpg' || detected?.ext === 'png' || detected?.ext === 'webp' || detected?.ext === 'heic' || detected?.ext === 'pdf'
     ? detected.ext
@@ -227,8 +238,9 @@ async function storeFile(stream: Readable & { truncated?: boolean }, store: File
   });
   const body = new PassThrough();
   body.write(head);
-  stream.pipe(body);
-  const key = await store.put(body.pipe(measure), ALLOWED_TYPES.get(extension)!);
+  // pipeline, not pipe: a part that fails mid-way (aborted or cut-off body) must fail the store's
+  // write, which then removes what it wrote, instead of leaving it waiting for an end.
+  const key = await store.put(pipeline(stream, body, measure, () => undefined), ALLOWED_TYPES.get(extension)!);
   if (stream.truncated) {
     await store.delete(key).catch(() => undefined);
     return tooLarge();
@@ -253,6 +265,12 @@ async function readHead(stream: Readable, bytes: number): Promise<Buffer> {
     return head.subarray(0, bytes);
   }
   return head;
+}
+
+/** Reads a part nobody wants; its error (a body cut off in this part) must not go unhandled. */
+function discard(stream: Readable): void {
+  stream.on('error', () => undefined);
+  stream.resume();
 }
 
 async function drain(stream: Readable): Promise<void> {

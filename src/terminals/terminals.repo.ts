@@ -12,11 +12,12 @@ export interface TerminalRow {
   created_at: Date;
   balance: string;
   balance_frozen: string;
+  return_url: string | null;
 }
 
 // Balances come from the terminal's ledger accounts, never from a copy on the terminal row.
 const SELECT = `
-  SELECT t.id, t.merchant_id, t.name, t.currency, t.payin_rate, t.payout_rate, t.withdrawal_fee, t.is_active, t.created_at,
+  SELECT t.id, t.merchant_id, t.name, t.currency, t.payin_rate, t.payout_rate, t.withdrawal_fee, t.is_active, t.created_at, t.return_url,
          coalesce((SELECT balance FROM ledger_accounts a WHERE a.terminal_id = t.id AND a.kind = 'terminal_available'), 0)::text AS balance,
          coalesce((SELECT balance FROM ledger_accounts a WHERE a.terminal_id = t.id AND a.kind = 'terminal_frozen'), 0)::text AS balance_frozen
     FROM terminals t`;
@@ -52,13 +53,16 @@ export async function listMerchantTerminals(db: Queryable, merchantId: string): 
 export async function updateTerminal(
   db: Queryable,
   id: string,
-  patch: { name?: string; isActive?: boolean; payinRate?: string; payoutRate?: string; withdrawalFee?: string },
+  patch: { name?: string; isActive?: boolean; payinRate?: string; payoutRate?: string; withdrawalFee?: string; returnUrl?: string | null },
 ): Promise<void> {
+  // return_url may be cleared (null), so "not given" is told apart from null by $7.
   await db.query(
     `UPDATE terminals SET name = coalesce($2, name), is_active = coalesce($3, is_active), payin_rate = coalesce($4, payin_rate),
-            payout_rate = coalesce($5, payout_rate), withdrawal_fee = coalesce($6, withdrawal_fee), updated_at = now()
+            payout_rate = coalesce($5, payout_rate), withdrawal_fee = coalesce($6, withdrawal_fee),
+            return_url = CASE WHEN $7::boolean THEN $8 ELSE return_url END, updated_at = now()
       WHERE id = $1`,
-    [id, patch.name ?? null, patch.isActive ?? null, patch.payinRate ?? null, patch.payoutRate ?? null, patch.withdrawalFee ?? null],
+    [id, patch.name ?? null, patch.isActive ?? null, patch.payinRate ?? null, patch.payoutRate ?? null, patch.withdrawalFee ?? null,
+      patch.returnUrl !== undefined, patch.returnUrl ?? null],
   );
 }
 

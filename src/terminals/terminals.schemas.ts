@@ -24,6 +24,7 @@ export const AdminTerminal = Type.Object({
   payin_rate: Type.Number(),
   payout_rate: Type.Number(),
   created_at: Type.String({ format: 'date-time' }),
+  return_url: Type.Union([Type.String(), Type.Null()], { description: 'where the payment page sends the payer after a successful payment' }),
   api_key: Type.Optional(Type.String({ description: 'shown once, at creation and rotation' })),
 });
 
@@ -42,6 +43,7 @@ export const UpdateTerminalBody = Type.Object({
   payin_rate: Type.Optional(Percent),
   payout_rate: Type.Optional(Percent),
   withdrawal_fee: Type.Optional(Type.Number({ minimum: 0 })),
+  return_url: Type.Optional(Type.Union([Type.String({ maxLength: 2048 }), Type.Null()], { description: 'absolute http(s) URL; null clears it' })),
 });
 export type UpdateTerminalBody = Static<typeof UpdateTerminalBody>;
 
@@ -75,6 +77,7 @@ export function toAdminTerminal(row: TerminalRow, apiKey?: string): Static<typeo
     payin_rate: toNumber(row.payin_rate)!,
     payout_rate: toNumber(row.payout_rate)!,
     created_at: row.created_at.toISOString(),
+    return_url: row.return_url,
     ...(apiKey ? { api_key: apiKey } : {}),
   };
 }

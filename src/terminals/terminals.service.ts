@@ -59,8 +59,24 @@ export async function updateTerminal(ctx: AppContext, id: string, body: UpdateTe
     payinRate: operatorDecimal(body.payin_rate, { field: 'payin_rate', ...PERCENT }),
     payoutRate: operatorDecimal(body.payout_rate, { field: 'payout_rate', ...PERCENT }),
     withdrawalFee: operatorDecimal(body.withdrawal_fee, { field: 'withdrawal_fee', ...FEE }),
+    returnUrl: returnUrl(body.return_url),
   });
   return { before, after: await getTerminal(ctx, id) };
+}
+
+/** The payment page links the payer to it: only an absolute http(s) URL, never javascript: or data:. */
+function returnUrl(value: string | null | undefined): string | null | undefined {
+  if (value === undefined || value === null) return value;
+  let parsed: URL;
+  try {
+    parsed = new URL(value);
+  } catch {
+    throw new ApiError('VALIDATION', 'return_url must be an absolute http(s) URL', { return_url: value });
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new ApiError('VALIDATION', 'return_url must be an absolute http(s) URL', { return_url: value });
+  }
+  return parsed.href;
 }
 
 /** Issues a new API key; the old one keeps working for `graceSeconds`. */

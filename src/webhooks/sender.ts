@@ -214,3 +214,43 @@ function* causes(err: unknown, depth = 0): Generator<unknown> {
   if (err instanceof AggregateError) for (const inner of err.errors) yield* causes(inner, depth + 1);
   if (err instanceof Error) yield* causes(err.cause, depth + 1);
 }
+
+/**
+ * Downloads a merchant-supplied URL (a receipt link to forward to a provider) under the same guard
+ * as webhooks: addresses judged at connect time, no redirects, a time limit, and at most
+ * `maxBytes` read — a larger answer is refused, not truncated.
+ */
+export async function fetchGuarded(
+  url: string,
+  options: { allowPrivate: boolean; timeoutMs?: number; maxBytes: number },
+): Promise<{ ok: true; body: Buffer; contentType: string | undefined } | { ok: false; error: string }> {
+  const syntax = checkSyntax(url);
+  if (typeof syntax === 'string') return { ok: false, error: `refused: ${syntax}` };
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const signal = AbortSignal.timeout(timeoutMs);
+  try {
+    const response = await request(syntax, {
+      method: 'GET',
+      headers: { 'user-agent': USER_AGENT },
+      dispatcher: agentFor(options.allowPrivate),
+      signal,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+    });
+    if (response.statusCode < 200 || response.statusCode >= 300) {
+      await response.body.dump();
+      return { ok: false, error: `HTTP ${response.statusCode}` };
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of response.body as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > options.maxBytes) return { ok: false, error: `larger than ${options.maxBytes} bytes` };
+      chunks.push(chunk);
+    }
+    const contentType = response.headers['content-type'];
+    return { ok: true, body: Buffer.concat(chunks), contentType: typeof contentType === 'string' ? contentType : undefined };
+  } catch (err) {
+    return { ok: false, error: describeError(err, signal, timeoutMs) };
+  }
+}

@@ -1,0 +1,24 @@
+import type { Queryable } from '../db/pool.js';
+import type { PaymentRow } from '../payments/payments.repo.js';
+
+/** A payment as its page sees it: the payment plus the terminal's return link. */
+export interface PagePaymentRow extends PaymentRow {
+  return_url: string | null;
+}
+
+/**
+ * The payment behind a page token. The token is the page's only credential (it stands in for
+ * the merchant's signature), so this is the one look-up without an owner scope: whoever holds the
+ * token is the payer the merchant sent there.
+ */
+export async function findPaymentByPageToken(db: Queryable, token: string): Promise<PagePaymentRow | undefined> {
+  const { rows } = await db.query<PagePaymentRow>(
+    `SELECT p.*, t.name AS terminal_name, t.return_url, b.name AS req_bank_name
+       FROM payments p
+       JOIN terminals t ON t.id = p.terminal_id
+       LEFT JOIN banks b ON b.code = p.req_bank_code
+      WHERE p.page_token = $1`,
+    [token],
+  );
+  return rows[0];
+}

@@ -1,0 +1,75 @@
+import type { FastifyInstance } from 'fastify';
+import { Type, type Static } from 'typebox';
+import type { AppContext } from '../context.js';
+import { audit } from '../admin/audit.js';
+import { getTerminal } from '../terminals/terminals.service.js';
+import { terminalRoutes, listProviders, type ProviderRow } from './providers.repo.js';
+import { callbackUrl, createProvider, routeView, setRoutes, updateProvider, type RouteInput } from './providers.service.js';
+
+const tags = ['operator'];
+const IdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
+const CreateBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  kind: Type.String({ description: 'kassir: a provider speaking the Kassir merchant API' }),
+  base_url: Type.String({ maxLength: 2048 }),
+  api_key: Type.String({ minLength: 1, maxLength: 500, description: 'our terminal API key at the provider' }),
+  secret_key: Type.String({ minLength: 1, maxLength: 500, description: 'our Secret Key at the provider' }),
+});
+const UpdateBody = Type.Object({
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  base_url: Type.Optional(Type.String({ maxLength: 2048 })),
+  api_key: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+  secret_key: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+  is_active: Type.Optional(Type.Boolean()),
+});
+const Route = Type.Object({
+  executors: Type.Optional(Type.Boolean()),
+  provider_id: Type.Optional(Type.String()),
+  currencies: Type.Optional(Type.Array(Type.String({ pattern: '^[A-Za-z]{3}$' }))),
+  methods: Type.Optional(Type.Array(Type.String({ maxLength: 32 }))),
+});
+
+function view(ctx: AppContext, provider: ProviderRow) {
+  return {
+    id: provider.id,
+    name: provider.name,
+    kind: provider.kind,
+    base_url: provider.base_url,
+    is_active: provider.is_active,
+    callback_url: callbackUrl(ctx, provider.id),
+    breaker: { failures: provider.failures, open_until: provider.open_until },
+    created_at: provider.created_at,
+  };
+}
+
+/** Operator API for upstream providers and the terminals' routes (DESIGN.md operator table). */
+export async function providerAdminRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  app.post('/providers', { schema: { tags, body: CreateBody } }, async (request, reply) => {
+    const provider = await createProvider(ctx, request.body as Static<typeof CreateBody>);
+    await audit(ctx.db, request, 'provider.create', 'provider', provider.id, null, { name: provider.name, kind: provider.kind, base_url: provider.base_url });
+    const { id, name, kind } = provider;
+    return reply.status(201).send({ id, name, kind, callback_url: callbackUrl(ctx, id) });
+  });
+
+  app.get('/providers', { schema: { tags } }, async () => ({ providers: (await listProviders(ctx.db)).map((p) => view(ctx, p)) }));
+
+  app.patch<{ Params: { id: string } }>('/providers/:id', { schema: { tags, params: IdParams, body: UpdateBody } }, async (request) => {
+    const { before, after } = await updateProvider(ctx, request.params.id, request.body as Static<typeof UpdateBody>);
+    await audit(ctx.db, request, 'provider.update', 'provider', after.id, view(ctx, before), view(ctx, after));
+    return view(ctx, after);
+  });
+
+  app.get<{ Params: { id: string } }>('/terminals/:id/routes', { schema: { tags, params: IdParams } }, async (request) => {
+    await getTerminal(ctx, request.params.id);
+    return (await terminalRoutes(ctx.db, request.params.id)).map(routeView);
+  });
+
+  app.put<{ Params: { id: string } }>('/terminals/:id/routes', { schema: { tags, params: IdParams, body: Type.Array(Route, { maxItems: 20 }) } }, async (request) => {
+    await getTerminal(ctx, request.params.id);
+    const before = (await terminalRoutes(ctx.db, request.params.id)).map(routeView);
+    await setRoutes(ctx, request.params.id, request.body as RouteInput[]);
+    const after = (await terminalRoutes(ctx.db, request.params.id)).map(routeView);
+    await audit(ctx.db, request, 'terminal.set_routes', 'terminal', request.params.id, before, after);
+    return after;
+  });
+}

@@ -1,0 +1,93 @@
+import type { Queryable } from '../db/pool.js';
+
+export interface ProviderRow {
+  id: string;
+  name: string;
+  kind: 'kassir';
+  base_url: string;
+  api_key_enc: string;
+  secret_key_enc: string;
+  is_active: boolean;
+  failures: number;
+  open_until: Date | null;
+  created_at: Date;
+}
+
+export interface RouteRow {
+  position: number;
+  provider_id: string | null;
+  currencies: string[] | null;
+  methods: string[] | null;
+}
+
+export async function insertProvider(db: Queryable, p: { name: string; kind: 'kassir'; baseUrl: string; apiKeyEnc: string; secretKeyEnc: string }): Promise<ProviderRow> {
+  const { rows } = await db.query<ProviderRow>(
+    `INSERT INTO providers (name, kind, base_url, api_key_enc, secret_key_enc) VALUES ($1, $2, $3, $4, $5) RETURNING *`,
+    [p.name, p.kind, p.baseUrl, p.apiKeyEnc, p.secretKeyEnc],
+  );
+  return rows[0]!;
+}
+
+export async function findProvider(db: Queryable, id: string): Promise<ProviderRow | undefined> {
+  const { rows } = await db.query<ProviderRow>('SELECT * FROM providers WHERE id = $1', [id]);
+  return rows[0];
+}
+
+export async function listProviders(db: Queryable): Promise<ProviderRow[]> {
+  const { rows } = await db.query<ProviderRow>('SELECT * FROM providers ORDER BY created_at');
+  return rows;
+}
+
+export async function updateProvider(
+  db: Queryable,
+  id: string,
+  patch: { name?: string; baseUrl?: string; apiKeyEnc?: string; secretKeyEnc?: string; isActive?: boolean },
+): Promise<ProviderRow | undefined> {
+  const { rows } = await db.query<ProviderRow>(
+    `UPDATE providers SET name = coalesce($2, name), base_url = coalesce($3, base_url), api_key_enc = coalesce($4, api_key_enc),
+            secret_key_enc = coalesce($5, secret_key_enc), is_active = coalesce($6, is_active),
+            failures = CASE WHEN $6 THEN 0 ELSE failures END, open_until = CASE WHEN $6 THEN NULL ELSE open_until END,
+            updated_at = now()
+      WHERE id = $1 RETURNING *`,
+    [id, patch.name ?? null, patch.baseUrl ?? null, patch.apiKeyEnc ?? null, patch.secretKeyEnc ?? null, patch.isActive ?? null],
+  );
+  return rows[0];
+}
+
+/** The terminal's routes in order, each with its provider when it is one. */
+export async function terminalRoutes(db: Queryable, terminalId: string): Promise<(RouteRow & { provider: ProviderRow | null })[]> {
+  const { rows } = await db.query<RouteRow & { provider: ProviderRow | null }>(
+    `SELECT r.position, r.provider_id, r.currencies, r.methods, to_jsonb(p) AS provider
+       FROM terminal_routes r LEFT JOIN providers p ON p.id = r.provider_id
+      WHERE r.terminal_id = $1 ORDER BY r.position`,
+    [terminalId],
+  );
+  return rows.map((row) => ({
+    ...row,
+    provider: row.provider ? { ...row.provider, open_until: row.provider.open_until ? new Date(row.provider.open_until) : null, created_at: new Date(row.provider.created_at) } : null,
+  }));
+}
+
+export async function replaceRoutes(db: Queryable, terminalId: string, routes: Omit<RouteRow, 'position'>[]): Promise<void> {
+  await db.query('DELETE FROM terminal_routes WHERE terminal_id = $1', [terminalId]);
+  for (const [position, route] of routes.entries()) {
+    await db.query(
+      'INSERT INTO terminal_routes (terminal_id, position, provider_id, currencies, methods) VALUES ($1, $2, $3, $4, $5)',
+      [terminalId, position, route.provider_id, route.currencies, route.methods],
+    );
+  }
+}
+
+/** Circuit breaker: a failure counts; `threshold` in a row takes the provider out for `cooldownSeconds`. */
+export async function recordFailure(db: Queryable, id: string, threshold: number, cooldownSeconds: number): Promise<void> {
+  await db.query(
+    `UPDATE providers SET failures = failures + 1,
+            open_until = CASE WHEN failures + 1 >= $2 THEN now() + make_interval(secs => $3) ELSE open_until END
+      WHERE id = $1`,
+    [id, threshold, cooldownSeconds],
+  );
+}
+
+export async function recordSuccess(db: Queryable, id: string): Promise<void> {
+  await db.query('UPDATE providers SET failures = 0, open_until = NULL WHERE id = $1 AND (failures <> 0 OR open_until IS NOT NULL)', [id]);
+}

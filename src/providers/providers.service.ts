@@ -1,0 +1,110 @@
+import type { AppContext } from '../context.js';
+import { transaction } from '../db/pool.js';
+import { ApiError } from '../http/errors.js';
+import { isUuid } from '../payments/payments.service.js';
+import { kassirProvider } from './kassir/adapter.js';
+import type { ProviderAdapter } from './provider.js';
+import * as repo from './providers.repo.js';
+
+/** The adapter for a provider row, with its credentials unsealed. */
+export function adapterFor(ctx: AppContext, provider: repo.ProviderRow): ProviderAdapter {
+  switch (provider.kind) {
+    case 'kassir':
+      return kassirProvider({
+        baseUrl: provider.base_url,
+        apiKey: ctx.box.open(provider.api_key_enc),
+        secretKey: ctx.box.open(provider.secret_key_enc),
+        timeoutMs: ctx.config.providerTimeoutMs,
+      });
+  }
+}
+
+/** Where a provider sends its callbacks for us. */
+export function callbackUrl(ctx: AppContext, providerId: string): string {
+  return `${ctx.config.publicBaseUrl}/callbacks/providers/${providerId}`;
+}
+
+/** In rotation: active, and not taken out by its circuit breaker. */
+export function inRotation(provider: repo.ProviderRow): boolean {
+  return provider.is_active && (provider.open_until === null || provider.open_until.getTime() <= Date.now());
+}
+
+export async function providerFailed(ctx: AppContext, id: string): Promise<void> {
+  await repo.recordFailure(ctx.db, id, ctx.config.providerBreakerFailures, ctx.config.providerCooldownSeconds);
+}
+
+export async function providerSucceeded(ctx: AppContext, id: string): Promise<void> {
+  await repo.recordSuccess(ctx.db, id);
+}
+
+function checkBaseUrl(value: string): string {
+  try {
+    const url = new URL(value);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('scheme');
+  } catch {
+    throw new ApiError('VALIDATION', 'base_url must be an absolute http(s) URL, e.g. https://provider.example');
+  }
+  return value.replace(/\/+$/, '');
+}
+
+export async function createProvider(ctx: AppContext, body: { name: string; kind: string; base_url: string; api_key: string; secret_key: string }): Promise<repo.ProviderRow> {
+  if (body.kind !== 'kassir') throw new ApiError('VALIDATION', 'kind must be "kassir" (a provider speaking the Kassir merchant API)');
+  return repo.insertProvider(ctx.db, {
+    name: body.name,
+    kind: 'kassir',
+    baseUrl: checkBaseUrl(body.base_url),
+    apiKeyEnc: ctx.box.seal(body.api_key),
+    secretKeyEnc: ctx.box.seal(body.secret_key),
+  });
+}
+
+export async function updateProvider(ctx: AppContext, id: string, body: { name?: string; base_url?: string; api_key?: string; secret_key?: string; is_active?: boolean }) {
+  const before = isUuid(id) ? await repo.findProvider(ctx.db, id) : undefined;
+  if (!before) throw new ApiError('NOT_FOUND', `Provider ${id} not found`);
+  const after = await repo.updateProvider(ctx.db, id, {
+    name: body.name,
+    baseUrl: body.base_url === undefined ? undefined : checkBaseUrl(body.base_url),
+    apiKeyEnc: body.api_key === undefined ? undefined : ctx.box.seal(body.api_key),
+    secretKeyEnc: body.secret_key === undefined ? undefined : ctx.box.seal(body.secret_key),
+    isActive: body.is_active,
+  });
+  return { before, after: after! };
+}
+
+export interface RouteInput {
+  executors?: boolean;
+  provider_id?: string;
+  currencies?: string[];
+  methods?: string[];
+}
+
+/** Replaces a terminal's routes (DESIGN.md: `[{"executors": true} | {"provider_id": "…"}, …]` in the order tried). */
+export async function setRoutes(ctx: AppContext, terminalId: string, routes: RouteInput[]): Promise<void> {
+  const rows: Omit<repo.RouteRow, 'position'>[] = [];
+  for (const [index, route] of routes.entries()) {
+    const isExecutors = route.executors === true;
+    if (isExecutors === (route.provider_id !== undefined)) {
+      throw new ApiError('VALIDATION', `route ${index + 1} must be either {"executors": true} or {"provider_id": "…"}`);
+    }
+    if (route.provider_id !== undefined) {
+      if (!isUuid(route.provider_id) || !(await repo.findProvider(ctx.db, route.provider_id))) {
+        throw new ApiError('VALIDATION', `route ${index + 1}: provider ${route.provider_id} not found`);
+      }
+    }
+    rows.push({
+      provider_id: route.provider_id ?? null,
+      currencies: route.currencies?.map((c) => c.toUpperCase()) ?? null,
+      methods: route.methods?.map((m) => m.toUpperCase()) ?? null,
+    });
+  }
+  await transaction(ctx.db, (tx) => repo.replaceRoutes(tx, terminalId, rows));
+}
+
+/** A stored route as the operator API shows it. */
+export function routeView(route: repo.RouteRow) {
+  return {
+    ...(route.provider_id ? { provider_id: route.provider_id } : { executors: true }),
+    ...(route.currencies ? { currencies: route.currencies } : {}),
+    ...(route.methods ? { methods: route.methods } : {}),
+  };
+}
