@@ -143,7 +143,10 @@ async function expectLedgerOk(): Promise<void> {
 }
 
 async function feeRevenue(): Promise<Decimal> {
-  const { rows } = await service.ctx.db.query<{ b: string }>(`SELECT coalesce(sum(balance), 0)::text AS b FROM ledger_accounts WHERE kind = 'system_fee_revenue'`);
+  // System accounts keep no running balance (hot rows); their postings are the truth.
+  const { rows } = await service.ctx.db.query<{ b: string }>(
+    `SELECT coalesce(sum(e.amount), 0)::text AS b FROM ledger_entries e JOIN ledger_accounts a ON a.id = e.account_id WHERE a.kind = 'system_fee_revenue'`,
+  );
   return new D(rows[0]!.b);
 }
 
@@ -151,7 +154,7 @@ async function postings(refId: string): Promise<Array<{ tx: string; account: str
   const { rows } = await service.ctx.db.query<{ tx: string; account: string; amount: string }>(
     `SELECT t.kind AS tx, a.kind AS account, e.amount::text AS amount
        FROM ledger_entries e JOIN ledger_transactions t ON t.id = e.transaction_id JOIN ledger_accounts a ON a.id = e.account_id
-      WHERE t.ref_id = $1 ORDER BY e.id`,
+      WHERE t.ref_id = $1 ORDER BY t.created_at, t.kind, a.kind`,
     [refId],
   );
   return rows.map((r) => ({ ...r, amount: new D(r.amount).toFixed() }));
@@ -433,8 +436,8 @@ describe('money: reserve, settle, release (DESIGN.md decision 12)', () => {
     expect((await feeRevenue()).toFixed()).toBe(revenue.toFixed());
     const { reserve } = expected('4321.09', '1.5');
     expect((await postings(payout.id)).filter((p) => p.tx === 'payout_release')).toEqual([
-      { tx: 'payout_release', account: 'terminal_frozen', amount: reserve.negated().toFixed() },
       { tx: 'payout_release', account: 'terminal_available', amount: reserve.toFixed() },
+      { tx: 'payout_release', account: 'terminal_frozen', amount: reserve.negated().toFixed() },
     ]);
     await expectLedgerOk();
   });

@@ -79,8 +79,11 @@ export interface PayoutFilter {
 }
 
 export async function listPayouts(db: Queryable, f: PayoutFilter): Promise<{ rows: PayoutRow[]; total: number }> {
+  // created_at has microseconds but the API shows (and takes) milliseconds: `to` equal to a
+  // payout's created_at as shown must include it, so the end bound covers its whole millisecond.
   const where = `WHERE ($1::uuid IS NULL OR merchant_id = $1) AND ($2::text IS NULL OR status = $2)
-                   AND ($3::timestamptz IS NULL OR created_at >= $3) AND ($4::timestamptz IS NULL OR created_at <= $4)`;
+                   AND ($3::timestamptz IS NULL OR created_at >= $3)
+                   AND ($4::timestamptz IS NULL OR created_at < $4::timestamptz + interval '1 millisecond')`;
   const params = [f.merchantId, f.status ?? null, f.from ?? null, f.to ?? null];
   const [{ rows }, count] = await Promise.all([
     db.query<PayoutRow>(`SELECT * FROM payouts ${where} ORDER BY created_at DESC, id LIMIT $5 OFFSET $6`, [...params, f.limit, f.offset]),

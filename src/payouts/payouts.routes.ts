@@ -13,10 +13,15 @@ const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody,
 const config = { invalidCode: 'PAY_002', internalCode: 'SYS_001' } as const;
 const tags = ['payouts'];
 
-function parseDate(value: string | undefined, name: string): Date | undefined {
+/** ISO 8601 only: `Date` alone would also take "1" (the year 2001) or "March 7, 2024". */
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
+
+function parseDate(value: string | undefined, name: 'from' | 'to'): Date | undefined {
   if (value === undefined || value === '') return undefined;
-  const date = new Date(value);
+  const date = ISO_DATE.test(value) ? new Date(value) : new Date(NaN);
   if (Number.isNaN(date.getTime())) throw new ApiError('PAY_002', `${name} must be an ISO 8601 date or timestamp`, { [name]: value });
+  // The bounds are inclusive: an end given as a bare date covers the whole of that day (UTC).
+  if (name === 'to' && value.length === 10) return new Date(date.getTime() + 86_400_000 - 1);
   return date;
 }
 
