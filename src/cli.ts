@@ -39,7 +39,7 @@ const TOKEN_HELP =
 /** What a command needs: an API caller and the output mode, from the global options. */
 interface Session {
   json: boolean;
-  api<T = JsonObject>(method: string, path: string, body?: JsonObject): Promise<T>;
+  api<T = JsonObject>(method: string, path: string, body?: Json): Promise<T>;
 }
 
 function session(command: Command): Session {
@@ -63,7 +63,7 @@ function session(command: Command): Session {
 const TIMEOUT_MS = 30_000;
 
 /** One call to the operator API; answers the parsed body or throws a CliError naming the failure. */
-async function request<T>(root: string, token: string, method: string, path: string, body?: JsonObject): Promise<T> {
+async function request<T>(root: string, token: string, method: string, path: string, body?: Json): Promise<T> {
   let response: Response;
   try {
     response = await fetch(`${root}/admin/v1${path}`, {
@@ -360,6 +360,69 @@ function terminalCommands(program: Command): void {
       const s = session(command);
       output(s, await s.api('PUT', `/terminals/${id(terminalId)}/rates/${id(currency)}`, { rate }), (r) => printObject(r));
     });
+
+  terminal.command('routes').description("a terminal's routes, in the order a payment tries them").argument('<id>', 'terminal id')
+    .action(async (terminalId: string, _options: unknown, command: Command) => {
+      const s = session(command);
+      output(s, await s.api<JsonObject[]>('GET', `/terminals/${id(terminalId)}/routes`), printRoutes);
+    });
+
+  terminal.command('set-routes').description("replace a terminal's routes: payments and payouts try them in the order given")
+    .argument('<id>', 'terminal id')
+    .option('--route <route>', 'executors or provider:<id>, optionally narrowed to methods: provider:<id>:SBP,CARD; repeat in the order tried', collectRoute, [])
+    .option('--routes-json <json>', 'the routes as the API takes them, e.g. [{"provider_id":"…","currencies":["RUB"]},{"executors":true}]', routesJson)
+    .option('--clear', 'remove every route: the terminal uses its executors only')
+    .action(async (terminalId: string, options: { route: JsonObject[]; routesJson?: JsonObject[]; clear?: boolean }, command: Command) => {
+      const s = session(command);
+      const given = [options.route.length > 0, options.routesJson !== undefined, options.clear === true].filter(Boolean).length;
+      if (given !== 1) throw new CliError('give the routes one way: --route (repeated), --routes-json, or --clear');
+      const routes = options.clear ? [] : (options.routesJson ?? options.route);
+      output(s, await s.api<JsonObject[]>('PUT', `/terminals/${id(terminalId)}/routes`, routes), printRoutes);
+    });
+}
+
+/** `executors[:METHODS]` or `provider:<id>[:METHODS]`, collected in the order given. */
+function collectRoute(text: string, previous: JsonObject[]): JsonObject[] {
+  const [kind, ...rest] = text.split(':');
+  let route: JsonObject;
+  let methods: string | undefined;
+  if (kind === 'executors' && rest.length <= 1) {
+    route = { executors: true };
+    methods = rest[0];
+  } else if (kind === 'provider' && rest.length >= 1 && rest.length <= 2 && rest[0]) {
+    route = { provider_id: rest[0] };
+    methods = rest[1];
+  } else {
+    throw new InvalidArgumentError(`"${text}" is not a route: write executors, provider:<id> or provider:<id>:SBP,CARD.`);
+  }
+  if (methods !== undefined) route.methods = methodList(methods);
+  return [...previous, route];
+}
+
+function routesJson(text: string): JsonObject[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new InvalidArgumentError('is not JSON; write e.g. [{"executors":true}].');
+  }
+  if (!Array.isArray(parsed) || parsed.some((r) => r === null || typeof r !== 'object' || Array.isArray(r))) {
+    throw new InvalidArgumentError('must be a JSON array of route objects, e.g. [{"provider_id":"…"},{"executors":true}].');
+  }
+  return parsed as JsonObject[];
+}
+
+function printRoutes(routes: JsonObject[]): void {
+  if (routes.length === 0) console.log('(no routes: the terminal uses its executors only)');
+  else {
+    const rows = routes.map((r, i) => ({
+      position: i + 1,
+      route: r.executors ? 'executors' : `provider ${text(r.provider_id)}`,
+      currencies: r.currencies ?? null,
+      methods: r.methods ?? null,
+    }));
+    printTable(rows, ['position', 'route', 'currencies', 'methods']);
+  }
 }
 
 function rateCommands(program: Command): void {
@@ -635,9 +698,59 @@ function webhookCommands(program: Command): void {
     });
 }
 
+const PROVIDER_COLUMNS = ['id', 'name', 'kind', 'base_url', 'is_active', 'failures', 'open_until', 'callback_url'];
+
+/** A provider row for a table: its breaker state flattened into columns. */
+function providerRow(p: JsonObject): JsonObject {
+  const breaker = (p.breaker ?? {}) as JsonObject;
+  return { ...p, failures: breaker.failures ?? null, open_until: breaker.open_until ?? null };
+}
+
+function providerCommands(program: Command): void {
+  const provider = program.command('provider').description('upstream providers: aggregators that payments and payouts can be routed to');
+
+  provider.command('add').description('register a provider with our merchant credentials there (stored encrypted)')
+    .requiredOption('--name <name>', 'display name')
+    .requiredOption('--kind <kind>', 'kassir: a provider speaking the Kassir merchant API')
+    .requiredOption('--base-url <url>', "the provider's API base URL, e.g. https://provider.example")
+    .requiredOption('--api-key <key>', 'our terminal API key at the provider')
+    .requiredOption('--secret-key <key>', 'our Secret Key at the provider')
+    .action(async (options: Record<string, unknown>, command: Command) => {
+      const s = session(command);
+      const body = pick(options, { name: 'name', kind: 'kind', baseUrl: 'base_url', apiKey: 'api_key', secretKey: 'secret_key' });
+      const created = await s.api('POST', '/providers', body);
+      output(s, created, (p) => {
+        printObject(p);
+        console.log(`\nNext: kassir terminal set-routes <terminal> --route provider:${text(p.id)} --route executors`);
+      });
+    });
+
+  provider.command('list').description('providers, with their circuit breaker state')
+    .action(async (_options: unknown, command: Command) => {
+      const s = session(command);
+      const body = await s.api<{ providers: JsonObject[] }>('GET', '/providers');
+      output(s, body, (b) => printTable(b.providers.map(providerRow), PROVIDER_COLUMNS));
+    });
+
+  provider.command('update').description("change a provider's settings or credentials, or switch it on or off").argument('<id>', 'provider id')
+    .option('--name <name>', 'display name')
+    .option('--base-url <url>', "the provider's API base URL")
+    .option('--api-key <key>', 'our terminal API key at the provider')
+    .option('--secret-key <key>', 'our Secret Key at the provider')
+    .option('--active <true|false>', 'in rotation or not (true also resets its circuit breaker)', bool)
+    .action(async (providerId: string, options: Record<string, unknown>, command: Command) => {
+      const s = session(command);
+      const body = requireChanges(
+        pick(options, { name: 'name', baseUrl: 'base_url', apiKey: 'api_key', secretKey: 'secret_key', active: 'is_active' }),
+        '--name, --base-url, --api-key, --secret-key, --active',
+      );
+      output(s, await s.api('PATCH', `/providers/${id(providerId)}`, body), (p) => printObject(p));
+    });
+}
+
 function buildProgram(env: NodeJS.ProcessEnv): Command {
   const program = new Command('kassir')
-    .description('Kassir operator CLI: manage merchants, terminals, rates, executors, requisites, banks, payments, notifications and webhooks; check the ledger')
+    .description('Kassir operator CLI: manage merchants, terminals, rates, executors, requisites, banks, payments, notifications, webhooks and providers; check the ledger')
     .option('--url <url>', 'Kassir base URL (env KASSIR_URL)', defaultUrl(env))
     // No default value here: commander would print it in --help.
     .option('--token <token>', 'operator token (env ADMIN_TOKEN)')
@@ -652,6 +765,7 @@ function buildProgram(env: NodeJS.ProcessEnv): Command {
   paymentCommands(program);
   notificationCommands(program);
   webhookCommands(program);
+  providerCommands(program);
   ledgerCommands(program);
   return program;
 }

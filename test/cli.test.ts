@@ -366,3 +366,50 @@ describe('kassir CLI: ledger, notifications, webhooks, executor tokens', { timeo
     expect(await ok(['ledger', 'check'])).toBe('ledger OK\n');
   });
 });
+
+describe('kassir CLI: providers and terminal routes', { timeout: 120_000 }, () => {
+  it('provider add (credentials sealed), list and update; terminal set-routes in every form, and routes', async () => {
+    const added = await ok(['provider', 'add', '--name', 'Upstream', '--kind', 'kassir', '--base-url', 'http://127.0.0.1:9/', '--api-key', 'tk_upstream_key', '--secret-key', 'sk_upstream_secret']);
+    const providerId = field(added, 'id');
+    expect(field(added, 'callback_url')).toBe(`${PUBLIC_BASE_URL}/callbacks/providers/${providerId}`);
+    expect(added).toMatch(new RegExp(`^Next: kassir terminal set-routes <terminal> --route provider:${providerId} --route executors$`, 'm'));
+    expect(added).not.toContain('sk_upstream_secret');
+    const { rows } = await service.ctx.db.query('SELECT api_key_enc, secret_key_enc FROM providers WHERE id = $1', [providerId]);
+    expect(rows[0].api_key_enc).not.toContain('tk_upstream_key');
+    expect(rows[0].secret_key_enc).not.toContain('sk_upstream_secret');
+
+    const listed = await ok(['provider', 'list']);
+    expect(listed.split('\n')[0]).toMatch(/^ID\s+NAME\s+KIND\s+BASE_URL\s+IS_ACTIVE\s+FAILURES\s+OPEN_UNTIL\s+CALLBACK_URL$/);
+    expect(listed).toMatch(new RegExp(`^${providerId}\\s+Upstream\\s+kassir\\s+http://127\\.0\\.0\\.1:9\\s+true\\s+0\\s+-\\s`, 'm'));
+    expect(field(await ok(['provider', 'update', providerId, '--active', 'false', '--name', 'Upstream off']), 'is_active')).toBe('false');
+    const { providers } = await adminOk<{ providers: Record<string, unknown>[] }>(service.app, 'GET', '/providers');
+    expect(providers).toContainEqual(expect.objectContaining({ id: providerId, name: 'Upstream off', is_active: false }));
+    expect((await kassir(['provider', 'update', providerId])).stderr).toMatch(/nothing to update/);
+
+    const terminal = (await createMerchant(service.app)).terminalId;
+    const set = await ok(['terminal', 'set-routes', terminal, '--route', `provider:${providerId}:sbp,card`, '--route', 'executors']);
+    expect(set).toMatch(new RegExp(`^1\\s+provider ${providerId}\\s+-\\s+SBP,CARD$`, 'm'));
+    expect(await adminOk(service.app, 'GET', `/terminals/${terminal}/routes`)).toEqual([{ provider_id: providerId, methods: ['SBP', 'CARD'] }, { executors: true }]);
+    const shown = await ok(['terminal', 'routes', terminal]);
+    expect(shown.split('\n')[0]).toMatch(/^POSITION\s+ROUTE\s+CURRENCIES\s+METHODS$/);
+    expect(shown).toMatch(/^2\s+executors\s+-\s+-$/m);
+
+    const json = [{ executors: true, currencies: ['RUB'] }, { provider_id: providerId }];
+    expect(JSON.parse(await ok(['--json', 'terminal', 'set-routes', terminal, '--routes-json', JSON.stringify(json)]))).toEqual(json);
+    expect(await adminOk(service.app, 'GET', `/terminals/${terminal}/routes`)).toEqual(json);
+
+    const unknown = await kassir(['terminal', 'set-routes', terminal, '--route', 'provider:00000000-0000-4000-8000-000000000000']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/^error VALIDATION: route 1: provider 00000000-0000-4000-8000-000000000000 not found/m);
+    const garbage = await kassir(['terminal', 'set-routes', terminal, '--route', 'somewhere']);
+    expect(garbage.code).toBe(1);
+    expect(garbage.stderr).toMatch(/is not a route/);
+    const none = await kassir(['terminal', 'set-routes', terminal]);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toMatch(/give the routes one way/);
+    expect(await adminOk(service.app, 'GET', `/terminals/${terminal}/routes`)).toEqual(json);
+
+    expect(await ok(['terminal', 'set-routes', terminal, '--clear'])).toMatch(/^\(no routes: the terminal uses its executors only\)$/m);
+    expect(await adminOk(service.app, 'GET', `/terminals/${terminal}/routes`)).toEqual([]);
+  });
+});

@@ -50,6 +50,7 @@ let qr: { id: string; value: string };
 let tjCard: { id: string; value: string };
 /** Every CSP report and console error seen by any page of this file. */
 const cspViolations: string[] = [];
+// Distinct from the amounts some tests pick themselves.
 let amountSeq = 0;
 
 beforeAll(async () => {
@@ -75,7 +76,7 @@ afterAll(async () => {
 
 /** A fresh payment (a distinct amount each time: one requisite never serves two equal amounts at once). */
 async function newPayment(body: Record<string, unknown> = {}): Promise<Record<string, any>> {
-  const amount = body.amount ?? 1500 + amountSeq++;
+  const amount = body.amount ?? 1000 + amountSeq++;
   const res = await signed(service.app, merchant, 'POST', '/v1/payments', { ext_id: uniqueExtId('page'), amount, ...body }, origin);
   expect(res.statusCode, res.body).toBe(200);
   return res.json();
@@ -184,10 +185,10 @@ describe('reading the requisites', () => {
     const payment = await newPayment();
     const context = await phoneContext({ locale: 'en-GB' });
     const page = await openPage(context, payment.payment_url);
-    expect(await page.locator('h1').first().textContent()).toBe('Amount to pay');
+    expect(await page.locator('#h-amount').textContent()).toBe('Amount to pay');
     await page.getByRole('link', { name: 'RU' }).click();
     await page.waitForURL(/\?lang=ru$/);
-    expect(await page.locator('h1').first().textContent()).toBe('К оплате');
+    expect(await page.locator('#h-amount').textContent()).toBe('К оплате');
     expect(await page.getByRole('link', { name: 'RU' }).getAttribute('aria-current')).toBe('true');
     await context.close();
   });
@@ -218,10 +219,15 @@ describe('"I paid"', () => {
     expect(await page.locator('#countdown').isVisible()).toBe(false);
 
     const { rows } = await service.ctx.db.query(
-      `SELECT c.source, r.content_type, r.size FROM payment_confirmations c LEFT JOIN receipts r ON r.id = c.receipt_id WHERE c.payment_id = $1`,
+      `SELECT c.source, r.id AS receipt_id, r.source AS receipt_source, r.content_type
+         FROM payment_confirmations c LEFT JOIN receipts r ON r.id = c.receipt_id WHERE c.payment_id = $1`,
       [payment.id],
     );
-    expect(rows).toEqual([{ source: 'page', content_type: 'image/png', size: TINY_PNG.length }]);
+    expect(rows).toEqual([{ source: 'page', receipt_id: expect.any(String), receipt_source: 'page', content_type: 'image/png' }]);
+    // The dispute reviewer gets exactly the bytes the payer picked.
+    const download = await admin(service.app, 'GET', `/receipts/${rows[0].receipt_id}`);
+    expect(download.statusCode).toBe(200);
+    expect(download.rawPayload.equals(TINY_PNG)).toBe(true);
     // The spec: confirm leaves the payment PENDING; verification has started.
     expect((await getPayment(payment.id)).status).toBe('PENDING');
     const verify = await service.ctx.db.query('SELECT verify_until FROM payments WHERE id = $1', [payment.id]);
@@ -347,13 +353,19 @@ describe('live status', () => {
     await context.close();
   });
 
-  it('a cancelled payment switches to the cancelled screen', async () => {
+  it('a cancelled payment switches to the cancelled screen, then to the dispute screen when the merchant opens one', async () => {
     const payment = await newPayment();
     const context = await phoneContext();
     const page = await openPage(context, payment.payment_url);
     await adminOk(service.app, 'POST', `/payments/${payment.id}/cancel`);
     await expect.poll(() => page.locator('#h-cancelled').isVisible(), { timeout: 15_000 }).toBe(true);
     expect(await page.locator('#confirm-form').isVisible()).toBe(false);
+
+    const dispute = await signed(service.app, merchant, 'POST', `/v1/payments/${payment.id}/dispute`, { comment: 'payer sent a receipt' }, origin);
+    expect(dispute.statusCode, dispute.body).toBe(200);
+    // Off the fast lane (a cancelled page polls every 15 s); coming back to the tab polls at once.
+    await page.evaluate(() => document.dispatchEvent(new Event('visibilitychange')));
+    await expect.poll(() => page.locator('#h-dispute').isVisible(), { timeout: 20_000 }).toBe(true);
     await context.close();
   });
 
@@ -453,7 +465,7 @@ describe('not found, safety, size', () => {
     const token = 'AbCdEfGhIjKlMnOpQrStUvWxYz012345';
     expect(maskUrl(`/pay/${token}`, '/pay')).toBe('/pay/AbCdEf***');
     expect(maskUrl(`/pay/${token}/status?lang=en`, '/pay')).toBe('/pay/AbCdEf***/status?lang=en');
-    expect(maskUrl(`/pay/assets/page.0123456789ab.css`, '/pay')).toBe('/pay/assets/page.0123456789ab.css');
+    expect(maskUrl('/pay/assets/page.c0ffeebadf00.css', '/pay')).toBe('/pay/assets/page.c0ffeebadf00.css');
     expect(maskUrl(`/v1/payments/${token}`, '/pay')).toBe(`/v1/payments/${token}`);
   });
 });

@@ -504,6 +504,8 @@ describe('executor side', () => {
     const a = await createExecutor(app, 'A');
     const b = await createExecutor(app, 'B');
 
+    // The available list holds the 100 oldest pending payouts of all merchants: this file keeps
+    // fewer than that pending before this point, so the two new ones are on it.
     const listA = (await ex(a, 'GET', '/payouts')).json();
     const shownCard = listA.available.find((p: { id: string }) => p.id === cardPayout.id);
     expect(shownCard).toEqual({

@@ -91,6 +91,21 @@ describe('Tron chain client against the fake full node', () => {
     expect(await client.status(txId)).toBe('confirmed');
   });
 
+  it('status: a node that cannot answer is an error, never "unknown" (unknown past expiry lets a new transaction be signed)', async () => {
+    const { txId, signed } = await client.signTransfer(randomTronAddress(), '3');
+    await client.broadcast(signed);
+    node.include(txId);
+    for (const route of ['wallet/gettransactionbyid', 'walletsolidity/gettransactioninfobyid']) {
+      node.failRoutes.add(route);
+      try {
+        await expect(client.status(txId)).rejects.toThrow();
+      } finally {
+        node.failRoutes.delete(route);
+      }
+    }
+    expect(await client.status(txId)).toBe('pending');
+  });
+
   it('status: a reverted transfer is failed and moves no tokens', async () => {
     const { txId, signed } = await client.signTransfer(randomTronAddress(), '2');
     await client.broadcast(signed);

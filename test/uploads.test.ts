@@ -1,9 +1,11 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
-import { request as httpRequest } from 'node:http';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { Readable } from 'node:stream';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import type { LightMyRequestResponse } from 'fastify';
 import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -199,7 +201,7 @@ interface ReceiptDbRow {
   source: string;
   storage_key: string | null;
   content_type: string | null;
-  size_bytes: string | null;
+  size_bytes: number | null;
   sha256: Buffer | null;
   url: string | null;
 }
@@ -250,76 +252,150 @@ function streamedForm(head: Buffer, fileSize: number): { contentType: string; le
   };
 }
 
+interface Checkpoint {
+  /** Body bytes the client had written when it paused. */
+  sent: number;
+  /** Growth of heapUsed + arrayBuffers over the baseline, both after a full GC, in bytes. */
+  liveGrowth: number;
+  /** Bytes of the upload already in the local store (new files since the upload began). */
+  stored: number;
+}
+
 interface StreamedResult {
   status: number;
+  headers: IncomingHttpHeaders;
   body: Record<string, any>;
-  /** Largest growth of heapUsed + arrayBuffers over the value before the upload, in bytes. */
-  peakGrowth: number;
+  checkpoints: Checkpoint[];
 }
 
 /**
- * POSTs a streamed, correctly signed multipart body to the listening service and samples this
- * process's memory (the server runs in it) every 5 ms while the upload is under way.
+ * A full garbage collection. Memory sampled without one is dominated by garbage: in trial runs a
+ * 19 MB upload "grew" heapUsed + arrayBuffers by 10–23 MB while nothing but a few 64 KB socket
+ * buffers was alive (V8 frees Buffers lazily). Measured after a full GC, only what is really
+ * held counts, so the bound below can be tight without being flaky.
+ */
+const fullGc: () => void = (() => {
+  setFlagsFromString('--expose-gc');
+  return runInNewContext('gc') as () => void;
+})();
+
+async function liveMemory(): Promise<number> {
+  // Twice: V8 frees the memory of dead Buffers in a sweep that may finish after gc() returns;
+  // the second collection completes the first one's sweep.
+  fullGc();
+  await new Promise((resolve) => setImmediate(resolve));
+  fullGc();
+  const m = process.memoryUsage();
+  return m.heapUsed + m.arrayBuffers;
+}
+
+async function until<T>(probe: () => T | undefined | Promise<T | undefined>, what: string, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`${what}: not reached in time`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+async function storedBytesSince(before: string[]): Promise<number> {
+  let total = 0;
+  for (const file of await storedFiles()) {
+    if (before.includes(file)) continue;
+    total += await stat(join(storeDir, file)).then((s) => s.size, () => 0);
+  }
+  return total;
+}
+
+/**
+ * POSTs a streamed, correctly signed multipart body to the listening service (the server runs in
+ * this process). At each `pauseAt` the client stops writing until the server has read everything
+ * written so far, then records how much memory is live beyond the baseline and how much of the
+ * file is already in the store; `abortAt` drops the connection there instead.
  */
 async function streamUpload(
   url: string,
   form: ReturnType<typeof streamedForm>,
-  options: { chunked?: boolean } = {},
+  options: { chunked?: boolean; pauseAt?: number[]; abortAt?: number } = {},
 ): Promise<StreamedResult> {
   const hmac = createHmac('sha1', merchant.secretKey).update(`POSThttp://kassir.test${url}`);
   for (const chunk of form.chunks()) hmac.update(chunk);
   const signature = hmac.digest('base64');
 
-  const used = () => {
-    const m = process.memoryUsage();
-    return m.heapUsed + m.arrayBuffers;
-  };
-  const baseline = used();
-  let peak = baseline;
-  const sampler = setInterval(() => {
-    peak = Math.max(peak, used());
-  }, 5);
+  const filesBefore = await storedFiles();
+  const baseline = await liveMemory();
+  const checkpoints: Checkpoint[] = [];
+  const pauses = [...(options.pauseAt ?? [])];
 
-  try {
-    return await new Promise<StreamedResult>((resolve, reject) => {
-      let responded = false;
-      const req = httpRequest({
-        host: '127.0.0.1',
-        port,
-        method: 'POST',
-        path: url,
-        headers: {
-          'x-identity': merchant.apiKey,
-          'x-signature': signature,
-          'content-type': form.contentType,
-          ...(options.chunked ? { 'transfer-encoding': 'chunked' } : { 'content-length': String(form.length) }),
-        },
+  // A fresh connection (no agent), so the server's socket for it is the next one accepted.
+  const serverSocket = new Promise<Socket>((resolve) => service.app.server.once('connection', resolve));
+  const req = httpRequest({
+    host: '127.0.0.1',
+    port,
+    method: 'POST',
+    path: url,
+    agent: false,
+    headers: {
+      'x-identity': merchant.apiKey,
+      'x-signature': signature,
+      'content-type': form.contentType,
+      ...(options.chunked ? { 'transfer-encoding': 'chunked' } : { 'content-length': String(form.length) }),
+    },
+  });
+  let responded = false;
+  let failure: Error | undefined;
+  const answer = new Promise<{ status: number; headers: IncomingHttpHeaders; body: Record<string, any> }>((resolve, reject) => {
+    req.on('response', (res) => {
+      responded = true;
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('error', reject);
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        try {
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: JSON.parse(text) as Record<string, any> });
+        } catch {
+          reject(new Error(`non-JSON answer ${res.statusCode}: ${text.slice(0, 200)}`));
+        }
       });
-      req.on('response', (res) => {
-        responded = true;
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('error', reject);
-        res.on('end', () => {
-          peak = Math.max(peak, used());
-          const text = Buffer.concat(chunks).toString('utf8');
-          try {
-            resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as Record<string, any>, peakGrowth: peak - baseline });
-          } catch {
-            reject(new Error(`non-JSON answer ${res.statusCode}: ${text.slice(0, 200)}`));
-          }
-        });
-      });
-      // A server that answers before reading the whole body may close the connection while we
-      // still write: that is only a failure when no answer came.
-      req.on('error', (err) => {
-        if (!responded) reject(new Error(`upload failed before an answer: ${err.message}`));
-      });
-      Readable.from(form.chunks(), { objectMode: false, highWaterMark: 256 * 1024 }).pipe(req);
     });
-  } finally {
-    clearInterval(sampler);
+    // A server that answers before reading the whole body closes the connection while we may
+    // still be writing: that is only a failure when no answer came.
+    req.on('error', (err) => {
+      failure = err;
+      if (!responded) reject(new Error(`upload failed before an answer: ${err.message}`));
+    });
+  });
+  answer.catch(() => undefined);
+
+  let sent = 0;
+  for (const chunk of form.chunks()) {
+    if (responded || failure) break;
+    if (!req.write(chunk)) {
+      await new Promise<void>((resolve) => {
+        req.once('drain', resolve);
+        req.once('close', resolve);
+      });
+    }
+    sent += chunk.length;
+    if (pauses.length > 0 && sent >= pauses[0]!) {
+      pauses.shift();
+      const socket = await serverSocket;
+      // bytesRead includes the request head, so this is reached a few hundred bytes early at most.
+      await until(() => (socket.bytesRead >= sent ? true : undefined), `server reading ${sent} bytes`);
+      checkpoints.push({ sent, liveGrowth: (await liveMemory()) - baseline, stored: await storedBytesSince(filesBefore) });
+    }
+    if (options.abortAt !== undefined && sent >= options.abortAt) {
+      const socket = await serverSocket;
+      await until(() => (socket.bytesRead >= sent ? true : undefined), `server reading ${sent} bytes`);
+      checkpoints.push({ sent, liveGrowth: (await liveMemory()) - baseline, stored: await storedBytesSince(filesBefore) });
+      req.destroy();
+      return { status: 0, headers: {}, body: {}, checkpoints };
+    }
   }
+  if (!responded && !failure) req.end();
+  return { ...(await answer), checkpoints };
 }
 
 const MB = 1024 * 1024;
@@ -341,7 +417,7 @@ describe('allowed formats, judged by content', () => {
       const rows = await receiptsOf(payment.id);
       expect(rows).toHaveLength(1);
       const row = rows[0]!;
-      expect(row).toMatchObject({ source: route, content_type: file.contentType, size_bytes: String(file.content.length), url: null });
+      expect(row).toMatchObject({ source: route, content_type: file.contentType, size_bytes: file.content.length, url: null });
       expect(row.sha256!.equals(sha256(file.content))).toBe(true);
 
       const after = await storedFiles();
@@ -378,18 +454,29 @@ describe('unsupported formats: PAY_010, nothing stored', () => {
 });
 
 describe('size limits over real HTTP, streamed', () => {
-  it('a file of exactly 10 MB is accepted and stored whole, without the server holding it in memory', async () => {
+  /**
+   * What the server may hold of an upload at any moment: stream buffers and a few socket reads.
+   * Buffering the file would show at least the bytes sent so far (5–20 MB at the checkpoints).
+   */
+  const HOLD_LIMIT = 4 * MB;
+
+  it('a file of exactly 10 MB is accepted; it reaches the store while the body still arrives, never held in memory', async () => {
     const payment = await pendingPayment();
     const before = await storedFiles();
     const size = 10 * MB;
-    const res = await streamUpload(`/v1/payments/${payment.id}/receipt`, streamedForm(TINY_PNG, size));
+    const res = await streamUpload(`/v1/payments/${payment.id}/receipt`, streamedForm(TINY_PNG, size), { pauseAt: [6 * MB] });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    const [row] = await receiptsOf(payment.id);
-    expect(row).toMatchObject({ content_type: 'image/png', size_bytes: String(size) });
+    const [checkpoint] = res.checkpoints;
+    expect(checkpoint!.stored).toBeGreaterThan(5 * MB);
+    expect(checkpoint!.liveGrowth).toBeLessThan(HOLD_LIMIT);
+
+    const rows = await receiptsOf(payment.id);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ content_type: 'image/png', size_bytes: size });
     const expectedHash = createHash('sha256').update(TINY_PNG).update(Buffer.alloc(size - TINY_PNG.length)).digest();
-    expect(row!.sha256!.equals(expectedHash)).toBe(true);
-    expect((await storedFiles()).filter((f) => !before.includes(f))).toEqual([row!.storage_key]);
-    expect(res.peakGrowth).toBeLessThan(8 * MB);
+    expect(rows[0]!.sha256!.equals(expectedHash)).toBe(true);
+    expect((await storedFiles()).filter((f) => !before.includes(f))).toEqual([rows[0]!.storage_key]);
+    expect((await stat(join(storeDir, rows[0]!.storage_key!))).size).toBe(size);
   });
 
   it('10 MB + 1 byte → 400 PAY_009, nothing stored', async () => {
@@ -397,48 +484,92 @@ describe('size limits over real HTTP, streamed', () => {
     const before = await storedFiles();
     const res = await streamUpload(`/v1/payments/${payment.id}/receipt`, streamedForm(TINY_PNG, 10 * MB + 1));
     expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ error: 'PAY_009', message: expect.any(String) });
+    expect(res.body).toEqual({ error: 'PAY_009', message: expect.any(String) });
     await expectNothingStored(payment.id, before);
   });
 
-  it('a 19 MB file (a ~19 MB body) → PAY_009, not 413, read as a stream: memory grows far less than the file', async () => {
+  it('a 19 MB file → PAY_009, not 413; the server never holds more than a few MB of it', async () => {
     const payment = await pendingPayment();
     const before = await storedFiles();
-    const res = await streamUpload(`/v1/payments/${payment.id}/confirm`, streamedForm(TINY_PNG, 19 * MB));
+    const res = await streamUpload(`/v1/payments/${payment.id}/confirm`, streamedForm(TINY_PNG, 19 * MB), { pauseAt: [5 * MB, 15 * MB] });
     expect(res.status).toBe(400);
     expect(res.body.error).toBe('PAY_009');
     await expectNothingStored(payment.id, before);
-    expect(res.peakGrowth).toBeLessThan(8 * MB);
+    expect(res.checkpoints).toHaveLength(2);
+    for (const checkpoint of res.checkpoints) expect(checkpoint.liveGrowth, `after ${checkpoint.sent} bytes`).toBeLessThan(HOLD_LIMIT);
+    // Past 10 MB the part is no longer written anywhere.
+    expect(res.checkpoints[1]!.stored).toBeLessThanOrEqual(10 * MB + 1);
   });
 
-  it('a body of 20 MB exactly (DESIGN.md decision 4: PAY_009 up to at least 20 MB), sent chunked → PAY_009', async () => {
+  it('a body of exactly 20 MB, chunked (DESIGN.md decision 4: PAY_009 up to at least 20 MB) → PAY_009 on dispute, status unchanged', async () => {
     const payment = await cancelledPayment();
     const before = await storedFiles();
-    const probe = streamedForm(TINY_PNG, 1);
-    const res = await streamUpload(`/v1/payments/${payment.id}/dispute`, streamedForm(TINY_PNG, 20 * MB - (probe.length - 1)), { chunked: true });
+    const overhead = streamedForm(TINY_PNG, TINY_PNG.length).length - TINY_PNG.length;
+    const form = streamedForm(TINY_PNG, 20 * MB - overhead);
+    expect(form.length).toBe(20 * MB);
+    const res = await streamUpload(`/v1/payments/${payment.id}/dispute`, form, { chunked: true });
     expect(res.status).toBe(400);
     expect(res.body.error).toBe('PAY_009');
     await expectNothingStored(payment.id, before);
     expect((await signed(service.app, merchant, 'GET', `/v1/payments/${payment.id}`)).json().status).toBe('CANCELLED');
   });
 
-  it('a body over 25 MB with its Content-Length → 413 PAYLOAD_TOO_LARGE with the error body, nothing stored', async () => {
+  it('a body over 25 MB announced by Content-Length → 413 PAYLOAD_TOO_LARGE with the error body, connection closed, nothing stored', async () => {
     const payment = await pendingPayment();
     const before = await storedFiles();
     const res = await streamUpload(`/v1/payments/${payment.id}/receipt`, streamedForm(TINY_PNG, 26 * MB));
     expect(res.status).toBe(413);
     expect(res.body).toEqual({ error: 'PAYLOAD_TOO_LARGE', message: expect.any(String) });
+    expect(res.headers.connection).toBe('close');
     await expectNothingStored(payment.id, before);
   });
 
-  it('a chunked body over 25 MB (no Content-Length) → 413 PAYLOAD_TOO_LARGE once the limit is passed, nothing stored', async () => {
+  it('a chunked body over 25 MB → 413 PAYLOAD_TOO_LARGE once 25 MB are passed, connection closed, nothing stored', async () => {
     const payment = await pendingPayment();
     const before = await storedFiles();
-    const res = await streamUpload(`/v1/payments/${payment.id}/receipt`, streamedForm(TINY_PNG, 26 * MB), { chunked: true });
+    const res = await streamUpload(`/v1/payments/${payment.id}/receipt`, streamedForm(TINY_PNG, 26 * MB), { chunked: true, pauseAt: [20 * MB] });
     expect(res.status).toBe(413);
     expect(res.body).toEqual({ error: 'PAYLOAD_TOO_LARGE', message: expect.any(String) });
+    // Answered before the body ended: the rest is still on the wire, the connection cannot be reused.
+    expect(res.headers.connection).toBe('close');
+    expect(res.checkpoints[0]!.liveGrowth).toBeLessThan(HOLD_LIMIT);
     await expectNothingStored(payment.id, before);
-    expect(res.peakGrowth).toBeLessThan(8 * MB);
+  });
+
+  it('a client that disconnects mid-file leaves no partial file and no receipt behind', async () => {
+    const payment = await pendingPayment();
+    const before = await storedFiles();
+    const res = await streamUpload(`/v1/payments/${payment.id}/receipt`, streamedForm(TINY_PNG, 9 * MB), { abortAt: 6 * MB });
+    // The partial file was in the store when the connection dropped…
+    expect(res.checkpoints[0]!.stored).toBeGreaterThan(5 * MB);
+    // …and is removed once the server notices.
+    await until(async () => ((await storedFiles()).length === before.length ? true : undefined), 'partial file removed');
+    await expectNothingStored(payment.id, before);
+    // The service still serves uploads afterwards.
+    const ok = await signedMultipart(service.app, merchant, `/v1/payments/${payment.id}/receipt`, multipartBody({}, { content: TINY_PNG }));
+    expect(ok.statusCode, ok.body).toBe(200);
+  });
+
+  it('a multipart body cut off in the middle of the file → PAY_002, nothing stored', async () => {
+    const payment = await pendingPayment();
+    const before = await storedFiles();
+    const url = `/v1/payments/${payment.id}/receipt`;
+    // Larger than the sniffed head, so the part is already streaming into the store when it breaks off.
+    const whole = multipartBody({}, { content: Buffer.concat([TINY_PNG, Buffer.alloc(256 * 1024)]) });
+    const cut = whole.body.subarray(0, whole.body.length - 100 * 1024);
+    const res = await service.app.inject({
+      method: 'POST',
+      url,
+      headers: {
+        'x-identity': merchant.apiKey,
+        'x-signature': signRequest(merchant.secretKey, 'POST', `http://kassir.test${url}`, cut),
+        'content-type': whole.contentType,
+      },
+      payload: cut,
+    });
+    expect(errorOf(res)).toMatchObject({ status: 400, error: 'PAY_002' });
+    await until(async () => ((await storedFiles()).length === before.length ? true : undefined), 'partial file removed');
+    await expectNothingStored(payment.id, before);
   });
 });
 
@@ -686,7 +817,7 @@ describe('S3-compatible store (s3rver)', () => {
     const { rows } = await s3Service.ctx.db.query<ReceiptDbRow>('SELECT storage_key, content_type, size_bytes, sha256 FROM receipts WHERE payment_id = $1', [payment.id]);
     expect(rows).toHaveLength(1);
     const row = rows[0]!;
-    expect(row).toMatchObject({ content_type: 'image/jpeg', size_bytes: String(TINY_JPEG.length) });
+    expect(row).toMatchObject({ content_type: 'image/jpeg', size_bytes: TINY_JPEG.length });
     expect(row.sha256!.equals(sha256(TINY_JPEG))).toBe(true);
 
     expect(await bucketObjects()).toEqual([`receipts/${row.storage_key}`]);

@@ -133,7 +133,8 @@ afterEach(async () => {
       await child.exited;
     }
   }
-  for (const cleanup of cleanups.splice(0)) await cleanup();
+  // Last in, first out: the test's own connection closes before its database is dropped.
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 afterAll(async () => {
   expect(node.unknownRoutes).toEqual([]);

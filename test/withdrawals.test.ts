@@ -468,6 +468,43 @@ describe('withdrawals with the Tron adapter (fake full node)', () => {
     await ledgerOk(service.app);
   });
 
+  it('a stored transaction that expired without reaching the chain is replaced by a new one, and only that one executes', async () => {
+    const merchant = await createMerchant(service.app, { withdrawal_fee: 0 });
+    await fund(service.app, merchant.terminalId, 100);
+    const address = randomTronAddress();
+    // The first transaction lives one second and never reaches the node's pool.
+    node.expirationMs = 1000;
+    let dropped: string | undefined;
+    node.beforeAccept = (txId) => {
+      node.beforeAccept = undefined;
+      node.expirationMs = 60_000;
+      dropped = txId;
+      return 'drop';
+    };
+    let id = '';
+    try {
+      id = (await withdraw(service.app, merchant, { amount: 7, address })).json().id;
+      await until(() => dropped);
+      expect(await row(id)).toMatchObject({ status: 'processing', tx_hash: dropped });
+      await until(() => (node.built.find((t) => t.txId === dropped)!.expiration < Date.now() ? true : undefined));
+      // Time passes past the expiry margin (the job waits two minutes past expiration before it calls a transaction lost).
+      await service.ctx.db.query(`UPDATE withdrawals SET tx_expires_at = tx_expires_at - interval '10 minutes' WHERE id = $1`, [id]);
+    } finally {
+      node.beforeAccept = undefined;
+      node.expirationMs = 60_000;
+    }
+    const replacement = await until(() => node.broadcasts.find((b) => b.code === 'SUCCESS' && node.built.some((t) => t.txId === b.txId && t.to === address))?.txId, 60_000);
+    expect(replacement).not.toBe(dropped);
+    expect(await row(id)).toMatchObject({ status: 'processing', tx_hash: replacement });
+    node.confirm(replacement);
+    await until(async () => ((await read(merchant, id)).status === 'completed' ? true : undefined));
+    expect(await read(merchant, id)).toMatchObject({ status: 'completed', tx_hash: replacement });
+    expect(node.built.filter((t) => t.to === address).map((t) => t.txId)).toEqual([dropped, replacement]);
+    expect(node.state(dropped!)).toBeUndefined();
+    expect(node.transfers.filter((t) => t.to === address)).toEqual([expect.objectContaining({ txId: replacement, amount: 7_000_000n })]);
+    await ledgerOk(service.app);
+  }, 90_000);
+
   it('the operator can fail a Tron withdrawal while nothing is signed for it; the job then sends nothing', async () => {
     const merchant = await createMerchant(service.app, { withdrawal_fee: 1 });
     await fund(service.app, merchant.terminalId, 100);

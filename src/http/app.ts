@@ -68,6 +68,11 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     if (apiError.status >= 500) {
       request.log.error({ err: error }, 'request failed');
     }
+    // Answered before the body was read whole (an upload refused with 413 part-way): the rest of
+    // the body is still on the wire, so the connection cannot carry another request — close it
+    // after this answer, as Fastify does for its own parser errors. Kept open, it would also hold
+    // up a graceful shutdown forever.
+    if (!request.raw.complete) reply.header('connection', 'close');
     return reply.status(apiError.status).send(apiError.body());
   });
   app.setNotFoundHandler((request, reply) => {

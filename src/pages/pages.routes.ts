@@ -126,6 +126,9 @@ export async function pagesRoutes(app: FastifyInstance, ctx: AppContext): Promis
     const kind = request.routeOptions.config?.page ?? 'html';
     const { status, code, text } = classify(error);
     if (status >= 500) request.log.error({ err: error }, 'payment page failed');
+    // Answered before the body was read whole (an unknown token, an upload refused part-way): the
+    // rest is still on the wire, so this connection cannot carry another request.
+    if (!request.raw.complete) reply.header('connection', 'close');
     if (kind === 'json' || (kind === 'confirm' && wantsJson(request))) {
       const data = error instanceof ApiError ? error.data : undefined;
       return reply.status(status).send({ error: code, message: errorText(lang, text), ...(data ? { data } : {}) });

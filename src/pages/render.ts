@@ -225,6 +225,7 @@ export async function renderPage(view: PageView): Promise<string> {
   <p class="brand">${icon('lock')}<span>${t.brand}</span></p>
   ${langSwitch(t, lang)}
 </header>
+<h1 class="sr-only">${fill(t.htmlTitle, { amount: sums.pay.text })}</h1>
 <div id="announce" class="sr-only" role="status" aria-live="polite"></div>
 ${result('success', state, 'ok', t.successTitle, fill(t.successText, { amount: sums.pay.text }), returnLink)}
 ${result('expired', state, 'stop', t.expiredTitle, t.expiredText)}
@@ -232,18 +233,14 @@ ${result('unverified', state, 'stop', t.unverifiedTitle, t.unverifiedText)}
 ${result('cancelled', state, 'stop', t.cancelledTitle, t.cancelledText)}
 ${result('dispute', state, 'wait', t.disputeTitle, t.disputeText)}
 ${live ? result('checking', state, 'wait', t.checkingTitle, t.checkingText, html`\n  <p class="muted">${t.checkingRequisites}</p>`) : ''}
-<section class="card amount-card" aria-labelledby="h-amount">
-  <div class="field-head"><h1 id="h-amount" class="eyebrow">${t.toPay}</h1>${live ? html`<span ${show(['pay', 'checking'], state)}>${copyButton(t, sums.pay.copy, t.amountLabel)}</span>` : ''}</div>
-  <p class="amount" id="amount">${sums.pay.text}</p>${sums.order ? html`\n  <p class="muted">${fill(t.orderAmount, { amount: sums.order.text })}</p>` : ''}${
-    payment.cross_border && live ? html`\n  <p class="note" ${show(['pay', 'checking'], state)}>${fill(t.payInLocal, { currency: sums.payCurrency })}</p>` : ''
-  }${live ? html`\n  <p class="note strong" ${show(['pay', 'checking'], state)}>${t.exactly}</p>` : ''}${
-    live
-      ? html`\n  <p class="timer" ${show(['pay'], state)}>${icon('clock')}<span>${t.payWithin}</span> <time id="countdown" role="timer" aria-live="off" datetime="${payment.valid_until.toISOString()}">${formatCountdown(msLeft)}</time></p>`
-      : ''
-  }
-</section>
 ${live
   ? html`<div class="live" ${show(['pay', 'checking'], state)}>
+<section class="card amount-card" aria-labelledby="h-amount">
+  <div class="field-head"><h2 id="h-amount" class="eyebrow">${t.toPay}</h2>${copyButton(t, sums.pay.copy, t.amountLabel)}</div>
+  <p class="amount" id="amount">${sums.pay.text}</p>${sums.order ? html`\n  <p class="muted">${fill(t.orderAmount, { amount: sums.order.text })}</p>` : ''}
+  <p class="note strong">${payment.cross_border ? fill(t.exactlyIn, { currency: sums.payCurrency }) : t.exactly}</p>
+  <p class="timer" ${show(['pay'], state)}>${icon('clock')}<span>${t.payWithin}</span> <time id="countdown" role="timer" aria-live="off" datetime="${payment.valid_until.toISOString()}">${formatCountdown(msLeft)}</time></p>
+</section>
 ${await requisites(t, lang, payment, sums.pay.text)}
 ${steps(t, payment, sums.pay.text)}
 <section class="card" ${show(['pay'], state)} aria-labelledby="h-confirm">
@@ -252,6 +249,7 @@ ${steps(t, payment, sums.pay.text)}
   <form id="confirm-form" method="post" action="${base}/confirm?lang=${lang}" enctype="multipart/form-data" novalidate>
     <label class="file-label" for="receipt">${t.receiptLabel}</label>
     <input id="receipt" name="receipt" type="file" accept="image/png,image/jpeg,image/webp,image/heic,image/heif,application/pdf,.png,.jpg,.jpeg,.webp,.heic,.pdf" aria-describedby="receipt-hint${formError ? ' form-error' : ''}">
+    <label class="file-ui" for="receipt" aria-hidden="true" hidden><span class="file-button">${t.chooseFile}</span><span class="file-name" id="receipt-name" data-empty="${t.noFile}">${t.noFile}</span></label>
     <p class="hint" id="receipt-hint">${t.receiptHint}</p>
     <p class="error" id="form-error" role="alert"${formError ? '' : new Html(' hidden')}>${formError}</p>
     <button type="submit" class="button primary" id="paid">${t.paid}</button>

@@ -79,6 +79,9 @@ export async function expireDue(db: Queryable, limit: number): Promise<Transitio
     `UPDATE payments p SET status = 'CANCELLED', updated_at = now(),
             cancel_reason = CASE WHEN p.verify_until IS NULL THEN 'expired' ELSE 'transfer_not_found' END
        FROM (SELECT id FROM payments WHERE status = 'PENDING' AND coalesce(verify_until, valid_until) <= now()
+                -- A provider-executed payment is ended by its provider (callback or poll); it is
+                -- cancelled here only if the provider stays silent an hour past the deadline.
+                AND (provider_id IS NULL OR coalesce(verify_until, valid_until) <= now() - interval '1 hour')
               ORDER BY coalesce(verify_until, valid_until) LIMIT $1 FOR UPDATE SKIP LOCKED) due
       WHERE p.id = due.id AND p.status = 'PENDING'
       RETURNING p.id, p.merchant_id, p.terminal_id, 'PENDING' AS "from", p.status AS "to"`,

@@ -29,6 +29,12 @@ export async function applyProviderStatus(ctx: AppContext, tx: Tx, payment: Paym
       if (local === 'PENDING' || local === 'PROCESSING') {
         return (await completePayment(tx, ctx.config, payment.id, 'complete', { receivedAmount: received })) ? `${local} → COMPLETED` : undefined;
       }
+      if (local === 'CANCELLED' || local === 'CANCELLED_APPEAL') {
+        // Money the provider says it received for a payment that ended here: only a dispute can
+        // credit it now, so the operator must see it.
+        ctx.log.warn({ payment: payment.id, provider: payment.provider_id, upstream: upstream.status }, 'provider completed a payment that is cancelled here; open a dispute to credit it');
+        return undefined;
+      }
       if (local === 'DISPUTE') {
         const to = upstream.status === 'COMPLETED' && received === payment.amount ? 'COMPLETED' : 'COMPLETED_APPEAL';
         if (!(await completePayment(tx, ctx.config, payment.id, 'approveDispute', { to, receivedAmount: received }))) return undefined;

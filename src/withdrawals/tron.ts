@@ -69,8 +69,11 @@ export function createTronClient(settings: TronSettings): ChainClient {
       try {
         const seen = (await tronWeb.trx.getTransaction(txId)) as { txID?: string };
         return seen?.txID ? 'pending' : 'unknown';
-      } catch {
-        return 'unknown';
+      } catch (err) {
+        // Only the node's own "not found" means unseen: a node that failed to answer must not pass
+        // for one that has not seen it, since unseen past expiry lets a second transaction be signed.
+        if (err instanceof Error && err.message === 'Transaction not found') return 'unknown';
+        throw err;
       }
     },
   };

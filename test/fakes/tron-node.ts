@@ -77,8 +77,12 @@ export interface FakeTronNode {
   /** How the next included transactions execute. */
   outcome: 'SUCCESS' | 'REVERT';
   autoConfirmMs: number | undefined;
+  /** Lifetime given to the transactions built from now on. */
+  expirationMs: number;
   /** When set, wallet/triggersmartcontract refuses to build with this message (a node that cannot serve). */
   refuseBuild: string | undefined;
+  /** Routes (e.g. 'wallet/gettransactionbyid') that answer 503, as an overloaded node does. */
+  failRoutes: Set<string>;
   /** Called on a broadcast of a valid, new transaction before the node takes it; return 'drop' to cut the connection without taking it. */
   beforeAccept?: (txId: string) => void | 'drop' | Promise<void | 'drop'>;
   /** Called after the node took a new transaction into its pool, before it answers. */
@@ -115,7 +119,6 @@ function encode(tx: Record<string, any>): { rawDataHex: string; txId: string } {
 
 export async function startFakeTronNode(options: FakeTronNodeOptions = {}): Promise<FakeTronNode> {
   const contractHex = toHex41(options.usdtContract ?? USDT_MAINNET);
-  const expirationMs = options.expirationMs ?? 60_000;
   const txs = new Map<string, ChainTx>();
   const timers = new Set<NodeJS.Timeout>();
   let blockNumber = 70_000_000;
@@ -139,7 +142,9 @@ export async function startFakeTronNode(options: FakeTronNodeOptions = {}): Prom
     unknownRoutes: [],
     outcome: 'SUCCESS',
     autoConfirmMs: options.autoConfirmMs,
+    expirationMs: options.expirationMs ?? 60_000,
     refuseBuild: undefined,
+    failRoutes: new Set(),
     include(txId) {
       expireDue();
       const tx = txs.get(txId);
@@ -215,7 +220,7 @@ export async function startFakeTronNode(options: FakeTronNodeOptions = {}): Prom
         // java-tron: the last 2 bytes of the reference block's number and bytes 8..16 of its hash.
         ref_block_bytes: (refBlock & 0xffff).toString(16).padStart(4, '0'),
         ref_block_hash: headHash.slice(16, 32),
-        expiration: now + expirationMs,
+        expiration: now + node.expirationMs,
         fee_limit: body.fee_limit,
         timestamp: now,
       };
@@ -355,6 +360,10 @@ export async function startFakeTronNode(options: FakeTronNodeOptions = {}): Prom
             res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ Error: 'fake node: body is not JSON' }));
             return;
           }
+        }
+        if (node.failRoutes.has(route)) {
+          res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ Error: 'fake node: service unavailable' }));
+          return;
         }
         const handler = routes[route];
         if (!handler) {

@@ -173,6 +173,18 @@
     var error = document.getElementById('form-error');
     var submit = document.getElementById('paid');
     var submitLabel = submit.textContent;
+    // The browser's own file button speaks the browser's language, not the page's: with the
+    // script on, the page's own label stands in for it (the input stays, focusable, underneath).
+    var fileUi = form.querySelector('.file-ui');
+    var fileName = document.getElementById('receipt-name');
+    if (input && fileUi) {
+      form.classList.add('enhanced');
+      fileUi.hidden = false;
+    }
+    var showName = function () {
+      var chosen = input && input.files && input.files[0];
+      if (fileName) fileName.textContent = chosen ? chosen.name : fileName.getAttribute('data-empty');
+    };
 
     var showError = function (message) {
       error.textContent = message;
@@ -200,6 +212,7 @@
 
     if (input) {
       input.addEventListener('change', function () {
+        showName();
         var problem = fileProblem(input.files && input.files[0]);
         if (problem) showError(problem); else clearError();
       });
@@ -233,6 +246,7 @@
           busy(false);
           if (answer.ok) {
             if (input) input.value = '';
+            showName();
             apply(answer.json);
             schedule(LIVE_MS);
             return;
