@@ -48,6 +48,7 @@ let executor: { id: string; token: string };
 let card: { id: string; value: string };
 let qr: { id: string; value: string };
 let tjCard: { id: string; value: string };
+let sbp: { id: string; value: string };
 /** Every CSP report and console error seen by any page of this file. */
 const cspViolations: string[] = [];
 // Distinct from the amounts some tests pick themselves.
@@ -64,6 +65,7 @@ beforeAll(async () => {
   executor = await createExecutor(service.app);
   card = await createRequisite(service.app, executor.id, { type: 'card', value: testCard('2200'), bank: 'sberbank', holder: 'Ivan I.', methods: ['CARD'] });
   qr = await createRequisite(service.app, executor.id, { type: 'qr', value: emvPayload(), bank: 'vtb', holder: 'Petr P.', methods: ['SBP_QR'] });
+  sbp = await createRequisite(service.app, executor.id, { type: 'sbp', value: '+7 (912) 345-67-89', bank: 'tinkoff', holder: 'Anna S.', methods: ['SBP'] });
   tjCard = await createRequisite(service.app, executor.id, {
     type: 'card', value: testCard('4444'), bank: 'eskhata', holder: 'Rustam K.', currency: 'TJS', country: 'TJ', methods: ['CROSS_BORDER_CARD'],
   });
@@ -146,6 +148,19 @@ describe('reading the requisites', () => {
 
     await page.getByRole('button', { name: 'Копировать: сумму' }).click();
     await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe('2750,50');
+    await context.close();
+  });
+
+  it('an SBP payment shows the phone number formatted, copies it as +digits, and names the bank in the steps', async () => {
+    const payment = await newPayment({ method: 'SBP', amount: 4100 });
+    expect(payment.requisites).toMatchObject({ type: 'sbp', value: '+79123456789' });
+    const context = await phoneContext({ permissions: ['clipboard-read', 'clipboard-write'] });
+    const page = await openPage(context, payment.payment_url);
+    expect(await page.locator('.field-value[aria-labelledby="l-number"]').textContent()).toBe('+7 912 345-67-89');
+    expect(await page.locator('.field-value[aria-labelledby="l-bank"]').textContent()).toBe('Т-Банк');
+    expect(await page.locator('.steps li').first().textContent()).toContain('по СБП');
+    await page.getByRole('button', { name: 'Копировать: номер телефона' }).click();
+    await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe(sbp.value);
     await context.close();
   });
 

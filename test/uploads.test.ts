@@ -395,6 +395,7 @@ async function streamUpload(
     }
   }
   if (!responded && !failure) req.end();
+  console.log("CHECK", url.split("/").pop(), JSON.stringify(checkpoints.map((c) => [c.sent, (c.liveGrowth / 1048576).toFixed(2), c.stored])));
   return { ...(await answer), checkpoints };
 }
 

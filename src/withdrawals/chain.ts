@@ -9,6 +9,8 @@ export interface ChainClient {
   broadcast(signed: unknown): Promise<void>;
   /** What the chain says about a transaction. */
   status(txId: string): Promise<ChainTxStatus>;
+  /** The time of the newest block the node knows: expiry is judged on the node's clock, not ours. */
+  headTime(): Promise<Date>;
 }
 
 export interface SignedTransfer {

@@ -63,7 +63,9 @@ async function step(ctx: AppContext, chain: ChainClient, id: string): Promise<vo
       return;
     }
     if (status === 'pending') return pollLater();
-    const expired = withdrawal.tx_expires_at !== null && Date.now() > withdrawal.tx_expires_at.getTime() + EXPIRY_MARGIN_MS;
+    // Judged on the node's newest block, not our clock: a node lagging behind the chain must
+    // not make an included transaction look expired and cause a second one.
+    const expired = withdrawal.tx_expires_at !== null && (await chain.headTime()).getTime() > withdrawal.tx_expires_at.getTime() + EXPIRY_MARGIN_MS;
     if (!expired) {
       await chain.broadcast(withdrawal.signed_tx);
       return pollLater();

@@ -76,5 +76,12 @@ export function createTronClient(settings: TronSettings): ChainClient {
         throw err;
       }
     },
+
+    async headTime(): Promise<Date> {
+      const block = (await tronWeb.trx.getCurrentBlock()) as { block_header?: { raw_data?: { timestamp?: number } } };
+      const timestamp = block.block_header?.raw_data?.timestamp;
+      if (typeof timestamp !== 'number') throw new Error('the Tron node did not report its newest block');
+      return new Date(timestamp);
+    },
   };
 }
