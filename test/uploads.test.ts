@@ -1,5 +1,5 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -148,14 +148,12 @@ let merchant: MerchantCredentials;
 let stranger: MerchantCredentials;
 let dataDir: string;
 let storeDir: string;
-let port: number;
 let amountSeq = 0;
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'kassir-uploads-'));
   service = await startTestService({ KASSIR_DATA_DIR: dataDir }, { listen: true });
   storeDir = join(service.config.dataDir, 'receipts');
-  port = (service.app.server.address() as { port: number }).port;
   await setRate(service.app, 'RUB', 100);
   merchant = await createMerchant(service.app);
   stranger = await createMerchant(service.app);
@@ -317,9 +315,10 @@ async function storedBytesSince(before: string[]): Promise<number> {
 async function streamUpload(
   url: string,
   form: ReturnType<typeof streamedForm>,
-  options: { chunked?: boolean; pauseAt?: number[]; abortAt?: number } = {},
+  options: { chunked?: boolean; pauseAt?: number[]; abortAt?: number; target?: { service: TestService; creds: MerchantCredentials } } = {},
 ): Promise<StreamedResult> {
-  const hmac = createHmac('sha1', merchant.secretKey).update(`POSThttp://kassir.test${url}`);
+  const target = options.target ?? { service, creds: merchant };
+  const hmac = createHmac('sha1', target.creds.secretKey).update(`POSThttp://kassir.test${url}`);
   for (const chunk of form.chunks()) hmac.update(chunk);
   const signature = hmac.digest('base64');
 
@@ -329,15 +328,15 @@ async function streamUpload(
   const pauses = [...(options.pauseAt ?? [])];
 
   // A fresh connection (no agent), so the server's socket for it is the next one accepted.
-  const serverSocket = new Promise<Socket>((resolve) => service.app.server.once('connection', resolve));
+  const serverSocket = new Promise<Socket>((resolve) => target.service.app.server.once('connection', resolve));
   const req = httpRequest({
     host: '127.0.0.1',
-    port,
+    port: (target.service.app.server.address() as { port: number }).port,
     method: 'POST',
     path: url,
     agent: false,
     headers: {
-      'x-identity': merchant.apiKey,
+      'x-identity': target.creds.apiKey,
       'x-signature': signature,
       'content-type': form.contentType,
       ...(options.chunked ? { 'transfer-encoding': 'chunked' } : { 'content-length': String(form.length) }),
@@ -395,7 +394,6 @@ async function streamUpload(
     }
   }
   if (!responded && !failure) req.end();
-  console.log("CHECK", url.split("/").pop(), JSON.stringify(checkpoints.map((c) => [c.sent, (c.liveGrowth / 1048576).toFixed(2), c.stored])));
   return { ...(await answer), checkpoints };
 }
 
@@ -773,12 +771,15 @@ describe('S3-compatible store (s3rver)', () => {
   let s3Dir: string;
   let s3Service: TestService;
   let s3Merchant: MerchantCredentials;
+  /** What the store asked s3rver, as "METHOD /path?query". */
+  const s3Requests: string[] = [];
 
   beforeAll(async () => {
     s3Dir = await mkdtemp(join(tmpdir(), 'kassir-s3rver-'));
     const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: s3Dir, configureBuckets: [{ name: 'receipts' }] });
     const address = (await server.run()) as { port: number };
     s3 = server;
+    server.httpServer.on('request', (req: IncomingMessage) => s3Requests.push(`${req.method} ${req.url}`));
     s3Service = await startTestService({
       KASSIR_DATA_DIR: dataDir,
       KASSIR_S3_BUCKET: 'receipts',
@@ -786,7 +787,7 @@ describe('S3-compatible store (s3rver)', () => {
       KASSIR_S3_ACCESS_KEY_ID: 'S3RVER',
       KASSIR_S3_SECRET_ACCESS_KEY: 'S3RVER',
       KASSIR_S3_FORCE_PATH_STYLE: 'true',
-    });
+    }, { listen: true });
     await setRate(s3Service.app, 'RUB', 100);
     s3Merchant = await createMerchant(s3Service.app);
     const executor = await createExecutor(s3Service.app);
@@ -838,6 +839,50 @@ describe('S3-compatible store (s3rver)', () => {
     );
     expect(errorOf(refused)).toMatchObject({ status: 400, error: 'PAY_010' });
     expect(await bucketObjects()).toEqual([`receipts/${row.storage_key}`]);
+  });
+
+  it('a 7 MB file, sent to the bucket as a multipart upload (over the 5 MB part size), arrives byte for byte', async () => {
+    s3Requests.length = 0;
+    const { body: payment } = await createPayment(s3Service.app, s3Merchant, { ext_id: uniqueExtId(), amount: 1236 });
+    const content = Buffer.concat([TINY_PNG, randomBytes(7 * MB - TINY_PNG.length)]);
+    const res = await signedMultipart(s3Service.app, s3Merchant, `/v1/payments/${payment.id}/receipt`, multipartBody({}, { content }));
+    expect(res.statusCode, res.body).toBe(200);
+    const { rows } = await s3Service.ctx.db.query<ReceiptDbRow>('SELECT storage_key, size_bytes, sha256 FROM receipts WHERE payment_id = $1', [payment.id]);
+    expect(rows[0]).toMatchObject({ size_bytes: content.length });
+    expect(rows[0]!.sha256!.equals(sha256(content))).toBe(true);
+    const object = await readFile(join(s3Dir, 'receipts', `receipts/${rows[0]!.storage_key}._S3rver_object`));
+    expect(sha256(object).equals(sha256(content))).toBe(true);
+    const download = await signed(s3Service.app, s3Merchant, 'GET', new URL(res.json().receipt_url as string).pathname);
+    expect(download.statusCode).toBe(200);
+    expect(sha256(download.rawPayload).equals(sha256(content))).toBe(true);
+    expect(s3Requests.filter((r) => /^PUT .*partNumber=\d/.test(r))).toHaveLength(2);
+    expect(s3Requests.some((r) => /^POST .*uploadId=/.test(r))).toBe(true);
+  });
+
+  it('a file over 10 MB → PAY_009 and its parts already sent to the bucket are deleted', async () => {
+    const { body: payment } = await createPayment(s3Service.app, s3Merchant, { ext_id: uniqueExtId(), amount: 1237 });
+    const before = await bucketObjects();
+    const res = await streamUpload(`/v1/payments/${payment.id}/receipt`, streamedForm(TINY_PNG, 12 * MB), { target: { service: s3Service, creds: s3Merchant } });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe('PAY_009');
+    expect(await bucketObjects()).toEqual(before);
+  });
+
+  it('a client that disconnects mid-file: the bucket upload is abandoned, no object, the service keeps working', async () => {
+    const { body: payment } = await createPayment(s3Service.app, s3Merchant, { ext_id: uniqueExtId(), amount: 1238 });
+    const before = await bucketObjects();
+    s3Requests.length = 0;
+    await streamUpload(`/v1/payments/${payment.id}/receipt`, streamedForm(TINY_PNG, 9 * MB), {
+      abortAt: 6 * MB,
+      target: { service: s3Service, creds: s3Merchant },
+    });
+    // The store stops waiting for the rest and aborts the multipart upload it had begun.
+    await until(() => (s3Requests.some((r) => /^DELETE .*uploadId=/.test(r)) ? true : undefined), 'multipart upload aborted');
+    expect(await bucketObjects()).toEqual(before);
+    const { rows } = await s3Service.ctx.db.query('SELECT 1 FROM receipts WHERE payment_id = $1', [payment.id]);
+    expect(rows).toEqual([]);
+    const ok = await signedMultipart(s3Service.app, s3Merchant, `/v1/payments/${payment.id}/receipt`, multipartBody({}, { content: TINY_PNG }));
+    expect(ok.statusCode, ok.body).toBe(200);
   });
 
   it('a stored object of a refused request (wrong signature) is deleted from the bucket again', async () => {

@@ -79,8 +79,8 @@ function field(
   options: { copy?: string; mono?: boolean; hint?: string; copyLabel?: string } = {},
 ): Html {
   return html`<div class="field">
-  <div class="field-head"><span class="field-label" id="${id}">${label}</span>${options.copy ? copyButton(t, options.copy, options.copyLabel ?? label.toLowerCase()) : ''}</div>
-  <p class="field-value${options.mono ? ' mono' : ''}" aria-labelledby="${id}">${value}</p>${options.hint ? html`\n  <p class="hint">${options.hint}</p>` : ''}
+  <div class="field-head"><span class="field-label" id="l-${id}">${label}</span>${options.copy ? copyButton(t, options.copy, options.copyLabel ?? label.toLowerCase()) : ''}</div>
+  <p class="field-value${options.mono ? ' mono' : ''}" id="v-${id}">${value}</p>${options.hint ? html`\n  <p class="hint">${options.hint}</p>` : ''}
 </div>`;
 }
 
@@ -122,14 +122,14 @@ async function requisites(t: Texts, lang: Lang, payment: PagePaymentRow, amount:
   const rows: Html[] = [];
   switch (payment.req_type) {
     case 'card':
-      rows.push(field(t, 'l-number', t.cardNumber, groupCard(payment.req_value), { copy: payment.req_value.replace(/\D/g, ''), mono: true }));
+      rows.push(field(t, 'number', t.cardNumber, groupCard(payment.req_value), { copy: payment.req_value.replace(/\D/g, ''), mono: true }));
       break;
     case 'sbp':
     case 'phone':
-      rows.push(field(t, 'l-number', t.phoneNumber, formatPhone(payment.req_value), { copy: phoneForCopy(payment.req_value), mono: true }));
+      rows.push(field(t, 'number', t.phoneNumber, formatPhone(payment.req_value), { copy: phoneForCopy(payment.req_value), mono: true }));
       break;
     case 'sim':
-      rows.push(field(t, 'l-number', t.simNumber, formatPhone(payment.req_value), { copy: phoneForCopy(payment.req_value), mono: true }));
+      rows.push(field(t, 'number', t.simNumber, formatPhone(payment.req_value), { copy: phoneForCopy(payment.req_value), mono: true }));
       break;
     case 'qr': {
       const svg = await QRCode.toString(payment.req_value, { type: 'svg', errorCorrectionLevel: 'M', margin: 4, color: { dark: '#000000', light: '#ffffff' } });
@@ -139,16 +139,16 @@ async function requisites(t: Texts, lang: Lang, payment: PagePaymentRow, amount:
 </figure>
 <details class="qr-data">
   <summary>${t.qrShow}</summary>
-  ${field(t, 'l-qrdata', t.qrData, payment.req_value, { copy: payment.req_value, mono: true })}
+  ${field(t, 'qrdata', t.qrData, payment.req_value, { copy: payment.req_value, mono: true })}
 </details>`);
       break;
     }
     default:
-      rows.push(field(t, 'l-number', t.phoneNumber, payment.req_value, { copy: payment.req_value, mono: true }));
+      rows.push(field(t, 'number', t.phoneNumber, payment.req_value, { copy: payment.req_value, mono: true }));
   }
-  if (bank) rows.push(field(t, 'l-bank', payment.req_type === 'sim' ? t.operator : t.bank, bank));
-  if (payment.req_holder) rows.push(field(t, 'l-holder', t.holder, payment.req_holder, { hint: payment.req_type === 'sim' ? undefined : t.holderHint }));
-  if (payment.cross_border) rows.push(field(t, 'l-country', t.country, countryName(payment.req_country, lang)));
+  if (bank) rows.push(field(t, 'bank', payment.req_type === 'sim' ? t.operator : t.bank, bank));
+  if (payment.req_holder) rows.push(field(t, 'holder', t.holder, payment.req_holder, { hint: payment.req_type === 'sim' ? undefined : t.holderHint }));
+  if (payment.cross_border) rows.push(field(t, 'country', t.country, countryName(payment.req_country, lang)));
   return html`<section class="card" aria-labelledby="h-requisites">
   <h2 id="h-requisites">${t.requisites}</h2>
   ${rows}
@@ -248,7 +248,7 @@ ${steps(t, payment, sums.pay.text)}
   <p>${t.confirmText}</p>
   <form id="confirm-form" method="post" action="${base}/confirm?lang=${lang}" enctype="multipart/form-data" novalidate>
     <label class="file-label" for="receipt">${t.receiptLabel}</label>
-    <input id="receipt" name="receipt" type="file" accept="image/png,image/jpeg,image/webp,image/heic,image/heif,application/pdf,.png,.jpg,.jpeg,.webp,.heic,.pdf" aria-describedby="receipt-hint${formError ? ' form-error' : ''}">
+    <input id="receipt" name="receipt" type="file" accept="image/png,image/jpeg,image/webp,image/heic,image/heif,application/pdf,.png,.jpg,.jpeg,.webp,.heic,.pdf" aria-describedby="receipt-hint form-error">
     <label class="file-ui" for="receipt" aria-hidden="true" hidden><span class="file-button">${t.chooseFile}</span><span class="file-name" id="receipt-name" data-empty="${t.noFile}">${t.noFile}</span></label>
     <p class="hint" id="receipt-hint">${t.receiptHint}</p>
     <p class="error" id="form-error" role="alert"${formError ? '' : new Html(' hidden')}>${formError}</p>

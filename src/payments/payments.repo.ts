@@ -183,9 +183,9 @@ export interface NewPayment {
  */
 export async function insertPaymentWithCascade(tx: Tx, p: NewPayment, skipLocked: boolean): Promise<PaymentRow | undefined> {
   // One candidate of one type (every domestic payment): plain equalities let PostgreSQL walk
-  // requisites_pool (currency, type, last_used_at) in LRU order and stop at the first requisite
-  // that fits. Joined to the candidate list, it filters and sorts the whole pool on every create
-  // (issue 4 benchmark: 10–50 ms of database CPU per create at 1,000 requisites).
+  // requisites_pool (currency, type, last_used_at, id; migration 008) in LRU order and stop at the
+  // first requisite that fits. Joined to the candidate list, it filters and sorts the whole pool
+  // on every create (issue 4 benchmark: 10–50 ms of database CPU per create at 1,000 requisites).
   const single = p.candidates.length === 1;
   const cand = single
     ? { currency: '($1::text[])[1]', country: '($2::text[])[1]', amount: '($3::numeric[])[1]' }
