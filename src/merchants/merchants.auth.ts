@@ -1,6 +1,7 @@
 import { pipeline } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
+import { prepared } from '../db/pool.js';
 import { hashToken } from '../lib/crypto.js';
 import { ApiError } from '../http/errors.js';
 import { BodySigner } from '../http/signature.js';
@@ -30,14 +31,14 @@ interface IdentityRow {
 
 /** Finds the terminal of an API key with the merchant's currently valid (sealed) secrets. */
 async function findIdentity(ctx: AppContext, apiKey: string): Promise<MerchantIdentity | undefined> {
-  const { rows } = await ctx.db.query<IdentityRow>(
+  const { rows } = await ctx.db.query<IdentityRow>(prepared(
     `SELECT k.merchant_id, k.terminal_id, t.name AS terminal_name, t.currency, t.is_active, t.payin_rate,
             ARRAY(SELECT s.secret_enc FROM merchant_secrets s
                    WHERE s.merchant_id = k.merchant_id AND (s.expires_at IS NULL OR s.expires_at > now())) AS secrets
        FROM terminal_api_keys k JOIN terminals t ON t.id = k.terminal_id
       WHERE k.key_hash = $1 AND (k.expires_at IS NULL OR k.expires_at > now())`,
     [hashToken(apiKey)],
-  );
+  ));
   const row = rows[0];
   if (!row) return undefined;
   return {

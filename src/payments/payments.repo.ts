@@ -1,4 +1,4 @@
-import type { Queryable, Tx } from '../db/pool.js';
+import { prepared, type Queryable, type Tx } from '../db/pool.js';
 
 export interface PaymentRow {
   id: string;
@@ -122,7 +122,7 @@ export async function listPayments(db: Queryable, f: PaymentFilter): Promise<{ r
  * then sees every payment committed by earlier holders.
  */
 export async function lockTerminalAmount(tx: Tx, terminalId: string, amount: string): Promise<void> {
-  await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 7461))', [`${terminalId}:${amount}`]);
+  await tx.query(prepared('SELECT pg_advisory_xact_lock(hashtextextended($1, 7461))', [`${terminalId}:${amount}`]));
 }
 
 export async function creationFacts(
@@ -133,12 +133,12 @@ export async function creationFacts(
   amount: string,
   currency: string,
 ): Promise<{ same_amount: number; ext_id_taken: boolean }> {
-  const { rows } = await tx.query<{ same_amount: number; ext_id_taken: boolean }>(
+  const { rows } = await tx.query<{ same_amount: number; ext_id_taken: boolean }>(prepared(
     `SELECT (SELECT count(*) FROM payments
               WHERE terminal_id = $2 AND status = 'PENDING' AND amount = $4 AND currency = $5) AS same_amount,
             EXISTS (SELECT 1 FROM payments WHERE merchant_id = $1 AND ext_id = $3) AS ext_id_taken`,
     [merchantId, terminalId, extId, amount, currency],
-  );
+  ));
   return rows[0]!;
 }
 
@@ -190,7 +190,7 @@ export async function insertPaymentWithCascade(tx: Tx, p: NewPayment, skipLocked
   const cand = single
     ? { currency: '($1::text[])[1]', country: '($2::text[])[1]', amount: '($3::numeric[])[1]' }
     : { currency: 'c.currency', country: 'c.country', amount: 'c.payer_amount' };
-  const { rows } = await tx.query<PaymentRow>(
+  const { rows } = await tx.query<PaymentRow>(prepared(
     `WITH candidate AS (
        SELECT * FROM unnest($1::text[], $2::text[], $3::numeric[]) AS c(currency, country, payer_amount)
      ), pick AS (
@@ -247,6 +247,6 @@ export async function insertPaymentWithCascade(tx: Tx, p: NewPayment, skipLocked
       p.pageToken,
       p.ttlSeconds,
     ],
-  );
+  ));
   return rows[0];
 }

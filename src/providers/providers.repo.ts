@@ -1,4 +1,4 @@
-import type { Queryable } from '../db/pool.js';
+import { prepared, type Queryable } from '../db/pool.js';
 
 export interface ProviderRow {
   id: string;
@@ -56,12 +56,12 @@ export async function updateProvider(
 
 /** The terminal's routes in order, each with its provider when it is one. */
 export async function terminalRoutes(db: Queryable, terminalId: string): Promise<(RouteRow & { provider: ProviderRow | null })[]> {
-  const { rows } = await db.query<RouteRow & { provider: ProviderRow | null }>(
+  const { rows } = await db.query<RouteRow & { provider: ProviderRow | null }>(prepared(
     `SELECT r.position, r.provider_id, r.currencies, r.methods, to_jsonb(p) AS provider
        FROM terminal_routes r LEFT JOIN providers p ON p.id = r.provider_id
       WHERE r.terminal_id = $1 ORDER BY r.position`,
     [terminalId],
-  );
+  ));
   return rows.map((row) => ({
     ...row,
     provider: row.provider ? { ...row.provider, open_until: row.provider.open_until ? new Date(row.provider.open_until) : null, created_at: new Date(row.provider.created_at) } : null,

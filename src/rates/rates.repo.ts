@@ -1,4 +1,4 @@
-import type { Queryable } from '../db/pool.js';
+import { prepared, type Queryable } from '../db/pool.js';
 
 export interface RateRow {
   currency: string;
@@ -49,7 +49,7 @@ export async function listTerminalRates(db: Queryable, terminalId: string): Prom
  * otherwise the manual rate. `currencies` null means every currency that has a rate.
  */
 export async function effectiveRates(db: Queryable, terminalId: string, currencies: string[] | null): Promise<Map<string, string>> {
-  const { rows } = await db.query<{ currency: string; rate: string }>(
+  const { rows } = await db.query<{ currency: string; rate: string }>(prepared(
     `SELECT r.currency, coalesce(tr.rate, r.rate)::text AS rate
        FROM rates r LEFT JOIN terminal_rates tr ON tr.terminal_id = $1 AND tr.currency = r.currency
       WHERE $2::text[] IS NULL OR r.currency = ANY($2::text[])
@@ -58,6 +58,6 @@ export async function effectiveRates(db: Queryable, terminalId: string, currenci
       WHERE tr.terminal_id = $1 AND ($2::text[] IS NULL OR tr.currency = ANY($2::text[]))
         AND NOT EXISTS (SELECT 1 FROM rates r WHERE r.currency = tr.currency)`,
     [terminalId, currencies],
-  );
+  ));
   return new Map(rows.map((row) => [row.currency, row.rate]));
 }

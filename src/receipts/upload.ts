@@ -132,7 +132,7 @@ async function readMultipart(request: FastifyRequest, store: FileStore): Promise
       headers: request.headers as busboy.BusboyConfig['headers'],
       // busboy flags a file as truncated once it *reaches* the limit, so a file of exactly 10 MB
       // would be refused; one byte more makes "truncated" mean "over 10 MB".
-      limits: { fileSize: MAX_RECEIPT_BYTES, files: 5, fields: 20, fieldSize: 64 * 1024, parts: 30 },
+      limits: { fileSize: MAX_RECEIPT_BYTES + 1, files: 5, fields: 20, fieldSize: 64 * 1024, parts: 30 },
     });
   } catch {
     throw new ApiError('PAY_002', 'The multipart body could not be read: the boundary is missing');
@@ -145,12 +145,12 @@ async function readMultipart(request: FastifyRequest, store: FileStore): Promise
   parser.on('file', (name, stream, info) => {
     if (!FILE_FIELDS.has(name)) {
       noteProblem(new ApiError('PAY_002', `Unexpected file field ${name}; send the receipt as receipt (or attachment, file, proof)`));
-      stream.resume();
+      discard(stream);
       return;
     }
     if (result.file || pending.length > 0) {
       noteProblem(new ApiError('PAY_002', 'Send one receipt file per request'));
-      stream.resume();
+      discard(stream);
       return;
     }
     pending.push(
@@ -174,6 +174,7 @@ async function readMultipart(request: FastifyRequest, store: FileStore): Promise
       source.resume();
       // The parser gets no more bytes: destroying it ends the file part being stored (its partial
       // file is removed), which would otherwise wait for the rest of the body forever.
+      parser.destroy(err instanceof Error ? err : undefined);
       reject(err);
     };
     source.on('data', (chunk: Buffer) => {
@@ -239,8 +240,7 @@ async function storeFile(stream: Readable & { truncated?: boolean }, store: File
   body.write(head);
   // pipeline, not pipe: a part that fails mid-way (aborted or cut-off body) must fail the store's
   // write, which then removes what it wrote, instead of leaving it waiting for an end.
-  stream.pipe(body);
-  const key = await store.put(body.pipe(measure), ALLOWED_TYPES.get(extension)!);
+  const key = await store.put(pipeline(stream, body, measure, () => undefined), ALLOWED_TYPES.get(extension)!);
   if (stream.truncated) {
     await store.delete(key).catch(() => undefined);
     return tooLarge();
