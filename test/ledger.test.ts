@@ -227,7 +227,11 @@ describe('a corrupted ledger: the check names what breaks, the repair restores i
       await client.query('UPDATE ledger_accounts SET balance = balance - 5 WHERE id = $1', [frozen!.id]);
       expect(await checkLedger(client)).toEqual({
         ok: false,
-        problems: [{ invariant: 'balance not negative', detail: `terminal ${merchant.terminalId} terminal_frozen is -5.000000` }],
+        problems: [
+          { invariant: 'balance not negative', detail: `terminal ${merchant.terminalId} terminal_frozen is -5.000000` },
+          // Frozen funds with no open payout or withdrawal behind them are a breach of their own.
+          { invariant: 'frozen equals open holds', detail: `terminal ${merchant.terminalId} has -5.000000 frozen but its open payouts and withdrawals hold 0` },
+        ],
       });
     } finally {
       await client.query('ROLLBACK');
