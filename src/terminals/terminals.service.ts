@@ -102,8 +102,11 @@ export async function adjustBalance(ctx: AppContext, id: string, body: Adjustmen
   if (typeof amount === 'string') throw new ApiError('VALIDATION', amount);
   if (amount.isZero()) throw new ApiError('VALIDATION', 'amount must not be zero');
   try {
-    await transaction(ctx.db, (tx) =>
-      post(tx, {
+    // The balances are read inside the posting's transaction, where this terminal's accounts are
+    // still locked by it: the answer is the balance right after this adjustment, not after
+    // whatever else committed in between.
+    return await transaction(ctx.db, async (tx) => {
+      await post(tx, {
         kind: 'adjustment',
         refId: null,
         merchantId: terminal.merchant_id,
@@ -112,8 +115,9 @@ export async function adjustBalance(ctx: AppContext, id: string, body: Adjustmen
           { account: { terminalId: id, kind: 'terminal_available' }, amount },
           { account: { kind: 'system_adjustments' }, amount: amount.negated() as Decimal },
         ],
-      }),
-    );
+      });
+      return (await repo.findTerminal(tx, id))!;
+    });
   } catch (err) {
     if (pgErrorCode(err) === PgCode.checkViolation && pgConstraint(err) === 'ledger_accounts_terminal_nonnegative') {
       const current = await getTerminal(ctx, id);
@@ -121,5 +125,4 @@ export async function adjustBalance(ctx: AppContext, id: string, body: Adjustmen
     }
     throw err;
   }
-  return getTerminal(ctx, id);
 }
