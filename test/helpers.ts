@@ -263,3 +263,36 @@ export const TINY_PNG = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
   'base64',
 );
+
+/** Polls `probe` until it returns something (not undefined/null), or fails after `timeoutMs`. */
+export async function until<T>(probe: () => T | undefined | null | Promise<T | undefined | null>, timeoutMs = 20_000, intervalMs = 100): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined && value !== null) return value as NonNullable<T>;
+    if (Date.now() > deadline) throw new Error('condition not reached in time');
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
+
+export interface ReceivedWebhook {
+  headers: import('node:http').IncomingHttpHeaders;
+  body: string;
+}
+
+/** A webhook receiver on 127.0.0.1 that records every request and answers 200. */
+export async function webhookReceiver(): Promise<{ url: string; received: ReceivedWebhook[]; server: import('node:http').Server }> {
+  const { createServer } = await import('node:http');
+  const received: ReceivedWebhook[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      res.writeHead(200).end('ok');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address() as { port: number };
+  return { url: `http://127.0.0.1:${address.port}/hooks/kassir?shop=1`, received, server };
+}

@@ -12,7 +12,7 @@ import { maskUrl } from '../src/lib/mask.js';
 import { crc16ccitt } from '../src/lib/validators.js';
 import {
   admin, adminOk, createExecutor, createMerchant, createRequisite, multipartBody, setRate, signed, startTestService, testCard,
-  TINY_PNG, uniqueExtId, type MerchantCredentials, type TestService,
+  TINY_PNG, uniqueExtId, type MerchantCredentials, type TestService, until,
 } from './helpers.js';
 
 const PHONE = { width: 390, height: 844 };
@@ -28,16 +28,6 @@ const jsQR = (jsQRModule as unknown as { default: typeof jsQRModule.default }).d
 function emvPayload(shop = 'Shop'): string {
   const body = '000201' + '010212' + '26160012ru.sbp.tests' + '5303643' + '5802RU' + `59${String(shop.length).padStart(2, '0')}${shop}` + '6006Moscow' + '6304';
   return body + crc16ccitt(body);
-}
-
-async function until<T>(probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 let service: TestService;

@@ -1,51 +1,19 @@
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { Decimal } from 'decimal.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hmacSha1Base64 } from '../src/lib/crypto.js';
 import {
   adminOk, createExecutor, createMerchant, createPayment, createRequisite, setRate, signed, startTestService, uniqueExtId,
-  type MerchantCredentials, type TestService,
+  type MerchantCredentials, type TestService, until, webhookReceiver,
 } from './helpers.js';
-
-interface Received {
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-/** A real HTTP receiver on 127.0.0.1 that records what it gets. */
-async function receiver(): Promise<{ url: string; received: Received[]; server: Server }> {
-  const received: Received[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-      res.writeHead(200).end('ok');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address() as { port: number };
-  return { url: `http://127.0.0.1:${address.port}/hooks/kassir?shop=1`, received, server };
-}
-
-async function until<T>(probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 let service: TestService;
 let merchant: MerchantCredentials;
 let executor: { id: string; token: string };
-let hook: Awaited<ReturnType<typeof receiver>>;
+let hook: Awaited<ReturnType<typeof webhookReceiver>>;
 
 beforeAll(async () => {
   service = await startTestService({}, { worker: true });
-  hook = await receiver();
+  hook = await webhookReceiver();
   await setRate(service.app, 'RUB', 95.5);
   merchant = await createMerchant(service.app, { payin_rate: 2.5 });
   executor = await createExecutor(service.app);

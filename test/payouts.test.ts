@@ -52,7 +52,7 @@ import { hmacSha1Base64 } from '../src/lib/crypto.js';
 import type { RunningService } from '../src/service.js';
 import {
   admin, adminOk, createExecutor, createMerchant, multipartBody, setRate, signed, startTestService, testCard, testPhone, TINY_PNG,
-  uniqueExtId, type MerchantCredentials, type TestService,
+  uniqueExtId, type MerchantCredentials, type TestService, until,
 } from './helpers.js';
 
 const D = Decimal.clone({ precision: 60 });
@@ -85,16 +85,6 @@ async function receiver(): Promise<{ url: string; hits: Hit[]; server: Server }>
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks/payouts`, hits, server };
-}
-
-async function until<T>(probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 /** DESIGN.md decision 12, computed here independently of src: the reserve and its fee part. */

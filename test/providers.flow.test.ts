@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { Decimal } from 'decimal.js';
 import type { JobHelpers } from 'graphile-worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,7 +10,7 @@ import { POLL_TASK } from '../src/providers/jobs.js';
 import type { RunningService } from '../src/service.js';
 import {
   admin, adminOk, createExecutor, createMerchant, createRequisite, multipartBody, setRate, signed, signedMultipart, startTestService,
-  testCard, TINY_PNG, uniqueExtId, type MerchantCredentials, type TestService,
+  testCard, TINY_PNG, uniqueExtId, type MerchantCredentials, type TestService, until as untilWithin, webhookReceiver,
 } from './helpers.js';
 
 // Two Kassir instances on separate databases, both listening on real ports: A routes its payments
@@ -26,7 +26,10 @@ let merchantA: MerchantCredentials;
 let executorB: { id: string; token: string };
 let requisiteB: { id: string; value: string };
 let providerB: { id: string; callback_url: string };
-let hook: Awaited<ReturnType<typeof receiver>>;
+/** Two instances and their jobs on a shared 2-core machine: give their round trips more time. */
+const until = <T,>(probe: () => T | undefined | null | Promise<T | undefined | null>) => untilWithin(probe, 30_000);
+
+let hook: Awaited<ReturnType<typeof webhookReceiver>>;
 let files: Awaited<ReturnType<typeof fileServer>>;
 let fake: Awaited<ReturnType<typeof fakeProvider>>;
 let closedPort: number;
@@ -35,26 +38,6 @@ const RATE_A = '95';
 const PAYIN_RATE_A = '3';
 const ROUTE_BUDGET_MS = 3000;
 const SECOND_PNG = Buffer.concat([TINY_PNG, Buffer.from('a later receipt')]);
-
-interface Received {
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-/** A merchant's webhook receiver on 127.0.0.1 that records what it gets. */
-async function receiver(): Promise<{ url: string; received: Received[]; server: Server }> {
-  const received: Received[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-      res.writeHead(200).end('ok');
-    });
-  });
-  await listen(server);
-  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}/hooks/shop-a`, received, server };
-}
 
 /** Serves a PNG, as a merchant's receipt link would. */
 async function fileServer(): Promise<{ url: string; server: Server }> {
@@ -122,16 +105,6 @@ async function listen(server: Server): Promise<void> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 }
 
-async function until<T>(probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await new Promise((resolve) => setTimeout(resolve, 150));
-  }
-}
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const sha256 = (content: Buffer) => createHash('sha256').update(content).digest('hex');
 
@@ -191,7 +164,7 @@ beforeAll(async () => {
   closedPort = await freePort();
   b = await startTestService({ PORT: String(portB), PUBLIC_BASE_URL: `http://127.0.0.1:${portB}`, KASSIR_WEBHOOK_RETRY_BASE_MS: '200' }, { worker: true, listen: true });
   a = await startTestService({ PORT: String(portA), PUBLIC_BASE_URL: `http://127.0.0.1:${portA}`, KASSIR_WEBHOOK_RETRY_BASE_MS: '200' }, { worker: true, listen: true });
-  [hook, files] = await Promise.all([receiver(), fileServer()]);
+  [hook, files] = await Promise.all([webhookReceiver(), fileServer()]);
   // At B: A is a merchant with a funded terminal (for payouts).
   await setRate(b.app, 'RUB', 90);
   aAtB = await createMerchant(b.app, { payin_rate: 1, payout_rate: 1 });

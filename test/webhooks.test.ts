@@ -10,7 +10,7 @@ import { retryDelayMs, webhookBody } from '../src/webhooks/deliver.js';
 import { enqueueWebhooks } from '../src/webhooks/outbox.js';
 import {
   admin, adminOk, createExecutor, createMerchant, createPayment, createRequisite, setRate, signed, startTestService, uniqueExtId,
-  type MerchantCredentials, type TestService,
+  type MerchantCredentials, type TestService, until,
 } from './helpers.js';
 
 // DESIGN.md decision 9 and issue 4 item 4, end to end: real receivers on 127.0.0.1, the job
@@ -74,16 +74,6 @@ async function freePort(): Promise<number> {
   const port = await new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
-}
-
-async function until<T>(probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 interface Attempt {

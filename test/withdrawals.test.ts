@@ -4,23 +4,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import type { Queryable } from '../src/db/pool.js';
 import {
-  admin, adminOk, createMerchant, createTerminal, signed, startTestService, type MerchantCredentials, type TestService,
+  admin, adminOk, createMerchant, createTerminal, signed, startTestService, type MerchantCredentials, type TestService, until,
 } from './helpers.js';
 import { randomTronAddress, startFakeTronNode, TEST_TRON_KEY, type FakeTronNode } from './fakes/tron-node.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 const VALID = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
-
-async function until<T>(probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 function withdraw(app: FastifyInstance, creds: MerchantCredentials, body: Record<string, unknown>) {
   return signed(app, creds, 'POST', '/v1/withdrawals', { terminal_id: creds.terminalId, ...body });
