@@ -619,3 +619,17 @@ describe('GET /admin/v1/payments', () => {
     expect(page.total).toBe(2);
   });
 });
+
+describe('bare operator POSTs', () => {
+  it('take no body where every field is optional, and name the missing field where one is required', async () => {
+    const merchant = await createMerchant(service.app);
+    const rotated = await admin(service.app, 'POST', `/terminals/${merchant.terminalId}/api-key/rotate`);
+    expect(rotated.statusCode).toBe(200);
+    expect(rotated.json()).toMatchObject({ id: merchant.terminalId, api_key: expect.stringMatching(/^tk_/) });
+    const secret = await admin(service.app, 'POST', `/merchants/${merchant.merchantId}/secret-key/rotate`);
+    expect(secret.statusCode).toBe(200);
+    const missing = await admin(service.app, 'POST', '/merchants');
+    expect(missing.statusCode).toBe(400);
+    expect(missing.json()).toMatchObject({ error: 'VALIDATION', message: 'name is required' });
+  });
+});

@@ -16,5 +16,8 @@ export function adminAuth(app: FastifyInstance, ctx: AppContext): void {
   });
   app.addHook('preValidation', async (request: FastifyRequest) => {
     rejectInvalidJson(request, 'VALIDATION');
+    // Every operator POST/PUT/PATCH takes a JSON object; a bare request means "no options" (a
+    // reason, a grace period), and one whose fields are required is told which field is missing.
+    if (request.method !== 'GET' && request.body === undefined) request.body = {};
   });
 }

@@ -64,11 +64,7 @@ export async function withdrawalAdminRoutes(app: FastifyInstance, ctx: AppContex
     }
   });
 
-  // The body (a reason) is optional: a bare POST must not fail validation as "body must be a JSON object".
-  const bodyOptional = async (request: { body: unknown }) => {
-    request.body ??= {};
-  };
-  app.post<{ Params: { id: string } }>('/withdrawals/:id/fail', { preValidation: bodyOptional, schema: { tags, params: IdParams, body: FailBody } }, async (request) => {
+  app.post<{ Params: { id: string } }>('/withdrawals/:id/fail', { schema: { tags, params: IdParams, body: FailBody } }, async (request) => {
     const before = await load(ctx, request.params.id);
     if (before.adapter !== 'manual' && before.tx_hash) {
       throw new ApiError('CONFLICT', `A transaction (${before.tx_hash}) was already signed for this withdrawal; it fails on its own if the chain rejects it`);
