@@ -5,6 +5,7 @@ import type { AppContext } from './context.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.js';
 import { migrate } from './db/migrate.js';
 import { createPool } from './db/pool.js';
+import { keepStatistics } from './db/statistics.js';
 import { buildApp } from './http/app.js';
 import { startWorker } from './jobs/worker.js';
 import type { Logger } from './lib/logger.js';
@@ -37,6 +38,7 @@ export async function startService(
   }
   const db = createPool(databaseUrl);
   let runner: Runner | undefined;
+  let statistics: { stop(): Promise<void> } | undefined;
   let app: FastifyInstance | undefined;
   try {
     await migrate(db, log);
@@ -50,7 +52,10 @@ export async function startService(
     const files = config.s3 ? new S3FileStore(config.s3) : new LocalFileStore(join(config.dataDir, 'receipts'));
     const ctx: AppContext = { config, db, log, box, adminTokenHash: adminToken.hash, files };
     app = await buildApp(ctx);
-    if (config.runWorker) runner = await startWorker(ctx);
+    if (config.runWorker) {
+      runner = await startWorker(ctx);
+      statistics = keepStatistics(db, log);
+    }
     if (options.listen !== false) await app.listen({ host: config.host, port: config.port });
     const started = app;
     return {
@@ -58,6 +63,7 @@ export async function startService(
       app: started,
       async stop() {
         await started.close();
+        await statistics?.stop();
         await runner?.stop();
         await db.end();
         await embedded?.stop();
@@ -65,6 +71,7 @@ export async function startService(
     };
   } catch (err) {
     await app?.close().catch(() => undefined);
+    await statistics?.stop().catch(() => undefined);
     await runner?.stop().catch(() => undefined);
     await db.end().catch(() => undefined);
     await embedded?.stop().catch(() => undefined);

@@ -53,20 +53,33 @@ function isStalePrepared(err: unknown): boolean {
  * statement names, which every connection then prepares afresh; only the prepared `*` queries of
  * the payment create can fail so, and their `fn` does nothing outside the database.
  */
-export async function transaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
+export async function transaction<T>(db: Db, fn: (tx: Tx) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
   try {
-    return await runTransaction(db, fn);
+    return await runTransaction(db, fn, options);
   } catch (err) {
     if (!isStalePrepared(err)) throw err;
     preparedGeneration++;
-    return runTransaction(db, fn);
+    return runTransaction(db, fn, options);
   }
 }
 
-async function runTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
+export interface TransactionOptions {
+  /**
+   * A transaction-scoped advisory lock, pg_advisory_xact_lock(hashtextextended(key, space)),
+   * taken with BEGIN in the same round trip: `fn`'s first statement then already runs under it
+   * and sees every commit of the lock's earlier holders.
+   */
+  lock?: { key: string; space: number };
+}
+
+async function runTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>, options: TransactionOptions): Promise<T> {
   const client = await db.connect();
   try {
-    await client.query('BEGIN');
+    const { lock } = options;
+    // Two statements in one simple query (no parameters there, hence the quoted literal).
+    await client.query(
+      lock ? `BEGIN; SELECT pg_advisory_xact_lock(hashtextextended(${client.escapeLiteral(lock.key)}, ${Math.trunc(lock.space)}))` : 'BEGIN',
+    );
     const result = await fn(client);
     await client.query('COMMIT');
     return result;

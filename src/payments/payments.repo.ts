@@ -116,13 +116,20 @@ export async function listPayments(db: Queryable, f: PaymentFilter): Promise<{ r
 }
 
 /**
- * Serialises creates of one terminal and one amount for the rest of the transaction, so that the
- * same-amount limit (PAY_005) is exact under concurrency, and reports what the limit and the
- * ext_id rule need to know. The lock is taken in its own statement: the next statement's snapshot
- * then sees every payment committed by earlier holders.
+ * The lock that serialises creates of one terminal and one amount (taken with BEGIN, see
+ * TransactionOptions.lock), so that the same-amount limit (PAY_005) and the ext_id rule are
+ * exact under concurrency: the transaction's statements see every payment committed by earlier
+ * holders.
  */
-export async function lockTerminalAmount(tx: Tx, terminalId: string, amount: string): Promise<void> {
-  await tx.query(prepared('SELECT pg_advisory_xact_lock(hashtextextended($1, 7461))', [`${terminalId}:${amount}`]));
+export function terminalAmountLock(terminalId: string, amount: string): { key: string; space: number } {
+  return { key: `${terminalId}:${amount}`, space: 7461 };
+}
+
+/** The creation facts as SQL, over the given placeholders (one row: same_amount, ext_id_taken). */
+function factsSql(merchantId: string, terminalId: string, extId: string, amount: string, currency: string): string {
+  return `SELECT (SELECT count(*)::int FROM payments
+                   WHERE terminal_id = ${terminalId} AND status = 'PENDING' AND amount = ${amount} AND currency = ${currency}) AS same_amount,
+                 EXISTS (SELECT 1 FROM payments WHERE merchant_id = ${merchantId} AND ext_id = ${extId}) AS ext_id_taken`;
 }
 
 export async function creationFacts(
@@ -132,13 +139,8 @@ export async function creationFacts(
   extId: string,
   amount: string,
   currency: string,
-): Promise<{ same_amount: number; ext_id_taken: boolean }> {
-  const { rows } = await tx.query<{ same_amount: number; ext_id_taken: boolean }>(prepared(
-    `SELECT (SELECT count(*) FROM payments
-              WHERE terminal_id = $2 AND status = 'PENDING' AND amount = $4 AND currency = $5) AS same_amount,
-            EXISTS (SELECT 1 FROM payments WHERE merchant_id = $1 AND ext_id = $3) AS ext_id_taken`,
-    [merchantId, terminalId, extId, amount, currency],
-  ));
+): Promise<CreationFacts> {
+  const { rows } = await tx.query<CreationFacts>(prepared(factsSql('$1', '$2', '$3', '$4', '$5'), [merchantId, terminalId, extId, amount, currency]));
   return rows[0]!;
 }
 
@@ -152,6 +154,8 @@ export interface Candidate {
 export interface NewPayment {
   merchantId: string;
   terminalId: string;
+  /** Answered as the payment's terminal_name. */
+  terminalName: string;
   extId: string;
   amount: string;
   currency: string;
@@ -170,50 +174,101 @@ export interface NewPayment {
   candidates: Candidate[];
 }
 
+/** What the rules every create shares found, seen after the terminal-and-amount lock. */
+export interface CreationFacts {
+  /** PENDING payments of this terminal with this amount and currency. */
+  same_amount: number;
+  /** The merchant already has a payment with this ext_id. */
+  ext_id_taken: boolean;
+}
+
 /**
- * The cascade (DESIGN.md; issue "The cascade"): picks the least recently used active requisite of
- * an active executor that serves the method with a fitting type, currency, country, bank and
- * min/max for the amount the payer would pay there, and that has no PENDING payment of that
- * amount; marks it used and inserts the payment, in one statement.
- *
- * `skipLocked` spreads concurrent creates over the pool: a requisite another create is holding is
- * passed over. When everything fitting is held, the caller retries with `skipLocked` false and
- * waits for the holder instead of answering "no requisites". Two creates that still end up with
- * one requisite and one amount are stopped by the unique index payments_pending_requisite_amount.
+ * How the cascade walks the pool. `window`: the WINDOW least recently used requisites of the one
+ * currency and type, in order, locking the first that fits and skipping those other creates hold
+ * (the common case, a few index entries per create). `all`: every candidate currency, country and
+ * type at once, sorted — cross-border payments, several requisite types, or nothing fitting in
+ * the window. `wait` is `all` that waits for held requisites instead of skipping them.
  */
-export async function insertPaymentWithCascade(tx: Tx, p: NewPayment, skipLocked: boolean): Promise<PaymentRow | undefined> {
-  // One candidate of one type (every domestic payment): plain equalities let PostgreSQL walk
-  // requisites_pool (currency, type, last_used_at, id; migration 008) in LRU order and stop at the
-  // first requisite that fits. Joined to the candidate list, it filters and sorts the whole pool
-  // on every create (issue 4 benchmark: 10–50 ms of database CPU per create at 1,000 requisites).
-  // The statement is prepared: currency, country and type, which choose the index range, are
-  // literals (from closed lists, so a handful of statements), not parameters. A generic plan that
-  // does not know them sorts the whole pool again (seen after ANALYZE with 10^6 payments).
-  const single = p.candidates.length === 1;
+export type CascadeMode = 'window' | 'all' | 'wait';
+
+/** Requisites the `window` mode looks at before the caller falls back to `all`. */
+export const CASCADE_WINDOW = 100;
+
+/**
+ * The cascade (DESIGN.md; issue "The cascade"), in one statement: checks the creation rules
+ * (ext_id not taken, fewer than `sameAmountLimit` PENDING payments of this amount), then picks the
+ * least recently used active requisite of an active executor that serves the method with a
+ * fitting type, currency, country, bank and min/max for the amount the payer would pay there, and
+ * that has no PENDING payment of that amount; marks it used and inserts the payment. The caller
+ * holds the terminal-and-amount lock (lockTerminalAmount), so the facts are exact.
+ *
+ * A requisite another create is holding is passed over (SKIP LOCKED) except in `wait` mode,
+ * which the caller uses when everything fitting was held, instead of answering "no requisites".
+ * Two creates that still end up with one requisite and one amount are stopped by the unique index
+ * payments_pending_requisite_amount.
+ *
+ * The payment is undefined when a rule failed (see `facts`) or no requisite fits in this mode.
+ */
+export async function insertPaymentWithCascade(
+  tx: Tx,
+  p: NewPayment,
+  mode: CascadeMode,
+  sameAmountLimit: number,
+): Promise<{ facts: CreationFacts; payment: PaymentRow | undefined }> {
+  // Every choice of plan here is fixed by the statement's shape, not left to the estimates: a
+  // cached generic plan outlives the statistics it was made from, and with a filter the planner
+  // cannot estimate (min/max against a parameter, `= ANY(methods)`) it sorted the whole pool on
+  // every create (issue 4 benchmark: 3–15 ms of database time per create at 1,000 requisites).
+  //
+  // `window`: the LRU walk is a LIMITed subquery over requisites_pool (currency, type,
+  // last_used_at, id; migration 008) that the rest joins LATERALly, so it is read in index order
+  // and only as far as the first requisite that fits and is free; the lock is taken inside the
+  // lateral subquery, so only that requisite is locked. Currency, country and type are literals
+  // (from closed lists, so a handful of statements): they choose the index range.
   const literal = (value: string) => `'${value.replace(/'/g, "''")}'`;
-  const cand = single
-    ? { currency: literal(p.candidates[0]!.currency), country: literal(p.candidates[0]!.country), amount: '($3::numeric[])[1]' }
-    : { currency: 'c.currency', country: 'c.country', amount: 'c.payer_amount' };
-  const { rows } = await tx.query<PaymentRow>(prepared(
-    `WITH candidate AS (
-       SELECT * FROM unnest($1::text[], $2::text[], $3::numeric[]) AS c(currency, country, payer_amount)
-     ), pick AS (
-       SELECT r.id, ${cand.amount} AS payer_amount
-         FROM requisites r
-         ${single ? '' : 'CROSS JOIN candidate c'}
-         JOIN executors e ON e.id = r.executor_id AND e.is_active
-        WHERE r.is_active
-          AND r.currency = ${cand.currency} AND r.country = ${cand.country}
-          AND r.type = ANY($4::text[]) ${single && p.types.length === 1 ? `AND r.type = ${literal(p.types[0]!)}` : ''}
+  const fits = (amount: string) => `
           AND $5::text = ANY(r.methods)
           AND ($6::text IS NULL OR r.bank_code = $6)
-          AND ${cand.amount} >= r.min_amount
-          AND (r.max_amount IS NULL OR ${cand.amount} <= r.max_amount)
+          AND ${amount} >= r.min_amount
+          AND (r.max_amount IS NULL OR ${amount} <= r.max_amount)
           AND NOT EXISTS (SELECT 1 FROM payments q
-                           WHERE q.requisite_id = r.id AND q.status = 'PENDING' AND q.payer_amount = ${cand.amount})
+                           WHERE q.requisite_id = r.id AND q.status = 'PENDING' AND q.payer_amount = ${amount})`;
+  // Nothing is looked at, locked or written when a rule failed: a one-time filter on the facts.
+  const rulesPass = `(SELECT NOT f.ext_id_taken AND f.same_amount < $20 FROM facts f)`;
+  let pick: string;
+  if (mode === 'window') {
+    if (p.candidates.length !== 1 || p.types.length !== 1) throw new Error('the window cascade takes one candidate of one type');
+    const c = p.candidates[0]!;
+    pick = `
+       SELECT fit.id, fit.payer_amount
+         FROM (SELECT id, last_used_at FROM requisites
+                WHERE is_active AND currency = ${literal(c.currency)} AND type = ${literal(p.types[0]!)}
+                ORDER BY last_used_at NULLS FIRST, id
+                LIMIT ${CASCADE_WINDOW}) w
+        CROSS JOIN LATERAL (
+          SELECT r.id, ($3::numeric[])[1] AS payer_amount
+            FROM requisites r JOIN executors e ON e.id = r.executor_id AND e.is_active
+           WHERE r.id = w.id AND r.is_active AND r.country = ${literal(c.country)} AND r.type = ANY($4::text[])
+                 ${fits('($3::numeric[])[1]')}
+             FOR UPDATE OF r SKIP LOCKED) fit
+        WHERE ${rulesPass}
+        LIMIT 1`;
+  } else {
+    pick = `
+       SELECT r.id, c.payer_amount
+         FROM candidate c
+         JOIN requisites r ON r.currency = c.currency AND r.country = c.country
+         JOIN executors e ON e.id = r.executor_id AND e.is_active
+        WHERE ${rulesPass} AND r.is_active AND r.type = ANY($4::text[])
+              ${fits('c.payer_amount')}
         ORDER BY r.last_used_at NULLS FIRST, r.id
         LIMIT 1
-        FOR UPDATE OF r ${skipLocked ? 'SKIP LOCKED' : ''}
+        FOR UPDATE OF r ${mode === 'wait' ? '' : 'SKIP LOCKED'}`;
+  }
+  const { rows } = await tx.query<PaymentRow & { same_amount: number; ext_id_taken: boolean; found: boolean }>(prepared(
+    `WITH candidate AS (
+       SELECT * FROM unnest($1::text[], $2::text[], $3::numeric[]) AS c(currency, country, payer_amount)
+     ), facts AS (${factsSql('$7', '$8', '$9', '$10', '$11')}), pick AS (${pick}
      ), used AS (
        UPDATE requisites r SET last_used_at = clock_timestamp()
          FROM pick WHERE r.id = pick.id
@@ -228,8 +283,8 @@ export async function insertPaymentWithCascade(tx: Tx, p: NewPayment, skipLocked
          FROM used u
        RETURNING *
      )
-     SELECT i.*, t.name AS terminal_name, b.name AS req_bank_name
-       FROM inserted i JOIN terminals t ON t.id = i.terminal_id LEFT JOIN banks b ON b.code = i.req_bank_code`,
+     SELECT f.same_amount, f.ext_id_taken, i.id IS NOT NULL AS found, i.*, b.name AS req_bank_name
+       FROM facts f LEFT JOIN inserted i ON true LEFT JOIN banks b ON b.code = i.req_bank_code`,
     [
       p.candidates.map((c) => c.currency),
       p.candidates.map((c) => c.country),
@@ -250,7 +305,12 @@ export async function insertPaymentWithCascade(tx: Tx, p: NewPayment, skipLocked
       p.notificationToken,
       p.pageToken,
       p.ttlSeconds,
+      sameAmountLimit,
     ],
   ));
-  return rows[0];
+  const { same_amount, ext_id_taken, found, ...payment } = rows[0]!;
+  return {
+    facts: { same_amount, ext_id_taken },
+    payment: found ? { ...payment, terminal_name: p.terminalName } : undefined,
+  };
 }

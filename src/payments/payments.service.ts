@@ -1,6 +1,6 @@
 import type { Decimal } from 'decimal.js';
 import type { AppContext } from '../context.js';
-import { pgConstraint, pgErrorCode, PgCode, transaction, type Tx } from '../db/pool.js';
+import { pgConstraint, pgErrorCode, PgCode, transaction, type TransactionOptions, type Tx } from '../db/pool.js';
 import { randomToken } from '../lib/crypto.js';
 import { checkDecimal, minorUnits } from '../lib/money.js';
 import { ApiError } from '../http/errors.js';
@@ -130,6 +130,7 @@ export async function createPayment(ctx: AppContext, identity: MerchantIdentity,
   const base: NewPaymentBase = {
     merchantId: identity.merchantId,
     terminalId: identity.terminalId,
+    terminalName: identity.terminalName,
     extId: input.extId,
     amount: input.amount.toFixed(2),
     currency: input.currency,
@@ -165,12 +166,19 @@ export async function createPayment(ctx: AppContext, identity: MerchantIdentity,
 export type NewPaymentBase = Omit<repo.NewPayment, 'candidates' | 'pageToken'>;
 
 /**
- * Holds the terminal-and-amount lock for the rest of the transaction and enforces the rules every
- * route shares: ext_id unique per merchant (PAY_003) and SAME_AMOUNT_LIMIT (PAY_005).
+ * The rules every route shares: ext_id unique per merchant (PAY_003) and SAME_AMOUNT_LIMIT
+ * (PAY_005). Run in a transaction that holds creationLock(base).
  */
 export async function checkCreation(ctx: AppContext, tx: Tx, base: NewPaymentBase): Promise<void> {
-  await repo.lockTerminalAmount(tx, base.terminalId, base.amount);
-  const facts = await repo.creationFacts(tx, base.merchantId, base.terminalId, base.extId, base.amount, base.currency);
+  enforceCreationFacts(ctx, base, await repo.creationFacts(tx, base.merchantId, base.terminalId, base.extId, base.amount, base.currency));
+}
+
+/** The transaction option every create takes: its terminal-and-amount lock. */
+export function creationLock(base: NewPaymentBase): TransactionOptions {
+  return { lock: repo.terminalAmountLock(base.terminalId, base.amount) };
+}
+
+function enforceCreationFacts(ctx: AppContext, base: NewPaymentBase, facts: repo.CreationFacts): void {
   if (facts.ext_id_taken) throw duplicateExtId(base.extId);
   if (facts.same_amount >= ctx.config.sameAmountLimit) {
     throw new ApiError(
@@ -194,22 +202,26 @@ async function createWithExecutors(
   for (let attempt = 1; ; attempt++) {
     try {
       return await transaction(ctx.db, async (tx) => {
-        await checkCreation(ctx, tx, base);
         const tryCountry = async (wanted: string | null) => {
           const candidates = plan(wanted);
           if (candidates.length === 0) return undefined;
           const payment = { ...base, candidates, pageToken: randomToken('', 24) };
-          return (
-            (await repo.insertPaymentWithCascade(tx, payment, true)) ??
-            (await repo.insertPaymentWithCascade(tx, payment, false))
-          );
+          // The LRU window first where it applies; then the whole pool, skipping held
+          // requisites; then the whole pool again, waiting for them.
+          const modes: repo.CascadeMode[] = candidates.length === 1 && base.types.length === 1 ? ['window', 'all', 'wait'] : ['all', 'wait'];
+          for (const mode of modes) {
+            const cascade = await repo.insertPaymentWithCascade(tx, payment, mode, ctx.config.sameAmountLimit);
+            enforceCreationFacts(ctx, base, cascade.facts);
+            if (cascade.payment) return cascade.payment;
+          }
+          return undefined;
         };
         let row = await tryCountry(country);
         // Cross-border rule 5: a non-ruble order with no requisites in the requested country is
         // routed as if no country were given.
         if (!row && base.crossBorder && country && base.currency !== 'RUB') row = await tryCountry(null);
         return row;
-      });
+      }, creationLock(base));
     } catch (err) {
       if (pgErrorCode(err) === PgCode.uniqueViolation) {
         const constraint = pgConstraint(err);
