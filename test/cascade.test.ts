@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { CASCADE_WINDOW } from '../src/payments/payments.repo.js';
 import type { RunningService } from '../src/service.js';
 import {
   adminOk, createExecutor, createMerchant, createPayment, createRequisite, createTerminal, setRate, startTestService, uniqueExtId,
@@ -239,6 +240,28 @@ describe('cascade: spreading and same-amount rules', () => {
     await adminOk(app, 'POST', `/payments/${pending[0]!.id}/cancel`);
     expect((await pay(merchant, 2500)).status).toBe(200);
     expect((await pay(merchant, 2500)).status).toBe(429);
+  });
+});
+
+describe('cascade: the LRU window', () => {
+  it(`finds a fitting requisite behind more than CASCADE_WINDOW (${CASCADE_WINDOW}) least recently used ones that do not fit`, async () => {
+    const merchant = await createMerchant(app);
+    const executor = await createExecutor(app);
+    // The one that fits 1000 is used once (for 950, which only it takes), so it is the most
+    // recently used; the never-used ones, first in LRU order, all stop at 900.
+    const fitting = await createRequisite(app, executor.id, { min_amount: 950 });
+    expect((await payOk(merchant, 950)).requisiteId).toBe(fitting.id);
+    const small = Array.from({ length: CASCADE_WINDOW + 5 }, () => createRequisite(app, executor.id, { max_amount: 900 }));
+    await Promise.all(small);
+    expect((await payOk(merchant, 1000)).requisiteId).toBe(fitting.id);
+    // And the small ones are still taken, in LRU order, for what they fit.
+    const { rows } = await service.ctx.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM requisites WHERE executor_id = $1 AND max_amount = 900 AND last_used_at IS NULL`,
+      [executor.id],
+    );
+    expect(rows[0]!.n).toBe(CASCADE_WINDOW + 5);
+    const taken = await payOk(merchant, 800);
+    expect(taken.requisiteId).not.toBe(fitting.id);
   });
 });
 
