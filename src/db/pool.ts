@@ -72,8 +72,25 @@ export interface TransactionOptions {
   lock?: { key: string; space: number };
 }
 
+/** Work queued by lastInTransaction for the transactions transaction() has open. */
+const beforeCommit = new WeakMap<Tx, (() => Promise<void>)[]>();
+
+/**
+ * Runs `work` at the end of `tx` — a transaction opened by transaction() — after its function has
+ * returned and just before COMMIT; should it fail, the transaction rolls back as usual. For
+ * statements that lock a row many transactions need (a terminal's balance): the later the lock is
+ * taken, the shorter they queue for it.
+ */
+export function lastInTransaction(tx: Tx, work: () => Promise<void>): void {
+  const queue = beforeCommit.get(tx);
+  if (!queue) throw new Error('lastInTransaction needs a transaction opened by transaction()');
+  queue.push(work);
+}
+
 async function runTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>, options: TransactionOptions): Promise<T> {
   const client = await db.connect();
+  const queue: (() => Promise<void>)[] = [];
+  beforeCommit.set(client, queue);
   try {
     const { lock } = options;
     // Two statements in one simple query (no parameters there, hence the quoted literal).
@@ -81,12 +98,14 @@ async function runTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>, options: Tr
       lock ? `BEGIN; SELECT pg_advisory_xact_lock(hashtextextended(${client.escapeLiteral(lock.key)}, ${Math.trunc(lock.space)}))` : 'BEGIN',
     );
     const result = await fn(client);
+    for (const work of queue) await work();
     await client.query('COMMIT');
     return result;
   } catch (err) {
     await client.query('ROLLBACK').catch(() => undefined);
     throw err;
   } finally {
+    beforeCommit.delete(client);
     client.release();
   }
 }
