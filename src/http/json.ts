@@ -6,14 +6,18 @@ import { ApiError, type ErrorKey } from './errors.js';
 const INVALID_JSON = Symbol('invalid json');
 
 /**
- * JSON bodies are parsed here but never rejected here: a malformed body is marked and answered
+ * JSON bodies are read whole, fed to the request's signature (when it has one) and parsed here,
+ * but never rejected here: a malformed body is marked and answered
  * with the route's `*_001/PAY_002` error only after the signature has been checked, so an
  * unauthenticated caller learns nothing about how its body was read (DESIGN.md decision 4).
  */
 export function registerJsonParser(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
-    const text = typeof body === 'string' ? body : body.toString('utf8');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    const raw = typeof body === 'string' ? Buffer.from(body) : body;
+    // A signed (merchant) request's signature covers these very bytes; see merchantAuth.
+    request.signer?.update(raw);
+    const text = raw.toString('utf8');
     if (text.trim() === '') return done(null, undefined);
     try {
       // Drops __proto__/constructor keys: a body must never reach an object's prototype.

@@ -3,7 +3,7 @@ import { Transform, type TransformCallback } from 'node:stream';
 import { constantTimeEqual } from '../lib/crypto.js';
 
 /**
- * The spec's request signature, computed while the body streams in:
+ * The spec's request signature, computed over the body bytes as they are read:
  * `base64(HMAC-SHA1(secret, METHOD + URL + BODY))` (spec "Authentication" 2; DESIGN.md decision 2),
  * with URL = PUBLIC_BASE_URL + path and query exactly as sent and BODY the raw bytes as received
  * (multipart boundaries and file content included). One HMAC per currently valid secret, so a

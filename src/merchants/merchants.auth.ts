@@ -55,7 +55,8 @@ async function findIdentity(ctx: AppContext, apiKey: string): Promise<MerchantId
 /**
  * Installs the merchant API's authentication on a plugin scope (spec "Authentication";
  * DESIGN.md decisions 1–3): `X-Identity` names the terminal, `X-Signature` is checked over the raw
- * body as it streams in, in constant time; only then is the body's JSON looked at.
+ * body bytes (a multipart body as it streams in), in constant time; only then is the body's JSON
+ * looked at.
  */
 export function merchantAuth(app: FastifyInstance, ctx: AppContext): void {
   app.addHook('onRequest', async (request: FastifyRequest) => {
@@ -70,8 +71,10 @@ export function merchantAuth(app: FastifyInstance, ctx: AppContext): void {
     request.signer = new BodySigner(identity.secrets, request.method, ctx.config.publicBaseUrl + request.url);
   });
 
+  // A JSON body is signed as a whole by the JSON parser (src/http/json.ts); a multipart body is
+  // signed while it streams, through this tap, to the upload route that reads it.
   app.addHook('preParsing', async (request, _reply: FastifyReply, payload) => {
-    if (!request.signer) return payload;
+    if (!request.signer || !isMultipart(request)) return payload;
     const tap = request.signer.tap();
     // pipeline, not pipe: an aborted upload must fail the request instead of hanging it.
     pipeline(payload, tap, () => undefined);
