@@ -1,4 +1,6 @@
 import { prepared, type Queryable, type Tx } from '../db/pool.js';
+import { terminalRoutesSql, toTerminalRoute, type RouteJson, type TerminalRoute } from '../providers/providers.repo.js';
+import { effectiveRatesSql } from '../rates/rates.repo.js';
 
 export interface PaymentRow {
   id: string;
@@ -113,6 +115,24 @@ export async function listPayments(db: Queryable, f: PaymentFilter): Promise<{ r
     db.query<{ n: number }>(`SELECT count(*) AS n FROM payments p ${where}`, params),
   ]);
   return { rows, total: count.rows[0]!.n };
+}
+
+/**
+ * What a create needs of its terminal besides the identity, in one round trip: the rates it sees
+ * (effectiveRates; `currencies` null for every currency) and its routes (terminalRoutes).
+ */
+export async function creationContext(
+  db: Queryable,
+  terminalId: string,
+  currencies: string[] | null,
+): Promise<{ rates: Map<string, string>; routes: TerminalRoute[] }> {
+  const { rows } = await db.query<{ rates: { currency: string; rate: string }[]; routes: RouteJson[] }>(prepared(
+    `SELECT (SELECT coalesce(json_agg(x), '[]') FROM (${effectiveRatesSql('$1', currencies ? '$2' : null)}) x) AS rates,
+            (SELECT coalesce(json_agg(y ORDER BY y.position), '[]') FROM (${terminalRoutesSql('$1')}) y) AS routes`,
+    currencies ? [terminalId, currencies] : [terminalId],
+  ));
+  const row = rows[0]!;
+  return { rates: new Map(row.rates.map((r) => [r.currency, r.rate])), routes: row.routes.map(toTerminalRoute) };
 }
 
 /**

@@ -6,7 +6,6 @@ import { checkDecimal, minorUnits } from '../lib/money.js';
 import { ApiError } from '../http/errors.js';
 import type { MerchantIdentity } from '../merchants/merchants.auth.js';
 import { findBank } from '../banks/banks.repo.js';
-import { effectiveRates } from '../rates/rates.repo.js';
 import { candidatesFor } from '../requisites/cascade.js';
 import { checkWebhookUrl } from '../webhooks/sender.js';
 import { createWithProvider, routesFor } from '../providers/routing.js';
@@ -122,7 +121,7 @@ async function validateCreate(ctx: AppContext, identity: MerchantIdentity, body:
 export async function createPayment(ctx: AppContext, identity: MerchantIdentity, body: CreatePaymentBody): Promise<repo.PaymentRow> {
   const input = await validateCreate(ctx, identity, body);
   const crossBorder = CROSS_BORDER_METHODS.has(input.method);
-  const rates = await effectiveRates(ctx.db, identity.terminalId, crossBorder ? null : [input.currency]);
+  const { rates, routes } = await repo.creationContext(ctx.db, identity.terminalId, crossBorder ? null : [input.currency]);
   const rate = rates.get(input.currency);
   if (!rate) {
     throw new ApiError('PAY_004', `Payments in ${input.currency} are not available: no USDT rate is set (operator: PUT /admin/v1/rates/${input.currency})`);
@@ -149,7 +148,7 @@ export async function createPayment(ctx: AppContext, identity: MerchantIdentity,
     candidatesFor({ method: input.method, orderCurrency: input.currency, amount: input.amount, country, rates });
 
   const deadline = Date.now() + ctx.config.routeBudgetMs;
-  for (const route of await routesFor(ctx, identity.terminalId, input.currency, input.method)) {
+  for (const route of routesFor(routes, input.currency, input.method)) {
     const created = route.provider
       ? await createWithProvider(ctx, route.provider, base, { country: input.country, bank: input.bank }, deadline)
       : await createWithExecutors(ctx, base, plan, input.country);

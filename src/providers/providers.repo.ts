@@ -54,18 +54,29 @@ export async function updateProvider(
   return rows[0];
 }
 
+export type TerminalRoute = RouteRow & { provider: ProviderRow | null };
+
 /** The terminal's routes in order, each with its provider when it is one. */
-export async function terminalRoutes(db: Queryable, terminalId: string): Promise<(RouteRow & { provider: ProviderRow | null })[]> {
-  const { rows } = await db.query<RouteRow & { provider: ProviderRow | null }>(prepared(
-    `SELECT r.position, r.provider_id, r.currencies, r.methods, to_jsonb(p) AS provider
-       FROM terminal_routes r LEFT JOIN providers p ON p.id = r.provider_id
-      WHERE r.terminal_id = $1 ORDER BY r.position`,
-    [terminalId],
-  ));
-  return rows.map((row) => ({
+export async function terminalRoutes(db: Queryable, terminalId: string): Promise<TerminalRoute[]> {
+  const { rows } = await db.query<RouteJson>(prepared(terminalRoutesSql('$1'), [terminalId]));
+  return rows.map(toTerminalRoute);
+}
+
+/** terminalRoutes as SQL over a terminal id placeholder; its rows go through toTerminalRoute. */
+export function terminalRoutesSql(terminalId: string): string {
+  return `SELECT r.position, r.provider_id, r.currencies, r.methods, to_jsonb(p) AS provider
+            FROM terminal_routes r LEFT JOIN providers p ON p.id = r.provider_id
+           WHERE r.terminal_id = ${terminalId} ORDER BY r.position`;
+}
+
+/** A route row, whose provider came as JSON (timestamps as text). */
+export type RouteJson = RouteRow & { provider: (Omit<ProviderRow, 'open_until' | 'created_at'> & { open_until: string | null; created_at: string }) | null };
+
+export function toTerminalRoute(row: RouteJson): TerminalRoute {
+  return {
     ...row,
     provider: row.provider ? { ...row.provider, open_until: row.provider.open_until ? new Date(row.provider.open_until) : null, created_at: new Date(row.provider.created_at) } : null,
-  }));
+  };
 }
 
 export async function replaceRoutes(db: Queryable, terminalId: string, routes: Omit<RouteRow, 'position'>[]): Promise<void> {

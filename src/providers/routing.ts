@@ -7,7 +7,7 @@ import { findPayment } from '../payments/payments.repo.js';
 import { checkCreation, creationLock, duplicateExtIdError, type NewPaymentBase } from '../payments/payments.service.js';
 import { ProviderError } from './provider.js';
 import { adapterFor, callbackUrl, inRotation, providerFailed, providerSucceeded } from './providers.service.js';
-import { terminalRoutes, type ProviderRow } from './providers.repo.js';
+import type { ProviderRow, TerminalRoute } from './providers.repo.js';
 
 /** Below this much time left in the budget a provider is not called at all. */
 const MIN_CALL_MS = 100;
@@ -21,8 +21,7 @@ export interface Route {
  * The routes a payment of this currency and method tries, in order: the terminal's routes that
  * apply to it, skipping providers out of rotation; the executors alone when none are set.
  */
-export async function routesFor(ctx: AppContext, terminalId: string, currency: string, method: string): Promise<Route[]> {
-  const routes = await terminalRoutes(ctx.db, terminalId);
+export function routesFor(routes: TerminalRoute[], currency: string, method: string): Route[] {
   if (routes.length === 0) return [{}];
   return routes
     .filter((r) => (!r.currencies || r.currencies.includes(currency)) && (!r.methods || r.methods.includes(method)))

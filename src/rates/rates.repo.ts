@@ -49,17 +49,25 @@ export async function listTerminalRates(db: Queryable, terminalId: string): Prom
  * otherwise the manual rate. `currencies` null means every currency that has a rate.
  */
 export async function effectiveRates(db: Queryable, terminalId: string, currencies: string[] | null): Promise<Map<string, string>> {
-  // Two statements rather than `$2 IS NULL OR …`: each then runs on one cached generic plan,
-  // where the combined one was planned again on every call (a payment create makes this call).
   const { rows } = await db.query<{ currency: string; rate: string }>(prepared(
-    `SELECT r.currency, coalesce(tr.rate, r.rate)::text AS rate
-       FROM rates r LEFT JOIN terminal_rates tr ON tr.terminal_id = $1 AND tr.currency = r.currency
-      ${currencies ? 'WHERE r.currency = ANY($2::text[])' : ''}
-     UNION ALL
-     SELECT tr.currency, tr.rate::text FROM terminal_rates tr
-      WHERE tr.terminal_id = $1 ${currencies ? 'AND tr.currency = ANY($2::text[])' : ''}
-        AND NOT EXISTS (SELECT 1 FROM rates r WHERE r.currency = tr.currency)`,
+    effectiveRatesSql('$1', currencies ? '$2' : null),
     currencies ? [terminalId, currencies] : [terminalId],
   ));
   return new Map(rows.map((row) => [row.currency, row.rate]));
+}
+
+/**
+ * effectiveRates as SQL (rows: currency, rate as text) over the given placeholders: a terminal id,
+ * and a text[] of currencies or null for every currency.
+ */
+export function effectiveRatesSql(terminalId: string, currencies: string | null): string {
+  // Two statements rather than `$2 IS NULL OR …`: each then runs on one cached generic plan,
+  // where the combined one was planned again on every call (a payment create makes this call).
+  return `SELECT r.currency, coalesce(tr.rate, r.rate)::text AS rate
+            FROM rates r LEFT JOIN terminal_rates tr ON tr.terminal_id = ${terminalId} AND tr.currency = r.currency
+           ${currencies ? `WHERE r.currency = ANY(${currencies}::text[])` : ''}
+          UNION ALL
+          SELECT tr.currency, tr.rate::text FROM terminal_rates tr
+           WHERE tr.terminal_id = ${terminalId} ${currencies ? `AND tr.currency = ANY(${currencies}::text[])` : ''}
+             AND NOT EXISTS (SELECT 1 FROM rates r WHERE r.currency = tr.currency)`;
 }
