@@ -48,28 +48,33 @@ function isStalePrepared(err: unknown): boolean {
 }
 
 /**
- * Runs `fn` in a transaction: COMMIT when it resolves, ROLLBACK when it throws. A transaction
- * that failed on a stale named statement (see isStalePrepared) is run once more under new
- * statement names, which every connection then prepares afresh; only the prepared `*` queries of
- * the payment create can fail so, and their `fn` does nothing outside the database.
+ * Runs one named statement on the pool, as its own transaction. One that failed on a stale named
+ * statement (see isStalePrepared) did nothing and is run once more under new statement names.
  */
-export async function transaction<T>(db: Db, fn: (tx: Tx) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+export async function queryPrepared<R extends pg.QueryResultRow>(db: Db, text: string, values: unknown[]): Promise<pg.QueryResult<R>> {
   try {
-    return await runTransaction(db, fn, options);
+    return await db.query<R>(prepared(text, values));
   } catch (err) {
     if (!isStalePrepared(err)) throw err;
     preparedGeneration++;
-    return runTransaction(db, fn, options);
+    return db.query<R>(prepared(text, values));
   }
 }
 
-export interface TransactionOptions {
-  /**
-   * A transaction-scoped advisory lock, pg_advisory_xact_lock(hashtextextended(key, space)),
-   * taken with BEGIN in the same round trip: `fn`'s first statement then already runs under it
-   * and sees every commit of the lock's earlier holders.
-   */
-  lock?: { key: string; space: number };
+/**
+ * Runs `fn` in a transaction: COMMIT when it resolves, ROLLBACK when it throws. A transaction
+ * that failed on a stale named statement (see isStalePrepared) is run once more under new
+ * statement names, which every connection then prepares afresh; only prepared statements that
+ * return `*` can fail so, and the `fn`s that run them do nothing outside the database.
+ */
+export async function transaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  try {
+    return await runTransaction(db, fn);
+  } catch (err) {
+    if (!isStalePrepared(err)) throw err;
+    preparedGeneration++;
+    return runTransaction(db, fn);
+  }
 }
 
 /** Work queued by lastInTransaction for the transactions transaction() has open. */
@@ -87,16 +92,12 @@ export function lastInTransaction(tx: Tx, work: () => Promise<void>): void {
   queue.push(work);
 }
 
-async function runTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>, options: TransactionOptions): Promise<T> {
+async function runTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
   const client = await db.connect();
   const queue: (() => Promise<void>)[] = [];
   beforeCommit.set(client, queue);
   try {
-    const { lock } = options;
-    // Two statements in one simple query (no parameters there, hence the quoted literal).
-    await client.query(
-      lock ? `BEGIN; SELECT pg_advisory_xact_lock(hashtextextended(${client.escapeLiteral(lock.key)}, ${Math.trunc(lock.space)}))` : 'BEGIN',
-    );
+    await client.query('BEGIN');
     const result = await fn(client);
     for (const work of queue) await work();
     await client.query('COMMIT');

@@ -25,10 +25,14 @@ export function hmacSha1Base64(secret: string, ...parts: (string | Buffer)[]): s
   return hmac.digest('base64');
 }
 
+/** Opened secrets SecretBox remembers. */
+const OPENED_MAX = 10_000;
+
 /**
  * AES-256-GCM sealing of secrets that must be usable later (merchant Secret Keys, provider
  * credentials). Format: `v1.<iv>.<tag>.<ciphertext>`, each part base64url.
  */
+
 export class SecretBox {
   private readonly key: Buffer;
 
@@ -44,7 +48,24 @@ export class SecretBox {
     return ['v1', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), body.toString('base64url')].join('.');
   }
 
+  /**
+   * Opens a sealed secret. Every signed request opens its merchant's secrets, so what was opened
+   * is remembered (a bounded map from sealed text to plaintext: the same sealed text always opens
+   * to the same plaintext). Which secrets are valid is still read from the database each time.
+   */
   open(sealed: string): string {
+    let plaintext = this.opened.get(sealed);
+    if (plaintext === undefined) {
+      plaintext = this.decrypt(sealed);
+      if (this.opened.size >= OPENED_MAX) this.opened.delete(this.opened.keys().next().value!);
+      this.opened.set(sealed, plaintext);
+    }
+    return plaintext;
+  }
+
+  private readonly opened = new Map<string, string>();
+
+  private decrypt(sealed: string): string {
     const [version, iv, tag, body] = sealed.split('.');
     if (version !== 'v1' || !iv || !tag || body === undefined) throw new Error('unknown sealed secret format');
     const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv, 'base64url'));

@@ -1,4 +1,4 @@
-import { prepared, type Queryable, type Tx } from '../db/pool.js';
+import { prepared, queryPrepared, type Db, type Queryable, type Tx } from '../db/pool.js';
 import { terminalRoutesSql, toTerminalRoute, type RouteJson, type TerminalRoute } from '../providers/providers.repo.js';
 import { effectiveRatesSql } from '../rates/rates.repo.js';
 
@@ -136,22 +136,15 @@ export async function creationContext(
 }
 
 /**
- * The lock that serialises creates of one terminal and one amount (taken with BEGIN, see
- * TransactionOptions.lock), so that the same-amount limit (PAY_005) and the ext_id rule are
- * exact under concurrency: the transaction's statements see every payment committed by earlier
- * holders.
+ * The creation facts as SQL over the given placeholders (one row: same_amount, ext_id_taken):
+ * payment_creation_facts (migration 009) takes the terminal-and-amount lock, held to the end of
+ * the transaction, then reads the facts on a snapshot taken after it, so they are exact.
  */
-export function terminalAmountLock(terminalId: string, amount: string): { key: string; space: number } {
-  return { key: `${terminalId}:${amount}`, space: 7461 };
-}
-
-/** The creation facts as SQL, over the given placeholders (one row: same_amount, ext_id_taken). */
 function factsSql(merchantId: string, terminalId: string, extId: string, amount: string, currency: string): string {
-  return `SELECT (SELECT count(*)::int FROM payments
-                   WHERE terminal_id = ${terminalId} AND status = 'PENDING' AND amount = ${amount} AND currency = ${currency}) AS same_amount,
-                 EXISTS (SELECT 1 FROM payments WHERE merchant_id = ${merchantId} AND ext_id = ${extId}) AS ext_id_taken`;
+  return `SELECT same_amount, ext_id_taken FROM payment_creation_facts(${merchantId}, ${terminalId}, ${extId}, ${amount}, ${currency})`;
 }
 
+/** The creation facts, under the terminal-and-amount lock for the rest of `tx`. */
 export async function creationFacts(
   tx: Tx,
   merchantId: string,
@@ -219,8 +212,8 @@ export const CASCADE_WINDOW = 100;
  * (ext_id not taken, fewer than `sameAmountLimit` PENDING payments of this amount), then picks the
  * least recently used active requisite of an active executor that serves the method with a
  * fitting type, currency, country, bank and min/max for the amount the payer would pay there, and
- * that has no PENDING payment of that amount; marks it used and inserts the payment. The caller
- * holds the terminal-and-amount lock (lockTerminalAmount), so the facts are exact.
+ * that has no PENDING payment of that amount; marks it used and inserts the payment. Run on its
+ * own (autocommit), it is one transaction; the facts are exact (see factsSql).
  *
  * A requisite another create is holding is passed over (SKIP LOCKED) except in `wait` mode,
  * which the caller uses when everything fitting was held, instead of answering "no requisites".
@@ -230,7 +223,7 @@ export const CASCADE_WINDOW = 100;
  * The payment is undefined when a rule failed (see `facts`) or no requisite fits in this mode.
  */
 export async function insertPaymentWithCascade(
-  tx: Tx,
+  db: Db,
   p: NewPayment,
   mode: CascadeMode,
   sameAmountLimit: number,
@@ -244,7 +237,10 @@ export async function insertPaymentWithCascade(
   // last_used_at, id; migration 008) that the rest joins LATERALly, so it is read in index order
   // and only as far as the first requisite that fits and is free; the lock is taken inside the
   // lateral subquery, so only that requisite is locked. Currency, country and type are literals
-  // (from closed lists, so a handful of statements): they choose the index range.
+  // (from closed lists, so a handful of statements): they choose the index range. The statement's
+  // snapshot predates the facts' lock: a requisite another create used since then (its
+  // last_used_at changed; the lock re-reads the row) is passed over like a held one — it is no
+  // longer the least recently used, and its new PENDING payment is not visible here.
   const literal = (value: string) => `'${value.replace(/'/g, "''")}'`;
   const fits = (amount: string) => `
           AND $5::text = ANY(r.methods)
@@ -268,7 +264,8 @@ export async function insertPaymentWithCascade(
         CROSS JOIN LATERAL (
           SELECT r.id, ($3::numeric[])[1] AS payer_amount
             FROM requisites r JOIN executors e ON e.id = r.executor_id AND e.is_active
-           WHERE r.id = w.id AND r.is_active AND r.country = ${literal(c.country)} AND r.type = ANY($4::text[])
+           WHERE r.id = w.id AND r.last_used_at IS NOT DISTINCT FROM w.last_used_at
+             AND r.is_active AND r.country = ${literal(c.country)} AND r.type = ANY($4::text[])
                  ${fits('($3::numeric[])[1]')}
              FOR UPDATE OF r SKIP LOCKED) fit
         WHERE ${rulesPass}
@@ -285,7 +282,7 @@ export async function insertPaymentWithCascade(
         LIMIT 1
         FOR UPDATE OF r ${mode === 'wait' ? '' : 'SKIP LOCKED'}`;
   }
-  const { rows } = await tx.query<PaymentRow & { same_amount: number; ext_id_taken: boolean; found: boolean }>(prepared(
+  const { rows } = await queryPrepared<PaymentRow & { same_amount: number; ext_id_taken: boolean; found: boolean }>(db, 
     `WITH candidate AS (
        SELECT * FROM unnest($1::text[], $2::text[], $3::numeric[]) AS c(currency, country, payer_amount)
      ), facts AS (${factsSql('$7', '$8', '$9', '$10', '$11')}), pick AS (${pick}
@@ -327,7 +324,7 @@ export async function insertPaymentWithCascade(
       p.ttlSeconds,
       sameAmountLimit,
     ],
-  ));
+  );
   const { same_amount, ext_id_taken, found, ...payment } = rows[0]!;
   return {
     facts: { same_amount, ext_id_taken },

@@ -1,6 +1,6 @@
 import type { Decimal } from 'decimal.js';
 import type { AppContext } from '../context.js';
-import { pgConstraint, pgErrorCode, PgCode, transaction, type TransactionOptions, type Tx } from '../db/pool.js';
+import { pgConstraint, pgErrorCode, PgCode, type Tx } from '../db/pool.js';
 import { randomToken } from '../lib/crypto.js';
 import { checkDecimal, minorUnits } from '../lib/money.js';
 import { ApiError } from '../http/errors.js';
@@ -166,15 +166,10 @@ export type NewPaymentBase = Omit<repo.NewPayment, 'candidates' | 'pageToken'>;
 
 /**
  * The rules every route shares: ext_id unique per merchant (PAY_003) and SAME_AMOUNT_LIMIT
- * (PAY_005). Run in a transaction that holds creationLock(base).
+ * (PAY_005). Takes the terminal-and-amount lock for the rest of `tx`.
  */
 export async function checkCreation(ctx: AppContext, tx: Tx, base: NewPaymentBase): Promise<void> {
   enforceCreationFacts(ctx, base, await repo.creationFacts(tx, base.merchantId, base.terminalId, base.extId, base.amount, base.currency));
-}
-
-/** The transaction option every create takes: its terminal-and-amount lock. */
-export function creationLock(base: NewPaymentBase): TransactionOptions {
-  return { lock: repo.terminalAmountLock(base.terminalId, base.amount) };
 }
 
 function enforceCreationFacts(ctx: AppContext, base: NewPaymentBase, facts: repo.CreationFacts): void {
@@ -189,8 +184,9 @@ function enforceCreationFacts(ctx: AppContext, base: NewPaymentBase, facts: repo
 }
 
 /**
- * The internal route: the cascade over the executors' requisites, claimed and inserted in one
- * transaction. Undefined when no requisite fits (the next route may take the payment).
+ * The internal route: the cascade over the executors' requisites, each attempt one statement
+ * (its own transaction) that checks the rules, claims a requisite and inserts the payment.
+ * Undefined when no requisite fits (the next route may take the payment).
  */
 async function createWithExecutors(
   ctx: AppContext,
@@ -198,29 +194,27 @@ async function createWithExecutors(
   plan: (country: string | null) => repo.Candidate[],
   country: string | null,
 ): Promise<repo.PaymentRow | undefined> {
+  const tryCountry = async (wanted: string | null) => {
+    const candidates = plan(wanted);
+    if (candidates.length === 0) return undefined;
+    const payment = { ...base, candidates, pageToken: randomToken('', 24) };
+    // The LRU window first where it applies; then the whole pool, skipping held requisites;
+    // then the whole pool again, waiting for them.
+    const modes: repo.CascadeMode[] = candidates.length === 1 && base.types.length === 1 ? ['window', 'all', 'wait'] : ['all', 'wait'];
+    for (const mode of modes) {
+      const cascade = await repo.insertPaymentWithCascade(ctx.db, payment, mode, ctx.config.sameAmountLimit);
+      enforceCreationFacts(ctx, base, cascade.facts);
+      if (cascade.payment) return cascade.payment;
+    }
+    return undefined;
+  };
   for (let attempt = 1; ; attempt++) {
     try {
-      return await transaction(ctx.db, async (tx) => {
-        const tryCountry = async (wanted: string | null) => {
-          const candidates = plan(wanted);
-          if (candidates.length === 0) return undefined;
-          const payment = { ...base, candidates, pageToken: randomToken('', 24) };
-          // The LRU window first where it applies; then the whole pool, skipping held
-          // requisites; then the whole pool again, waiting for them.
-          const modes: repo.CascadeMode[] = candidates.length === 1 && base.types.length === 1 ? ['window', 'all', 'wait'] : ['all', 'wait'];
-          for (const mode of modes) {
-            const cascade = await repo.insertPaymentWithCascade(tx, payment, mode, ctx.config.sameAmountLimit);
-            enforceCreationFacts(ctx, base, cascade.facts);
-            if (cascade.payment) return cascade.payment;
-          }
-          return undefined;
-        };
-        let row = await tryCountry(country);
-        // Cross-border rule 5: a non-ruble order with no requisites in the requested country is
-        // routed as if no country were given.
-        if (!row && base.crossBorder && country && base.currency !== 'RUB') row = await tryCountry(null);
-        return row;
-      }, creationLock(base));
+      let row = await tryCountry(country);
+      // Cross-border rule 5: a non-ruble order with no requisites in the requested country is
+      // routed as if no country were given.
+      if (!row && base.crossBorder && country && base.currency !== 'RUB') row = await tryCountry(null);
+      return row;
     } catch (err) {
       if (pgErrorCode(err) === PgCode.uniqueViolation) {
         const constraint = pgConstraint(err);

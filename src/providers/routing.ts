@@ -4,7 +4,7 @@ import { randomToken } from '../lib/crypto.js';
 import { money, roundTo } from '../lib/money.js';
 import type { PaymentRow } from '../payments/payments.repo.js';
 import { findPayment } from '../payments/payments.repo.js';
-import { checkCreation, creationLock, duplicateExtIdError, type NewPaymentBase } from '../payments/payments.service.js';
+import { checkCreation, duplicateExtIdError, type NewPaymentBase } from '../payments/payments.service.js';
 import { ProviderError } from './provider.js';
 import { adapterFor, callbackUrl, inRotation, providerFailed, providerSucceeded } from './providers.service.js';
 import type { ProviderRow, TerminalRoute } from './providers.repo.js';
@@ -46,7 +46,7 @@ export async function createWithProvider(
   if (remaining < MIN_CALL_MS) return undefined;
   // The shared rules first, so a duplicate ext_id or the same-amount limit answers as usual
   // without bothering the provider.
-  await transaction(ctx.db, (tx) => checkCreation(ctx, tx, base), creationLock(base));
+  await transaction(ctx.db, (tx) => checkCreation(ctx, tx, base));
 
   const { rows: ids } = await ctx.db.query<{ id: string }>('SELECT gen_random_uuid() AS id');
   const paymentId = ids[0]!.id;
@@ -99,7 +99,7 @@ export async function createWithProvider(
           base.clientId, base.notifyUrl, base.notificationToken, randomToken('', 24), base.ttlSeconds, providerDeadline ?? null,
         ],
       );
-    }, creationLock(base));
+    });
   } catch (err) {
     if (pgErrorCode(err) === PgCode.uniqueViolation && pgConstraint(err) === 'payments_merchant_ext_id_key') throw duplicateExtIdError(base.extId);
     throw err;
