@@ -282,7 +282,8 @@ export async function insertPaymentWithCascade(
         LIMIT 1
         FOR UPDATE OF r ${mode === 'wait' ? '' : 'SKIP LOCKED'}`;
   }
-  const { rows } = await queryPrepared<PaymentRow & { same_amount: number; ext_id_taken: boolean; found: boolean }>(db, 
+  const { rows } = await queryPrepared<PaymentRow & { same_amount: number; ext_id_taken: boolean; found: boolean }>(
+    db,
     `WITH candidate AS (
        SELECT * FROM unnest($1::text[], $2::text[], $3::numeric[]) AS c(currency, country, payer_amount)
      ), facts AS (${factsSql('$7', '$8', '$9', '$10', '$11')}), pick AS (${pick}
