@@ -67,7 +67,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningService } from '../src/service.js';
 import {
   admin, adminOk, createExecutor, createMerchant, createPayment, createRequisite, multipartBody, setRate, signed, signedMultipart,
-  startTestService, TINY_PNG, uniqueExtId, type MerchantCredentials, type TestService,
+  startTestService, TINY_PNG, uniqueExtId, until, type MerchantCredentials, type TestService,
 } from './helpers.js';
 
 const RATE = '95.5';
@@ -76,16 +76,6 @@ const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
 type Status = 'PENDING' | 'CANCELLED' | 'DISPUTE' | 'CANCELLED_APPEAL' | 'COMPLETED' | 'COMPLETED_APPEAL';
 type Json = Record<string, any>;
-
-async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
 
 /** The expected net pay-in credit (DESIGN.md decision 11), 6 decimals half-up. */
 function expectedCredit(amount: Decimal.Value, rate: Decimal.Value = RATE, payinRate: Decimal.Value = PAYIN_RATE): string {
@@ -763,23 +753,37 @@ describe('ledger after everything', () => {
   });
 });
 
+/**
+ * A service with the worker on, and two payments on it: one the merchant confirmed, one not. The
+ * caller closes `svc`.
+ */
+async function confirmedAndUnconfirmed(env: Record<string, string>) {
+  const svc = await startTestService(env, { worker: true });
+  try {
+    await setRate(svc.app, 'RUB', Number(RATE));
+    const m = await createMerchant(svc.app, { payin_rate: Number(PAYIN_RATE) });
+    const ex = await createExecutor(svc.app);
+    for (let i = 0; i < 2; i++) await createRequisite(svc.app, ex.id);
+    const v = world(() => ({ app: svc.app, service: svc, merchant: m, executor: ex }));
+    const confirmed = await v.newPayment();
+    const unconfirmed = await v.newPayment();
+    expect((await signed(svc.app, m, 'POST', `/v1/payments/${confirmed.id}/confirm`)).statusCode).toBe(200);
+    return { svc, v, confirmed, unconfirmed };
+  } catch (err) {
+    await svc.close();
+    throw err;
+  }
+}
+
 describe('verification after confirm (worker on)', () => {
   it('verification: a confirmed payment without a notification is CANCELLED (transfer_not_found); an unconfirmed one is untouched', async () => {
-    const svc = await startTestService({ CONFIRM_VERIFY_SECONDS: '1', KASSIR_EXPIRY_SWEEP_SECONDS: '1' }, { worker: true });
+    const { svc, v, confirmed, unconfirmed } = await confirmedAndUnconfirmed({ CONFIRM_VERIFY_SECONDS: '1', KASSIR_EXPIRY_SWEEP_SECONDS: '1' });
     try {
-      await setRate(svc.app, 'RUB', Number(RATE));
-      const m = await createMerchant(svc.app, { payin_rate: Number(PAYIN_RATE) });
-      const ex = await createExecutor(svc.app);
-      for (let i = 0; i < 2; i++) await createRequisite(svc.app, ex.id);
-      const v = world(() => ({ app: svc.app, service: svc, merchant: m, executor: ex }));
-      const confirmed = await v.newPayment();
-      const unconfirmed = await v.newPayment();
-      expect((await signed(svc.app, m, 'POST', `/v1/payments/${confirmed.id}/confirm`)).statusCode).toBe(200);
 
-      const cancelled = await waitFor(async () => {
+      const cancelled = await until(async () => {
         const r = await v.row(confirmed.id);
         return r.status === 'PENDING' ? undefined : r;
-      });
+      }, 20_000, 200);
       expect(cancelled).toMatchObject({ status: 'CANCELLED', cancel_reason: 'transfer_not_found' });
       // Not before the verification deadline, and well before valid_until.
       const { rows } = await svc.ctx.db.query('SELECT updated_at >= verify_until AS on_time, updated_at < valid_until AS early FROM payments WHERE id = $1', [confirmed.id]);
@@ -792,27 +796,19 @@ describe('verification after confirm (worker on)', () => {
   });
 
   it('verification: a confirmed payment stays PENDING past valid_until while an unconfirmed one expires; its notification completes it', async () => {
-    const svc = await startTestService({ CONFIRM_VERIFY_SECONDS: '3600', PAYMENT_TTL_SECONDS: '2', KASSIR_EXPIRY_SWEEP_SECONDS: '1' }, { worker: true });
+    const { svc, v, confirmed, unconfirmed } = await confirmedAndUnconfirmed({ CONFIRM_VERIFY_SECONDS: '3600', PAYMENT_TTL_SECONDS: '2', KASSIR_EXPIRY_SWEEP_SECONDS: '1' });
     try {
-      await setRate(svc.app, 'RUB', Number(RATE));
-      const m = await createMerchant(svc.app, { payin_rate: Number(PAYIN_RATE) });
-      const ex = await createExecutor(svc.app);
-      for (let i = 0; i < 2; i++) await createRequisite(svc.app, ex.id);
-      const v = world(() => ({ app: svc.app, service: svc, merchant: m, executor: ex }));
-      const confirmed = await v.newPayment();
-      const unconfirmed = await v.newPayment();
-      expect((await signed(svc.app, m, 'POST', `/v1/payments/${confirmed.id}/confirm`)).statusCode).toBe(200);
 
-      const expired = await waitFor(async () => {
+      const expired = await until(async () => {
         const r = await v.row(unconfirmed.id);
         return r.status === 'PENDING' ? undefined : r;
-      });
+      }, 20_000, 200);
       expect(expired).toMatchObject({ status: 'CANCELLED', cancel_reason: 'expired' });
       // The sweep has run past the confirmed payment's valid_until; give it one more round.
-      await waitFor(async () => {
+      await until(async () => {
         const { rows } = await svc.ctx.db.query('SELECT now() > valid_until + interval \'2 seconds\' AS past FROM payments WHERE id = $1', [confirmed.id]);
         return rows[0].past ? true : undefined;
-      });
+      }, 20_000, 200);
       expect(await v.statusOf(confirmed.id)).toBe('PENDING');
 
       // The transfer arrives within the verification window: COMPLETED and credited.

@@ -1,22 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  createExecutor, createMerchant, createPayment, createRequisite, setRate, signed, startTestService, uniqueExtId,
+  createExecutor, createMerchant, createPayment, createRequisite, setRate, signed, startTestService, uniqueExtId, until,
   type MerchantCredentials, type TestService,
 } from './helpers.js';
 
 // Expiry runs from the job queue (graphile-worker), with two instances sweeping the same database.
 let service: TestService;
 let merchant: MerchantCredentials;
-
-async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== null) return value;
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
 
 beforeAll(async () => {
   service = await startTestService({ PAYMENT_TTL_SECONDS: '2', KASSIR_EXPIRY_SWEEP_SECONDS: '1' }, { worker: true });
@@ -37,11 +27,11 @@ describe('expiry', () => {
       created.push(body as { id: string });
     }
     for (const payment of created) {
-      const cancelled = await waitFor(async () => {
+      const cancelled = await until(async () => {
         const res = await signed(service.app, merchant, 'GET', `/v1/payments/${payment.id}`);
         const body = res.json() as { status: string };
         return body.status === 'CANCELLED' ? body : undefined;
-      });
+      }, 20_000, 200);
       expect(cancelled.status).toBe('CANCELLED');
       // Not before its time: the sweep only takes payments whose valid_until has passed.
       const { rows } = await service.ctx.db.query('SELECT updated_at >= valid_until AS on_time, cancel_reason FROM payments WHERE id = $1', [payment.id]);

@@ -264,13 +264,18 @@ export const TINY_PNG = Buffer.from(
   'base64',
 );
 
-/** Polls `probe` until it returns something (not undefined/null), or fails after `timeoutMs`. */
-export async function until<T>(probe: () => T | undefined | null | Promise<T | undefined | null>, timeoutMs = 20_000, intervalMs = 100): Promise<NonNullable<T>> {
+/** Polls `probe` until it returns something (not undefined/null), or fails after `timeoutMs` naming `what`. */
+export async function until<T>(
+  probe: () => T | undefined | null | Promise<T | undefined | null>,
+  timeoutMs = 20_000,
+  intervalMs = 100,
+  what = 'condition',
+): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
     if (value !== undefined && value !== null) return value as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
+    if (Date.now() > deadline) throw new Error(`${what}: not reached in time`);
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }

@@ -12,7 +12,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { Decimal } from 'decimal.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  admin, adminOk, createExecutor, createMerchant, createPayment, createRequisite, setRate, signed, startTestService, uniqueExtId,
+  admin, adminOk, createExecutor, createMerchant, createPayment, createRequisite, setRate, signed, startTestService, uniqueExtId, until,
   type MerchantCredentials, type RequisiteInput, type TestService,
 } from './helpers.js';
 
@@ -636,13 +636,7 @@ describe('late notifications (the payment expired before the transfer was report
     const { status, body } = await createPayment(late.app, shop, { ext_id: uniqueExtId('late'), amount });
     expect(status, JSON.stringify(body)).toBe(200);
     expect(body.requisites.value).toBe(requisite.value);
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      const read = (await signed(late.app, shop, 'GET', `/v1/payments/${body.id}`)).json();
-      if (read.status === 'CANCELLED') break;
-      if (Date.now() > deadline) throw new Error(`payment still ${read.status}`);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+    await until(async () => ((await signed(late.app, shop, 'GET', `/v1/payments/${body.id}`)).json().status === 'CANCELLED' ? true : undefined), 30_000, 200, 'payment expired');
     return body as { id: string; valid_until: string; created_at: string };
   }
 

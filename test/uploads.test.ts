@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signRequest } from '../src/http/signature.js';
 import {
   admin, adminOk, createExecutor, createMerchant, createPayment, createRequisite, multipartBody, setRate, signed, signedMultipart,
-  startTestService, TINY_PNG, uniqueExtId, type MerchantCredentials, type TestService,
+  startTestService, TINY_PNG, uniqueExtId, until, type MerchantCredentials, type TestService,
 } from './helpers.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -287,16 +287,6 @@ async function liveMemory(): Promise<number> {
   return m.heapUsed + m.arrayBuffers;
 }
 
-async function until<T>(probe: () => T | undefined | Promise<T | undefined>, what: string, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not reached in time`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 async function storedBytesSince(before: string[]): Promise<number> {
   let total = 0;
   for (const file of await storedFiles()) {
@@ -382,12 +372,12 @@ async function streamUpload(
       pauses.shift();
       const socket = await serverSocket;
       // bytesRead includes the request head, so this is reached a few hundred bytes early at most.
-      await until(() => (socket.bytesRead >= sent ? true : undefined), `server reading ${sent} bytes`);
+      await until(() => (socket.bytesRead >= sent ? true : undefined), 20_000, 20, `server reading ${sent} bytes`);
       checkpoints.push({ sent, liveGrowth: (await liveMemory()) - baseline, stored: await storedBytesSince(filesBefore) });
     }
     if (options.abortAt !== undefined && sent >= options.abortAt) {
       const socket = await serverSocket;
-      await until(() => (socket.bytesRead >= sent ? true : undefined), `server reading ${sent} bytes`);
+      await until(() => (socket.bytesRead >= sent ? true : undefined), 20_000, 20, `server reading ${sent} bytes`);
       checkpoints.push({ sent, liveGrowth: (await liveMemory()) - baseline, stored: await storedBytesSince(filesBefore) });
       req.destroy();
       return { status: 0, headers: {}, body: {}, checkpoints };
@@ -542,7 +532,7 @@ describe('size limits over real HTTP, streamed', () => {
     // The partial file was in the store when the connection dropped…
     expect(res.checkpoints[0]!.stored).toBeGreaterThan(5 * MB);
     // …and is removed once the server notices.
-    await until(async () => ((await storedFiles()).length === before.length ? true : undefined), 'partial file removed');
+    await until(async () => ((await storedFiles()).length === before.length ? true : undefined), 20_000, 20, 'partial file removed');
     await expectNothingStored(payment.id, before);
     // The service still serves uploads afterwards.
     const ok = await signedMultipart(service.app, merchant, `/v1/payments/${payment.id}/receipt`, multipartBody({}, { content: TINY_PNG }));
@@ -567,7 +557,7 @@ describe('size limits over real HTTP, streamed', () => {
       payload: cut,
     });
     expect(errorOf(res)).toMatchObject({ status: 400, error: 'PAY_002' });
-    await until(async () => ((await storedFiles()).length === before.length ? true : undefined), 'partial file removed');
+    await until(async () => ((await storedFiles()).length === before.length ? true : undefined), 20_000, 20, 'partial file removed');
     await expectNothingStored(payment.id, before);
   });
 });
@@ -877,7 +867,7 @@ describe('S3-compatible store (s3rver)', () => {
       target: { service: s3Service, creds: s3Merchant },
     });
     // The store stops waiting for the rest and aborts the multipart upload it had begun.
-    await until(() => (s3Requests.some((r) => /^DELETE .*uploadId=/.test(r)) ? true : undefined), 'multipart upload aborted');
+    await until(() => (s3Requests.some((r) => /^DELETE .*uploadId=/.test(r)) ? true : undefined), 20_000, 20, 'multipart upload aborted');
     expect(await bucketObjects()).toEqual(before);
     const { rows } = await s3Service.ctx.db.query('SELECT 1 FROM receipts WHERE payment_id = $1', [payment.id]);
     expect(rows).toEqual([]);

@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { signRequest } from '../src/http/signature.js';
-import { ADMIN_TOKEN, createTestDatabase } from './helpers.js';
+import { ADMIN_TOKEN, createTestDatabase, until } from './helpers.js';
 import { randomTronAddress, startFakeTronNode, TEST_TRON_KEY, type FakeTronNode } from './fakes/tron-node.js';
 
 /**
@@ -34,16 +34,6 @@ async function freePort(): Promise<number> {
   const { port } = server.address() as { port: number };
   await new Promise<void>((done) => server.close(() => done()));
   return port;
-}
-
-async function until<T>(probe: () => T | undefined | Promise<T | undefined>, what: string, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not reached in time`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 const children: Child[] = [];
@@ -88,7 +78,7 @@ async function startChild(databaseUrl: string, node: FakeTronNode, dataDir: stri
     } catch {
       return undefined;
     }
-  }, 'service ready', 60_000);
+  }, 60_000, 100, 'service ready');
   return child;
 }
 
@@ -193,12 +183,12 @@ describe('a withdrawal survives the death of its process without a second send',
     const second = await startChild(s.database.url, node, s.dataDir);
     // The restarted job looks the transaction up and, the chain not reporting it yet, offers the
     // very same signed transaction again: the node answers that it already has it.
-    await until(() => (node.broadcasts.slice(broadcastsBefore).some((b) => b.txId === txId) ? true : undefined), 'the stored transaction re-broadcast');
+    await until(() => (node.broadcasts.slice(broadcastsBefore).some((b) => b.txId === txId) ? true : undefined), 30_000, 100, 'the stored transaction re-broadcast');
     node.confirm(txId);
     const done = await until(async () => {
       const res = await merchantCall(second, s.creds, 'GET', `/v1/withdrawals/${id}`);
       return res.body.status === 'completed' ? res.body : undefined;
-    }, 'withdrawal completed');
+    }, 30_000, 100, 'withdrawal completed');
 
     expect(done).toMatchObject({ status: 'completed', tx_hash: txId, amount: 40, fee: 1 });
     const mine = node.built.filter((t) => t.to === s.address);
@@ -234,12 +224,12 @@ describe('a withdrawal survives the death of its process without a second send',
     expect(await withdrawalRow(s.db, id)).toEqual({ status: 'processing', tx_hash: txId, signed_tx: expect.objectContaining({ txID: txId }) });
 
     const second = await startChild(s.database.url, node, s.dataDir);
-    await until(() => (node.state(txId) === 'pooled' ? true : undefined), 'the stored transaction broadcast after the restart');
+    await until(() => (node.state(txId) === 'pooled' ? true : undefined), 30_000, 100, 'the stored transaction broadcast after the restart');
     node.confirm(txId);
     const done = await until(async () => {
       const res = await merchantCall(second, s.creds, 'GET', `/v1/withdrawals/${id}`);
       return res.body.status === 'completed' ? res.body : undefined;
-    }, 'withdrawal completed');
+    }, 30_000, 100, 'withdrawal completed');
 
     expect(done).toMatchObject({ status: 'completed', tx_hash: txId });
     expect(node.built.filter((t) => t.to === s.address)).toHaveLength(1);
