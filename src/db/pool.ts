@@ -48,33 +48,32 @@ function isStalePrepared(err: unknown): boolean {
 }
 
 /**
- * Runs one named statement on the pool, as its own transaction. One that failed on a stale named
- * statement (see isStalePrepared) did nothing and is run once more under new statement names.
+ * Runs `work` — database work that did nothing if it failed (one statement, or a transaction) —
+ * once more under new statement names, which every connection then prepares afresh, when it
+ * failed on a stale named statement (see isStalePrepared).
  */
-export async function queryPrepared<R extends pg.QueryResultRow>(db: Db, text: string, values: unknown[]): Promise<pg.QueryResult<R>> {
+async function againIfStale<T>(work: () => Promise<T>): Promise<T> {
   try {
-    return await db.query<R>(prepared(text, values));
+    return await work();
   } catch (err) {
     if (!isStalePrepared(err)) throw err;
     preparedGeneration++;
-    return db.query<R>(prepared(text, values));
+    return work();
   }
 }
 
+/** Runs one named statement on the pool, as its own transaction (see againIfStale). */
+export async function queryPrepared<R extends pg.QueryResultRow>(db: Db, text: string, values: unknown[]): Promise<pg.QueryResult<R>> {
+  return againIfStale(() => db.query<R>(prepared(text, values)));
+}
+
 /**
- * Runs `fn` in a transaction: COMMIT when it resolves, ROLLBACK when it throws. A transaction
- * that failed on a stale named statement (see isStalePrepared) is run once more under new
- * statement names, which every connection then prepares afresh; only prepared statements that
- * return `*` can fail so, and the `fn`s that run them do nothing outside the database.
+ * Runs `fn` in a transaction: COMMIT when it resolves, ROLLBACK when it throws (and once more
+ * after a stale named statement, see againIfStale; only prepared statements that return `*` can
+ * fail so, and the `fn`s that run them do nothing outside the database).
  */
 export async function transaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
-  try {
-    return await runTransaction(db, fn);
-  } catch (err) {
-    if (!isStalePrepared(err)) throw err;
-    preparedGeneration++;
-    return runTransaction(db, fn);
-  }
+  return againIfStale(() => runTransaction(db, fn));
 }
 
 /** Work queued by lastInTransaction for the transactions transaction() has open. */
