@@ -141,6 +141,20 @@ describe('rule 1: requisite types per cross-border method', () => {
   });
 });
 
+describe('the shared creation rules where no country can be priced', () => {
+  it('a repeated ext_id is still PAY_003 (not PAY_004) when the requested country has no rate', async () => {
+    await requisite({ type: 'card', bank: 'eskhata', currency: 'TJS', country: 'TJ', methods: ['CROSS_BORDER_CARD'] });
+    const extId = uniqueExtId('xb-dup');
+    const first = await createPayment(service.app, rub, { ext_id: extId, amount: 1310, method: 'CROSS_BORDER_CARD', country: 'TJ' });
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    // AMD has no USDT rate here, so Armenia cannot be priced: there is nowhere to look.
+    const again = await createPayment(service.app, rub, { ext_id: extId, amount: 1310, method: 'CROSS_BORDER_CARD', country: 'AM' });
+    expect(again.status, JSON.stringify(again.body)).toBe(409);
+    expect(again.body).toMatchObject({ error: 'PAY_003', data: { ext_id: extId } });
+    await expectPay004(rub, { amount: 1311, method: 'CROSS_BORDER_CARD', country: 'AM' });
+  });
+});
+
 describe('rule 2: conversion when the order currency is not the requisites currency', () => {
   it('a RUB order paid in TJ: requisites in TJS with amount_local converted through the USDT rates, the order stays in RUB', async () => {
     const card = await requisite({ type: 'card', bank: 'alif_bank', holder: 'Farhod S.', currency: 'TJS', country: 'TJ', methods: ['CROSS_BORDER'] });

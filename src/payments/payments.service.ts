@@ -1,6 +1,6 @@
 import type { Decimal } from 'decimal.js';
 import type { AppContext } from '../context.js';
-import { pgConstraint, pgErrorCode, PgCode, type Tx } from '../db/pool.js';
+import { pgConstraint, pgErrorCode, PgCode, transaction, type Tx } from '../db/pool.js';
 import { randomToken } from '../lib/crypto.js';
 import { checkDecimal, minorUnits } from '../lib/money.js';
 import { ApiError } from '../http/errors.js';
@@ -194,9 +194,11 @@ async function createWithExecutors(
   plan: (country: string | null) => repo.Candidate[],
   country: string | null,
 ): Promise<repo.PaymentRow | undefined> {
+  let checked = false;
   const tryCountry = async (wanted: string | null) => {
     const candidates = plan(wanted);
     if (candidates.length === 0) return undefined;
+    checked = true;
     const payment = { ...base, candidates, pageToken: randomToken('', 24) };
     // The LRU window first where it applies; then the whole pool, skipping held requisites;
     // then the whole pool again, waiting for them.
@@ -214,6 +216,8 @@ async function createWithExecutors(
       // Cross-border rule 5: a non-ruble order with no requisites in the requested country is
       // routed as if no country were given.
       if (!row && base.crossBorder && country && base.currency !== 'RUB') row = await tryCountry(null);
+      // Nowhere to look (no priced country): the shared rules still answer first (PAY_003, PAY_005).
+      if (!checked) await transaction(ctx.db, (tx) => checkCreation(ctx, tx, base));
       return row;
     } catch (err) {
       if (pgErrorCode(err) === PgCode.uniqueViolation) {
