@@ -18,7 +18,7 @@ describe('SecretBox', () => {
     box.open(sealed);
     const [version, iv, tag, body] = sealed.split('.');
     const flipped = Buffer.from(body!, 'base64url');
-    flipped[0] ^= 1;
+    flipped[0] = flipped[0]! ^ 1;
     expect(() => box.open([version, iv, tag, flipped.toString('base64url')].join('.'))).toThrow();
     expect(() => new SecretBox(randomBytes(32)).open(sealed)).toThrow();
   });
