@@ -9,6 +9,12 @@ declare module 'fastify' {
     internalCode?: ErrorKey;
     /** The route takes multipart uploads; it reads them with readUpload, which checks the signature. */
     upload?: boolean;
+    /**
+     * More of the caller's terminal that the route needs, read in the same round trip as the
+     * merchant's identity: SQL select-list items over `i.terminal_id`; they arrive, by column
+     * name, in request.merchant.extras.
+     */
+    identityColumns?: string;
   }
   interface FastifyRequest {
     /** The authenticated merchant and terminal (merchant API only). */

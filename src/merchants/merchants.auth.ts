@@ -17,6 +17,8 @@ export interface MerchantIdentity {
   terminalActive: boolean;
   payinRate: string;
   secrets: string[];
+  /** The identity's row as read, with the columns the route asked for (route config identityColumns). */
+  extras: Record<string, unknown>;
 }
 
 interface IdentityRow {
@@ -27,18 +29,33 @@ interface IdentityRow {
   is_active: boolean;
   payin_rate: string;
   secrets: string[];
+  [extra: string]: unknown;
 }
 
-/** Finds the terminal of an API key with the merchant's currently valid (sealed) secrets. */
-async function findIdentity(ctx: AppContext, apiKey: string): Promise<MerchantIdentity | undefined> {
-  const { rows } = await ctx.db.query<IdentityRow>(prepared(
-    `SELECT k.merchant_id, k.terminal_id, t.name AS terminal_name, t.currency, t.is_active, t.payin_rate,
+const IDENTITY_SQL = `SELECT k.merchant_id, k.terminal_id, t.name AS terminal_name, t.currency, t.is_active, t.payin_rate,
             ARRAY(SELECT s.secret_enc FROM merchant_secrets s
                    WHERE s.merchant_id = k.merchant_id AND (s.expires_at IS NULL OR s.expires_at > now())) AS secrets
        FROM terminal_api_keys k JOIN terminals t ON t.id = k.terminal_id
-      WHERE k.key_hash = $1 AND (k.expires_at IS NULL OR k.expires_at > now())`,
-    [hashToken(apiKey)],
-  ));
+      WHERE k.key_hash = $1 AND (k.expires_at IS NULL OR k.expires_at > now())`;
+
+/** The identity query with a route's extra columns over `i.terminal_id`; one text per route. */
+const identitySql = new Map<string, string>();
+function identityQuery(columns: string | undefined): string {
+  if (!columns) return IDENTITY_SQL;
+  let text = identitySql.get(columns);
+  if (!text) {
+    text = `SELECT i.*, ${columns} FROM (${IDENTITY_SQL}) i`;
+    identitySql.set(columns, text);
+  }
+  return text;
+}
+
+/**
+ * Finds the terminal of an API key with the merchant's currently valid (sealed) secrets, and the
+ * extra `columns` of it a route needs (one round trip for both).
+ */
+async function findIdentity(ctx: AppContext, apiKey: string, columns: string | undefined): Promise<MerchantIdentity | undefined> {
+  const { rows } = await ctx.db.query<IdentityRow>(prepared(identityQuery(columns), [hashToken(apiKey)]));
   const row = rows[0];
   if (!row) return undefined;
   return {
@@ -49,6 +66,7 @@ async function findIdentity(ctx: AppContext, apiKey: string): Promise<MerchantId
     terminalActive: row.is_active,
     payinRate: row.payin_rate,
     secrets: row.secrets.map((sealed) => ctx.box.open(sealed)),
+    extras: row,
   };
 }
 
@@ -65,7 +83,7 @@ export function merchantAuth(app: FastifyInstance, ctx: AppContext): void {
     if (typeof apiKey !== 'string' || apiKey === '' || typeof signature !== 'string' || signature === '') {
       throw new ApiError('AUTH_001', 'Send the X-Identity (API key) and X-Signature headers');
     }
-    const identity = await findIdentity(ctx, apiKey);
+    const identity = await findIdentity(ctx, apiKey, request.routeOptions.config.identityColumns);
     if (!identity) throw new ApiError('AUTH_002');
     request.merchant = identity;
     request.signer = new BodySigner(identity.secrets, request.method, ctx.config.publicBaseUrl + request.url);

@@ -117,21 +117,30 @@ export async function listPayments(db: Queryable, f: PaymentFilter): Promise<{ r
   return { rows, total: count.rows[0]!.n };
 }
 
+/** What a create needs of its terminal besides the identity: the rates it sees and its routes. */
+export interface CreationContext {
+  rates: Map<string, string>;
+  routes: TerminalRoute[];
+}
+
+/** The creation context as it comes from SQL (creationContextColumns). */
+export interface CreationContextRow {
+  rates: { currency: string; rate: string }[];
+  routes: RouteJson[];
+}
+
 /**
- * What a create needs of its terminal besides the identity, in one round trip: the rates it sees
- * (effectiveRates; `currencies` null for every currency) and its routes (terminalRoutes).
+ * The creation context as two select-list items (`rates`, `routes`, JSON) over `terminal`, an SQL
+ * expression naming the terminal: the rates it sees in every currency (effectiveRates) and its
+ * routes (terminalRoutes). The create route reads them with the caller's identity
+ * (route config identityColumns): one round trip for both.
  */
-export async function creationContext(
-  db: Queryable,
-  terminalId: string,
-  currencies: string[] | null,
-): Promise<{ rates: Map<string, string>; routes: TerminalRoute[] }> {
-  const { rows } = await db.query<{ rates: { currency: string; rate: string }[]; routes: RouteJson[] }>(prepared(
-    `SELECT (SELECT coalesce(json_agg(x), '[]') FROM (${effectiveRatesSql('$1', currencies ? '$2' : null)}) x) AS rates,
-            (SELECT coalesce(json_agg(y ORDER BY y.position), '[]') FROM (${terminalRoutesSql('$1')}) y) AS routes`,
-    currencies ? [terminalId, currencies] : [terminalId],
-  ));
-  const row = rows[0]!;
+export function creationContextColumns(terminal: string): string {
+  return `(SELECT coalesce(json_agg(x), '[]') FROM (${effectiveRatesSql(terminal, null)}) x) AS rates,
+            (SELECT coalesce(json_agg(y ORDER BY y.position), '[]') FROM (${terminalRoutesSql(terminal)}) y) AS routes`;
+}
+
+export function toCreationContext(row: CreationContextRow): CreationContext {
   return { rates: new Map(row.rates.map((r) => [r.currency, r.rate])), routes: row.routes.map(toTerminalRoute) };
 }
 

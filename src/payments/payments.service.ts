@@ -118,10 +118,19 @@ async function validateCreate(ctx: AppContext, identity: MerchantIdentity, body:
  * (the cascade) and upstream providers — until one gives requisites, within the route budget;
  * a terminal without routes uses the executors only.
  */
-export async function createPayment(ctx: AppContext, identity: MerchantIdentity, body: CreatePaymentBody): Promise<repo.PaymentRow> {
+/**
+ * Creates a payment for the caller's terminal; `context` is its creation context, read with the
+ * identity (payments.routes: identityColumns).
+ */
+export async function createPayment(
+  ctx: AppContext,
+  identity: MerchantIdentity,
+  context: repo.CreationContext,
+  body: CreatePaymentBody,
+): Promise<repo.PaymentRow> {
   const input = await validateCreate(ctx, identity, body);
   const crossBorder = CROSS_BORDER_METHODS.has(input.method);
-  const { rates, routes } = await repo.creationContext(ctx.db, identity.terminalId, crossBorder ? null : [input.currency]);
+  const { rates, routes } = context;
   const rate = rates.get(input.currency);
   if (!rate) {
     throw new ApiError('PAY_004', `Payments in ${input.currency} are not available: no USDT rate is set (operator: PUT /admin/v1/rates/${input.currency})`);
