@@ -40,6 +40,16 @@ export interface PaymentRow {
   updated_at: Date;
 }
 
+/** The columns of a payment the merchant API shows (toPayment), besides terminal_name and req_bank_name. */
+const PAYMENT_VIEW_COLUMNS = [
+  'id', 'ext_id', 'terminal_id', 'amount', 'currency', 'method', 'status', 'rate', 'payin_rate', 'req_type', 'req_value',
+  'req_bank_code', 'req_holder', 'req_country', 'req_currency', 'payer_amount', 'cross_border', 'page_token', 'valid_until',
+  'received_amount', 'created_at',
+] as const satisfies readonly (keyof PaymentRow)[];
+
+/** What the merchant API shows of a payment: a create reads no more than this. */
+export type PaymentView = Pick<PaymentRow, (typeof PAYMENT_VIEW_COLUMNS)[number] | 'terminal_name' | 'req_bank_name'>;
+
 const SELECT = `
   SELECT p.*, t.name AS terminal_name, b.name AS req_bank_name
     FROM payments p
@@ -236,7 +246,51 @@ export async function insertPaymentWithCascade(
   p: NewPayment,
   mode: CascadeMode,
   sameAmountLimit: number,
-): Promise<{ facts: CreationFacts; payment: PaymentRow | undefined }> {
+): Promise<{ facts: CreationFacts; payment: PaymentView | undefined }> {
+  let text: string;
+  if (mode === 'window') {
+    if (p.candidates.length !== 1 || p.types.length !== 1) throw new Error('the window cascade takes one candidate of one type');
+    text = cascadeSql(mode, p.candidates[0]!.currency, p.candidates[0]!.country, p.types[0]!);
+  } else {
+    text = cascadeSql(mode);
+  }
+  const { rows } = await queryPrepared<PaymentView & { same_amount: number; ext_id_taken: boolean; found: boolean }>(db, text, [
+    p.candidates.map((c) => c.currency),
+    p.candidates.map((c) => c.country),
+    p.candidates.map((c) => c.payerAmount),
+    p.types,
+    p.method,
+    p.bank,
+    p.merchantId,
+    p.terminalId,
+    p.extId,
+    p.amount,
+    p.currency,
+    p.rate,
+    p.payinRate,
+    p.crossBorder,
+    p.clientId,
+    p.notifyUrl,
+    p.notificationToken,
+    p.pageToken,
+    p.ttlSeconds,
+    sameAmountLimit,
+  ]);
+  const { same_amount, ext_id_taken, found, ...payment } = rows[0]!;
+  return {
+    facts: { same_amount, ext_id_taken },
+    payment: found ? { ...payment, terminal_name: p.terminalName } : undefined,
+  };
+}
+
+/** The cascade's statement texts, built once each: a handful (closed lists), not one per create. */
+const cascadeTexts = new Map<string, string>();
+
+/** The cascade statement of `mode`; `window` names its one currency, country and type. */
+function cascadeSql(mode: CascadeMode, currency = '', country = '', type = ''): string {
+  const key = `${mode}:${currency}:${country}:${type}`;
+  const cached = cascadeTexts.get(key);
+  if (cached) return cached;
   // Every choice of plan here is fixed by the statement's shape, not left to the estimates: a
   // cached generic plan outlives the statistics it was made from, and with a filter the planner
   // cannot estimate (min/max against a parameter, `= ANY(methods)`) it sorted the whole pool on
@@ -260,27 +314,24 @@ export async function insertPaymentWithCascade(
                            WHERE q.requisite_id = r.id AND q.status = 'PENDING' AND q.payer_amount = ${amount})`;
   // Nothing is looked at, locked or written when a rule failed: a one-time filter on the facts.
   const rulesPass = `(SELECT NOT f.ext_id_taken AND f.same_amount < $20 FROM facts f)`;
-  let pick: string;
-  if (mode === 'window') {
-    if (p.candidates.length !== 1 || p.types.length !== 1) throw new Error('the window cascade takes one candidate of one type');
-    const c = p.candidates[0]!;
-    pick = `
+  const pick =
+    mode === 'window'
+      ? `
        SELECT fit.id, fit.payer_amount
          FROM (SELECT id, last_used_at FROM requisites
-                WHERE is_active AND currency = ${literal(c.currency)} AND type = ${literal(p.types[0]!)}
+                WHERE is_active AND currency = ${literal(currency)} AND type = ${literal(type)}
                 ORDER BY last_used_at NULLS FIRST, id
                 LIMIT ${CASCADE_WINDOW}) w
         CROSS JOIN LATERAL (
           SELECT r.id, ($3::numeric[])[1] AS payer_amount
             FROM requisites r JOIN executors e ON e.id = r.executor_id AND e.is_active
            WHERE r.id = w.id AND r.last_used_at IS NOT DISTINCT FROM w.last_used_at
-             AND r.is_active AND r.country = ${literal(c.country)} AND r.type = ANY($4::text[])
+             AND r.is_active AND r.country = ${literal(country)} AND r.type = ANY($4::text[])
                  ${fits('($3::numeric[])[1]')}
              FOR UPDATE OF r SKIP LOCKED) fit
         WHERE ${rulesPass}
-        LIMIT 1`;
-  } else {
-    pick = `
+        LIMIT 1`
+      : `
        SELECT r.id, c.payer_amount
          FROM candidate c
          JOIN requisites r ON r.currency = c.currency AND r.country = c.country
@@ -290,10 +341,7 @@ export async function insertPaymentWithCascade(
         ORDER BY r.last_used_at NULLS FIRST, r.id
         LIMIT 1
         FOR UPDATE OF r ${mode === 'wait' ? '' : 'SKIP LOCKED'}`;
-  }
-  const { rows } = await queryPrepared<PaymentRow & { same_amount: number; ext_id_taken: boolean; found: boolean }>(
-    db,
-    `WITH candidate AS (
+  const text = `WITH candidate AS (
        SELECT * FROM unnest($1::text[], $2::text[], $3::numeric[]) AS c(currency, country, payer_amount)
      ), facts AS (${factsSql('$7', '$8', '$9', '$10', '$11')}), pick AS (${pick}
      ), used AS (
@@ -310,34 +358,9 @@ export async function insertPaymentWithCascade(
          FROM used u
        RETURNING *
      )
-     SELECT f.same_amount, f.ext_id_taken, i.id IS NOT NULL AS found, i.*, b.name AS req_bank_name
-       FROM facts f LEFT JOIN inserted i ON true LEFT JOIN banks b ON b.code = i.req_bank_code`,
-    [
-      p.candidates.map((c) => c.currency),
-      p.candidates.map((c) => c.country),
-      p.candidates.map((c) => c.payerAmount),
-      p.types,
-      p.method,
-      p.bank,
-      p.merchantId,
-      p.terminalId,
-      p.extId,
-      p.amount,
-      p.currency,
-      p.rate,
-      p.payinRate,
-      p.crossBorder,
-      p.clientId,
-      p.notifyUrl,
-      p.notificationToken,
-      p.pageToken,
-      p.ttlSeconds,
-      sameAmountLimit,
-    ],
-  );
-  const { same_amount, ext_id_taken, found, ...payment } = rows[0]!;
-  return {
-    facts: { same_amount, ext_id_taken },
-    payment: found ? { ...payment, terminal_name: p.terminalName } : undefined,
-  };
+     SELECT f.same_amount, f.ext_id_taken, i.id IS NOT NULL AS found, ${PAYMENT_VIEW_COLUMNS.map((c) => `i.${c}`).join(', ')},
+            b.name AS req_bank_name
+       FROM facts f LEFT JOIN inserted i ON true LEFT JOIN banks b ON b.code = i.req_bank_code`;
+  cascadeTexts.set(key, text);
+  return text;
 }

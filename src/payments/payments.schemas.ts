@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { toNumber } from '../lib/money.js';
-import type { PaymentRow } from './payments.repo.js';
+import type { PaymentView } from './payments.repo.js';
 
 /** Request body of `POST /v1/payments` (spec table). Amount bounds and the method/currency matrix are checked in the service. */
 export const CreatePaymentBody = Type.Object({
@@ -56,7 +56,7 @@ export const ErrorBody = Type.Object({
 });
 
 /** Maps a stored payment to the spec's Payment object (never the row as is). */
-export function toPayment(row: PaymentRow, paymentPageUrl: string): Payment {
+export function toPayment(row: PaymentView, paymentPageUrl: string): Payment {
   const requisites: Static<typeof Requisites> = {
     type: row.req_type,
     value: row.req_value,

@@ -127,7 +127,7 @@ export async function createPayment(
   identity: MerchantIdentity,
   context: repo.CreationContext,
   body: CreatePaymentBody,
-): Promise<repo.PaymentRow> {
+): Promise<repo.PaymentView> {
   const input = await validateCreate(ctx, identity, body);
   const crossBorder = CROSS_BORDER_METHODS.has(input.method);
   const { rates, routes } = context;
@@ -202,7 +202,7 @@ async function createWithExecutors(
   base: NewPaymentBase,
   plan: (country: string | null) => repo.Candidate[],
   country: string | null,
-): Promise<repo.PaymentRow | undefined> {
+): Promise<repo.PaymentView | undefined> {
   let checked = false;
   const tryCountry = async (wanted: string | null) => {
     const candidates = plan(wanted);
