@@ -227,7 +227,8 @@ export type CascadeMode = 'window' | 'all' | 'wait';
 export const CASCADE_WINDOW = 100;
 
 /**
- * The cascade (DESIGN.md; issue "The cascade"), in one statement: checks the creation rules
+ * The cascade (DESIGN.md; issue "The cascade"), in one statement or, in `window` mode, one call of
+ * payment_create_window (migration 010): checks the creation rules
  * (ext_id not taken, fewer than `sameAmountLimit` PENDING payments of this amount), then picks the
  * least recently used active requisite of an active executor that serves the method with a
  * fitting type, currency, country, bank and min/max for the amount the payer would pay there, and
@@ -247,14 +248,8 @@ export async function insertPaymentWithCascade(
   mode: CascadeMode,
   sameAmountLimit: number,
 ): Promise<{ facts: CreationFacts; payment: PaymentView | undefined }> {
-  let text: string;
-  if (mode === 'window') {
-    if (p.candidates.length !== 1 || p.types.length !== 1) throw new Error('the window cascade takes one candidate of one type');
-    text = cascadeSql(mode, p.candidates[0]!.currency, p.candidates[0]!.country, p.types[0]!);
-  } else {
-    text = cascadeSql(mode);
-  }
-  const { rows } = await queryPrepared<PaymentView & { same_amount: number; ext_id_taken: boolean; found: boolean }>(db, text, [
+  if (mode === 'window') return insertPaymentInWindow(db, p, sameAmountLimit);
+  const { rows } = await queryPrepared<PaymentView & { same_amount: number; ext_id_taken: boolean; found: boolean }>(db, cascadeSql(mode), [
     p.candidates.map((c) => c.currency),
     p.candidates.map((c) => c.country),
     p.candidates.map((c) => c.payerAmount),
@@ -283,61 +278,74 @@ export async function insertPaymentWithCascade(
   };
 }
 
-/** The cascade's statement texts, built once each: a handful (closed lists), not one per create. */
-const cascadeTexts = new Map<string, string>();
+/**
+ * The `window` mode: payment_create_window (migration 010), whose steps each read a snapshot of
+ * their own, so that requisites other creates took meanwhile are not walked as if free.
+ */
+async function insertPaymentInWindow(db: Db, p: NewPayment, sameAmountLimit: number): Promise<{ facts: CreationFacts; payment: PaymentView | undefined }> {
+  if (p.candidates.length !== 1 || p.types.length !== 1) throw new Error('the window cascade takes one candidate of one type');
+  const c = p.candidates[0]!;
+  const { rows } = await db.query<PaymentView & { same_amount: number; ext_id_taken: boolean; created: boolean }>(
+    prepared(
+      'SELECT * FROM payment_create_window($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)',
+      [
+        c.currency,
+        c.country,
+        p.types[0],
+        c.payerAmount,
+        p.method,
+        p.bank,
+        p.merchantId,
+        p.terminalId,
+        p.extId,
+        p.amount,
+        p.currency,
+        p.rate,
+        p.payinRate,
+        p.crossBorder,
+        p.clientId,
+        p.notifyUrl,
+        p.notificationToken,
+        p.pageToken,
+        p.ttlSeconds,
+        sameAmountLimit,
+        CASCADE_WINDOW,
+      ],
+    ),
+  );
+  const { same_amount, ext_id_taken, created, ...payment } = rows[0]!;
+  return {
+    facts: { same_amount, ext_id_taken },
+    payment: created ? { ...payment, terminal_name: p.terminalName } : undefined,
+  };
+}
 
-/** The cascade statement of `mode`; `window` names its one currency, country and type. */
-function cascadeSql(mode: CascadeMode, currency = '', country = '', type = ''): string {
-  const key = `${mode}:${currency}:${country}:${type}`;
-  const cached = cascadeTexts.get(key);
+/** The cascade statements of the `all` and `wait` modes, built once each. */
+const cascadeTexts = new Map<CascadeMode, string>();
+
+/** The cascade statement of `mode` (`all` or `wait`; `window` is payment_create_window). */
+function cascadeSql(mode: CascadeMode): string {
+  const cached = cascadeTexts.get(mode);
   if (cached) return cached;
   // Every choice of plan here is fixed by the statement's shape, not left to the estimates: a
-  // cached generic plan outlives the statistics it was made from, and with a filter the planner
-  // cannot estimate (min/max against a parameter, `= ANY(methods)`) it sorted the whole pool on
-  // every create (issue 4 benchmark: 3–15 ms of database time per create at 1,000 requisites).
-  //
-  // `window`: the LRU walk is a LIMITed subquery over requisites_pool (currency, type,
-  // last_used_at, id; migration 008) that the rest joins LATERALly, so it is read in index order
-  // and only as far as the first requisite that fits and is free; the lock is taken inside the
-  // lateral subquery, so only that requisite is locked. Currency, country and type are literals
-  // (from closed lists, so a handful of statements): they choose the index range. The statement's
-  // snapshot predates the facts' lock: a requisite another create used since then (its
-  // last_used_at changed; the lock re-reads the row) is passed over like a held one — it is no
-  // longer the least recently used, and its new PENDING payment is not visible here.
-  const literal = (value: string) => `'${value.replace(/'/g, "''")}'`;
-  const fits = (amount: string) => `
-          AND $5::text = ANY(r.methods)
-          AND ($6::text IS NULL OR r.bank_code = $6)
-          AND ${amount} >= r.min_amount
-          AND (r.max_amount IS NULL OR ${amount} <= r.max_amount)
-          AND NOT EXISTS (SELECT 1 FROM payments q
-                           WHERE q.requisite_id = r.id AND q.status = 'PENDING' AND q.payer_amount = ${amount})`;
+  // cached generic plan outlives the statistics it was made from. The pool is sorted; it is the
+  // fallback for when the window holds nothing that fits, and the one walk for cross-border
+  // payments and several requisite types. The requisite conditions are those of
+  // payment_create_window (migration 010).
   // Nothing is looked at, locked or written when a rule failed: a one-time filter on the facts.
-  const rulesPass = `(SELECT NOT f.ext_id_taken AND f.same_amount < $20 FROM facts f)`;
-  const pick =
-    mode === 'window'
-      ? `
-       SELECT fit.id, fit.payer_amount
-         FROM (SELECT id, last_used_at FROM requisites
-                WHERE is_active AND currency = ${literal(currency)} AND type = ${literal(type)}
-                ORDER BY last_used_at NULLS FIRST, id
-                LIMIT ${CASCADE_WINDOW}) w
-        CROSS JOIN LATERAL (
-          SELECT r.id, ($3::numeric[])[1] AS payer_amount
-            FROM requisites r JOIN executors e ON e.id = r.executor_id AND e.is_active
-           WHERE r.id = w.id AND r.last_used_at IS NOT DISTINCT FROM w.last_used_at
-             AND r.is_active AND r.country = ${literal(country)} AND r.type = ANY($4::text[])
-                 ${fits('($3::numeric[])[1]')}
-             FOR UPDATE OF r SKIP LOCKED) fit
-        WHERE ${rulesPass}
-        LIMIT 1`
-      : `
+  const pick = `
        SELECT r.id, c.payer_amount
          FROM candidate c
          JOIN requisites r ON r.currency = c.currency AND r.country = c.country
          JOIN executors e ON e.id = r.executor_id AND e.is_active
-        WHERE ${rulesPass} AND r.is_active AND r.type = ANY($4::text[])
-              ${fits('c.payer_amount')}
+        WHERE (SELECT NOT f.ext_id_taken AND f.same_amount < $20 FROM facts f)
+          AND r.is_active AND r.type = ANY($4::text[])
+          AND $5::text = ANY(r.methods)
+          AND ($6::text IS NULL OR r.bank_code = $6)
+          AND c.payer_amount >= r.min_amount
+          AND (r.max_amount IS NULL OR c.payer_amount <= r.max_amount)
+          AND NOT EXISTS (SELECT 1 FROM payments q
+                           WHERE q.requisite_id = r.id AND q.status = 'PENDING' AND q.payer_amount = c.payer_amount)
         ORDER BY r.last_used_at NULLS FIRST, r.id
         LIMIT 1
         FOR UPDATE OF r ${mode === 'wait' ? '' : 'SKIP LOCKED'}`;
@@ -361,6 +369,6 @@ function cascadeSql(mode: CascadeMode, currency = '', country = '', type = ''): 
      SELECT f.same_amount, f.ext_id_taken, i.id IS NOT NULL AS found, ${PAYMENT_VIEW_COLUMNS.map((c) => `i.${c}`).join(', ')},
             b.name AS req_bank_name
        FROM facts f LEFT JOIN inserted i ON true LEFT JOIN banks b ON b.code = i.req_bank_code`;
-  cascadeTexts.set(key, text);
+  cascadeTexts.set(mode, text);
   return text;
 }
