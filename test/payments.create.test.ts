@@ -52,6 +52,31 @@ describe('POST /v1/payments', () => {
   });
 });
 
+describe('POST /v1/payments: the rate in force', () => {
+  // The rates (and routes) come with the caller's identity, read on every create: nothing cached.
+  it("takes the operator's rate and the terminal's own rate as they are at the moment of the create", async () => {
+    const shop = await createMerchant(service.app, { payin_rate: 2.5 });
+    let amount = 1000;
+    const create = async () => {
+      await createRequisite(service.app, executor.id);
+      const { status, body } = await createPayment(service.app, shop, { ext_id: uniqueExtId(), amount: ++amount, currency: 'RUB', method: 'CARD' });
+      expect(status).toBe(200);
+      return body.rate;
+    };
+    try {
+      expect(await create()).toBe(95.5);
+      await setRate(service.app, 'RUB', 96.25);
+      expect(await create()).toBe(96.25);
+      await adminOk(service.app, 'PUT', `/terminals/${shop.terminalId}/rates/RUB`, { rate: 99.1 });
+      expect(await create()).toBe(99.1);
+      await adminOk(service.app, 'DELETE', `/terminals/${shop.terminalId}/rates/RUB`);
+      expect(await create()).toBe(96.25);
+    } finally {
+      await setRate(service.app, 'RUB', 95.5);
+    }
+  });
+});
+
 describe('POST /v1/payments: domestic methods', () => {
   it('defaults the method to CARD and the currency to the terminal currency', async () => {
     await createRequisite(service.app, executor.id);
