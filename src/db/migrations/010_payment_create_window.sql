@@ -5,8 +5,8 @@
 -- started with. Under concurrent creates the requisites at the LRU end are the ones being taken:
 -- each that another create had taken since that snapshot cost a re-check of the new row version
 -- on locking (EvalPlanQual) before it was passed over, and a create that fell behind saw the whole
--- window as taken and fell back to the sorted walk of the whole pool. Issue 4 benchmark, 20
--- concurrent creates: 1.4–1.9 ms of database CPU per create as one statement, 0.7–1.3 ms here.
+-- window as taken and fell back to the sorted walk of the whole pool. pgbench with 20 clients
+-- (no network, no service): 1.4–1.9 ms of database CPU per create as one statement, 0.7–1.4 ms here.
 --
 -- The steps and rules are those of cascadeSql's `window` mode (see there): the creation facts
 -- under the terminal-and-amount lock (payment_creation_facts); when they allow it, the first of
