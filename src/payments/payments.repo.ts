@@ -248,12 +248,33 @@ export async function insertPaymentWithCascade(
   mode: CascadeMode,
   sameAmountLimit: number,
 ): Promise<{ facts: CreationFacts; payment: PaymentView | undefined }> {
-  if (mode === 'window') return insertPaymentInWindow(db, p, sameAmountLimit);
-  const { rows } = await queryPrepared<PaymentView & { same_amount: number; ext_id_taken: boolean; found: boolean }>(db, cascadeSql(mode), [
+  if (mode === 'window') {
+    if (p.candidates.length !== 1 || p.types.length !== 1) throw new Error('the window cascade takes one candidate of one type');
+    // payment_create_window (migration 010): its steps each read a snapshot of their own, so
+    // that requisites other creates took meanwhile are not walked as if free.
+    const c = p.candidates[0]!;
+    const { rows } = await db.query<CascadeRow>(prepared(
+      'SELECT * FROM payment_create_window($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)',
+      [c.currency, c.country, p.types[0], c.payerAmount, ...cascadeParams(p, sameAmountLimit), CASCADE_WINDOW],
+    ));
+    return cascadeResult(rows[0]!, p);
+  }
+  const { rows } = await queryPrepared<CascadeRow>(db, cascadeSql(mode), [
     p.candidates.map((c) => c.currency),
     p.candidates.map((c) => c.country),
     p.candidates.map((c) => c.payerAmount),
     p.types,
+    ...cascadeParams(p, sameAmountLimit),
+  ]);
+  return cascadeResult(rows[0]!, p);
+}
+
+/** A cascade's one row: the creation facts and, when `created`, the payment. */
+type CascadeRow = PaymentView & CreationFacts & { created: boolean };
+
+/** The cascade's parameters from $5 on, in both forms (the statement and payment_create_window). */
+function cascadeParams(p: NewPayment, sameAmountLimit: number): unknown[] {
+  return [
     p.method,
     p.bank,
     p.merchantId,
@@ -270,50 +291,11 @@ export async function insertPaymentWithCascade(
     p.pageToken,
     p.ttlSeconds,
     sameAmountLimit,
-  ]);
-  const { same_amount, ext_id_taken, found, ...payment } = rows[0]!;
-  return {
-    facts: { same_amount, ext_id_taken },
-    payment: found ? { ...payment, terminal_name: p.terminalName } : undefined,
-  };
+  ];
 }
 
-/**
- * The `window` mode: payment_create_window (migration 010), whose steps each read a snapshot of
- * their own, so that requisites other creates took meanwhile are not walked as if free.
- */
-async function insertPaymentInWindow(db: Db, p: NewPayment, sameAmountLimit: number): Promise<{ facts: CreationFacts; payment: PaymentView | undefined }> {
-  if (p.candidates.length !== 1 || p.types.length !== 1) throw new Error('the window cascade takes one candidate of one type');
-  const c = p.candidates[0]!;
-  const { rows } = await db.query<PaymentView & { same_amount: number; ext_id_taken: boolean; created: boolean }>(
-    prepared(
-      'SELECT * FROM payment_create_window($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)',
-      [
-        c.currency,
-        c.country,
-        p.types[0],
-        c.payerAmount,
-        p.method,
-        p.bank,
-        p.merchantId,
-        p.terminalId,
-        p.extId,
-        p.amount,
-        p.currency,
-        p.rate,
-        p.payinRate,
-        p.crossBorder,
-        p.clientId,
-        p.notifyUrl,
-        p.notificationToken,
-        p.pageToken,
-        p.ttlSeconds,
-        sameAmountLimit,
-        CASCADE_WINDOW,
-      ],
-    ),
-  );
-  const { same_amount, ext_id_taken, created, ...payment } = rows[0]!;
+function cascadeResult(row: CascadeRow, p: NewPayment): { facts: CreationFacts; payment: PaymentView | undefined } {
+  const { same_amount, ext_id_taken, created, ...payment } = row;
   return {
     facts: { same_amount, ext_id_taken },
     payment: created ? { ...payment, terminal_name: p.terminalName } : undefined,
@@ -366,7 +348,7 @@ function cascadeSql(mode: CascadeMode): string {
          FROM used u
        RETURNING *
      )
-     SELECT f.same_amount, f.ext_id_taken, i.id IS NOT NULL AS found, ${PAYMENT_VIEW_COLUMNS.map((c) => `i.${c}`).join(', ')},
+     SELECT f.same_amount, f.ext_id_taken, i.id IS NOT NULL AS created, ${PAYMENT_VIEW_COLUMNS.map((c) => `i.${c}`).join(', ')},
             b.name AS req_bank_name
        FROM facts f LEFT JOIN inserted i ON true LEFT JOIN banks b ON b.code = i.req_bank_code`;
   cascadeTexts.set(mode, text);
