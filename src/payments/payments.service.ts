@@ -116,11 +116,8 @@ async function validateCreate(ctx: AppContext, identity: MerchantIdentity, body:
  * Creates a payment and hands out requisites (spec "POST /v1/payments"). The rate is fixed now
  * from the terminal's rate source. The terminal's routes are tried in order — its own executors
  * (the cascade) and upstream providers — until one gives requisites, within the route budget;
- * a terminal without routes uses the executors only.
- */
-/**
- * Creates a payment for the caller's terminal; `context` is its creation context, read with the
- * identity (payments.routes: identityColumns).
+ * a terminal without routes uses the executors only. `context` holds the terminal's rates and
+ * routes, read with the caller's identity (payments.routes: identityColumns).
  */
 export async function createPayment(
   ctx: AppContext,
