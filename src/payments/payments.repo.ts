@@ -253,10 +253,11 @@ export async function insertPaymentWithCascade(
     // payment_create_window (migration 010): its steps each read a snapshot of their own, so
     // that requisites other creates took meanwhile are not walked as if free.
     const c = p.candidates[0]!;
-    const { rows } = await db.query<CascadeRow>(prepared(
+    const { rows } = await queryPrepared<CascadeRow>(
+      db,
       'SELECT * FROM payment_create_window($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)',
       [c.currency, c.country, p.types[0], c.payerAmount, ...cascadeParams(p, sameAmountLimit), CASCADE_WINDOW],
-    ));
+    );
     return cascadeResult(rows[0]!, p);
   }
   const { rows } = await queryPrepared<CascadeRow>(db, cascadeSql(mode), [
@@ -313,8 +314,8 @@ function cascadeSql(mode: CascadeMode): string {
   // cached generic plan outlives the statistics it was made from. The pool is sorted; it is the
   // fallback for when the window holds nothing that fits, and the one walk for cross-border
   // payments and several requisite types. The requisite conditions are those of
-  // payment_create_window (migration 010).
-  // Nothing is looked at, locked or written when a rule failed: a one-time filter on the facts.
+  // payment_create_window (migration 010). The facts come first, as a one-time filter: nothing is
+  // looked at, locked or written when a rule failed.
   const pick = `
        SELECT r.id, c.payer_amount
          FROM candidate c
