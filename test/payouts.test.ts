@@ -43,8 +43,6 @@
  *   30 concurrent payouts over the balance                → concurrency › "30 concurrent…"
  */
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Decimal } from 'decimal.js';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -52,7 +50,7 @@ import { hmacSha1Base64 } from '../src/lib/crypto.js';
 import type { RunningService } from '../src/service.js';
 import {
   admin, adminOk, createExecutor, createMerchant, multipartBody, setRate, signed, startTestService, testCard, testPhone, TINY_PNG,
-  uniqueExtId, type MerchantCredentials, type TestService, until,
+  uniqueExtId, type MerchantCredentials, type TestService, until, webhookReceiver,
 } from './helpers.js';
 
 const D = Decimal.clone({ precision: 60 });
@@ -61,31 +59,12 @@ const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const PAYOUT_KEYS = ['amount', 'bank', 'created_at', 'currency', 'ext_id', 'holder_name', 'id', 'method', 'requisites', 'status'];
 
-interface Hit {
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
 let service: TestService;
 let another: RunningService;
 let app: FastifyInstance;
 let m: MerchantCredentials;
 let other: MerchantCredentials;
-let hooks: { url: string; hits: Hit[]; server: Server };
-
-async function receiver(): Promise<{ url: string; hits: Hit[]; server: Server }> {
-  const hits: Hit[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      hits.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-      res.writeHead(200).end('ok');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks/payouts`, hits, server };
-}
+let hooks: Awaited<ReturnType<typeof webhookReceiver>>;
 
 /** DESIGN.md decision 12, computed here independently of src: the reserve and its fee part. */
 function expected(amount: Decimal.Value, payoutRate: Decimal.Value, rate: Decimal.Value = RATE) {
@@ -183,7 +162,7 @@ beforeAll(async () => {
   service = await startTestService({}, { worker: true });
   app = service.app;
   another = await service.startAnother({ KASSIR_WORKER: 'false' });
-  hooks = await receiver();
+  hooks = await webhookReceiver();
   await setRate(app, 'RUB', Number(RATE));
   m = await createMerchant(app, { payout_rate: 1.5 });
   other = await createMerchant(app, { payout_rate: 1.5 });
@@ -774,7 +753,7 @@ describe('webhooks (DESIGN.md decision 9)', () => {
   it('delivered for real by the worker: event body {event,id,created_at,data}, signed with the secret key', async () => {
     const payout = await createdPayout(m, { amount: 900, notify_url: hooks.url });
     await adminOk(app, 'POST', `/payouts/${payout.id}/complete`);
-    const hit = await until(() => hooks.hits.find((h) => JSON.parse(h.body).data?.id === payout.id));
+    const hit = await until(() => hooks.received.find((h) => JSON.parse(h.body).data?.id === payout.id));
     const body = JSON.parse(hit.body);
     expect(body).toEqual({ event: 'payout.completed', id: expect.stringMatching(UUID), created_at: expect.stringMatching(ISO), data: await getPayout(m, payout.id) });
     expect(hit.headers['x-signature']).toBe(hmacSha1Base64(m.secretKey, hit.body));

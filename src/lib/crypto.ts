@@ -32,7 +32,6 @@ const OPENED_MAX = 10_000;
  * AES-256-GCM sealing of secrets that must be usable later (merchant Secret Keys, provider
  * credentials). Format: `v1.<iv>.<tag>.<ciphertext>`, each part base64url.
  */
-
 export class SecretBox {
   private readonly key: Buffer;
 
