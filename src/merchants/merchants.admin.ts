@@ -29,7 +29,7 @@ export async function merchantAdminRoutes(app: FastifyInstance, ctx: AppContext)
   });
 
   app.post<{ Params: { id: string } }>('/merchants/:id/secret-key/rotate', { schema: { tags, params: IdParams, body: RotateBody } }, async (request) => {
-    const grace = (request.body as Static<typeof RotateBody> | undefined)?.grace_seconds ?? 0;
+    const grace = (request.body as Static<typeof RotateBody>).grace_seconds ?? 0;
     const rotated = await merchants.rotateSecret(ctx, request.params.id, grace);
     await audit(ctx.db, request, 'merchant.rotate_secret', 'merchant', request.params.id, null, { previous_valid_until: rotated.previous_valid_until });
     return { id: request.params.id, ...rotated };

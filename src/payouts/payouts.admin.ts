@@ -35,7 +35,7 @@ export async function payoutAdminRoutes(app: FastifyInstance, ctx: AppContext): 
 
   for (const event of ['complete', 'fail', 'cancel'] as const satisfies readonly PayoutEvent[]) {
     app.post<{ Params: { id: string } }>(`/payouts/:id/${event}`, { schema: { tags, params: IdParams, body: ReasonBody } }, async (request) => {
-      const reason = (request.body as Static<typeof ReasonBody> | undefined)?.reason;
+      const reason = (request.body as Static<typeof ReasonBody>).reason;
       const after = await actOnPayout(ctx, request.params.id, event, { reason: event === 'complete' ? undefined : reason ?? `${event}ed by the operator` }, (tx, before, changed) =>
         audit(tx, request, `payout.${event}`, 'payout', changed.id, { status: before.status }, { status: changed.status, reason }),
       );

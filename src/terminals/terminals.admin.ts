@@ -31,7 +31,7 @@ export async function terminalAdminRoutes(app: FastifyInstance, ctx: AppContext)
   );
 
   app.post<{ Params: { id: string } }>('/terminals/:id/api-key/rotate', { schema: { tags, params: IdParams, body: RotateBody } }, async (request) => {
-    const grace = (request.body as Static<typeof RotateBody> | undefined)?.grace_seconds ?? 0;
+    const grace = (request.body as Static<typeof RotateBody>).grace_seconds ?? 0;
     const rotated = await service.rotateApiKey(ctx, request.params.id, grace);
     await audit(ctx.db, request, 'terminal.rotate_api_key', 'terminal', request.params.id, null, { previous_valid_until: rotated.previous_valid_until });
     return { id: request.params.id, ...rotated };

@@ -69,7 +69,7 @@ export async function withdrawalAdminRoutes(app: FastifyInstance, ctx: AppContex
     if (before.adapter !== 'manual' && before.tx_hash) {
       throw new ApiError('CONFLICT', `A transaction (${before.tx_hash}) was already signed for this withdrawal; it fails on its own if the chain rejects it`);
     }
-    const reason = (request.body as Static<typeof FailBody> | undefined)?.reason ?? 'failed by the operator';
+    const reason = (request.body as Static<typeof FailBody>).reason ?? 'failed by the operator';
     const after = await transaction(ctx.db, async (tx) => {
       const done = await failWithdrawal(tx, before.id, reason);
       if (!done) throw new ApiError('CONFLICT', 'Only a pending or processing withdrawal with nothing signed for it can be failed by hand', { status: before.status });
