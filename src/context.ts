@@ -2,6 +2,8 @@ import type { Config } from './config.js';
 import type { Db } from './db/pool.js';
 import type { SecretBox } from './lib/crypto.js';
 import type { Logger } from './lib/logger.js';
+import type { IdentityCache } from './merchants/identity.cache.js';
+import type { MerchantIdentity } from './merchants/merchants.auth.js';
 import type { FileStore } from './receipts/store.js';
 
 /** What every feature needs from the running service; built once at start-up. */
@@ -12,6 +14,8 @@ export interface AppContext {
   box: SecretBox;
   /** SHA-256 of the operator's bearer token. */
   adminTokenHash: Buffer;
+  /** The merchant API's callers, kept between requests while no change can have been missed. */
+  identities: IdentityCache<MerchantIdentity>;
   /** Where uploaded receipts are stored. */
   files: FileStore;
   /** A chain client to use instead of the configured Tron node (tests). */

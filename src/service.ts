@@ -8,6 +8,8 @@ import { createPool } from './db/pool.js';
 import { keepStatistics } from './db/statistics.js';
 import { buildApp } from './http/app.js';
 import { startWorker } from './jobs/worker.js';
+import { IdentityCache } from './merchants/identity.cache.js';
+import type { MerchantIdentity } from './merchants/merchants.auth.js';
 import type { Logger } from './lib/logger.js';
 import { loadAdminToken, loadSecretBox } from './settings.js';
 import { join } from 'node:path';
@@ -40,6 +42,7 @@ export async function startService(
   let runner: Runner | undefined;
   let statistics: { stop(): Promise<void> } | undefined;
   let app: FastifyInstance | undefined;
+  const identities = new IdentityCache<MerchantIdentity>(log);
   try {
     await migrate(db, log);
     // The job queue's schema is needed by every instance, worker or not: status changes add
@@ -50,7 +53,9 @@ export async function startService(
     // Shown at once: should anything below fail, the one chance to see the token is not lost.
     if (adminToken.created) options.onNewAdminToken?.(adminToken.created);
     const files = config.s3 ? new S3FileStore(config.s3) : new LocalFileStore(join(config.dataDir, 'receipts'));
-    const ctx: AppContext = { config, db, log, box, adminTokenHash: adminToken.hash, files };
+    // After the migrations: they create the triggers that announce what it listens for.
+    await identities.start(databaseUrl);
+    const ctx: AppContext = { config, db, log, box, adminTokenHash: adminToken.hash, identities, files };
     app = await buildApp(ctx);
     if (config.runWorker) {
       runner = await startWorker(ctx);
@@ -65,6 +70,7 @@ export async function startService(
         await started.close();
         await statistics?.stop();
         await runner?.stop();
+        await identities.stop();
         await db.end();
         await embedded?.stop();
       },
@@ -73,6 +79,7 @@ export async function startService(
     await app?.close().catch(() => undefined);
     await statistics?.stop().catch(() => undefined);
     await runner?.stop().catch(() => undefined);
+    await identities.stop();
     await db.end().catch(() => undefined);
     await embedded?.stop().catch(() => undefined);
     throw err;

@@ -20,4 +20,10 @@ export function adminAuth(app: FastifyInstance, ctx: AppContext): void {
     // reason, a grace period), and one whose fields are required is told which field is missing.
     if (request.method !== 'GET' && request.body === undefined) request.body = {};
   });
+  // An operator's change to a key, a secret, a terminal, a rate or a route applies to this
+  // instance's very next merchant request; other instances hear of it from the database
+  // (IdentityCache). Before the answer leaves, after the change was committed.
+  app.addHook('onSend', async (request) => {
+    if (request.method !== 'GET' && request.method !== 'HEAD') ctx.identities.forget();
+  });
 }

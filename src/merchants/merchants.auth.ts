@@ -29,12 +29,16 @@ interface IdentityRow {
   is_active: boolean;
   payin_rate: string;
   secrets: string[];
+  /** When the key or one of the secrets expires (null: never); the identity is not kept past it. */
+  valid_until: Date | null;
   [extra: string]: unknown;
 }
 
 const IDENTITY_SQL = `SELECT k.merchant_id, k.terminal_id, t.name AS terminal_name, t.currency, t.is_active, t.payin_rate,
             ARRAY(SELECT s.secret_enc FROM merchant_secrets s
-                   WHERE s.merchant_id = k.merchant_id AND (s.expires_at IS NULL OR s.expires_at > now())) AS secrets
+                   WHERE s.merchant_id = k.merchant_id AND (s.expires_at IS NULL OR s.expires_at > now())) AS secrets,
+            least(k.expires_at, (SELECT min(s.expires_at) FROM merchant_secrets s
+                                  WHERE s.merchant_id = k.merchant_id AND s.expires_at > now())) AS valid_until
        FROM terminal_api_keys k JOIN terminals t ON t.id = k.terminal_id
       WHERE k.key_hash = $1 AND (k.expires_at IS NULL OR k.expires_at > now())`;
 
@@ -52,22 +56,27 @@ function identityQuery(columns: string | undefined): string {
 
 /**
  * Finds the terminal of an API key with the merchant's currently valid (sealed) secrets, and the
- * extra `columns` of it a route needs (one round trip for both).
+ * extra `columns` of it a route needs (one round trip for both); kept in memory between requests
+ * (ctx.identities, see IdentityCache for when it is not).
  */
 async function findIdentity(ctx: AppContext, apiKey: string, columns: string | undefined): Promise<MerchantIdentity | undefined> {
-  const { rows } = await ctx.db.query<IdentityRow>(prepared(identityQuery(columns), [hashToken(apiKey)]));
-  const row = rows[0];
-  if (!row) return undefined;
-  return {
-    merchantId: row.merchant_id,
-    terminalId: row.terminal_id,
-    terminalName: row.terminal_name,
-    terminalCurrency: row.currency,
-    terminalActive: row.is_active,
-    payinRate: row.payin_rate,
-    secrets: row.secrets.map((sealed) => ctx.box.open(sealed)),
-    extras: row,
-  };
+  const keyHash = hashToken(apiKey);
+  return ctx.identities.get(`${keyHash.toString('base64')} ${columns ?? ''}`, async () => {
+    const { rows } = await ctx.db.query<IdentityRow>(prepared(identityQuery(columns), [keyHash]));
+    const row = rows[0];
+    if (!row) return undefined;
+    const identity: MerchantIdentity = {
+      merchantId: row.merchant_id,
+      terminalId: row.terminal_id,
+      terminalName: row.terminal_name,
+      terminalCurrency: row.currency,
+      terminalActive: row.is_active,
+      payinRate: row.payin_rate,
+      secrets: row.secrets.map((sealed) => ctx.box.open(sealed)),
+      extras: row,
+    };
+    return { value: identity, validUntil: row.valid_until };
+  });
 }
 
 /**

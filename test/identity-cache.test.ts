@@ -1,0 +1,207 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
+import pg from 'pg';
+import type { RunningService } from '../src/service.js';
+import { IdentityCache, LISTENER_APPLICATION_NAME } from '../src/merchants/identity.cache.js';
+import { createLogger } from '../src/lib/logger.js';
+import {
+  adminOk,
+  createMerchant,
+  createExecutor,
+  createRequisite,
+  setRate,
+  signed,
+  startTestService,
+  until,
+  uniqueExtId,
+  type MerchantCredentials,
+  type TestService,
+} from './helpers.js';
+
+// The merchant API's callers are kept in memory between requests (IdentityCache). What must
+// never happen: a revoked key, an expired secret, a deactivated terminal or an old rate served
+// from memory after the database said otherwise.
+
+let service: TestService;
+let other: RunningService;
+
+beforeAll(async () => {
+  service = await startTestService();
+  other = await service.startAnother();
+});
+
+afterAll(async () => {
+  await service?.close();
+});
+
+const terminals = (app: RunningService['app'], creds: Pick<MerchantCredentials, 'apiKey' | 'secretKey'>) => signed(app, creds, 'GET', '/v1/terminals');
+
+async function statusOf(app: RunningService['app'], creds: Pick<MerchantCredentials, 'apiKey' | 'secretKey'>): Promise<string> {
+  const res = await terminals(app, creds);
+  return res.statusCode === 200 ? '200' : `${res.statusCode} ${res.json().error}`;
+}
+
+describe('identity cache', () => {
+  it('serves a known caller from memory, and forgets it when any writer changes its key in the database', async () => {
+    const merchant = await createMerchant(service.app);
+    expect(await statusOf(other.app, merchant)).toBe('200');
+    expect(other.ctx.identities.serving).toBe(true);
+    expect(other.ctx.identities.size).toBeGreaterThan(0);
+    // Plain SQL, as the CLI or a script would: no operator API on this instance is involved.
+    await service.ctx.db.query(`UPDATE terminal_api_keys SET expires_at = now() - interval '1 second' WHERE terminal_id = $1`, [merchant.terminalId]);
+    await until(async () => ((await statusOf(other.app, merchant)) === '401 AUTH_002' ? true : undefined), 5_000, 20, 'the revoked key refused');
+  });
+
+  it("applies this instance's own operator changes to the very next request, and another instance's as soon as they are announced", async () => {
+    const merchant = await createMerchant(service.app);
+    expect(await statusOf(service.app, merchant)).toBe('200');
+    expect(await statusOf(other.app, merchant)).toBe('200');
+    await adminOk(service.app, 'PATCH', `/terminals/${merchant.terminalId}`, { is_active: false });
+    // No waiting on this instance.
+    expect(await statusOf(service.app, merchant)).toBe('403 AUTH_003');
+    await until(async () => ((await statusOf(other.app, merchant)) === '403 AUTH_003' ? true : undefined), 5_000, 20, 'the other instance refusing');
+    await adminOk(service.app, 'PATCH', `/terminals/${merchant.terminalId}`, { is_active: true });
+    expect(await statusOf(service.app, merchant)).toBe('200');
+  });
+
+  it('stops accepting an old secret at the end of its grace period, with no announcement to tell it', async () => {
+    const merchant = await createMerchant(service.app);
+    const rotated = await adminOk<{ secret_key: string }>(service.app, 'POST', `/merchants/${merchant.merchantId}/secret-key/rotate`, { grace_seconds: 1 });
+    const started = Date.now();
+    // Read (and kept) while the old secret is still in its grace period.
+    expect(await statusOf(service.app, merchant)).toBe('200');
+    expect(await statusOf(service.app, { ...merchant, secretKey: rotated.secret_key })).toBe('200');
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, 1_100 - (Date.now() - started))));
+    expect(await statusOf(service.app, merchant)).toBe('401 AUTH_002');
+    expect(await statusOf(service.app, { ...merchant, secretKey: rotated.secret_key })).toBe('200');
+  });
+
+  it('an API key rotated with a grace period stops working when it ends', async () => {
+    const merchant = await createMerchant(service.app);
+    const rotated = await adminOk<{ api_key: string }>(service.app, 'POST', `/terminals/${merchant.terminalId}/api-key/rotate`, { grace_seconds: 1 });
+    const started = Date.now();
+    expect(await statusOf(service.app, merchant)).toBe('200');
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, 1_100 - (Date.now() - started))));
+    expect(await statusOf(service.app, merchant)).toBe('401 AUTH_002');
+    expect(await statusOf(service.app, { ...merchant, apiKey: rotated.api_key })).toBe('200');
+  });
+
+  it('a rate changed through another instance is the one the next creates use', async () => {
+    const merchant = await createMerchant(service.app);
+    const executor = await createExecutor(service.app);
+    await createRequisite(service.app, executor.id);
+    await createRequisite(service.app, executor.id);
+    const create = async (amount: number) => {
+      const res = await signed(service.app, merchant, 'POST', '/v1/payments', { ext_id: uniqueExtId(), amount, currency: 'RUB', method: 'CARD' });
+      expect(res.statusCode, res.body).toBe(200);
+      return String(res.json().rate);
+    };
+    await setRate(other.app, 'RUB', 90);
+    await until(async () => ((await create(1000 + Math.floor(Math.random() * 1000))) === '90' ? true : undefined), 5_000, 20, 'rate 90');
+    await setRate(other.app, 'RUB', 91.5);
+    await until(async () => ((await create(1000 + Math.floor(Math.random() * 1000))) === '91.5' ? true : undefined), 5_000, 20, 'rate 91.5');
+  });
+
+  it('a change made as the announcing connection is lost is not served from memory either', async () => {
+    const merchant = await createMerchant(service.app);
+    expect(await statusOf(other.app, merchant)).toBe('200');
+    const admin = new pg.Client({ connectionString: service.databaseUrl });
+    await admin.connect();
+    try {
+      const { rows } = await admin.query<{ n: number }>(
+        `SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity
+          WHERE datname = current_database() AND application_name = $1`,
+        [LISTENER_APPLICATION_NAME],
+      );
+      expect(rows[0]!.n).toBe(2);
+      // Announced to nobody, or to the new connection: either way it must be seen.
+      await admin.query(`UPDATE terminal_api_keys SET expires_at = now() - interval '1 second' WHERE terminal_id = $1`, [merchant.terminalId]);
+      await until(async () => ((await statusOf(other.app, merchant)) === '401 AUTH_002' ? true : undefined), 10_000, 20, 'the revoked key refused');
+      await until(() => (other.ctx.identities.serving ? true : undefined), 10_000, 20, 'the cache serving again');
+    } finally {
+      await admin.end();
+    }
+  });
+});
+
+/** A TCP relay to the test database that can be cut (every connection dropped, new ones refused) and restored. */
+async function relay(target: URL): Promise<{ url: string; cut(): void; restore(): void; close(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  let open = true;
+  const server = createServer((client) => {
+    if (!open) return client.destroy();
+    const upstream = connect(Number(target.port), target.hostname);
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on('error', () => undefined);
+      s.on('close', () => {
+        sockets.delete(s);
+        client.destroy();
+        upstream.destroy();
+      });
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = new URL(target.href);
+  url.port = String((server.address() as AddressInfo).port);
+  return {
+    url: url.href,
+    cut() {
+      open = false;
+      for (const s of sockets) s.destroy();
+    },
+    restore() {
+      open = true;
+    },
+    close: () => new Promise((resolve) => { for (const s of sockets) s.destroy(); server.close(() => resolve()); }),
+  };
+}
+
+describe('IdentityCache.get', () => {
+  it('does not keep a read that a change overlapped, nor a caller that does not exist', async () => {
+    const cache = new IdentityCache<string>(createLogger('silent'));
+    await cache.start(service.databaseUrl);
+    try {
+      expect(await cache.get('a', async () => {
+        cache.forget(); // a change announced while the read was under way
+        return { value: 'old', validUntil: null };
+      })).toBe('old');
+      expect(cache.size).toBe(0);
+      expect(await cache.get('b', async () => undefined)).toBeUndefined();
+      expect(cache.size).toBe(0);
+      expect(await cache.get('c', async () => ({ value: 'kept', validUntil: null }))).toBe('kept');
+      expect(await cache.get('c', async () => ({ value: 'not read', validUntil: null }))).toBe('kept');
+      // Past its own expiry, read again.
+      expect(await cache.get('d', async () => ({ value: 'expired', validUntil: new Date(Date.now() - 1) }))).toBe('expired');
+      expect(await cache.get('d', async () => ({ value: 'fresh', validUntil: null }))).toBe('fresh');
+    } finally {
+      await cache.stop();
+    }
+    // Stopped: nothing is served from memory.
+    expect(await cache.get('c', async () => ({ value: 'read', validUntil: null }))).toBe('read');
+  });
+
+  it('serves nothing from memory while the announcing connection is down, and forgets everything once it is back', async () => {
+    const link = await relay(new URL(service.databaseUrl));
+    const cache = new IdentityCache<string>(createLogger('silent'));
+    await cache.start(link.url);
+    try {
+      expect(await cache.get('k', async () => ({ value: 'v1', validUntil: null }))).toBe('v1');
+      expect(await cache.get('k', async () => ({ value: 'not read', validUntil: null }))).toBe('v1');
+      link.cut();
+      await until(() => (cache.serving ? undefined : true), 10_000, 10, 'the cache off');
+      // Whatever changed meanwhile was announced to nobody: every read goes to the database.
+      expect(await cache.get('k', async () => ({ value: 'v2', validUntil: null }))).toBe('v2');
+      expect(await cache.get('k', async () => ({ value: 'v3', validUntil: null }))).toBe('v3');
+      expect(cache.size).toBe(0);
+      link.restore();
+      await until(() => (cache.serving ? true : undefined), 15_000, 20, 'the cache back');
+      expect(await cache.get('k', async () => ({ value: 'v4', validUntil: null }))).toBe('v4');
+      expect(await cache.get('k', async () => ({ value: 'not read', validUntil: null }))).toBe('v4');
+    } finally {
+      await cache.stop();
+      await link.close();
+    }
+  });
+});
