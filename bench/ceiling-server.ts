@@ -5,10 +5,11 @@
  * authentication, no validation beyond Fastify's JSON parsing: everything the service does on top
  * of this is what the create/ceiling ratio measures.
  *
- * Run as a child process by bench/run.ts: DATABASE_URL and PORT come from the environment;
+ * Run as a child process by bench/run.ts: DATABASE_URL, PORT and POOL_SIZE come from the environment;
  * "ready <port>" on stdout tells the parent it is listening.
  */
 import Fastify from 'fastify';
+import { DEFAULT_DB_POOL_SIZE } from '../src/config.js';
 import { createPool, transaction } from '../src/db/pool.js';
 
 /** Counter rows the transactions spread over, so that they do not all queue on one hot row. */
@@ -17,7 +18,7 @@ const ROWS = 1000;
 async function main(): Promise<void> {
   const url = process.env.DATABASE_URL;
   if (!url) throw new Error('DATABASE_URL is required');
-  const db = createPool(url);
+  const db = createPool(url, Number(process.env.POOL_SIZE ?? DEFAULT_DB_POOL_SIZE));
   await db.query(`
     CREATE TABLE IF NOT EXISTS bench_counters (id integer PRIMARY KEY, total numeric(20, 2) NOT NULL DEFAULT 0, n bigint NOT NULL DEFAULT 0);
     CREATE TABLE IF NOT EXISTS bench_log (

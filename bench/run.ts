@@ -24,7 +24,9 @@
  * pg_stat_statements and print the statements that took the most time in each figure, and what
  * the busy backends wait on), BENCH_AUTO_EXPLAIN (with BENCH_PG_STATS, N: log the plans of
  * statements slower than N ms to <work directory>/postgres.log; add BENCH_KEEP=1 to read them),
- * BENCH_TIMEOUT_SECONDS (600: the whole run is stopped, and cleaned up, after this), LOG_LEVEL (info).
+ * BENCH_TIMEOUT_SECONDS (600: the whole run is stopped, and cleaned up, after this), LOG_LEVEL (info),
+ * KASSIR_DB_POOL_SIZE (the service's pool, as in production; default DEFAULT_DB_POOL_SIZE),
+ * BENCH_CEILING_POOL_SIZE (the ceiling's pool; default the service's, like for like).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -34,6 +36,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { DEFAULT_DB_POOL_SIZE } from '../src/config.js';
 import { freePort, startEmbeddedPostgres, type EmbeddedDatabase } from '../src/db/embedded.js';
 import { signRequest } from '../src/http/signature.js';
 import { luhnValid } from '../src/lib/validators.js';
@@ -56,6 +59,9 @@ const KEEP = process.env.BENCH_KEEP === '1';
 const WEBHOOKS = process.env.BENCH_WEBHOOKS !== '0';
 const PG_STATS = process.env.BENCH_PG_STATS === '1';
 const LOG_LEVEL = process.env.LOG_LEVEL || 'info';
+/** The service's pool size (its own configuration), and the ceiling's: the same unless told otherwise. */
+const POOL_SIZE = envInt('KASSIR_DB_POOL_SIZE', DEFAULT_DB_POOL_SIZE);
+const CEILING_POOL_SIZE = envInt('BENCH_CEILING_POOL_SIZE', POOL_SIZE);
 const EXECUTORS = 10;
 const HISTORY_MERCHANTS = 9;
 const ROOT = resolve(import.meta.dirname, '..');
@@ -527,7 +533,12 @@ async function main(): Promise<void> {
     logStream,
   );
   const ceilingPort = await freePort();
-  const ceiling = startChild('ceiling server', ['--import', 'tsx', 'bench/ceiling-server.ts'], { DATABASE_URL: embedded.url, PORT: String(ceilingPort) }, 'pipe');
+  const ceiling = startChild(
+    'ceiling server',
+    ['--import', 'tsx', 'bench/ceiling-server.ts'],
+    { DATABASE_URL: embedded.url, PORT: String(ceilingPort), POOL_SIZE: String(CEILING_POOL_SIZE) },
+    'pipe',
+  );
   await waitReady(`${base}/healthz`, service, 'the service');
   const ceilingReady = new Promise<void>((r, reject) => {
     ceiling.proc.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && r());
@@ -700,7 +711,8 @@ async function main(): Promise<void> {
 
   const lines = [
     '',
-    `Kassir benchmark: ${CONNECTIONS} connections, ${SECONDS} s each, embedded PostgreSQL, service LOG_LEVEL=${LOG_LEVEL}` +
+    `Kassir benchmark: ${CONNECTIONS} connections, ${SECONDS} s each, embedded PostgreSQL, service LOG_LEVEL=${LOG_LEVEL}, ` +
+      `database pool ${POOL_SIZE} (ceiling ${CEILING_POOL_SIZE})` +
       ` (${logPerRequest.toFixed(0)} log bytes per create request, ${(logTotal / 1024 / 1024).toFixed(1)} MiB log in all)`,
     show(a),
     show(b),

@@ -38,7 +38,7 @@ export async function startService(
     embedded = await startEmbeddedPostgres(config.dataDir, config.embeddedPgPort, log, config.embeddedSharedBuffers);
     databaseUrl = embedded.url;
   }
-  const db = createPool(databaseUrl);
+  const db = createPool(databaseUrl, config.dbPoolSize);
   let runner: Runner | undefined;
   let statistics: { stop(): Promise<void> } | undefined;
   let app: FastifyInstance | undefined;

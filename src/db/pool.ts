@@ -10,8 +10,8 @@ export type Queryable = pg.Pool | pg.PoolClient;
 // so that money goes straight into decimal.js without passing through binary floating point.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value));
 
-/** Opens a connection pool; `max` is sized for the 2-core machines this runs on. */
-export function createPool(connectionString: string, max = 20): Db {
+/** Opens a connection pool of at most `max` connections (config KASSIR_DB_POOL_SIZE). */
+export function createPool(connectionString: string, max: number): Db {
   const pool = new pg.Pool({ connectionString, max, idleTimeoutMillis: 30_000 });
   // An idle client losing its connection (database restart) must not crash the process.
   pool.on('error', () => undefined);
