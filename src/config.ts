@@ -59,9 +59,9 @@ export const DEFAULT_SHARED_BUFFERS = '512MB';
 
 /**
  * Connections per instance. On the 2-core machines this is built on, 8 gave the most payment
- * creates per second (issue 4's benchmark: 6, 8 and 10 within noise of each other, 20 about a
- * fifth fewer, with more database CPU per create): a create holds a connection for one round
- * trip, and more of them only queue inside PostgreSQL for the same two cores. The worker's
+ * creates per second (issue 4's benchmark: 6, 8 and 10 within noise of each other; 20 a few per
+ * cent fewer, with about a fifth more database CPU per create): a create holds a connection for
+ * one round trip, and more of them only queue inside PostgreSQL for the same two cores. The worker's
  * listening connection and its jobs (4 at most) share the pool, hence at least 6.
  */
 export const DEFAULT_DB_POOL_SIZE = 8;
