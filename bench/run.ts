@@ -25,7 +25,7 @@
  * the busy backends wait on), BENCH_AUTO_EXPLAIN (with BENCH_PG_STATS, N: log the plans of
  * statements slower than N ms to <work directory>/postgres.log; add BENCH_KEEP=1 to read them),
  * BENCH_TIMEOUT_SECONDS (600: the whole run is stopped, and cleaned up, after this), LOG_LEVEL (info),
- * KASSIR_DB_POOL_SIZE (the service's pool, as in production; default DEFAULT_DB_POOL_SIZE),
+ * KASSIR_DB_POOL_SIZE (the service's pool, read as the service reads it; default DEFAULT_DB_POOL_SIZE),
  * BENCH_CEILING_POOL_SIZE (the ceiling's pool; default the service's, like for like).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -36,7 +36,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { DEFAULT_DB_POOL_SIZE } from '../src/config.js';
+import { loadConfig } from '../src/config.js';
 import { freePort, startEmbeddedPostgres, type EmbeddedDatabase } from '../src/db/embedded.js';
 import { signRequest } from '../src/http/signature.js';
 import { luhnValid } from '../src/lib/validators.js';
@@ -60,7 +60,7 @@ const WEBHOOKS = process.env.BENCH_WEBHOOKS !== '0';
 const PG_STATS = process.env.BENCH_PG_STATS === '1';
 const LOG_LEVEL = process.env.LOG_LEVEL || 'info';
 /** The service's pool size (its own configuration), and the ceiling's: the same unless told otherwise. */
-const POOL_SIZE = envInt('KASSIR_DB_POOL_SIZE', DEFAULT_DB_POOL_SIZE);
+const POOL_SIZE = loadConfig().dbPoolSize;
 const CEILING_POOL_SIZE = envInt('BENCH_CEILING_POOL_SIZE', POOL_SIZE);
 const EXECUTORS = 10;
 const HISTORY_MERCHANTS = 9;

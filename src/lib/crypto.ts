@@ -48,9 +48,10 @@ export class SecretBox {
   }
 
   /**
-   * Opens a sealed secret. Every signed request opens its merchant's secrets, so what was opened
-   * is remembered (a bounded map from sealed text to plaintext: the same sealed text always opens
-   * to the same plaintext). Which secrets are valid is still read from the database each time.
+   * Opens a sealed secret. Secrets are opened often — a merchant's on every webhook delivery and
+   * every identity read (IdentityCache misses), a provider's on every call — so what was opened is
+   * remembered (a bounded map from sealed text to plaintext: the same sealed text always opens to
+   * the same plaintext). Which secrets are valid is decided by the callers' reads, never here.
    */
   open(sealed: string): string {
     let plaintext = this.opened.get(sealed);
