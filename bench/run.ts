@@ -199,7 +199,9 @@ interface Figure {
   ok: number;
   total: number;
   p50: number;
+  p90: number;
   p99: number;
+  p999: number;
   non2xx: number;
   errors: number;
   duration: number;
@@ -251,7 +253,9 @@ function load(
           ok: result['2xx'],
           total,
           p50: result.latency.p50,
+          p90: result.latency.p90,
           p99: result.latency.p99,
+          p999: result.latency.p99_9,
           non2xx: result.non2xx,
           errors: result.errors,
           duration: result.duration,
@@ -265,7 +269,7 @@ function load(
 function show(f: Figure): string {
   return (
     `${f.name}: ${f.rps.toFixed(0)} requests/s (${(f.ok / f.duration).toFixed(0)} 2xx/s), ` +
-    `p50 ${f.p50} ms, p99 ${f.p99} ms, non-2xx ${f.non2xx}, errors ${f.errors}, ${f.total} requests in ${f.duration.toFixed(1)} s; ` +
+    `p50 ${f.p50} ms, p90 ${f.p90} ms, p99 ${f.p99} ms, p99.9 ${f.p999} ms, non-2xx ${f.non2xx}, errors ${f.errors}, ${f.total} requests in ${f.duration.toFixed(1)} s; ` +
     `CPU ms/request: server ${f.cpu.server.toFixed(2)}, PostgreSQL ${f.cpu.postgres.toFixed(2)}, load generator ${f.cpu.bench.toFixed(2)}`
   );
 }
@@ -423,8 +427,8 @@ async function resetStats(db: pg.Client): Promise<void> {
 /** With BENCH_PG_STATS: the statements that took the most database time since resetStats. */
 async function printStats(db: pg.Client, figure: Figure): Promise<void> {
   if (!PG_STATS) return;
-  const { rows } = await db.query<{ calls: number; total: number; mean: number; plan: number; query: string }>(
-    `SELECT calls::int, round(total_exec_time + total_plan_time)::int AS total, round(mean_exec_time::numeric, 3)::float AS mean,
+  const { rows } = await db.query<{ calls: number; plans: number; total: number; mean: number; plan: number; query: string }>(
+    `SELECT calls::int, plans::int, round(total_exec_time + total_plan_time)::int AS total, round(mean_exec_time::numeric, 3)::float AS mean,
             round(mean_plan_time::numeric, 3)::float AS plan, query
        FROM pg_stat_statements WHERE query NOT ILIKE '%pg_stat_%'
       ORDER BY total_exec_time + total_plan_time DESC LIMIT 12`,
@@ -437,7 +441,7 @@ async function printStats(db: pg.Client, figure: Figure): Promise<void> {
   }
   progress(`  top statements during ${figure.name} (${figure.total} requests):`);
   for (const row of rows) {
-    progress(`    ${String(row.total).padStart(7)} ms  ${(row.calls / figure.total).toFixed(2).padStart(5)}/req  exec ${row.mean} ms  plan ${row.plan} ms  ${row.query.replace(/\s+/g, ' ').slice(0, 150)}`);
+    progress(`    ${String(row.total).padStart(7)} ms  ${(row.calls / figure.total).toFixed(2).padStart(5)}/req  exec ${row.mean} ms  plan ${row.plan} ms × ${(row.plans / Math.max(row.calls, 1)).toFixed(2)}  ${row.query.replace(/\s+/g, ' ').slice(0, 150)}`);
   }
 }
 

@@ -7,7 +7,8 @@ import { Decimal } from 'decimal.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkLedger } from '../src/ledger/ledger.check.js';
 import { creditForPayin } from '../src/ledger/credit.js';
-import type { Tx } from '../src/db/pool.js';
+import { transaction, type Tx } from '../src/db/pool.js';
+import { post, type Posting } from '../src/ledger/ledger.repo.js';
 import {
   adminOk, createExecutor, createMerchant, createPayment, createRequisite, setRate, startTestService, uniqueExtId,
   type MerchantCredentials, type TestService,
@@ -167,6 +168,88 @@ describe('the SQL itself refuses to break the ledger', () => {
     await expect(sql('DELETE FROM ledger_entries')).rejects.toThrow(/append-only/);
     await expect(sql(`UPDATE ledger_accounts SET balance = -0.000001 WHERE terminal_id = $1 AND kind = 'terminal_frozen'`, [merchant.terminalId]))
       .rejects.toThrow(/ledger_accounts_terminal_nonnegative/);
+    expect(await check()).toEqual({ ok: true, problems: [] });
+  });
+});
+
+describe('credits applied at COMMIT (migration 012)', () => {
+  /** Posts `entries` with creditsAtCommit in a transaction; `between` runs after the posting, before COMMIT. */
+  async function postAtCommit(entries: Posting['entries'], between: (tx: Tx) => Promise<void> = async () => undefined) {
+    return transaction(service.ctx.db, async (tx) => {
+      await post(tx, { kind: 'adjustment', refId: null, merchantId: merchant.merchantId, memo: 'at commit', entries, creditsAtCommit: true });
+      await between(tx);
+    });
+  }
+
+  it('a credit reaches the balance at COMMIT, not before; a debit of the same posting is applied at once', async () => {
+    await adminOk(service.app, 'POST', `/terminals/${merchant.terminalId}/adjustments`, { amount: 5, reason: 'funds to move' });
+    const before = new Decimal(await available(merchant.terminalId));
+    const frozenBefore = await sql<{ balance: string }>(`SELECT balance::text FROM ledger_accounts WHERE terminal_id = $1 AND kind = 'terminal_frozen'`, [merchant.terminalId]);
+    const seen: string[] = [];
+    await postAtCommit(
+      [
+        { account: { kind: 'system_adjustments' }, amount: new Decimal('-1.5') },
+        { account: { terminalId: merchant.terminalId, kind: 'terminal_available' }, amount: new Decimal('1.5') },
+      ],
+      async (tx) => {
+        const { rows } = await tx.query<{ balance: string }>(`SELECT balance::text FROM ledger_accounts WHERE terminal_id = $1 AND kind = 'terminal_available'`, [merchant.terminalId]);
+        seen.push(rows[0]!.balance);
+      },
+    );
+    expect(new Decimal(seen[0]!).eq(before)).toBe(true);
+    expect(new Decimal(await available(merchant.terminalId)).eq(before.plus('1.5'))).toBe(true);
+
+    // available −2 (now, so an overdraft would be refused here), frozen +2 (at COMMIT)
+    await postAtCommit([
+      { account: { terminalId: merchant.terminalId, kind: 'terminal_available' }, amount: new Decimal(-2) },
+      { account: { terminalId: merchant.terminalId, kind: 'terminal_frozen' }, amount: new Decimal(2) },
+    ], async (tx) => {
+      const { rows } = await tx.query<{ balance: string }>(`SELECT balance::text FROM ledger_accounts WHERE terminal_id = $1 AND kind = 'terminal_available'`, [merchant.terminalId]);
+      expect(new Decimal(rows[0]!.balance).eq(before.plus('-0.5'))).toBe(true);
+    });
+    const frozen = await sql<{ balance: string }>(`SELECT balance::text FROM ledger_accounts WHERE terminal_id = $1 AND kind = 'terminal_frozen'`, [merchant.terminalId]);
+    expect(new Decimal(frozen[0]!.balance).minus(frozenBefore[0]!.balance).toFixed()).toBe('2');
+    // put it back so that frozen funds match the open holds again
+    await postAtCommit([
+      { account: { terminalId: merchant.terminalId, kind: 'terminal_frozen' }, amount: new Decimal(-2) },
+      { account: { terminalId: merchant.terminalId, kind: 'terminal_available' }, amount: new Decimal(2) },
+    ]);
+    expect(await check()).toEqual({ ok: true, problems: [] });
+  });
+
+  it('an overdraft in a posting with credits at commit is still refused at once', async () => {
+    const balance = new Decimal(await available(merchant.terminalId));
+    await expect(
+      postAtCommit([
+        { account: { terminalId: merchant.terminalId, kind: 'terminal_available' }, amount: balance.plus(1).negated() },
+        { account: { kind: 'system_adjustments' }, amount: balance.plus(1) },
+      ]),
+    ).rejects.toThrow(/ledger_accounts_terminal_nonnegative/);
+    expect(new Decimal(await available(merchant.terminalId)).eq(balance)).toBe(true);
+  });
+
+  it('SQL refuses a debit marked for COMMIT, and a mark on an account that keeps no balance', async () => {
+    const [adjustments] = await sql<{ id: string }>(`SELECT id FROM ledger_accounts WHERE kind = 'system_adjustments'`);
+    const [terminal] = await sql<{ id: string }>(`SELECT id FROM ledger_accounts WHERE terminal_id = $1 AND kind = 'terminal_available'`, [merchant.terminalId]);
+    const client = await service.ctx.db.connect();
+    try {
+      await client.query('BEGIN');
+      const { rows } = await client.query<{ id: string }>(`INSERT INTO ledger_transactions (kind, memo) VALUES ('adjustment', 'debit at commit') RETURNING id`);
+      await expect(
+        client.query('INSERT INTO ledger_entries (transaction_id, account_id, amount, applied_at_commit) VALUES ($1, $2, -1, true)', [rows[0]!.id, terminal!.id]),
+      ).rejects.toThrow(/ledger_entries_commit_credit/);
+      await client.query('ROLLBACK');
+
+      await client.query('BEGIN');
+      const second = await client.query<{ id: string }>(`INSERT INTO ledger_transactions (kind, memo) VALUES ('adjustment', 'system at commit') RETURNING id`);
+      await client.query(
+        `INSERT INTO ledger_entries (transaction_id, account_id, amount, applied_at_commit) VALUES ($1, $2, 1, true), ($1, $3, -1, false)`,
+        [second.rows[0]!.id, adjustments!.id, terminal!.id],
+      );
+      await expect(client.query('COMMIT')).rejects.toThrow(/keeps no balance/);
+    } finally {
+      client.release();
+    }
     expect(await check()).toEqual({ ok: true, problems: [] });
   });
 });

@@ -76,36 +76,17 @@ export async function transaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promis
   return againIfStale(() => runTransaction(db, fn));
 }
 
-/** Work queued by lastInTransaction for the transactions transaction() has open. */
-const beforeCommit = new WeakMap<Tx, (() => Promise<void>)[]>();
-
-/**
- * Runs `work` at the end of `tx` — a transaction opened by transaction() — after its function has
- * returned and just before COMMIT; should it fail, the transaction rolls back as usual. For
- * statements that lock a row many transactions need (a terminal's balance): the later the lock is
- * taken, the shorter they queue for it.
- */
-export function lastInTransaction(tx: Tx, work: () => Promise<void>): void {
-  const queue = beforeCommit.get(tx);
-  if (!queue) throw new Error('lastInTransaction needs a transaction opened by transaction()');
-  queue.push(work);
-}
-
 async function runTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
   const client = await db.connect();
-  const queue: (() => Promise<void>)[] = [];
-  beforeCommit.set(client, queue);
   try {
     await client.query('BEGIN');
     const result = await fn(client);
-    for (const work of queue) await work();
     await client.query('COMMIT');
     return result;
   } catch (err) {
     await client.query('ROLLBACK').catch(() => undefined);
     throw err;
   } finally {
-    beforeCommit.delete(client);
     client.release();
   }
 }

@@ -1,4 +1,4 @@
-import type { Queryable } from '../db/pool.js';
+import { prepared, type Queryable } from '../db/pool.js';
 
 export interface ExecutorRow {
   id: string;
@@ -23,7 +23,7 @@ export async function findExecutor(db: Queryable, id: string): Promise<ExecutorR
 }
 
 export async function findExecutorByToken(db: Queryable, tokenHash: Buffer): Promise<ExecutorRow | undefined> {
-  const { rows } = await db.query<ExecutorRow>(`SELECT ${COLUMNS} FROM executors WHERE token_hash = $1`, [tokenHash]);
+  const { rows } = await db.query<ExecutorRow>(prepared(`SELECT ${COLUMNS} FROM executors WHERE token_hash = $1`, [tokenHash]));
   return rows[0];
 }
 

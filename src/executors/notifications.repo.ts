@@ -1,4 +1,4 @@
-import type { Queryable, Tx } from '../db/pool.js';
+import { prepared, type Queryable, type Tx } from '../db/pool.js';
 
 export interface NotificationRow {
   id: string;
@@ -19,15 +19,14 @@ const COLUMNS = `id, executor_id, requisite_id, amount, text, received_at, parse
   candidate_payment_id, resolved_note, created_at`;
 
 export async function findByDedupeKey(db: Queryable, key: Buffer): Promise<NotificationRow | undefined> {
-  const { rows } = await db.query<NotificationRow>(`SELECT ${COLUMNS} FROM notifications WHERE dedupe_key = $1`, [key]);
+  const { rows } = await db.query<NotificationRow>(prepared(`SELECT ${COLUMNS} FROM notifications WHERE dedupe_key = $1`, [key]));
   return rows[0];
 }
 
 /** The one PENDING payment on a requisite for an amount (the cascade guarantees at most one), locked. */
 export async function lockPendingPayment(tx: Tx, requisiteId: string, amount: string): Promise<string | undefined> {
   const { rows } = await tx.query<{ id: string }>(
-    `SELECT id FROM payments WHERE requisite_id = $1 AND payer_amount = $2 AND status = 'PENDING' FOR UPDATE`,
-    [requisiteId, amount],
+    prepared(`SELECT id FROM payments WHERE requisite_id = $1 AND payer_amount = $2 AND status = 'PENDING' FOR UPDATE`, [requisiteId, amount]),
   );
   return rows[0]?.id;
 }
@@ -53,9 +52,11 @@ export async function insertNotification(
   n: Omit<NotificationRow, 'id' | 'created_at' | 'resolved_note'> & { dedupe_key: Buffer | null },
 ): Promise<NotificationRow> {
   const { rows } = await tx.query<NotificationRow>(
-    `INSERT INTO notifications (executor_id, requisite_id, amount, text, received_at, parsed_bank, status, payment_id, candidate_payment_id, dedupe_key)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING ${COLUMNS}`,
-    [n.executor_id, n.requisite_id, n.amount, n.text, n.received_at, n.parsed_bank, n.status, n.payment_id, n.candidate_payment_id, n.dedupe_key],
+    prepared(
+      `INSERT INTO notifications (executor_id, requisite_id, amount, text, received_at, parsed_bank, status, payment_id, candidate_payment_id, dedupe_key)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING ${COLUMNS}`,
+      [n.executor_id, n.requisite_id, n.amount, n.text, n.received_at, n.parsed_bank, n.status, n.payment_id, n.candidate_payment_id, n.dedupe_key],
+    ),
   );
   return rows[0]!;
 }

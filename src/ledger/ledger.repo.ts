@@ -1,5 +1,5 @@
 import type { Decimal } from 'decimal.js';
-import type { Queryable, Tx } from '../db/pool.js';
+import { prepared, type Queryable, type Tx } from '../db/pool.js';
 
 export type TerminalAccountKind = 'terminal_available' | 'terminal_frozen';
 export type SystemAccountKind = 'system_incoming' | 'system_fee_revenue' | 'system_adjustments' | 'system_outgoing';
@@ -15,6 +15,14 @@ export interface Posting {
   merchantId: string | null;
   memo: string | null;
   entries: { account: AccountRef; amount: Decimal }[];
+  /**
+   * Add this posting's terminal credits to their balances at COMMIT (migration 012) instead of
+   * now, so that a terminal's balance row is locked only for the commit itself: for postings that
+   * many concurrent transactions make on one terminal (pay-in credits). Debits are always applied
+   * now, where an overdraft is refused at once; nothing in the transaction may read the credited
+   * balance after this posting.
+   */
+  creditsAtCommit?: boolean;
 }
 
 /** Creates a terminal's available and frozen accounts (at terminal creation). */
@@ -35,32 +43,40 @@ export async function post(tx: Tx, posting: Posting): Promise<string> {
   const terminalIds: (string | null)[] = [];
   const kinds: string[] = [];
   const amounts: string[] = [];
+  const atCommit: boolean[] = [];
   for (const entry of posting.entries) {
-    terminalIds.push('terminalId' in entry.account ? entry.account.terminalId : null);
+    const terminalId = 'terminalId' in entry.account ? entry.account.terminalId : null;
+    terminalIds.push(terminalId);
     kinds.push(entry.account.kind);
     amounts.push(entry.amount.toFixed());
+    atCommit.push(Boolean(posting.creditsAtCommit) && terminalId !== null && entry.amount.isPositive());
   }
-  // One round trip: the transaction row, the entries, and the terminal balances. Terminal rows
-  // are updated in a fixed order (by account id) so concurrent postings cannot deadlock.
+  // One round trip: the transaction row, the entries, and the terminal balances (those not left
+  // to COMMIT). Terminal rows are locked in a fixed order (by account id), now and at COMMIT
+  // (entries are inserted, and their commit triggers queued, in that order), so concurrent
+  // postings cannot deadlock.
   const { rows } = await tx.query<{ id: string }>(
-    `WITH t AS (
-       INSERT INTO ledger_transactions (kind, ref_id, merchant_id, memo) VALUES ($1, $2, $3, $4) RETURNING id
-     ), e AS (
-       SELECT a.id AS account_id, a.kind, x.amount
-         FROM unnest($5::uuid[], $6::text[], $7::numeric[]) AS x(terminal_id, kind, amount)
-         JOIN ledger_accounts a ON a.kind = x.kind AND a.terminal_id IS NOT DISTINCT FROM x.terminal_id
-     ), entries AS (
-       INSERT INTO ledger_entries (transaction_id, account_id, amount)
-       SELECT t.id, e.account_id, e.amount FROM t, e
-       RETURNING account_id
-     ), balances AS (
-       UPDATE ledger_accounts a SET balance = a.balance + d.amount
-         FROM (SELECT account_id, sum(amount) AS amount FROM e WHERE kind LIKE 'terminal_%' GROUP BY account_id ORDER BY account_id) d
-        WHERE a.id = d.account_id
-       RETURNING a.id
-     )
-     SELECT t.id, (SELECT count(*) FROM entries) AS entries FROM t`,
-    [posting.kind, posting.refId, posting.merchantId, posting.memo, terminalIds, kinds, amounts],
+    prepared(
+      `WITH t AS (
+         INSERT INTO ledger_transactions (kind, ref_id, merchant_id, memo) VALUES ($1, $2, $3, $4) RETURNING id
+       ), e AS (
+         SELECT a.id AS account_id, a.kind, x.amount, x.at_commit
+           FROM unnest($5::uuid[], $6::text[], $7::numeric[], $8::boolean[]) AS x(terminal_id, kind, amount, at_commit)
+           JOIN ledger_accounts a ON a.kind = x.kind AND a.terminal_id IS NOT DISTINCT FROM x.terminal_id
+       ), entries AS (
+         INSERT INTO ledger_entries (transaction_id, account_id, amount, applied_at_commit)
+         SELECT t.id, e.account_id, e.amount, e.at_commit FROM t, e ORDER BY e.account_id
+         RETURNING account_id
+       ), balances AS (
+         UPDATE ledger_accounts a SET balance = a.balance + d.amount
+           FROM (SELECT account_id, sum(amount) AS amount FROM e
+                  WHERE kind LIKE 'terminal_%' AND NOT at_commit GROUP BY account_id ORDER BY account_id) d
+          WHERE a.id = d.account_id
+         RETURNING a.id
+       )
+       SELECT t.id, (SELECT count(*) FROM entries) AS entries FROM t`,
+      [posting.kind, posting.refId, posting.merchantId, posting.memo, terminalIds, kinds, amounts, atCommit],
+    ),
   );
   const row = rows[0] as { id: string; entries: number } | undefined;
   if (!row || row.entries !== posting.entries.length) {

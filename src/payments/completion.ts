@@ -1,14 +1,13 @@
 import type { Config } from '../config.js';
-import { lastInTransaction, type Tx } from '../db/pool.js';
+import { prepared, type Tx } from '../db/pool.js';
 import { creditForPayin } from '../ledger/credit.js';
 import { post, type Posting } from '../ledger/ledger.repo.js';
 import { paymentsChanged } from './events.js';
 import { transition, type PaymentEvent, type PaymentStatus } from './state.js';
 
 /**
- * Completes a payment inside the caller's transaction (one opened by transaction()): the guarded
- * status change, the webhook event and — as the transaction's last statement — the pay-in credit
- * to the terminal (DESIGN.md decision 11), all or nothing. Returns
+ * Completes a payment inside the caller's transaction: the guarded status change, the webhook
+ * event and the pay-in credit to the terminal (DESIGN.md decision 11), all or nothing. Returns
  * false when the payment was not in a status the event completes from (someone else won).
  * The ledger's unique (kind, ref_id) index makes a second credit of one payment impossible.
  */
@@ -22,8 +21,7 @@ export async function completePayment(
   const changed = await transition(tx, paymentId, event, options);
   if (!changed) return false;
   const { rows } = await tx.query<{ received_amount: string; rate: string; payin_rate: string; merchant_id: string; terminal_id: string }>(
-    'SELECT received_amount, rate, payin_rate, merchant_id, terminal_id FROM payments WHERE id = $1',
-    [paymentId],
+    prepared('SELECT received_amount, rate, payin_rate, merchant_id, terminal_id FROM payments WHERE id = $1', [paymentId]),
   );
   const payment = rows[0]!;
   const credit = creditForPayin(payment.received_amount, payment.rate, payment.payin_rate);
@@ -33,11 +31,8 @@ export async function completePayment(
   if (!credit.net.isZero()) entries.push({ account: { terminalId: payment.terminal_id, kind: 'terminal_available' }, amount: credit.net });
   if (!credit.fee.isZero()) entries.push({ account: { kind: 'system_fee_revenue' }, amount: credit.fee });
   await paymentsChanged(tx, config, [paymentId]);
-  // Last before COMMIT: the credit locks the terminal's balance row, which every completion on
-  // the terminal needs; held from here to COMMIT only, not through the rest of the caller's work
-  // (issue 4 benchmark: completions on one terminal queued ~100 ms for it).
-  lastInTransaction(tx, async () => {
-    await post(tx, { kind: 'payin', refId: paymentId, merchantId: payment.merchant_id, memo: null, entries });
-  });
+  // Every completion on the terminal credits its one balance row: added at COMMIT, the row is
+  // locked for the commit only, not through the rest of the caller's work (migration 012).
+  await post(tx, { kind: 'payin', refId: paymentId, merchantId: payment.merchant_id, memo: null, entries, creditsAtCommit: true });
   return true;
 }

@@ -1,4 +1,4 @@
-import type { Queryable } from '../db/pool.js';
+import { prepared, type Queryable } from '../db/pool.js';
 
 export const PAYMENT_STATUSES = ['PENDING', 'PROCESSING', 'COMPLETED', 'COMPLETED_APPEAL', 'CANCELLED', 'CANCELLED_APPEAL', 'DISPUTE'] as const;
 export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
@@ -56,13 +56,15 @@ export async function transition(
   const to = options.to ?? rule.to[0];
   if (!(rule.to as readonly string[]).includes(to)) throw new Error(`event ${event} cannot lead to ${to}`);
   const { rows } = await db.query<TransitionResult>(
-    `UPDATE payments p SET status = $3, cancel_reason = coalesce($4, p.cancel_reason), updated_at = now(),
-            completed_at = CASE WHEN $3 IN ('COMPLETED', 'COMPLETED_APPEAL') THEN now() ELSE p.completed_at END,
-            received_amount = CASE WHEN $3 IN ('COMPLETED', 'COMPLETED_APPEAL') THEN coalesce($5, p.amount) ELSE p.received_amount END
-       FROM (SELECT id, status FROM payments WHERE id = $1 FOR UPDATE) old
-      WHERE p.id = old.id AND old.status = ANY($2::text[])
-      RETURNING p.id, p.merchant_id, p.terminal_id, old.status AS "from", p.status AS "to"`,
-    [paymentId, rule.from, to, options.reason ?? null, options.receivedAmount ?? null],
+    prepared(
+      `UPDATE payments p SET status = $3, cancel_reason = coalesce($4, p.cancel_reason), updated_at = now(),
+              completed_at = CASE WHEN $3 IN ('COMPLETED', 'COMPLETED_APPEAL') THEN now() ELSE p.completed_at END,
+              received_amount = CASE WHEN $3 IN ('COMPLETED', 'COMPLETED_APPEAL') THEN coalesce($5, p.amount) ELSE p.received_amount END
+         FROM (SELECT id, status FROM payments WHERE id = $1 FOR UPDATE) old
+        WHERE p.id = old.id AND old.status = ANY($2::text[])
+        RETURNING p.id, p.merchant_id, p.terminal_id, old.status AS "from", p.status AS "to"`,
+      [paymentId, rule.from, to, options.reason ?? null, options.receivedAmount ?? null],
+    ),
   );
   return rows[0];
 }

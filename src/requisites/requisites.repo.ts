@@ -1,4 +1,4 @@
-import type { Queryable } from '../db/pool.js';
+import { prepared, type Queryable } from '../db/pool.js';
 
 export interface RequisiteRow {
   id: string;
@@ -32,7 +32,7 @@ export async function insertRequisite(db: Queryable, r: RequisiteFields): Promis
 }
 
 export async function findRequisite(db: Queryable, id: string): Promise<RequisiteRow | undefined> {
-  const { rows } = await db.query<RequisiteRow>(`SELECT ${COLUMNS} FROM requisites WHERE id = $1`, [id]);
+  const { rows } = await db.query<RequisiteRow>(prepared(`SELECT ${COLUMNS} FROM requisites WHERE id = $1`, [id]));
   return rows[0];
 }
 

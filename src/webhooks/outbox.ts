@@ -1,4 +1,4 @@
-import type { Tx } from '../db/pool.js';
+import { prepared, type Tx } from '../db/pool.js';
 
 /** The graphile-worker task that delivers a resource's pending webhook events in order. */
 export const DELIVER_TASK = 'webhooks_deliver';
@@ -25,24 +25,26 @@ export async function enqueueWebhooks(tx: Tx, events: OutboxEvent[]): Promise<vo
   const withUrl = events.filter((e) => e.url);
   if (withUrl.length === 0) return;
   await tx.query(
-    `WITH event AS (
-       INSERT INTO webhook_events (merchant_id, resource_type, resource_id, event, payload, url, notification_token)
-       SELECT * FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::text[], $5::jsonb[], $6::text[], $7::text[])
-       RETURNING resource_id
-     )
-     SELECT graphile_worker.add_job($8, json_build_object('resource_id', r.resource_id::text),
-                                    queue_name => 'webhooks:' || r.resource_id, job_key => 'webhooks:' || r.resource_id, run_at => now())
-       FROM (SELECT DISTINCT resource_id FROM event) r`,
-    [
-      withUrl.map((e) => e.merchantId),
-      withUrl.map((e) => e.resourceType),
-      withUrl.map((e) => e.resourceId),
-      withUrl.map((e) => e.event),
-      withUrl.map((e) => JSON.stringify(e.payload)),
-      withUrl.map((e) => e.url),
-      withUrl.map((e) => e.notificationToken),
-      DELIVER_TASK,
-    ],
+    prepared(
+      `WITH event AS (
+         INSERT INTO webhook_events (merchant_id, resource_type, resource_id, event, payload, url, notification_token)
+         SELECT * FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::text[], $5::jsonb[], $6::text[], $7::text[])
+         RETURNING resource_id
+       )
+       SELECT graphile_worker.add_job($8, json_build_object('resource_id', r.resource_id::text),
+                                      queue_name => 'webhooks:' || r.resource_id, job_key => 'webhooks:' || r.resource_id, run_at => now())
+         FROM (SELECT DISTINCT resource_id FROM event) r`,
+      [
+        withUrl.map((e) => e.merchantId),
+        withUrl.map((e) => e.resourceType),
+        withUrl.map((e) => e.resourceId),
+        withUrl.map((e) => e.event),
+        withUrl.map((e) => JSON.stringify(e.payload)),
+        withUrl.map((e) => e.url),
+        withUrl.map((e) => e.notificationToken),
+        DELIVER_TASK,
+      ],
+    ),
   );
 }
 
