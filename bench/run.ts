@@ -30,7 +30,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, createWriteStream, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, type WriteStream } from 'node:fs';
+import { chmodSync, closeSync, createWriteStream, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -86,18 +86,20 @@ interface Child {
   stderr(): string;
 }
 
-function startChild(name: string, args: string[], env: Record<string, string>, stdout: WriteStream | 'pipe'): Child {
+/** Starts a Node child; its stdout goes to the parent (`pipe`) or straight into an open file (`fd`). */
+function startChild(name: string, args: string[], env: Record<string, string>, stdout: { fd: number } | 'pipe'): Child {
   const proc = spawn(process.execPath, args, {
     cwd: ROOT,
     env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    // A log file is the child's own stdout: the load generator in this process neither copies
+    // the service's log nor, being busy, lets a full pipe hold the service's writes up.
+    stdio: ['ignore', stdout === 'pipe' ? 'pipe' : stdout.fd, 'pipe'],
   });
   children.add(proc);
   let err = '';
   proc.stderr!.on('data', (chunk: Buffer) => {
     err = (err + chunk.toString()).slice(-8000);
   });
-  if (stdout !== 'pipe') proc.stdout!.pipe(stdout);
   const exited = new Promise<number | null>((resolveExit) =>
     proc.on('exit', (code) => {
       children.delete(proc);
@@ -439,6 +441,13 @@ async function printStats(db: pg.Client, figure: Figure): Promise<void> {
   for (const [what, n] of [...waits].sort((x, y) => y[1] - x[1]).slice(0, 8)) {
     progress(`    ${((100 * n) / samples).toFixed(1).padStart(5)} %  ${what}`);
   }
+  const { rows: requisites } = await db.query<{ dead: number; vacuums: number; autovacuums: number; pages: number }>(
+    `SELECT n_dead_tup::int AS dead, vacuum_count::int AS vacuums, autovacuum_count::int AS autovacuums,
+            (pg_relation_size('requisites_pool') / 8192)::int AS pages
+       FROM pg_stat_user_tables WHERE relname = 'requisites'`,
+  );
+  const r = requisites[0]!;
+  progress(`  requisites: ${r.dead} dead rows, ${r.vacuums} vacuums and ${r.autovacuums} autovacuums so far, pool index ${r.pages} pages`);
   progress(`  top statements during ${figure.name} (${figure.total} requests):`);
   for (const row of rows) {
     progress(`    ${String(row.total).padStart(7)} ms  ${(row.calls / figure.total).toFixed(2).padStart(5)}/req  exec ${row.mean} ms  plan ${row.plan} ms × ${(row.plans / Math.max(row.calls, 1)).toFixed(2)}  ${row.query.replace(/\s+/g, ' ').slice(0, 150)}`);
@@ -515,7 +524,7 @@ async function main(): Promise<void> {
   const servicePort = await freePort();
   const base = `http://127.0.0.1:${servicePort}`;
   const logFile = join(workDir, 'service.log');
-  const logStream = createWriteStream(logFile);
+  const logFd = openSync(logFile, 'a');
   const profDir = join(ROOT, 'bench-profiles');
   if (CPU_PROF) mkdirSync(profDir, { recursive: true });
   const service = startChild(
@@ -534,8 +543,9 @@ async function main(): Promise<void> {
       WEBHOOK_ALLOW_PRIVATE: 'true',
       KASSIR_WEBHOOK_TIMEOUT_MS: '2000',
     },
-    logStream,
+    { fd: logFd },
   );
+  closeSync(logFd); // the child has its own
   const ceilingPort = await freePort();
   const ceiling = startChild(
     'ceiling server',
@@ -708,7 +718,6 @@ async function main(): Promise<void> {
   stopping = true;
   await stopChild(service);
   await stopChild(ceiling);
-  logStream.end();
   const logTotal = statSync(logFile).size;
   await cleanup();
   if (CPU_PROF) progress(`CPU profiles of the service in ${profDir}`);

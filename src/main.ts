@@ -1,3 +1,4 @@
+import pino from 'pino';
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger } from './lib/logger.js';
 import { startService } from './service.js';
@@ -14,7 +15,10 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const log = createLogger(config.logLevel);
+  // Written by the event loop, not by a blocking write per line: lines logged while a write is
+  // in flight go out together with the next, and a slow reader of stdout (a full pipe) never
+  // stalls requests. What is still buffered is written out on exit (pino flushes on exit).
+  const log = createLogger(config.logLevel, pino.destination({ dest: 1, sync: false }));
 
   const service = await startService(config, log, {
     onNewAdminToken: (token) =>

@@ -5,7 +5,7 @@ import type { AppContext } from './context.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.js';
 import { migrate } from './db/migrate.js';
 import { createPool } from './db/pool.js';
-import { keepStatistics } from './db/statistics.js';
+import { keepTablesInShape } from './db/upkeep.js';
 import { buildApp } from './http/app.js';
 import { startWorker } from './jobs/worker.js';
 import { IdentityCache } from './merchants/identity.cache.js';
@@ -40,7 +40,7 @@ export async function startService(
   }
   const db = createPool(databaseUrl, config.dbPoolSize);
   let runner: Runner | undefined;
-  let statistics: { stop(): Promise<void> } | undefined;
+  let upkeep: { stop(): Promise<void> } | undefined;
   let app: FastifyInstance | undefined;
   const identities = new IdentityCache<MerchantIdentity>(log);
   try {
@@ -59,7 +59,7 @@ export async function startService(
     app = await buildApp(ctx);
     if (config.runWorker) {
       runner = await startWorker(ctx);
-      statistics = keepStatistics(db, log);
+      upkeep = keepTablesInShape(db, log);
     }
     if (options.listen !== false) await app.listen({ host: config.host, port: config.port });
     const started = app;
@@ -68,7 +68,7 @@ export async function startService(
       app: started,
       async stop() {
         await started.close();
-        await statistics?.stop();
+        await upkeep?.stop();
         await runner?.stop();
         await identities.stop();
         await db.end();
@@ -77,7 +77,7 @@ export async function startService(
     };
   } catch (err) {
     await app?.close().catch(() => undefined);
-    await statistics?.stop().catch(() => undefined);
+    await upkeep?.stop().catch(() => undefined);
     await runner?.stop().catch(() => undefined);
     await identities.stop();
     await db.end().catch(() => undefined);
