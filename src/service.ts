@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { runMigrations, type Runner } from 'graphile-worker';
+import { runMigrations } from 'graphile-worker';
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.js';
@@ -7,7 +7,7 @@ import { migrate } from './db/migrate.js';
 import { createPool } from './db/pool.js';
 import { keepTablesInShape } from './db/upkeep.js';
 import { buildApp } from './http/app.js';
-import { startWorker } from './jobs/worker.js';
+import { startWorker, type Worker } from './jobs/worker.js';
 import { IdentityCache } from './merchants/identity.cache.js';
 import type { MerchantIdentity } from './merchants/merchants.auth.js';
 import type { Logger } from './lib/logger.js';
@@ -39,7 +39,7 @@ export async function startService(
     databaseUrl = embedded.url;
   }
   const db = createPool(databaseUrl, config.dbPoolSize);
-  let runner: Runner | undefined;
+  let worker: Worker | undefined;
   let upkeep: { stop(): Promise<void> } | undefined;
   let app: FastifyInstance | undefined;
   const identities = new IdentityCache<MerchantIdentity>(log);
@@ -58,7 +58,7 @@ export async function startService(
     const ctx: AppContext = { config, db, log, box, adminTokenHash: adminToken.hash, identities, files };
     app = await buildApp(ctx);
     if (config.runWorker) {
-      runner = await startWorker(ctx);
+      worker = await startWorker(ctx, databaseUrl);
       upkeep = keepTablesInShape(db, log);
     }
     if (options.listen !== false) await app.listen({ host: config.host, port: config.port });
@@ -69,7 +69,7 @@ export async function startService(
       async stop() {
         await started.close();
         await upkeep?.stop();
-        await runner?.stop();
+        await worker?.stop();
         await identities.stop();
         await db.end();
         await embedded?.stop();
@@ -78,7 +78,7 @@ export async function startService(
   } catch (err) {
     await app?.close().catch(() => undefined);
     await upkeep?.stop().catch(() => undefined);
-    await runner?.stop().catch(() => undefined);
+    await worker?.stop().catch(() => undefined);
     await identities.stop();
     await db.end().catch(() => undefined);
     await embedded?.stop().catch(() => undefined);

@@ -6,7 +6,7 @@ import os from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { transaction } from '../src/db/pool.js';
 import { hmacSha1Base64 } from '../src/lib/crypto.js';
-import { retryDelayMs, webhookBody } from '../src/webhooks/deliver.js';
+import { retryDelayMs, webhookBody } from '../src/webhooks/dispatch.js';
 import { enqueueWebhooks } from '../src/webhooks/outbox.js';
 import {
   admin, adminOk, createExecutor, createMerchant, createPayment, createRequisite, setRate, signed, startTestService, uniqueExtId,
@@ -122,10 +122,16 @@ async function eventWhen(service: TestService, resourceId: string, done: (detail
   });
 }
 
-/** Waits until no delivery job is queued or running for the resource: nothing more can be sent. */
+/**
+ * Waits until no event of the resource is pending or leased by a dispatch: delivered or given up,
+ * every attempt recorded, nothing more can be sent.
+ */
 async function deliveryIdle(service: TestService, resourceId: string): Promise<void> {
   await until(async () => {
-    const { rows } = await service.ctx.db.query('SELECT 1 FROM graphile_worker.jobs WHERE key = $1', [`webhooks:${resourceId}`]);
+    const { rows } = await service.ctx.db.query(
+      `SELECT 1 FROM webhook_events WHERE resource_id = $1 AND (status = 'pending' OR leased_until IS NOT NULL)`,
+      [resourceId],
+    );
     return rows.length === 0 ? true : undefined;
   });
 }
@@ -390,6 +396,113 @@ describe('webhook delivery', () => {
     expect(detail.attempts[0]).toMatchObject({ attempt: 1, status_code: null, error: 'timeout after 300 ms' });
     expect(hook.hits.length).toBeGreaterThanOrEqual(1);
     await hook.close();
+  });
+});
+
+describe('the dispatcher: two instances, leases', () => {
+  let service: TestService;
+  let merchant: MerchantCredentials;
+
+  beforeAll(async () => {
+    service = await startTestService({ KASSIR_WEBHOOK_RETRY_BASE_MS: '50', KASSIR_WEBHOOK_TIMEOUT_MS: '1000' }, { worker: true });
+    await service.startAnother();
+    merchant = await createMerchant(service.app);
+  });
+  afterAll(async () => service?.close());
+
+  /** Writes `perResource` events for each of `resources` new resources, one transaction per event, as status changes do. */
+  async function writeEvents(url: string, resources: number, perResource: number): Promise<string[]> {
+    const ids = Array.from({ length: resources }, () => randomUUID());
+    await Promise.all(
+      ids.map(async (resourceId) => {
+        for (let n = 1; n <= perResource; n++) {
+          await transaction(service.ctx.db, (tx) =>
+            enqueueWebhooks(tx, [
+              { merchantId: merchant.merchantId, resourceType: 'payment', resourceId, event: `payment.step${n}`, payload: { resource: resourceId, n }, url, notificationToken: null },
+            ]),
+          );
+        }
+      }),
+    );
+    return ids;
+  }
+
+  it('with both instances dispatching, sends every event exactly once and each resource\'s events in order', async () => {
+    // Slow, failing now and then: deliveries overlap, retries interleave with first attempts.
+    let calls = 0;
+    const hook = await receiver((hit) => (++calls % 7 === 0 ? 503 : hit.event.data.n === 2 && calls % 3 === 0 ? 500 : 200));
+    const resources = await writeEvents(hook.url, 40, 3);
+
+    await until(async () => {
+      const { rows } = await service.ctx.db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM webhook_events WHERE resource_id = ANY($1::uuid[]) AND status = 'delivered'`,
+        [resources],
+      );
+      return rows[0]!.n === 120 ? true : undefined;
+    }, 30_000, 100);
+    for (const resourceId of resources) await deliveryIdle(service, resourceId);
+
+    const ok = hook.hits.filter((_hit, i) => {
+      const n = i + 1;
+      return !(n % 7 === 0 || (hook.hits[i]!.event.data.n === 2 && n % 3 === 0));
+    });
+    // Every event answered 200 exactly once…
+    const delivered = new Map<string, number>();
+    for (const hit of ok) delivered.set(hit.event.id, (delivered.get(hit.event.id) ?? 0) + 1);
+    expect(delivered.size).toBe(120);
+    expect([...delivered.values()].every((count) => count === 1)).toBe(true);
+    // …and no event was sent again after its 200, nor before the previous one of its resource had its 200.
+    for (const resourceId of resources) {
+      const mine = hook.hits.map((hit, i) => ({ hit, ok: ok.includes(hit), i })).filter(({ hit }) => hit.event.data.resource === resourceId);
+      let done = 0;
+      for (const { hit, ok: success } of mine) {
+        expect(hit.event.data.n, `resource ${resourceId}`).toBe(done + 1);
+        if (success) done++;
+      }
+      expect(done).toBe(3);
+    }
+    // The delivery log holds every attempt, numbered without gaps.
+    const { rows } = await service.ctx.db.query<{ attempts: number; logged: number; numbers: number[] }>(
+      `SELECT e.attempts, count(a.id)::int AS logged, array_agg(a.attempt ORDER BY a.attempt) AS numbers
+         FROM webhook_events e JOIN webhook_attempts a ON a.event_id = e.id
+        WHERE e.resource_id = ANY($1::uuid[]) GROUP BY e.id, e.attempts`,
+      [resources],
+    );
+    expect(rows).toHaveLength(120);
+    for (const row of rows) {
+      expect(row.logged).toBe(row.attempts);
+      expect(row.numbers).toEqual(Array.from({ length: row.attempts }, (_, i) => i + 1));
+    }
+    expect(rows.reduce((sum, row) => sum + row.attempts, 0)).toBe(hook.hits.length);
+  });
+
+  it('delivers an event whose dispatcher died mid-delivery once its lease runs out, and not before', async () => {
+    const hook = await receiver();
+    const [orphaned, held] = [randomUUID(), randomUUID()];
+    // Written while both instances' dispatchers are asked to run: make them leased first, as a
+    // dispatcher that then died would have left them.
+    await service.ctx.db.query('ALTER TABLE webhook_events DISABLE TRIGGER webhook_events_announce');
+    try {
+      for (const resourceId of [orphaned, held]) {
+        await transaction(service.ctx.db, (tx) =>
+          enqueueWebhooks(tx, [{ merchantId: merchant.merchantId, resourceType: 'payment', resourceId, event: 'payment.completed', payload: { resourceId }, url: hook.url, notificationToken: null }]),
+        );
+      }
+    } finally {
+      await service.ctx.db.query('ALTER TABLE webhook_events ENABLE TRIGGER webhook_events_announce');
+    }
+    await service.ctx.db.query(`UPDATE webhook_events SET leased_until = now() - interval '1 second' WHERE resource_id = $1`, [orphaned]);
+    await service.ctx.db.query(`UPDATE webhook_events SET leased_until = now() + interval '1 hour' WHERE resource_id = $1`, [held]);
+
+    // The next dispatch (asked for by any new event) takes the orphan and leaves the held one.
+    const nudge = await receiver();
+    await writeEvents(nudge.url, 1, 1);
+    const hit = await until(() => hook.hits[0], 10_000, 50);
+    expect(hit.event.data).toEqual({ resourceId: orphaned });
+    await deliveryIdle(service, orphaned);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(hook.hits).toHaveLength(1);
+    expect((await eventsOf(service, held))[0]).toMatchObject({ status: 'pending', attempts: 0 });
   });
 });
 

@@ -3,8 +3,9 @@ import type { AppContext } from '../context.js';
 import { transaction } from '../db/pool.js';
 import { paymentsChanged } from '../payments/events.js';
 import { expireDue } from '../payments/state.js';
-import { deliverTask } from '../webhooks/deliver.js';
-import { DELIVER_TASK } from '../webhooks/outbox.js';
+import { dispatchTask } from '../webhooks/dispatch.js';
+import { DISPATCH_KEY, DISPATCH_TASK, LEGACY_DELIVER_TASK } from '../webhooks/outbox.js';
+import { wakeDispatchOnNewEvents } from '../webhooks/wakeup.js';
 import type { ChainClient } from '../withdrawals/chain.js';
 import { resumeSends, sendTask } from '../withdrawals/send.js';
 import { createTronClient } from '../withdrawals/tron.js';
@@ -61,7 +62,8 @@ export function taskList(ctx: AppContext): TaskList {
   };
   return {
     [EXPIRE_TASK]: expireTask(ctx),
-    [DELIVER_TASK]: deliverTask(ctx),
+    [DISPATCH_TASK]: dispatchTask(ctx),
+    [LEGACY_DELIVER_TASK]: dispatchTask(ctx),
     [SEND_TASK]: sendTask(ctx, chainClient),
     [CLEANUP_TASK]: cleanupTask(ctx),
     [ACTIONS_TASK]: actionsTask(ctx),
@@ -69,8 +71,17 @@ export function taskList(ctx: AppContext): TaskList {
   };
 }
 
-/** Starts the PostgreSQL-backed job queue (graphile-worker) on the service's pool. */
-export async function startWorker(ctx: AppContext): Promise<Runner> {
+/** The running job queue of this instance. */
+export interface Worker {
+  runner: Runner;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the PostgreSQL-backed job queue (graphile-worker) on the service's pool, and the
+ * listener that starts a webhook dispatch when events are written (on `databaseUrl`).
+ */
+export async function startWorker(ctx: AppContext, databaseUrl: string): Promise<Worker> {
   const logger = new WorkerLogger((scope) => (level, message, meta) => {
     const line = { scope: scope.label, ...meta };
     if (level === 'error') ctx.log.error(line, message);
@@ -88,10 +99,29 @@ export async function startWorker(ctx: AppContext): Promise<Runner> {
       `* * * * * ${EXPIRE_TASK} ?jobKey=${EXPIRE_TASK}&jobKeyMode=preserve_run_at`,
       `17 * * * * ${CLEANUP_TASK} ?jobKey=${CLEANUP_TASK}`,
       `* * * * * ${POLL_TASK} ?jobKey=${POLL_TASK}`,
+      // The safety net of webhook delivery: events whose announcement was missed, leases that ran out.
+      `* * * * * ${DISPATCH_TASK} ?jobKey=${DISPATCH_KEY}&jobKeyMode=preserve_run_at`,
     ].join('\n'),
   });
-  await runner.addJob(EXPIRE_TASK, {}, { jobKey: EXPIRE_TASK, jobKeyMode: 'preserve_run_at' });
-  const resumed = await resumeSends(ctx);
-  if (resumed > 0) ctx.log.info({ withdrawals: resumed }, 'resumed sending open withdrawals');
-  return runner;
+  const dispatchNow = () => runner.addJob(DISPATCH_TASK, {}, { jobKey: DISPATCH_KEY, jobKeyMode: 'replace' }).then(() => undefined);
+  let wakeup: { stop(): Promise<void> } | undefined;
+  try {
+    await runner.addJob(EXPIRE_TASK, {}, { jobKey: EXPIRE_TASK, jobKeyMode: 'preserve_run_at' });
+    wakeup = await wakeDispatchOnNewEvents(databaseUrl, ctx.log, dispatchNow);
+    // Events written while no instance was listening.
+    await dispatchNow();
+    const resumed = await resumeSends(ctx);
+    if (resumed > 0) ctx.log.info({ withdrawals: resumed }, 'resumed sending open withdrawals');
+  } catch (err) {
+    await wakeup?.stop();
+    await runner.stop();
+    throw err;
+  }
+  return {
+    runner,
+    async stop() {
+      await wakeup?.stop();
+      await runner.stop();
+    },
+  };
 }

@@ -1,7 +1,16 @@
-import { prepared, type Tx } from '../db/pool.js';
+import { prepared, type Queryable, type Tx } from '../db/pool.js';
 
-/** The graphile-worker task that delivers a resource's pending webhook events in order. */
-export const DELIVER_TASK = 'webhooks_deliver';
+/** The graphile-worker task that delivers due webhook events (webhooks/dispatch.ts). */
+export const DISPATCH_TASK = 'webhooks_dispatch';
+/**
+ * The task of the per-resource jobs of earlier versions; jobs of it still queued at an upgrade
+ * run a dispatch.
+ */
+export const LEGACY_DELIVER_TASK = 'webhooks_deliver';
+/** The job key of "dispatch now": one such job waits at a time, however many ask for it. */
+export const DISPATCH_KEY = 'webhooks_dispatch';
+/** The channel migration 013 announces new events on. */
+export const WEBHOOK_CHANNEL = 'kassir_webhooks';
 
 export interface OutboxEvent {
   merchantId: string;
@@ -16,24 +25,18 @@ export interface OutboxEvent {
 }
 
 /**
- * Writes webhook events into the outbox and schedules their delivery, inside the caller's
- * transaction: an event exists if and only if its status change committed. Delivery happens
- * later, from the job queue, never inline. One job key and one queue per resource: a resource's
- * events are delivered one at a time, in order. Events without a URL are not written.
+ * Writes webhook events into the outbox, inside the caller's transaction: an event exists if and
+ * only if its status change committed. Delivery happens later, from the job queue, never inline:
+ * the insert announces itself at COMMIT (migration 013) and a dispatch job delivers the events,
+ * a resource's one at a time, in order. Events without a URL are not written.
  */
 export async function enqueueWebhooks(tx: Tx, events: OutboxEvent[]): Promise<void> {
   const withUrl = events.filter((e) => e.url);
   if (withUrl.length === 0) return;
   await tx.query(
     prepared(
-      `WITH event AS (
-         INSERT INTO webhook_events (merchant_id, resource_type, resource_id, event, payload, url, notification_token)
-         SELECT * FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::text[], $5::jsonb[], $6::text[], $7::text[])
-         RETURNING resource_id
-       )
-       SELECT graphile_worker.add_job($8, json_build_object('resource_id', r.resource_id::text),
-                                      queue_name => 'webhooks:' || r.resource_id, job_key => 'webhooks:' || r.resource_id, run_at => now())
-         FROM (SELECT DISTINCT resource_id FROM event) r`,
+      `INSERT INTO webhook_events (merchant_id, resource_type, resource_id, event, payload, url, notification_token)
+       SELECT * FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::text[], $5::jsonb[], $6::text[], $7::text[])`,
       [
         withUrl.map((e) => e.merchantId),
         withUrl.map((e) => e.resourceType),
@@ -42,20 +45,25 @@ export async function enqueueWebhooks(tx: Tx, events: OutboxEvent[]): Promise<vo
         withUrl.map((e) => JSON.stringify(e.payload)),
         withUrl.map((e) => e.url),
         withUrl.map((e) => e.notificationToken),
-        DELIVER_TASK,
       ],
     ),
   );
 }
 
-/** Schedules delivery of a resource's pending events (after an operator re-send, or a retry). */
-export async function scheduleDelivery(db: Tx | import('../db/pool.js').Db, resourceId: string, runAt: Date | null = null): Promise<void> {
-  await db.query(
-    `SELECT graphile_worker.add_job($1, json_build_object('resource_id', $2::text), queue_name => $3, job_key => $3, run_at => coalesce($4, now()))`,
-    [DELIVER_TASK, resourceId, deliveryKey(resourceId), runAt],
-  );
+/**
+ * Schedules a dispatch of the events due by then: now (an operator's re-send), or at a failed
+ * delivery's next attempt under a key of its resource's own, so that retries of different
+ * resources do not push each other back.
+ */
+export async function scheduleDispatch(db: Queryable, options: { runAt?: Date; key?: string } = {}): Promise<void> {
+  await db.query(`SELECT graphile_worker.add_job($1, '{}'::json, job_key => $2, run_at => coalesce($3, now()))`, [
+    DISPATCH_TASK,
+    options.key ?? DISPATCH_KEY,
+    options.runAt ?? null,
+  ]);
 }
 
-export function deliveryKey(resourceId: string): string {
-  return `webhooks:${resourceId}`;
+/** The job key of a resource's next retry. */
+export function retryKey(resourceId: string): string {
+  return `webhooks_retry:${resourceId}`;
 }

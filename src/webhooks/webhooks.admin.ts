@@ -5,7 +5,7 @@ import { audit } from '../admin/audit.js';
 import { transaction } from '../db/pool.js';
 import { ApiError } from '../http/errors.js';
 import { parseListQuery } from '../http/pagination.js';
-import { scheduleDelivery } from './outbox.js';
+import { scheduleDispatch } from './outbox.js';
 
 const tags = ['operator'];
 const IdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
@@ -46,14 +46,14 @@ export async function webhookAdminRoutes(app: FastifyInstance, ctx: AppContext):
   app.post<{ Params: { id: string } }>('/webhooks/:id/resend', { schema: { tags, params: IdParams } }, async (request, reply) => {
     const event = await transaction(ctx.db, async (tx) => {
       const { rows } = await tx.query<{ id: string; resource_id: string; status: string }>(
-        `UPDATE webhook_events e SET status = 'pending', next_attempt_at = now(), delivered_at = NULL
+        `UPDATE webhook_events e SET status = 'pending', next_attempt_at = now(), delivered_at = NULL, leased_until = NULL
            FROM (SELECT id, status FROM webhook_events WHERE id = $1 FOR UPDATE) old
           WHERE e.id = old.id RETURNING e.id, e.resource_id, old.status`,
         [request.params.id],
       );
       const row = rows[0];
       if (!row) throw new ApiError('NOT_FOUND', `Webhook event ${request.params.id} not found`);
-      await scheduleDelivery(tx, row.resource_id);
+      await scheduleDispatch(tx);
       await audit(tx, request, 'webhook.resend', 'webhook_event', row.id, { status: row.status }, { status: 'pending' });
       return row;
     });
