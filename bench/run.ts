@@ -6,7 +6,8 @@
  *                     DATABASE_URL pointing at that embedded PostgreSQL (so the ceiling can share it)
  *   the ceiling       bench/ceiling-server.ts, a bare Fastify route on the same database
  *
- * Measured, each at BENCH_CONNECTIONS connections for BENCH_SECONDS after a warm-up:
+ * Measured, each at BENCH_CONNECTIONS connections for BENCH_SECONDS after a warm-up ((a) and (b) in
+ * BENCH_ROUNDS slices each, taking turns a b b a …, merged into one figure each):
  *   (a) the raw ceiling: one transaction of SELECT … FOR UPDATE, UPDATE, INSERT;
  *   (b) signed POST /v1/payments;
  *   (c) executor notification → COMPLETED, one per pending payment;
@@ -16,7 +17,7 @@
  * neighbours' load, the CPU per request much less. The last line printed is
  * `create/ceiling ratio: R`, R = (b)/(a) requests/s.
  *
- * Knobs (environment): BENCH_SECONDS (10), BENCH_WARMUP_SECONDS (3), BENCH_CONNECTIONS (50),
+ * Knobs (environment): BENCH_SECONDS (10), BENCH_WARMUP_SECONDS (3), BENCH_ROUNDS (2), BENCH_CONNECTIONS (50),
  * BENCH_REQUISITES (1000), BENCH_HISTORY_ROWS (1000000; 0 skips (d)), BENCH_CPU_PROF (1: write
  * V8 CPU profiles of the service into bench-profiles/), BENCH_KEEP (1: keep the temp directory),
  * BENCH_WEBHOOKS (1: payments carry a notify_url to a local receiver, so (c) enqueues webhooks
@@ -24,7 +25,8 @@
  * pg_stat_statements and print the statements that took the most time in each figure, and what
  * the busy backends wait on), BENCH_AUTO_EXPLAIN (with BENCH_PG_STATS, N: log the plans of
  * statements slower than N ms to <work directory>/postgres.log; add BENCH_KEEP=1 to read them),
- * BENCH_TIMEOUT_SECONDS (600: the whole run is stopped, and cleaned up, after this), LOG_LEVEL (info),
+ * BENCH_TIMEOUT_SECONDS (600: the whole run is stopped, and cleaned up, after this), BENCH_TIMELINE (1:
+ * print each measured figure's requests and p99 per half second), LOG_LEVEL (info),
  * KASSIR_DB_POOL_SIZE (the service's pool, read as the service reads it; default DEFAULT_DB_POOL_SIZE),
  * BENCH_CEILING_POOL_SIZE (the ceiling's pool; default the service's, like for like).
  */
@@ -58,6 +60,8 @@ const CPU_PROF = process.env.BENCH_CPU_PROF === '1';
 const KEEP = process.env.BENCH_KEEP === '1';
 const WEBHOOKS = process.env.BENCH_WEBHOOKS !== '0';
 const PG_STATS = process.env.BENCH_PG_STATS === '1';
+const TIMELINE = process.env.BENCH_TIMELINE === '1';
+const ROUNDS = Math.max(envInt('BENCH_ROUNDS', 2), 1);
 const LOG_LEVEL = process.env.LOG_LEVEL || 'info';
 /** The service's pool size (its own configuration), and the ceiling's: the same unless told otherwise. */
 const POOL_SIZE = loadConfig().dbPoolSize;
@@ -207,6 +211,8 @@ interface Figure {
   non2xx: number;
   errors: number;
   duration: number;
+  /** Every response's latency, ms: to merge slices of one figure (see merge). */
+  latencies: number[];
 }
 
 type Setup = (request: autocannon.Request) => autocannon.Request;
@@ -220,6 +226,7 @@ function load(
   options: { amount?: number; serverPid?: number; onResponse?: (status: number, body: string) => void } = {},
 ): Promise<Figure> {
   const cpu0 = { server: options.serverPid ? processCpuMs(options.serverPid) : 0, postgres: postgresCpuMs(), bench: process.cpuUsage() };
+  const latencies: number[] = [];
   return new Promise((resolveRun, reject) => {
     let timer: NodeJS.Timeout | undefined;
     const instance = autocannon(
@@ -254,24 +261,73 @@ function load(
           rps: total / result.duration,
           ok: result['2xx'],
           total,
-          p50: result.latency.p50,
-          p90: result.latency.p90,
-          p99: result.latency.p99,
-          p999: result.latency.p99_9,
+          p50: percentile(latencies, 0.5),
+          p90: percentile(latencies, 0.9),
+          p99: percentile(latencies, 0.99),
+          p999: percentile(latencies, 0.999),
           non2xx: result.non2xx,
           errors: result.errors,
           duration: result.duration,
+          latencies,
         });
       },
     );
     if (options.amount !== undefined) timer = setTimeout(() => instance.stop(), seconds * 1000);
+    instance.on('response', (_client: unknown, _status: number, _bytes: number, ms: number) => latencies.push(ms));
+    if (TIMELINE && options.serverPid) {
+      // Per 500 ms of the run: requests answered and their p99, to see where a tail comes from.
+      const t0 = Date.now();
+      const slots: number[][] = [];
+      instance.on('response', (_client: unknown, _status: number, _bytes: number, ms: number) => {
+        (slots[Math.floor((Date.now() - t0) / 500)] ??= []).push(ms);
+      });
+      instance.on('done', () => {
+        const line = [...slots].map((times, i) => `${(i / 2).toFixed(1)}s: ${times ? `${times.length} p99 ${percentile(times, 0.99).toFixed(0)}` : 0}`);
+        progress(`  timeline of ${name}: ${line.join(' | ')}`);
+      });
+    }
   });
+}
+
+function ms(value: number): string {
+  return `${value.toFixed(1)} ms`;
+}
+
+/** The q-quantile of `values` (sorted in place), nearest rank. */
+function percentile(values: number[], q: number): number {
+  if (values.length === 0) return 0;
+  values.sort((x, y) => x - y);
+  return values[Math.min(values.length - 1, Math.ceil(q * values.length) - 1)]!;
+}
+
+/** One figure out of the slices it was measured in: totals, CPU per request and percentiles over all of them. */
+function merge(name: string, slices: Figure[]): Figure {
+  const sum = (f: (x: Figure) => number) => slices.reduce((acc, x) => acc + f(x), 0);
+  const total = sum((x) => x.total);
+  const duration = sum((x) => x.duration);
+  const latencies = slices.flatMap((x) => x.latencies);
+  const perRequest = (f: (x: Figure) => number) => (total > 0 ? sum((x) => f(x) * x.total) / total : 0);
+  return {
+    name,
+    cpu: { server: perRequest((x) => x.cpu.server), postgres: perRequest((x) => x.cpu.postgres), bench: perRequest((x) => x.cpu.bench) },
+    rps: total / duration,
+    ok: sum((x) => x.ok),
+    total,
+    p50: percentile(latencies, 0.5),
+    p90: percentile(latencies, 0.9),
+    p99: percentile(latencies, 0.99),
+    p999: percentile(latencies, 0.999),
+    non2xx: sum((x) => x.non2xx),
+    errors: sum((x) => x.errors),
+    duration,
+    latencies,
+  };
 }
 
 function show(f: Figure): string {
   return (
     `${f.name}: ${f.rps.toFixed(0)} requests/s (${(f.ok / f.duration).toFixed(0)} 2xx/s), ` +
-    `p50 ${f.p50} ms, p90 ${f.p90} ms, p99 ${f.p99} ms, p99.9 ${f.p999} ms, non-2xx ${f.non2xx}, errors ${f.errors}, ${f.total} requests in ${f.duration.toFixed(1)} s; ` +
+    `p50 ${ms(f.p50)}, p90 ${ms(f.p90)}, p99 ${ms(f.p99)}, p99.9 ${ms(f.p999)}, non-2xx ${f.non2xx}, errors ${f.errors}, ${f.total} requests in ${f.duration.toFixed(1)} s; ` +
     `CPU ms/request: server ${f.cpu.server.toFixed(2)}, PostgreSQL ${f.cpu.postgres.toFixed(2)}, load generator ${f.cpu.bench.toFixed(2)}`
   );
 }
@@ -400,10 +456,32 @@ async function insertHistory(url: string, rows: number): Promise<void> {
 
 let waitSampler: { stop(): Promise<Map<string, number>> } | undefined;
 
+/**
+ * Vacuums and analyses the whole database before a figure, so that no figure pays for the
+ * maintenance its predecessor left behind (autovacuum of the ceiling's 30,000 rows landing in the
+ * creates' ten seconds, say).
+ */
+async function settle(db: pg.Client): Promise<void> {
+  await db.query('VACUUM ANALYZE');
+}
+
+interface WalCounters {
+  records: number;
+  fpi: number;
+  bytes: number;
+}
+let walBefore: WalCounters | undefined;
+
+async function walCounters(db: pg.Client): Promise<WalCounters> {
+  const { rows } = await db.query<WalCounters>('SELECT wal_records::float8 AS records, wal_fpi::float8 AS fpi, wal_bytes::float8 AS bytes FROM pg_stat_wal');
+  return rows[0]!;
+}
+
 /** With BENCH_PG_STATS: forget the statistics gathered so far and sample what backends wait on. */
 async function resetStats(db: pg.Client): Promise<void> {
   if (!PG_STATS) return;
   await db.query('SELECT pg_stat_statements_reset()');
+  walBefore = await walCounters(db);
   const waits = new Map<string, number>();
   let running = true;
   const loop = (async () => {
@@ -447,6 +525,11 @@ async function printStats(db: pg.Client, figure: Figure): Promise<void> {
        FROM pg_stat_user_tables WHERE relname = 'requisites'`,
   );
   const r = requisites[0]!;
+  if (walBefore) {
+    const now = await walCounters(db);
+    const per = (x: number) => (x / Math.max(figure.total, 1)).toFixed(1);
+    progress(`  WAL per request: ${per(now.records - walBefore.records)} records, ${per(now.fpi - walBefore.fpi)} full-page images, ${per(now.bytes - walBefore.bytes)} bytes`);
+  }
   progress(`  requisites: ${r.dead} dead rows, ${r.vacuums} vacuums and ${r.autovacuums} autovacuums so far, pool index ${r.pages} pages`);
   progress(`  top statements during ${figure.name} (${figure.total} requests):`);
   for (const row of rows) {
@@ -593,18 +676,9 @@ async function main(): Promise<void> {
   db.on('error', () => undefined);
   await db.connect();
 
-  // --- (a) the raw ceiling
+  // --- (a) the raw ceiling and (b) signed POST /v1/payments, measured in interleaved slices
   const ceilingSetup: Setup = (request) => json(request, { ext_id: `c-${++seq}`, amount: randomAmount() });
   const ceilingUrl = `http://127.0.0.1:${ceilingPort}/ceiling`;
-  progress('(a) raw ceiling: warm-up');
-  await load('warm-up', ceilingUrl, WARMUP, ceilingSetup);
-  progress('(a) raw ceiling: measuring');
-  await resetStats(db);
-  const a = await load('(a) raw ceiling (SELECT FOR UPDATE + UPDATE + INSERT)', ceilingUrl, SECONDS, ceilingSetup, { serverPid: ceiling.proc.pid });
-  progress(show(a));
-  await printStats(db, a);
-
-  // --- (b) signed POST /v1/payments
   const createUrl = `${base}/v1/payments`;
   // What the merchant signs: PUBLIC_BASE_URL + path, PUBLIC_BASE_URL being the service's address here.
   const signedUrl = `${base}/v1/payments`;
@@ -637,19 +711,44 @@ async function main(): Promise<void> {
     }
     failures.set(key, (failures.get(key) ?? 0) + 1);
   };
+  const A_NAME = '(a) raw ceiling (SELECT FOR UPDATE + UPDATE + INSERT)';
+  const B_NAME = '(b) signed POST /v1/payments';
+  await settle(db);
+  progress('(a) raw ceiling: warm-up');
+  await load('warm-up', ceilingUrl, WARMUP, ceilingSetup);
   progress('(b) signed POST /v1/payments: warm-up');
   await load('warm-up', createUrl, WARMUP, createSetup, { onResponse: countFailures });
-  let logBytes = statSync(logFile).size;
-  progress('(b) signed POST /v1/payments: measuring');
-  await resetStats(db);
-  const bStart = process.hrtime.bigint() / 1000n;
-  const b = await load('(b) signed POST /v1/payments', createUrl, SECONDS, createSetup, { onResponse: countFailures, serverPid: service.proc.pid });
-  // CLOCK_MONOTONIC microseconds, the clock of V8's CPU profiles: to look at (b) alone in them.
-  if (CPU_PROF) progress(`(b) profile window: ${bStart}..${process.hrtime.bigint() / 1000n}`);
-  await sleep(200);
-  const logPerRequest = (statSync(logFile).size - logBytes) / b.total;
+  // The neighbours' load on a shared machine drifts within seconds: (a) and (b) take turns in
+  // slices, a b b a b a a b …, so that a drift weighs on both alike, and each figure is merged
+  // from its slices.
+  const slices: { a: Figure[]; b: Figure[] } = { a: [], b: [] };
+  const order = Array.from({ length: ROUNDS }, (_, round) => (round % 2 === 0 ? ['a', 'b'] : ['b', 'a']) as ('a' | 'b')[]).flat();
+  const sliceSeconds = SECONDS / ROUNDS;
+  let logBytes = 0;
+  for (const [i, which] of order.entries()) {
+    const label = `${which === 'a' ? A_NAME : B_NAME}, slice ${slices[which].length + 1}/${ROUNDS}`;
+    progress(`${label}: measuring`);
+    await resetStats(db);
+    const startedUs = process.hrtime.bigint() / 1000n;
+    const logBefore = statSync(logFile).size;
+    const slice = which === 'a'
+      ? await load(label, ceilingUrl, sliceSeconds, ceilingSetup, { serverPid: ceiling.proc.pid })
+      : await load(label, createUrl, sliceSeconds, createSetup, { onResponse: countFailures, serverPid: service.proc.pid });
+    // CLOCK_MONOTONIC microseconds, the clock of V8's CPU profiles: to look at one slice alone in them.
+    if (CPU_PROF) progress(`  profile window of slice ${i + 1}: ${startedUs}..${process.hrtime.bigint() / 1000n}`);
+    if (which === 'b') {
+      await sleep(200);
+      logBytes += statSync(logFile).size - logBefore;
+    }
+    slices[which].push(slice);
+    progress(show(slice));
+    await printStats(db, slice);
+  }
+  const a = merge(A_NAME, slices.a);
+  const b = merge(B_NAME, slices.b);
+  const logPerRequest = logBytes / b.total;
+  progress(show(a));
   progress(show(b));
-  await printStats(db, b);
   if (failures.size > 0) progress(`(b) failures: ${[...failures].map(([k, n]) => `${k} × ${n}`).join(', ')}`);
 
   // --- (c) notification → COMPLETED, one notification per pending payment
@@ -666,13 +765,16 @@ async function main(): Promise<void> {
   };
   const notifyUrlEndpoint = `${base}/executor/v1/notifications`;
   const warmCount = Math.min(Math.floor(pending.length / 10), 2000);
+  await settle(db);
   progress('(c) notification → COMPLETED: warm-up');
   if (warmCount > 0) await load('warm-up', notifyUrlEndpoint, WARMUP, notifySetup, { amount: warmCount });
   if (pending.length - next < CONNECTIONS) throw new Error(`(b) left only ${pending.length} pending payments: too few for (c)`);
   const completedBefore = (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM payments WHERE status = 'COMPLETED'`)).rows[0]!.n;
   progress('(c) notification → COMPLETED: measuring');
   await resetStats(db);
+  const cStart = process.hrtime.bigint() / 1000n;
   const c = await load('(c) notification → COMPLETED', notifyUrlEndpoint, SECONDS, notifySetup, { amount: pending.length - next, serverPid: service.proc.pid });
+  if (CPU_PROF) progress(`(c) profile window: ${cStart}..${process.hrtime.bigint() / 1000n}`);
   const completedAfter = (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM payments WHERE status = 'COMPLETED'`)).rows[0]!.n;
   const completions = completedAfter - completedBefore;
   progress(show(c));
@@ -699,7 +801,7 @@ async function main(): Promise<void> {
     progress(`(d) inserting ${HISTORY_ROWS.toLocaleString('en')} payments with SQL`);
     const t0 = Date.now();
     await insertHistory(embedded.url, HISTORY_ROWS);
-    await db.query('ANALYZE');
+    await settle(db);
     const { rows: counts } = await db.query<{ status: string; n: number }>('SELECT status, count(*)::int AS n FROM payments GROUP BY status ORDER BY status');
     progress(`(d) inserted and analysed in ${((Date.now() - t0) / 1000).toFixed(0)} s; payments: ${counts.map((r) => `${r.status} ${r.n}`).join(', ')}`);
     failures.clear();
@@ -737,7 +839,7 @@ async function main(): Promise<void> {
     lines.push(show(d));
     lines.push(`(d) vs (b): ${drop >= 0 ? `${drop.toFixed(1)} % slower` : `${(-drop).toFixed(1)} % faster`} with ${historyLabel} in the table (limit: 20 % slower)`);
   }
-  lines.push(`p99 create/ceiling: ${(b.p99 / a.p99).toFixed(2)} (${b.p99} ms / ${a.p99} ms; target ≤ 1.5)`);
+  lines.push(`p99 create/ceiling: ${(b.p99 / a.p99).toFixed(2)} (${ms(b.p99)} / ${ms(a.p99)}; target ≤ 1.5)`);
   lines.push(`create/ceiling ratio: ${(b.rps / a.rps).toFixed(2)}`);
   // Nothing may be printed after the ratio line: exit as soon as it is written.
   process.stdout.write(lines.join('\n') + '\n', () => process.exit(0));

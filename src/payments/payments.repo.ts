@@ -50,20 +50,35 @@ const PAYMENT_VIEW_COLUMNS = [
 /** What the merchant API shows of a payment: a create reads no more than this. */
 export type PaymentView = Pick<PaymentRow, (typeof PAYMENT_VIEW_COLUMNS)[number] | 'terminal_name' | 'req_bank_name'>;
 
-const SELECT = `
-  SELECT p.*, t.name AS terminal_name, b.name AS req_bank_name
+/**
+ * Every column of payments, named: a named (prepared) statement selecting `p.*` fails on every
+ * connection it was prepared on once a column is added under a running instance ("cached plan
+ * must not change result type"), one naming its columns is simply planned again.
+ */
+const PAYMENT_COLUMNS = [
+  ...PAYMENT_VIEW_COLUMNS, 'merchant_id', 'requisite_id', 'client_id', 'notify_url', 'notification_token', 'cancel_reason',
+  'provider_id', 'provider_payment_id', 'provider_token', 'completed_at', 'verify_until', 'updated_at',
+] as const satisfies readonly (keyof PaymentRow)[];
+
+// Compile-time check that PAYMENT_COLUMNS leaves out no column of PaymentRow.
+type Unlisted = Exclude<keyof PaymentRow, (typeof PAYMENT_COLUMNS)[number] | 'terminal_name' | 'req_bank_name'>;
+const everyColumnListed: [Unlisted] extends [never] ? true : Unlisted = true;
+void everyColumnListed;
+
+const PAYMENT_FROM = `
+  SELECT ${PAYMENT_COLUMNS.map((c) => `p.${c}`).join(', ')}, t.name AS terminal_name, b.name AS req_bank_name
     FROM payments p
     JOIN terminals t ON t.id = p.terminal_id
     LEFT JOIN banks b ON b.code = p.req_bank_code`;
 
 /** A merchant's payment by id; another merchant's payment is not found (DESIGN.md decision 1). */
 export async function findMerchantPayment(db: Queryable, merchantId: string, id: string): Promise<PaymentRow | undefined> {
-  const { rows } = await db.query<PaymentRow>(`${SELECT} WHERE p.merchant_id = $1 AND p.id = $2`, [merchantId, id]);
+  const { rows } = await db.query<PaymentRow>(prepared(`${PAYMENT_FROM} WHERE p.merchant_id = $1 AND p.id = $2`, [merchantId, id]));
   return rows[0];
 }
 
 export async function findMerchantPaymentByExtId(db: Queryable, merchantId: string, extId: string): Promise<PaymentRow | undefined> {
-  const { rows } = await db.query<PaymentRow>(`${SELECT} WHERE p.merchant_id = $1 AND p.ext_id = $2`, [merchantId, extId]);
+  const { rows } = await db.query<PaymentRow>(prepared(`${PAYMENT_FROM} WHERE p.merchant_id = $1 AND p.ext_id = $2`, [merchantId, extId]));
   return rows[0];
 }
 
@@ -73,11 +88,7 @@ export async function findMerchantPaymentByExtId(db: Queryable, merchantId: stri
  */
 export async function lockPayment(tx: Tx, merchantId: string | null, id: string): Promise<PaymentRow | undefined> {
   const { rows } = await tx.query<PaymentRow>(
-    `SELECT p.*, t.name AS terminal_name, b.name AS req_bank_name
-       FROM payments p JOIN terminals t ON t.id = p.terminal_id LEFT JOIN banks b ON b.code = p.req_bank_code
-      WHERE p.id = $1 AND ($2::uuid IS NULL OR p.merchant_id = $2)
-        FOR UPDATE OF p`,
-    [id, merchantId],
+    prepared(`${PAYMENT_FROM} WHERE p.id = $1 AND ($2::uuid IS NULL OR p.merchant_id = $2) FOR UPDATE OF p`, [id, merchantId]),
   );
   return rows[0];
 }
@@ -85,10 +96,7 @@ export async function lockPayment(tx: Tx, merchantId: string | null, id: string)
 /** A provider-executed payment by the provider's id for it, locked. */
 export async function lockProviderPayment(tx: Tx, providerId: string, providerPaymentId: string): Promise<PaymentRow | undefined> {
   const { rows } = await tx.query<PaymentRow>(
-    `SELECT p.*, t.name AS terminal_name, b.name AS req_bank_name
-       FROM payments p JOIN terminals t ON t.id = p.terminal_id LEFT JOIN banks b ON b.code = p.req_bank_code
-      WHERE p.provider_id = $1 AND p.provider_payment_id = $2
-        FOR UPDATE OF p`,
+    `${PAYMENT_FROM} WHERE p.provider_id = $1 AND p.provider_payment_id = $2 FOR UPDATE OF p`,
     [providerId, providerPaymentId],
   );
   return rows[0];
@@ -96,15 +104,19 @@ export async function lockProviderPayment(tx: Tx, providerId: string, providerPa
 
 /** Operator and job paths only: no owner scope. */
 export async function findPayment(db: Queryable, id: string): Promise<PaymentRow | undefined> {
-  const { rows } = await db.query<PaymentRow>(`${SELECT} WHERE p.id = $1`, [id]);
+  const { rows } = await db.query<PaymentRow>(prepared(`${PAYMENT_FROM} WHERE p.id = $1`, [id]));
   return rows[0];
 }
 
 /** Several payments by id (jobs and the outbox); `withNotifyUrl` keeps those that have a webhook URL. */
 export async function findPayments(db: Queryable, ids: string[], options: { withNotifyUrl?: boolean } = {}): Promise<PaymentRow[]> {
+  const notifyUrl = options.withNotifyUrl ? 'AND p.notify_url IS NOT NULL' : '';
+  // One id (a status change of one payment, the common case) by equality: for `= ANY($1)` the
+  // planner estimates a custom plan cheaper than the generic one and plans it on every call.
   const { rows } = await db.query<PaymentRow>(
-    `${SELECT} WHERE p.id = ANY($1::uuid[]) ${options.withNotifyUrl ? 'AND p.notify_url IS NOT NULL' : ''} ORDER BY p.created_at`,
-    [ids],
+    ids.length === 1
+      ? prepared(`${PAYMENT_FROM} WHERE p.id = $1 ${notifyUrl}`, [ids[0]])
+      : prepared(`${PAYMENT_FROM} WHERE p.id = ANY($1::uuid[]) ${notifyUrl} ORDER BY p.created_at`, [ids]),
   );
   return rows;
 }
@@ -121,7 +133,7 @@ export async function listPayments(db: Queryable, f: PaymentFilter): Promise<{ r
   const where = `WHERE ($1::uuid IS NULL OR p.merchant_id = $1) AND ($2::uuid IS NULL OR p.terminal_id = $2) AND ($3::text IS NULL OR p.status = $3)`;
   const params = [f.merchantId ?? null, f.terminalId ?? null, f.status ?? null];
   const [{ rows }, count] = await Promise.all([
-    db.query<PaymentRow>(`${SELECT} ${where} ORDER BY p.created_at DESC, p.id LIMIT $4 OFFSET $5`, [...params, f.limit, f.offset]),
+    db.query<PaymentRow>(`${PAYMENT_FROM} ${where} ORDER BY p.created_at DESC, p.id LIMIT $4 OFFSET $5`, [...params, f.limit, f.offset]),
     db.query<{ n: number }>(`SELECT count(*) AS n FROM payments p ${where}`, params),
   ]);
   return { rows, total: count.rows[0]!.n };
