@@ -10,7 +10,7 @@ import { creditForPayin } from '../src/ledger/credit.js';
 import { transaction, type Tx } from '../src/db/pool.js';
 import { post, type Posting } from '../src/ledger/ledger.repo.js';
 import {
-  adminOk, createExecutor, createMerchant, createPayment, createRequisite, setRate, startTestService, uniqueExtId,
+  admin, adminOk, createExecutor, createMerchant, createPayment, createRequisite, setRate, startTestService, uniqueExtId,
   type MerchantCredentials, type TestService,
 } from './helpers.js';
 
@@ -226,6 +226,44 @@ describe('credits applied at COMMIT (migration 012)', () => {
       ]),
     ).rejects.toThrow(/ledger_accounts_terminal_nonnegative/);
     expect(new Decimal(await available(merchant.terminalId)).eq(balance)).toBe(true);
+  });
+
+  it('race: completions crediting at COMMIT and debits on one terminal at once lose no update and never overdraw', async () => {
+    const shop = await createMerchant(service.app, { payin_rate: 2.5 });
+    await adminOk(service.app, 'POST', `/terminals/${shop.terminalId}/adjustments`, { amount: 2, reason: 'opening' });
+    const payments: { id: string; requisiteId: string; amount: number }[] = [];
+    for (let i = 0; i < 12; i++) {
+      const amount = 1000 + i * 11;
+      const { status, body } = await createPayment(service.app, shop, { ext_id: uniqueExtId('race'), amount, currency: 'RUB', method: 'CARD' });
+      expect(status, JSON.stringify(body)).toBe(200);
+      const [row] = await sql<{ requisite_id: string }>('SELECT requisite_id FROM payments WHERE id = $1', [body.id]);
+      payments.push({ id: body.id, requisiteId: row!.requisite_id, amount });
+    }
+    // Twelve credits of ~10 USDT and twenty debits of 5 USDT, interleaved.
+    const work = [
+      ...payments.map((p) => async () => ({ kind: 'credit' as const, res: await notify(p.requisiteId, p.amount) })),
+      ...Array.from({ length: 20 }, () => async () => {
+        const res = await admin(service.app, 'POST', `/terminals/${shop.terminalId}/adjustments`, { amount: -5, reason: 'race debit' });
+        return { kind: 'debit' as const, res: { status: res.statusCode, body: res.json() as Record<string, any> } };
+      }),
+    ];
+    // Shuffled, deterministically.
+    const order = work.map((_, i) => i).sort((x, y) => ((x * 31) % 17) - ((y * 31) % 17));
+    const results = await Promise.all(order.map((i) => work[i]!()));
+
+    const credits = results.filter((r) => r.kind === 'credit');
+    expect(credits.every((r) => r.res.status === 200 && r.res.body.matched === true)).toBe(true);
+    const debits = results.filter((r) => r.kind === 'debit');
+    const accepted = debits.filter((r) => r.res.status === 201);
+    // A debit is refused only for want of funds (it may have come before the credits).
+    for (const refused of debits.filter((r) => r.res.status !== 201)) {
+      expect(refused.res).toMatchObject({ status: 400, body: { error: 'VALIDATION', message: expect.stringMatching(/negative/) } });
+    }
+    const credited = payments.reduce((sum, p) => sum.plus(creditForPayin(String(p.amount), '95.5', '2.5').net), new Decimal(0));
+    const final = new Decimal(await available(shop.terminalId));
+    expect(final.toFixed(6)).toBe(new Decimal(2).plus(credited).minus(5 * accepted.length).toFixed(6));
+    expect(final.gte(0)).toBe(true);
+    expect(await check()).toEqual({ ok: true, problems: [] });
   });
 
   it('SQL refuses a debit marked for COMMIT, and a mark on an account that keeps no balance', async () => {

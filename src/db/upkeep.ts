@@ -60,15 +60,7 @@ export function keepTablesInShape(db: Db, log: Logger): { stop(): Promise<void> 
  * tables analysed.
  */
 export async function refreshStatistics(db: Db, log: Logger): Promise<string[]> {
-  const { rows } = await db.query<{ table: string }>(
-    `SELECT s.relname AS table
-       FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
-      WHERE s.schemaname = current_schema()
-        AND greatest(c.reltuples, 0) < $1
-        AND s.n_mod_since_analyze >= 50 + greatest(c.reltuples, 0)
-      ORDER BY s.relname`,
-    [MAX_ROWS],
-  );
+  const rows = await smallTablesWhere(db, 's.n_mod_since_analyze >= 50 + rows', []);
   if (rows.length === 0) return [];
   return transaction(db, async (tx) => {
     const { rows: lock } = await tx.query<{ ok: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS ok', [ANALYZE_LOCK]);
@@ -99,15 +91,7 @@ export async function refreshStatistics(db: Db, log: Logger): Promise<string[]> 
  * nor writes. SKIP_LOCKED: a table autovacuum is already at is left to it.
  */
 export async function vacuumChurnedTables(db: Db, log: Logger): Promise<string[]> {
-  const { rows } = await db.query<{ table: string }>(
-    `SELECT s.relname AS table
-       FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
-      WHERE s.schemaname = current_schema()
-        AND greatest(c.reltuples, 0) < $1
-        AND s.n_dead_tup >= $2 + $3 * greatest(c.reltuples, 0)
-      ORDER BY s.relname`,
-    [MAX_ROWS, VACUUM_DEAD_ROWS, VACUUM_SHARE],
-  );
+  const rows = await smallTablesWhere(db, 's.n_dead_tup >= $2 + $3 * rows', [VACUUM_DEAD_ROWS, VACUUM_SHARE]);
   if (rows.length === 0) return [];
   // VACUUM cannot run inside a transaction: a session lock on a connection of its own.
   const client = await db.connect();
@@ -125,4 +109,20 @@ export async function vacuumChurnedTables(db: Db, log: Logger): Promise<string[]
   }
   log.debug({ tables: rows.map((r) => r.table) }, 'vacuumed churning tables');
   return rows.map((r) => r.table);
+}
+
+/**
+ * The service's tables (its schema's) below MAX_ROWS rows that meet `condition`, an SQL condition
+ * over pg_stat_user_tables `s` and the table's estimated `rows`, with its parameters from $2 on.
+ */
+async function smallTablesWhere(db: Db, condition: string, params: unknown[]): Promise<{ table: string }[]> {
+  const { rows } = await db.query<{ table: string }>(
+    `SELECT s.relname AS table
+       FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
+      CROSS JOIN LATERAL (SELECT greatest(c.reltuples, 0) AS rows) r
+      WHERE s.schemaname = current_schema() AND r.rows < $1 AND ${condition}
+      ORDER BY s.relname`,
+    [MAX_ROWS, ...params],
+  );
+  return rows;
 }
