@@ -91,7 +91,14 @@ export async function refreshStatistics(db: Db, log: Logger): Promise<string[]> 
  * nor writes. SKIP_LOCKED: a table autovacuum is already at is left to it.
  */
 export async function vacuumChurnedTables(db: Db, log: Logger): Promise<string[]> {
-  const rows = await smallTablesWhere(db, 's.n_dead_tup >= $2 + $3 * rows', [VACUUM_DEAD_ROWS, VACUUM_SHARE]);
+  // Not more often than a second per 1,000 rows (a minute at most): when something holds dead
+  // rows back (a long transaction), a vacuum frees nothing and must not be retried every second.
+  const rows = await smallTablesWhere(
+    db,
+    `s.n_dead_tup >= $2 + $3 * rows
+     AND coalesce(greatest(s.last_vacuum, s.last_autovacuum), '-infinity') <= now() - make_interval(secs => least(60, greatest(1, rows / 1000)))`,
+    [VACUUM_DEAD_ROWS, VACUUM_SHARE],
+  );
   if (rows.length === 0) return [];
   // VACUUM cannot run inside a transaction: a session lock on a connection of its own.
   const client = await db.connect();
@@ -112,15 +119,16 @@ export async function vacuumChurnedTables(db: Db, log: Logger): Promise<string[]
 }
 
 /**
- * The service's tables (its schema's) below MAX_ROWS rows that meet `condition`, an SQL condition
- * over pg_stat_user_tables `s` and the table's estimated `rows`, with its parameters from $2 on.
+ * The service's tables (those of its schema it may maintain) below MAX_ROWS rows that meet
+ * `condition`, an SQL condition over pg_stat_user_tables `s` and the table's estimated `rows`,
+ * with its parameters from $2 on.
  */
 async function smallTablesWhere(db: Db, condition: string, params: unknown[]): Promise<{ table: string }[]> {
   const { rows } = await db.query<{ table: string }>(
     `SELECT s.relname AS table
        FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
       CROSS JOIN LATERAL (SELECT greatest(c.reltuples, 0) AS rows) r
-      WHERE s.schemaname = current_schema() AND r.rows < $1 AND ${condition}
+      WHERE s.schemaname = current_schema() AND r.rows < $1 AND pg_has_role(c.relowner, 'USAGE') AND ${condition}
       ORDER BY s.relname`,
     [MAX_ROWS, ...params],
   );

@@ -46,7 +46,7 @@ export async function webhookAdminRoutes(app: FastifyInstance, ctx: AppContext):
   app.post<{ Params: { id: string } }>('/webhooks/:id/resend', { schema: { tags, params: IdParams } }, async (request, reply) => {
     const event = await transaction(ctx.db, async (tx) => {
       const { rows } = await tx.query<{ id: string; resource_id: string; status: string }>(
-        `UPDATE webhook_events e SET status = 'pending', next_attempt_at = now(), delivered_at = NULL, leased_until = NULL
+        `UPDATE webhook_events e SET status = 'pending', next_attempt_at = now(), delivered_at = NULL
            FROM (SELECT id, status FROM webhook_events WHERE id = $1 FOR UPDATE) old
           WHERE e.id = old.id RETURNING e.id, e.resource_id, old.status`,
         [request.params.id],
