@@ -362,9 +362,15 @@ async function streamUpload(
   for (const chunk of form.chunks()) {
     if (responded || failure) break;
     if (!req.write(chunk)) {
+      // Whichever comes first; the other listener goes too, or they pile up on a long upload.
       await new Promise<void>((resolve) => {
-        req.once('drain', resolve);
-        req.once('close', resolve);
+        const done = () => {
+          req.off('drain', done);
+          req.off('close', done);
+          resolve();
+        };
+        req.once('drain', done);
+        req.once('close', done);
       });
     }
     sent += chunk.length;
