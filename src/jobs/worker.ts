@@ -73,7 +73,6 @@ export function taskList(ctx: AppContext): TaskList {
 
 /** The running job queue of this instance. */
 export interface Worker {
-  runner: Runner;
   stop(): Promise<void>;
 }
 
@@ -118,7 +117,6 @@ export async function startWorker(ctx: AppContext, databaseUrl: string): Promise
     throw err;
   }
   return {
-    runner,
     async stop() {
       await wakeup?.stop();
       await runner.stop();
