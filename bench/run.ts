@@ -261,10 +261,7 @@ function load(
           rps: total / result.duration,
           ok: result['2xx'],
           total,
-          p50: percentile(latencies, 0.5),
-          p90: percentile(latencies, 0.9),
-          p99: percentile(latencies, 0.99),
-          p999: percentile(latencies, 0.999),
+          ...percentiles(latencies),
           non2xx: result.non2xx,
           errors: result.errors,
           duration: result.duration,
@@ -300,6 +297,11 @@ function percentile(values: number[], q: number): number {
   return values[Math.min(values.length - 1, Math.ceil(q * values.length) - 1)]!;
 }
 
+/** The latency percentiles a figure shows. */
+function percentiles(latencies: number[]): Pick<Figure, 'p50' | 'p90' | 'p99' | 'p999'> {
+  return { p50: percentile(latencies, 0.5), p90: percentile(latencies, 0.9), p99: percentile(latencies, 0.99), p999: percentile(latencies, 0.999) };
+}
+
 /** One figure out of the slices it was measured in: totals, CPU per request and percentiles over all of them. */
 function merge(name: string, slices: Figure[]): Figure {
   const sum = (f: (x: Figure) => number) => slices.reduce((acc, x) => acc + f(x), 0);
@@ -313,10 +315,7 @@ function merge(name: string, slices: Figure[]): Figure {
     rps: total / duration,
     ok: sum((x) => x.ok),
     total,
-    p50: percentile(latencies, 0.5),
-    p90: percentile(latencies, 0.9),
-    p99: percentile(latencies, 0.99),
-    p999: percentile(latencies, 0.999),
+    ...percentiles(latencies),
     non2xx: sum((x) => x.non2xx),
     errors: sum((x) => x.errors),
     duration,

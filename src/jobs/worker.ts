@@ -4,7 +4,7 @@ import { transaction } from '../db/pool.js';
 import { paymentsChanged } from '../payments/events.js';
 import { expireDue } from '../payments/state.js';
 import { dispatchTask } from '../webhooks/dispatch.js';
-import { DISPATCH_KEY, DISPATCH_TASK, LEGACY_DELIVER_TASK } from '../webhooks/outbox.js';
+import { DISPATCH_KEY, DISPATCH_TASK, LEGACY_DELIVER_TASK, scheduleDispatch } from '../webhooks/outbox.js';
 import { wakeDispatchOnNewEvents } from '../webhooks/wakeup.js';
 import type { ChainClient } from '../withdrawals/chain.js';
 import { resumeSends, sendTask } from '../withdrawals/send.js';
@@ -102,7 +102,7 @@ export async function startWorker(ctx: AppContext, databaseUrl: string): Promise
       `* * * * * ${DISPATCH_TASK} ?jobKey=${DISPATCH_KEY}&jobKeyMode=preserve_run_at`,
     ].join('\n'),
   });
-  const dispatchNow = () => runner.addJob(DISPATCH_TASK, {}, { jobKey: DISPATCH_KEY, jobKeyMode: 'replace' }).then(() => undefined);
+  const dispatchNow = () => scheduleDispatch(ctx.db);
   let wakeup: { stop(): Promise<void> } | undefined;
   try {
     await runner.addJob(EXPIRE_TASK, {}, { jobKey: EXPIRE_TASK, jobKeyMode: 'preserve_run_at' });

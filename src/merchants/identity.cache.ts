@@ -1,4 +1,5 @@
-import pgListen, { type Subscriber } from 'pg-listen';
+import type { Subscriber } from 'pg-listen';
+import { createSubscriber } from '../db/listen.js';
 import type { Logger } from '../lib/logger.js';
 
 /** The channel migration 011 notifies on whenever a table the cached identities come from changes. */
@@ -9,8 +10,6 @@ export const IDENTITY_MAX_AGE_MS = 30_000;
 const MAX_ENTRIES = 10_000;
 /** How the listening connection shows in pg_stat_activity. */
 export const LISTENER_APPLICATION_NAME = 'kassir identity announcements';
-/** How often the listening connection is checked with a query: a dead one is found within this. */
-const CONNECTION_CHECK_MS = 10_000;
 
 interface Entry<T> {
   value: T;
@@ -56,17 +55,7 @@ export class IdentityCache<T> {
 
   /** Starts listening for changes on `databaseUrl`; the cache serves nothing until this has resolved. */
   async start(databaseUrl: string): Promise<void> {
-    // A CommonJS module whose function is its `default` export.
-    const subscriber = pgListen.default(
-      { connectionString: databaseUrl, application_name: LISTENER_APPLICATION_NAME },
-      {
-        paranoidChecking: CONNECTION_CHECK_MS,
-        // Retried for as long as it takes (0: no deadline), at most every 30 s.
-        retryTimeout: 0,
-        retryInterval: (attempt) => Math.min(30_000, 500 * 2 ** attempt),
-        parse: (payload: string) => payload,
-      },
-    );
+    const subscriber = createSubscriber(databaseUrl, LISTENER_APPLICATION_NAME);
     subscriber.notifications.on(IDENTITY_CHANNEL, () => this.forget());
     subscriber.events.on('reconnect', (attempt: number) => {
       if (attempt === 1) this.log.warn('lost the connection that announces identity changes; reading identities from the database until it is back');

@@ -2,7 +2,7 @@ import type { Task } from 'graphile-worker';
 import type { AppContext } from '../context.js';
 import { prepared } from '../db/pool.js';
 import { hmacSha1Base64 } from '../lib/crypto.js';
-import { DISPATCH_KEY, DISPATCH_TASK, retryKey, scheduleDispatch } from './outbox.js';
+import { retryKey, scheduleDispatch } from './outbox.js';
 import { sendWebhook } from './sender.js';
 
 /** Deliveries one dispatch keeps in flight at most. */
@@ -40,9 +40,8 @@ export function retryDelayMs(attempt: number, baseMs: number, random = Math.rand
 
 /** The dispatch job: delivers what is due; past RUN_MS, queues a fresh dispatch for the rest. */
 export function dispatchTask(ctx: AppContext): Task {
-  return async (_payload, helpers) => {
-    const unfinished = await dispatchDue(ctx, RUN_MS);
-    if (unfinished) await helpers.addJob(DISPATCH_TASK, {}, { jobKey: DISPATCH_KEY, jobKeyMode: 'replace' });
+  return async () => {
+    if (await dispatchDue(ctx, RUN_MS)) await scheduleDispatch(ctx.db);
   };
 }
 

@@ -1,4 +1,4 @@
-import pgListen, { type Subscriber } from 'pg-listen';
+import { createSubscriber } from '../db/listen.js';
 import type { Logger } from '../lib/logger.js';
 import { WEBHOOK_CHANNEL } from './outbox.js';
 
@@ -6,7 +6,6 @@ import { WEBHOOK_CHANNEL } from './outbox.js';
 const THROTTLE_MS = 100;
 /** How the listening connection shows in pg_stat_activity. */
 const APPLICATION_NAME = 'kassir webhook announcements';
-const CONNECTION_CHECK_MS = 10_000;
 
 /**
  * Starts a dispatch when webhook events are written, on every instance that runs jobs: listens to
@@ -33,15 +32,7 @@ export async function wakeDispatchOnNewEvents(
     }, Math.max(0, last + THROTTLE_MS - Date.now()));
   };
 
-  const subscriber: Subscriber = pgListen.default(
-    { connectionString: databaseUrl, application_name: APPLICATION_NAME },
-    {
-      paranoidChecking: CONNECTION_CHECK_MS,
-      retryTimeout: 0,
-      retryInterval: (attempt) => Math.min(30_000, 500 * 2 ** attempt),
-      parse: (payload: string) => payload,
-    },
-  );
+  const subscriber = createSubscriber(databaseUrl, APPLICATION_NAME);
   let connected = false;
   subscriber.notifications.on(WEBHOOK_CHANNEL, ask);
   subscriber.events.on('reconnect', (attempt: number) => {
