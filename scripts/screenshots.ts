@@ -2,8 +2,8 @@
  * Screenshots of the hosted payment page for the docs (docs/screenshots/): a RUB card, an SBP QR
  * and a cross-border RUB→TJS card payment in Russian and English, plus the success, checking and
  * not-found screens.
- * Starts the whole service on an embedded database in a temporary folder and drives Debian's
- * chromium at a phone viewport.
+ * Starts the whole service on an embedded database in a temporary folder and drives Chromium at
+ * a phone viewport (a system one on PATH, else the one @sparticuz/chromium ships: test/browser.ts).
  *
  *   npx tsx scripts/screenshots.ts            (CHROMIUM=/path/to/chromium to use another browser)
  */
@@ -11,13 +11,13 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
 import { loadConfig } from '../src/config.js';
 import { freePort } from '../src/db/embedded.js';
 import { signRequest } from '../src/http/signature.js';
 import { createLogger } from '../src/lib/logger.js';
 import { crc16ccitt, luhnValid } from '../src/lib/validators.js';
 import { startService } from '../src/service.js';
+import { launchChromium } from '../test/browser.js';
 
 const OUT = 'docs/screenshots';
 const ADMIN = 'screenshots-admin';
@@ -42,10 +42,7 @@ const config = loadConfig({
   KASSIR_MASTER_KEY: randomBytes(32).toString('base64'), LOG_LEVEL: 'silent', KASSIR_WORKER: 'false',
 });
 const service = await startService(config, createLogger('silent'), { listen: true });
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
+const browser = await launchChromium();
 
 try {
   const call = async (method: string, url: string, body?: unknown, headers: Record<string, string> = {}) => {

@@ -7,6 +7,7 @@ import type { TestProject } from 'vitest/node';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../src/db/embedded.js';
 import { migrate } from '../src/db/migrate.js';
 import { createPool } from '../src/db/pool.js';
+import { findChromium } from './browser.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -16,6 +17,8 @@ declare module 'vitest' {
     templateDatabase: string;
     /** Names this run's per-file databases, so teardown can drop them all. */
     runId: string;
+    /** The Chromium that browser tests launch (found once: the bundled one unpacks on first use). */
+    chromiumPath: string;
   }
 }
 
@@ -48,6 +51,9 @@ export default async function setup(project: TestProject) {
   project.provide('adminDatabaseUrl', adminUrl);
   project.provide('templateDatabase', template);
   project.provide('runId', runId);
+  const browser = await findChromium();
+  console.log(`browser tests use ${browser.source === 'bundled' ? 'the Chromium bundled in @sparticuz/chromium' : `Chromium from ${browser.source}`}: ${browser.path}`);
+  project.provide('chromiumPath', browser.path);
 
   return async () => {
     // Drop what the run created, including per-file databases left by a crashed worker.

@@ -1,12 +1,14 @@
 /**
- * The hosted payment page (issue 7) in a real browser: Debian's chromium driven by
+ * The hosted payment page (issue 7) in a real browser: Chromium (a system one, else the one
+ * @sparticuz/chromium ships; see test/browser.ts) driven by
  * playwright-core, at a phone-sized viewport, against the whole service listening on a real port
  * (PUBLIC_BASE_URL is that address, so `payment_url` opens as a payer would open it).
  */
-import { chromium, type Browser, type BrowserContext, type ConsoleMessage, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, ConsoleMessage, Page } from 'playwright-core';
 import jsQRModule from 'jsqr';
 import { PNG } from 'pngjs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { launchChromium } from './browser.js';
 import { freePort } from '../src/db/embedded.js';
 import { maskUrl } from '../src/lib/mask.js';
 import { crc16ccitt } from '../src/lib/validators.js';
@@ -16,10 +18,6 @@ import {
 } from './helpers.js';
 
 const PHONE = { width: 390, height: 844 };
-const CHROMIUM_ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
-];
 const NBSP = '\u00a0';
 // jsqr is CommonJS with an ES-style default: under NodeNext the function is `.default`.
 const jsQR = (jsQRModule as unknown as { default: typeof jsQRModule.default }).default;
@@ -48,7 +46,7 @@ beforeAll(async () => {
   const port = await freePort();
   origin = `http://127.0.0.1:${port}`;
   service = await startTestService({ PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: origin }, { listen: true, worker: true });
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  browser = await launchChromium(inject('chromiumPath'));
   await setRate(service.app, 'RUB', 95.5);
   await setRate(service.app, 'TJS', 10.95);
   merchant = await createMerchant(service.app, { name: 'Main' });
