@@ -12,7 +12,7 @@ const TAJIK_OPERATORS = ['tcell', 'babilon_mobile', 'megafon_tjs', 'beeline_tj',
 const OTHER_OPERATOR_COUNTRIES = ['UZ', 'KZ', 'KG', 'AZ', 'AM', 'GE'];
 
 interface Entry { code: string; name: string }
-interface AdminEntry extends Entry { country: string; kind: 'bank' | 'operator'; is_active: boolean }
+interface AdminEntry extends Entry { country: string; kind: 'bank' | 'operator'; is_active: boolean; operator_code: string | null }
 
 let service: TestService;
 
@@ -119,7 +119,7 @@ describe('editing the directory', () => {
   it('adds an entry with POST /admin/v1/banks, which then appears publicly; a duplicate code is 409', async () => {
     const res = await admin(service.app, 'POST', '/banks', { code: 'test_bank_1', name: 'Тестбанк', country: 'RU', kind: 'bank' });
     expect(res.statusCode).toBe(201);
-    expect(res.json()).toEqual({ code: 'test_bank_1', name: 'Тестбанк', country: 'RU', kind: 'bank', is_active: true });
+    expect(res.json()).toEqual({ code: 'test_bank_1', name: 'Тестбанк', country: 'RU', kind: 'bank', is_active: true, operator_code: null });
     expect((await directory()).find((b) => b.code === 'test_bank_1')).toEqual({ code: 'test_bank_1', name: 'Тестбанк' });
 
     const dup = await admin(service.app, 'POST', '/banks', { code: 'test_bank_1', name: 'Другой', country: 'RU', kind: 'bank' });
@@ -165,5 +165,37 @@ describe('editing the directory', () => {
     expect(at).toBeGreaterThan(0);
     expect(names.slice(at - 1, at + 2)).toEqual(['Еврофинанс', 'Ёлка Банк', 'Ермак Банк']);
     expect(names.indexOf('Альфа-Банк')).toBeLessThan(names.indexOf('Еврофинанс'));
+  });
+});
+
+describe('codes that name both a bank and a mobile operator', () => {
+  it('shows mts as МТС Банк standing for the operator МТС (mts_mobile) where an operator is meant', async () => {
+    const byCode = new Map((await operatorList()).map((b) => [b.code, b]));
+    expect(byCode.get('mts')).toMatchObject({ kind: 'bank', country: 'RU', operator_code: 'mts_mobile' });
+    expect(byCode.get('mts_mobile')).toMatchObject({ kind: 'operator', country: 'RU', name: 'МТС', operator_code: null });
+    expect(byCode.get('sberbank')?.operator_code).toBeNull();
+  });
+
+  it('lets the operator link a bank to an operator of its country, and unlink it', async () => {
+    await adminOk(service.app, 'POST', '/banks', { code: 'beeline_bank', name: 'Билайн Банк', country: 'RU', kind: 'bank' });
+    expect(await adminOk<AdminEntry>(service.app, 'PATCH', '/banks/beeline_bank', { operator_code: 'beeline' })).toMatchObject({ operator_code: 'beeline' });
+    expect(await adminOk<AdminEntry>(service.app, 'PATCH', '/banks/beeline_bank', { operator_code: null })).toMatchObject({ operator_code: null });
+  });
+
+  it.each([
+    ['a bank', 'sberbank', /operator_code must be a mobile operator of RU/],
+    ['an operator of another country', 'tcell', /operator_code must be a mobile operator of RU/],
+    ['an unknown code', 'no_such_operator', /operator_code must be a mobile operator of RU/],
+  ])('refuses %s as operator_code and changes nothing', async (_what, operatorCode, message) => {
+    const res = await admin(service.app, 'PATCH', '/banks/rncb', { operator_code: operatorCode });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ error: 'VALIDATION', message: expect.stringMatching(message) });
+    expect((await operatorList()).find((b) => b.code === 'rncb')?.operator_code).toBeNull();
+  });
+
+  it('refuses operator_code on an operator entry', async () => {
+    const res = await admin(service.app, 'PATCH', '/banks/megafon', { operator_code: 'beeline' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().message).toMatch(/megafon is an operator itself/);
   });
 });

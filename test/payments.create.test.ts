@@ -196,6 +196,46 @@ describe('POST /v1/payments: domestic methods', () => {
   });
 });
 
+describe('POST /v1/payments: SIM payments and codes that name a bank and an operator', () => {
+  it('files a sim requisite given mts under the operator МТС (mts_mobile), not МТС Банк', async () => {
+    const sim = await createRequisite(service.app, executor.id, { type: 'sim', value: testPhone(), bank: 'mts', methods: ['SIM'], holder: '' });
+    const stored = await adminOk<{ bank: string }>(service.app, 'GET', `/requisites/${sim.id}`);
+    expect(stored.bank).toBe('mts_mobile');
+  });
+
+  it('takes mts in a SIM payment as the operator and hands out an МТС number', async () => {
+    const shop = await createMerchant(service.app);
+    const trader = await createExecutor(service.app, 'SIM trader');
+    await createRequisite(service.app, trader.id, { type: 'sim', value: testPhone(), bank: 'mts_mobile', methods: ['SIM'], holder: '' });
+    await createRequisite(service.app, trader.id, { type: 'sim', value: testPhone(), bank: 'beeline', methods: ['SIM'], holder: '' });
+    const res = await createPayment(service.app, shop, { ext_id: uniqueExtId(), amount: 611, method: 'SIM', bank: 'mts' });
+    expect(res.status).toBe(200);
+    // Other tests of this file add sim numbers too: the bank decides, whichever МТС number comes.
+    expect(res.body.requisites).toMatchObject({ type: 'sim', bank: 'mts_mobile', bank_name: 'МТС' });
+  });
+
+  it('filters a SIM payment by an operator code, and refuses a plain bank code for it', async () => {
+    const shop = await createMerchant(service.app);
+    const trader = await createExecutor(service.app, 'Beeline trader');
+    await createRequisite(service.app, trader.id, { type: 'sim', value: testPhone(), bank: 'beeline', methods: ['SIM'], holder: '' });
+    const ok = await createPayment(service.app, shop, { ext_id: uniqueExtId(), amount: 612, method: 'SIM', bank: 'beeline' });
+    expect(ok.status).toBe(200);
+    expect(ok.body.requisites).toMatchObject({ type: 'sim', bank: 'beeline', bank_name: 'Билайн' });
+    const bank = await createPayment(service.app, shop, { ext_id: uniqueExtId(), amount: 613, method: 'SIM', bank: 'sberbank' });
+    expect(bank.status).toBe(400);
+    expect(bank.body).toMatchObject({ error: 'PAY_002', message: 'For SIM, bank must be a mobile operator code; sberbank is a bank' });
+  });
+
+  it('keeps mts meaning МТС Банк for a card payment', async () => {
+    const shop = await createMerchant(service.app);
+    const trader = await createExecutor(service.app, 'MTS Bank trader');
+    const card = await createRequisite(service.app, trader.id, { bank: 'mts', methods: ['CARD'] });
+    const res = await createPayment(service.app, shop, { ext_id: uniqueExtId(), amount: 614, method: 'CARD', bank: 'mts' });
+    expect(res.status).toBe(200);
+    expect(res.body.requisites).toMatchObject({ type: 'card', value: card.value, bank: 'mts', bank_name: 'МТС Банк' });
+  });
+});
+
 describe('GET /v1/payments/{id} and /by-ext-id/{extId}', () => {
   it('returns the same Payment object both ways, and PAY_006 for unknown ids', async () => {
     await createRequisite(service.app, executor.id);

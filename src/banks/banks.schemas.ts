@@ -9,6 +9,9 @@ export const AdminBank = Type.Object({
   country: Type.String(),
   kind: Type.Union([Type.Literal('bank'), Type.Literal('operator')]),
   is_active: Type.Boolean(),
+  operator_code: Type.Union([Type.String(), Type.Null()], {
+    description: 'for a bank code that also names a mobile operator (mts): the operator it stands for in sim requisites and SIM payments',
+  }),
 });
 
 export const CreateBankBody = Type.Object({
@@ -25,5 +28,6 @@ export const UpdateBankBody = Type.Object({
   country: Type.Optional(Type.String({ pattern: '^[A-Z]{2}$' })),
   kind: Type.Optional(Type.Union([Type.Literal('bank'), Type.Literal('operator')])),
   is_active: Type.Optional(Type.Boolean()),
+  operator_code: Type.Optional(Type.Union([Type.String({ pattern: '^[a-z0-9_]{2,64}$' }), Type.Null()])),
 });
 export type UpdateBankBody = Static<typeof UpdateBankBody>;

@@ -36,8 +36,18 @@ export async function createBank(ctx: AppContext, bank: Parameters<typeof repo.i
 
 export async function updateBank(ctx: AppContext, code: string, patch: Parameters<typeof repo.updateBank>[2]): Promise<{ before: BankRow; after: BankRow }> {
   const before = await repo.findBank(ctx.db, code);
-  const after = before && (await repo.updateBank(ctx.db, code, patch));
-  if (!before || !after) throw new ApiError('NOT_FOUND', `Bank ${code} not found`);
+  if (!before) throw new ApiError('NOT_FOUND', `Bank ${code} not found`);
+  if (patch.operator_code) {
+    const operator = await repo.findBank(ctx.db, patch.operator_code);
+    const kind = patch.kind ?? before.kind;
+    const country = patch.country ?? before.country;
+    if (kind !== 'bank') throw new ApiError('VALIDATION', `operator_code is for a bank code that also names a mobile operator; ${code} is an operator itself`);
+    if (operator?.kind !== 'operator' || operator.country !== country) {
+      throw new ApiError('VALIDATION', `operator_code must be a mobile operator of ${country} in the directory; ${patch.operator_code} is not`, { operator_code: patch.operator_code });
+    }
+  }
+  const after = await repo.updateBank(ctx.db, code, patch);
+  if (!after) throw new ApiError('NOT_FOUND', `Bank ${code} not found`);
   return { before, after };
 }
 

@@ -5,7 +5,7 @@ import { randomToken } from '../lib/crypto.js';
 import { checkDecimal, minorUnits } from '../lib/money.js';
 import { ApiError } from '../http/errors.js';
 import type { MerchantIdentity } from '../merchants/merchants.auth.js';
-import { findBank } from '../banks/banks.repo.js';
+import { findBankAs } from '../banks/banks.repo.js';
 import { candidatesFor } from '../requisites/cascade.js';
 import { checkWebhookUrl } from '../webhooks/sender.js';
 import { createWithProvider, routesFor } from '../providers/routing.js';
@@ -79,13 +79,15 @@ async function validateCreate(ctx: AppContext, identity: MerchantIdentity, body:
 
   let bank: string | null = null;
   if (body.bank !== undefined && body.bank !== '') {
-    const entry = await findBank(ctx.db, body.bank);
+    // A SIM payment tops up a phone account: its bank filter names the mobile operator.
+    const operatorMethod = method === 'SIM' || method === 'CROSS_BORDER_SIM';
+    const entry = await findBankAs(ctx.db, body.bank, operatorMethod ? 'operator' : 'bank');
     if (!entry) invalid(`Unknown bank code ${body.bank}; GET /v1/public/banks lists the codes`, { bank: body.bank });
-    if (method === 'CROSS_BORDER_SIM' && entry.kind !== 'operator') {
-      invalid(`For CROSS_BORDER_SIM, bank must be a mobile operator code; ${body.bank} is a bank`, { bank: body.bank });
+    if (operatorMethod && entry.kind !== 'operator') {
+      invalid(`For ${method}, bank must be a mobile operator code; ${body.bank} is a bank`, { bank: body.bank });
     }
-    if (method !== 'CROSS_BORDER_SIM' && entry.kind === 'operator') {
-      invalid(`${body.bank} is a mobile operator; operator codes are for CROSS_BORDER_SIM`, { bank: body.bank });
+    if (!operatorMethod && entry.kind === 'operator') {
+      invalid(`${body.bank} is a mobile operator; operator codes are for CROSS_BORDER_SIM and SIM`, { bank: body.bank });
     }
     bank = entry.code;
   }

@@ -2,7 +2,7 @@ import type { AppContext } from '../context.js';
 import { ApiError } from '../http/errors.js';
 import { checkDecimal } from '../lib/money.js';
 import { emvProblem, normalizeCard, normalizePhone } from '../lib/validators.js';
-import { findBank } from '../banks/banks.repo.js';
+import { findBankAs } from '../banks/banks.repo.js';
 import { getExecutor } from '../executors/executors.service.js';
 import { COUNTRY_CURRENCY, METHOD_TYPES, type Method, type RequisiteType } from '../payments/methods.js';
 import * as repo from './requisites.repo.js';
@@ -42,7 +42,8 @@ async function validate(ctx: AppContext, executorId: string, body: CreateRequisi
   if (expectedCurrency !== body.currency) invalid(`requisites in ${body.country} are paid in ${expectedCurrency}, not ${body.currency}`);
   let bankCode: string | null = null;
   if (body.bank) {
-    const bank = await findBank(ctx.db, body.bank);
+    // A sim requisite is a phone account with a mobile operator (mts there means МТС, the operator).
+    const bank = await findBankAs(ctx.db, body.bank, type === 'sim' ? 'operator' : 'bank');
     if (!bank) invalid(`bank ${body.bank} is not in the directory; add it with POST /admin/v1/banks`);
     if (bank.country !== body.country) invalid(`bank ${body.bank} is in ${bank.country}, not ${body.country}`);
     if (type === 'sim' && bank.kind !== 'operator') invalid(`a sim requisite needs a mobile operator code, ${body.bank} is a bank`);
