@@ -1,4 +1,8 @@
 import { Type, type Static } from 'typebox';
+import { COUNTRY_CURRENCY } from '../payments/methods.js';
+
+/** A country the directory serves: one whose currency Kassir prices. */
+const Country = Type.String({ enum: Object.keys(COUNTRY_CURRENCY) });
 
 export const BankEntry = Type.Object({ code: Type.String(), name: Type.String() });
 export const BankDirectory = Type.Object({ banks: Type.Array(BankEntry) });
@@ -17,7 +21,7 @@ export const AdminBank = Type.Object({
 export const CreateBankBody = Type.Object({
   code: Type.String({ pattern: '^[a-z0-9_]{2,64}$' }),
   name: Type.String({ minLength: 1, maxLength: 200 }),
-  country: Type.String({ pattern: '^[A-Z]{2}$' }),
+  country: Country,
   kind: Type.Union([Type.Literal('bank'), Type.Literal('operator')], { default: 'bank' }),
   is_active: Type.Optional(Type.Boolean()),
 });
@@ -25,7 +29,7 @@ export type CreateBankBody = Static<typeof CreateBankBody>;
 
 export const UpdateBankBody = Type.Object({
   name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-  country: Type.Optional(Type.String({ pattern: '^[A-Z]{2}$' })),
+  country: Type.Optional(Country),
   kind: Type.Optional(Type.Union([Type.Literal('bank'), Type.Literal('operator')])),
   is_active: Type.Optional(Type.Boolean()),
   operator_code: Type.Optional(Type.Union([Type.String({ pattern: '^[a-z0-9_]{2,64}$' }), Type.Null()])),

@@ -5,7 +5,7 @@ import type { AppContext } from '../context.js';
 import { maskUrl } from '../lib/mask.js';
 import { ApiError, type ErrorKey } from './errors.js';
 import { registerJsonParser, registerMultipartPassThrough } from './json.js';
-import { describeValidationError, validatorCompiler } from './validation.js';
+import { describeValidationError, rejectUnreadableInput, validatorCompiler } from './validation.js';
 import { openApiInfo } from './openapi.js';
 import './types.js';
 import { bankRoutes } from '../banks/banks.routes.js';
@@ -37,8 +37,19 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     requestIdHeader: false,
     trustProxy: ctx.config.trustProxy,
     routerOptions: { ignoreTrailingSlash: true },
+    // A path whose percent-encoding is broken (`/v1/payments/%ZZ`, `%C0%AF`) is refused before
+    // routing, so the route's own error code is unknown: the generic one, in the spec's body.
+    frameworkErrors: (_error, _request, reply: FastifyReply) => {
+      reply.status(400).send(new ApiError('VALIDATION', 'The URL cannot be read: its percent-encoding is not valid UTF-8').body());
+    },
   });
   app.setValidatorCompiler(validatorCompiler);
+  // Every route's input is judged after its own authentication hooks (route-level hooks run after
+  // the plugin's) and before its schema: see rejectUnreadableInput.
+  app.addHook('onRoute', (route) => {
+    const own = route.preValidation === undefined ? [] : Array.isArray(route.preValidation) ? route.preValidation : [route.preValidation];
+    route.preValidation = [...own, rejectUnreadableInput];
+  });
   registerJsonParser(app);
   registerMultipartPassThrough(app);
   await app.register(swagger, { openapi: openApiInfo(ctx.config.publicBaseUrl) });

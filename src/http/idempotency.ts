@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
+import { textProblem } from '../lib/input.js';
 import { ApiError } from './errors.js';
 import { isMultipart } from '../receipts/upload.js';
 
@@ -25,8 +26,8 @@ export function idempotency(app: FastifyInstance, ctx: AppContext): void {
   app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
     const key = request.headers['idempotency-key'];
     if (request.method !== 'POST' || key === undefined || isMultipart(request) || !request.merchant || !request.signer) return;
-    if (typeof key !== 'string' || key.length === 0 || key.length > 255) {
-      throw new ApiError(request.routeOptions.config.invalidCode ?? 'PAY_002', 'Idempotency-Key must be 1 to 255 characters');
+    if (typeof key !== 'string' || key.length === 0 || key.length > 255 || textProblem(key, false)) {
+      throw new ApiError(request.routeOptions.config.invalidCode ?? 'PAY_002', 'Idempotency-Key must be 1 to 255 printable characters');
     }
     // The calling terminal is part of the request: a payment or payout goes through the terminal of
     // the X-Identity key, so one key sent through two terminals is two different requests.

@@ -1,18 +1,22 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import sjson from 'secure-json-parse';
+import { InputProblem, parseJson } from '../lib/input.js';
 import { ApiError, type ErrorKey } from './errors.js';
 
-/** Marks a body that was not valid JSON; answered only after authentication (see below). */
-const INVALID_JSON = Symbol('invalid json');
+/** Marks a body that cannot be taken, with the sentence why; answered only after authentication. */
+const UNREADABLE = Symbol('unreadable body');
 
 /**
- * JSON bodies are read whole, fed to the request's signature (when it has one) and parsed here,
- * but never rejected here: a malformed body is marked and answered
- * with the route's `*_001/PAY_002` error only after the signature has been checked, so an
- * unauthenticated caller learns nothing about how its body was read (DESIGN.md decision 4).
+ * JSON bodies are read whole, fed to the request's signature (when it has one) and parsed here by
+ * the input rules of src/lib/input.ts (exact numbers, no control characters, …), but never
+ * rejected here: a body that cannot be taken is marked and answered with the route's
+ * `*_001/PAY_002` error only after the signature has been checked, so an unauthenticated caller
+ * learns nothing about how its body was read (DESIGN.md decision 4).
  */
 export function registerJsonParser(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json');
+  // No route reads plain text: such a body is answered 415, not taken unsigned and unread (a signed
+  // request's signature covers only bodies the parsers here feed to it).
+  app.removeContentTypeParser('text/plain');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     const raw = typeof body === 'string' ? Buffer.from(body) : body;
     // A signed (merchant) request's signature covers these very bytes; see merchantAuth.
@@ -20,10 +24,10 @@ export function registerJsonParser(app: FastifyInstance): void {
     const text = raw.toString('utf8');
     if (text.trim() === '') return done(null, undefined);
     try {
-      // Drops __proto__/constructor keys: a body must never reach an object's prototype.
-      done(null, sjson.parse(text, null, { protoAction: 'remove', constructorAction: 'remove' }));
-    } catch {
-      done(null, { [INVALID_JSON]: true });
+      done(null, parseJson(text));
+    } catch (err) {
+      if (!(err instanceof InputProblem)) return done(err as Error, undefined);
+      done(null, { [UNREADABLE]: err.message });
     }
   });
 }
@@ -37,10 +41,9 @@ export function registerMultipartPassThrough(app: FastifyInstance): void {
   app.addContentTypeParser('multipart/form-data', (_request, payload, done) => done(null, payload));
 }
 
-/** Throws the route's invalid-parameters error when the body was not valid JSON. */
+/** Throws the route's invalid-parameters error, saying why, when the JSON body cannot be taken. */
 export function rejectInvalidJson(request: FastifyRequest, code: ErrorKey): void {
   const body = request.body as Record<PropertyKey, unknown> | undefined;
-  if (body && typeof body === 'object' && body[INVALID_JSON]) {
-    throw new ApiError(code, 'The request body is not valid JSON');
-  }
+  const problem = body && typeof body === 'object' ? body[UNREADABLE] : undefined;
+  if (typeof problem === 'string') throw new ApiError(code, problem);
 }

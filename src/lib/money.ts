@@ -13,6 +13,9 @@ const MINOR_UNITS: Record<string, number> = {
   RUB: 2, KZT: 2, AZN: 2, TJS: 2, UZS: 2, KGS: 2, AMD: 2, GEL: 2, VND: 0, USDT: 6,
 };
 
+/** The currencies Kassir prices in USDT (order currencies and the requisites' local ones). */
+export const FIAT_CURRENCIES: readonly string[] = Object.keys(MINOR_UNITS).filter((code) => code !== 'USDT');
+
 export function minorUnits(currency: string): number {
   return MINOR_UNITS[currency] ?? 2;
 }

@@ -135,7 +135,8 @@ export async function pagesRoutes(app: FastifyInstance, ctx: AppContext): Promis
     }
     if (kind === 'confirm' && !(error instanceof PageNotFound) && status < 500) {
       // The form without JavaScript: back to the page, which shows the sentence by the form.
-      return reply.redirect(`${baseOf(tokenOf(request))}?lang=${lang}&error=${encodeURIComponent(text)}`, 303);
+      // The token as it came: encoded, since the failure may be that it holds what no URL may.
+      return reply.redirect(`${baseOf(encodeURIComponent(tokenOf(request)))}?lang=${lang}&error=${encodeURIComponent(text)}`, 303);
     }
     const page = error instanceof PageNotFound || status === 404 ? 'notFound' : status === 429 ? 'tooMany' : 'failed';
     return reply.status(status).type('text/html; charset=utf-8').header('content-language', lang).send(renderMessage(page, lang, assets.urls));

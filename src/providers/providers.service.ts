@@ -1,6 +1,7 @@
 import type { AppContext } from '../context.js';
 import { transaction } from '../db/pool.js';
 import { ApiError } from '../http/errors.js';
+import { isMethod, isOrderCurrency, METHODS, ORDER_CURRENCIES } from '../payments/methods.js';
 import { isUuid } from '../payments/payments.service.js';
 import { kassirProvider } from './kassir/adapter.js';
 import type { ProviderAdapter } from './provider.js';
@@ -91,11 +92,17 @@ export async function setRoutes(ctx: AppContext, terminalId: string, routes: Rou
         throw new ApiError('VALIDATION', `route ${index + 1}: provider ${route.provider_id} not found`);
       }
     }
-    rows.push({
-      provider_id: route.provider_id ?? null,
-      currencies: route.currencies?.map((c) => c.toUpperCase()) ?? null,
-      methods: route.methods?.map((m) => m.toUpperCase()) ?? null,
-    });
+    const currencies = route.currencies?.map((c) => c.toUpperCase()) ?? null;
+    const unknownCurrency = currencies?.find((c) => !isOrderCurrency(c));
+    if (unknownCurrency) {
+      throw new ApiError('VALIDATION', `route ${index + 1}: currency ${unknownCurrency} is not an order currency; use ${ORDER_CURRENCIES.join(', ')}`);
+    }
+    const methods = route.methods?.map((m) => m.toUpperCase()) ?? null;
+    const unknownMethod = methods?.find((m) => m !== 'PAYOUT' && !isMethod(m));
+    if (unknownMethod) {
+      throw new ApiError('VALIDATION', `route ${index + 1}: method ${unknownMethod} is not one of ${[...METHODS, 'PAYOUT'].join(', ')}`);
+    }
+    rows.push({ provider_id: route.provider_id ?? null, currencies, methods });
   }
   await transaction(ctx.db, (tx) => repo.replaceRoutes(tx, terminalId, rows));
 }

@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.js';
-import { checkDecimal, RATE_DECIMALS } from '../lib/money.js';
+import { checkDecimal, FIAT_CURRENCIES, RATE_DECIMALS } from '../lib/money.js';
 import { ApiError } from '../http/errors.js';
 import * as repo from './rates.repo.js';
 
@@ -10,9 +10,12 @@ export function parseRate(value: unknown): string {
   return rate.toFixed();
 }
 
+/** A currency that has a price in USDT: an order currency or a requisite country's (case-insensitive). */
 export function parseCurrency(value: string): string {
   const currency = value.toUpperCase();
-  if (!/^[A-Z]{3}$/.test(currency)) throw new ApiError('VALIDATION', `currency must be a three-letter ISO code, got "${value}"`);
+  if (!FIAT_CURRENCIES.includes(currency)) {
+    throw new ApiError('VALIDATION', `currency ${JSON.stringify(value)} is not one Kassir prices; use one of ${FIAT_CURRENCIES.join(', ')}`, { currency: value });
+  }
   return currency;
 }
 

@@ -5,6 +5,7 @@ import { fileTypeFromBuffer } from 'file-type';
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { ApiError, type ErrorKey } from '../http/errors.js';
+import { InputProblem, parseJson, textProblem } from '../lib/input.js';
 import type { FileStore } from './store.js';
 
 /** Spec "Limits": receipt files up to 10 MB. */
@@ -97,9 +98,10 @@ function parseData(data: unknown, invalidCode: ErrorKey): Record<string, unknown
   if (typeof data !== 'string') throw new ApiError(invalidCode, 'data must be a JSON object or a string holding one');
   let value: unknown;
   try {
-    value = JSON.parse(data);
-  } catch {
-    throw new ApiError(invalidCode, 'The data part is not valid JSON');
+    value = parseJson(data);
+  } catch (err) {
+    if (!(err instanceof InputProblem)) throw err;
+    throw new ApiError(invalidCode, `The data part cannot be read: ${err.message.replace(/^The body/, 'it')}`);
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new ApiError(invalidCode, 'The data part must be a JSON object');
@@ -140,6 +142,9 @@ async function readMultipart(request: FastifyRequest, store: FileStore): Promise
 
   parser.on('field', (name, value, info) => {
     if (info.valueTruncated) noteProblem(new ApiError('PAY_002', `Field ${name} is too long`));
+    // Form fields are text from outside like any JSON string (src/lib/input.ts).
+    const problem = textProblem(name, false) ?? textProblem(value);
+    if (problem) noteProblem(new ApiError('PAY_002', `Field ${JSON.stringify(name)} ${problem}`));
     result.fields[name] = value;
   });
   parser.on('file', (name, stream, info) => {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { constantTimeEqual, hmacSha1Base64 } from '../../lib/crypto.js';
+import { InputProblem, parseJson } from '../../lib/input.js';
 import {
   ProviderError, type CreatePaymentRequest, type CreatePayoutRequest, type DisputeRequest, type ProviderAdapter,
   type ProviderCallback, type ProviderPayment, type ProviderPayout, type ReceiptFile,
@@ -42,11 +43,15 @@ export function kassirProvider(settings: KassirProviderSettings): ProviderAdapte
       throw new ProviderError('unavailable', `provider ${reason}: ${method} ${path}`);
     }
     const text = await response.text();
+    // An upstream answer is input from outside like a request body: the same rules (src/lib/input.ts)
+    // keep a NUL in a holder's name or an inexact amount out of our database and arithmetic.
     let json: unknown;
+    let unreadable: string | undefined;
     try {
-      json = text === '' ? undefined : JSON.parse(text);
-    } catch {
-      json = undefined;
+      json = text === '' ? undefined : parseJson(text);
+    } catch (err) {
+      if (!(err instanceof InputProblem)) throw err;
+      unreadable = err.message;
     }
     if (response.status >= 500) {
       const code = (json as { error?: string } | undefined)?.error;
@@ -58,6 +63,7 @@ export function kassirProvider(settings: KassirProviderSettings): ProviderAdapte
       const error = json as { error?: string; message?: string } | undefined;
       throw new ProviderError(response.status === 429 ? 'declined' : 'rejected', `provider refused ${method} ${path}: ${error?.error ?? response.status} ${error?.message ?? ''}`.trim(), error?.error);
     }
+    if (unreadable) throw new ProviderError('unavailable', `provider's answer to ${method} ${path} cannot be taken: ${unreadable}`);
     if (json === undefined || typeof json !== 'object') throw new ProviderError('unavailable', `provider answered ${method} ${path} with something that is not JSON`);
     return json as T;
   }
@@ -108,11 +114,12 @@ export function kassirProvider(settings: KassirProviderSettings): ProviderAdapte
       }
       let event: { event?: unknown; id?: unknown; data?: unknown };
       try {
-        event = JSON.parse(body.toString('utf8'));
-      } catch {
-        throw new ProviderError('rejected', 'callback body is not JSON');
+        event = parseJson(body.toString('utf8')) as typeof event;
+      } catch (err) {
+        if (!(err instanceof InputProblem)) throw err;
+        throw new ProviderError('rejected', `callback body cannot be taken: ${err.message}`);
       }
-      if (typeof event.event !== 'string' || typeof event.id !== 'string' || typeof event.data !== 'object' || event.data === null) {
+      if (typeof event !== 'object' || event === null || typeof event.event !== 'string' || typeof event.id !== 'string' || typeof event.data !== 'object' || event.data === null) {
         throw new ProviderError('rejected', 'callback is not a webhook event {event, id, data}');
       }
       const token = headers['x-notification-token'];
