@@ -8,7 +8,7 @@
  *
  * The seed is fixed in CI (FUZZ_SEED, default 20261124) and random locally; a failure names its
  * seed and the request, so `FUZZ_SEED=<seed> npx vitest run test/fuzz.test.ts` replays it.
- * FUZZ_RUNS sets the requests per route (default 30).
+ * FUZZ_RUNS sets the requests per route (default 60).
  */
 import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
@@ -22,7 +22,7 @@ import {
 import { bodyText, HOSTILE_STRINGS, maybeHostile, pathValue, queryString, RAW_BODIES, type Pools, type Schema } from './fuzz/requests.js';
 
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : process.env.CI ? 20261124 : Math.floor(Math.random() * 2 ** 31);
-const RUNS = Number(process.env.FUZZ_RUNS ?? 30);
+const RUNS = Number(process.env.FUZZ_RUNS ?? 60);
 const BASE = 'http://kassir.test';
 const PROVIDER_SECRET = 'fuzz-provider-secret';
 

@@ -4,7 +4,7 @@
  * naming the field, and nothing stored. test/fuzz.test.ts throws everything else at every route.
  */
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kassirProvider } from '../src/providers/kassir/adapter.js';
 import { ProviderError } from '../src/providers/provider.js';
@@ -209,5 +209,39 @@ describe('an upstream provider’s answer is input too', () => {
     expect(failure).toBeInstanceOf(ProviderError);
     expect((failure as ProviderError).kind).toBe('unavailable');
     expect((failure as Error).message).toContain(reason);
+  });
+});
+
+describe('requests the HTTP parser cannot read', () => {
+  let listening: TestService;
+  beforeAll(async () => {
+    listening = await startTestService({}, { listen: true });
+  });
+  afterAll(async () => {
+    await listening?.close();
+  });
+
+  /** Writes raw bytes to the listening service and reads what it answers until it closes. */
+  async function rawHttp(bytes: string): Promise<string> {
+    const { port } = listening.app.server.address() as AddressInfo;
+    return new Promise((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1', () => socket.end(bytes));
+      let answer = '';
+      socket.on('data', (chunk) => (answer += chunk.toString('utf8')));
+      socket.on('close', () => resolve(answer));
+      socket.on('error', reject);
+    });
+  }
+
+  it.each([
+    ['a malformed request line', 'GARBAGE\r\n\r\n', 400, { error: 'VALIDATION', message: 'The request could not be read as HTTP' }],
+    ['headers beyond the limit', `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431, { error: 'HEADERS_TOO_LARGE', message: 'The request headers are too large' }],
+    ['a NUL in a header', 'GET /healthz HTTP/1.1\r\nHost: x\r\nX-Identity: a\u0000b\r\n\r\n', 400, { error: 'VALIDATION', message: 'The request could not be read as HTTP' }],
+  ])('%s: answered in the spec body, connection closed', async (_name, bytes, status, body) => {
+    const answer = await rawHttp(bytes);
+    expect(answer.startsWith(`HTTP/1.1 ${status} `)).toBe(true);
+    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual(body);
+    const health = await fetch(`http://127.0.0.1:${(listening.app.server.address() as AddressInfo).port}/healthz`);
+    expect(health.status).toBe(200);
   });
 });

@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { AppContext } from '../context.js';
@@ -39,6 +41,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     routerOptions: { ignoreTrailingSlash: true },
     // A path whose percent-encoding is broken (`/v1/payments/%ZZ`, `%C0%AF`) is refused before
     // routing, so the route's own error code is unknown: the generic one, in the spec's body.
+    clientErrorHandler: answerUnreadableRequest,
     frameworkErrors: (_error, _request, reply: FastifyReply) => {
       reply.status(400).send(new ApiError('VALIDATION', 'The URL cannot be read: its percent-encoding is not valid UTF-8').body());
     },
@@ -114,6 +117,31 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(async (callbacks) => providerCallbackRoutes(callbacks, ctx));
   await app.register(async (pages) => pagesRoutes(pages, ctx));
   return app;
+}
+
+/**
+ * A request Node's HTTP parser could not read (a malformed request line, headers beyond the
+ * limit, a client too slow to send them) never reaches Fastify's routing: it is answered here on
+ * the socket, as Fastify's own handler would, but in the spec's error body, and the connection is
+ * closed.
+ */
+function answerUnreadableRequest(this: FastifyInstance, error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const apiError =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? new ApiError('REQUEST_TIMEOUT', 'The request did not arrive in time; send it again')
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? new ApiError('HEADERS_TOO_LARGE')
+        : new ApiError('VALIDATION', 'The request could not be read as HTTP');
+  this.log.debug({ err: error }, 'unreadable request');
+  if (socket.writable) {
+    const body = JSON.stringify(apiError.body());
+    socket.write(
+      `HTTP/1.1 ${apiError.status} ${STATUS_CODES[apiError.status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
 }
 
 /** Maps anything thrown while serving a request onto the closed catalogue. */

@@ -30,6 +30,8 @@ export const ERRORS = {
   AUTH_003: { status: 403, message: 'Terminal is inactive' },
   NOT_FOUND: { status: 404, message: 'Not found' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'Request body is too large' },
+  REQUEST_TIMEOUT: { status: 408, message: 'The request did not arrive in time' },
+  HEADERS_TOO_LARGE: { status: 431, message: 'The request headers are too large' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Unsupported Content-Type; send application/json' },
   RATE_LIMITED: { status: 429, message: 'Too many requests' },
   VALIDATION: { status: 400, message: 'Invalid parameters' },
