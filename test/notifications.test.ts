@@ -277,6 +277,49 @@ describe('reading the amount from the notification text', () => {
     expect(await paymentStatus(third.id)).toBe('COMPLETED');
   });
 
+  it('reads an MTS Bank "Перевод на карту … Остаток …; *NNNN" SMS (it was refused as unrecognised)', async () => {
+    const { executor: ex, requisite } = await fresh({ bank: 'mts' });
+    const payment = await pay(5000, requisite.value);
+    const text = 'Перевод на карту 5 000,00 RUB PEREVOD DR BANK Остаток: 5 122,50 RUB; *9131';
+    const res = await notify(service.app, ex.token, { requisite_id: requisite.id, text });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ matched: true, payment_id: payment.id });
+    expect(await paymentStatus(payment.id)).toBe('COMPLETED');
+    expect((await adminOk(service.app, 'GET', `/notifications/${res.json().notification_id}`)).parsed_bank).toBe('mts');
+  });
+
+  it('cross-border: a somoni text on a TJS requisite matches the local amount; roubles on it are refused', async () => {
+    const { executor: ex, requisite } = await fresh({ type: 'card', bank: 'alif_bank', currency: 'TJS', country: 'TJ', methods: ['CROSS_BORDER'] });
+    const payment = await pay(5000, requisite.value, { currency: 'RUB', method: 'CROSS_BORDER', country: 'TJ' });
+    const local = new Exact(5000).div(RUB_RATE).times(TJS_RATE).toDecimalPlaces(2, Decimal.ROUND_HALF_UP).toFixed(2);
+    expect(local).toBe('573.30');
+
+    // The payer's roubles as a rouble account would report them: not this requisite's currency.
+    const roubles = 'Карта *1234: поступление 5 000,00 RUB из России. Баланс: 12 000,00 RUB';
+    const refused = await expectError(await notify(service.app, ex.token, { requisite_id: requisite.id, text: roubles }), 400, 'VALIDATION');
+    expect(refused.message).toMatch(/5000\.00 RUB.*receives TJS/);
+    expect(refused.data).toEqual({ currency: 'RUB', requisite_currency: 'TJS' });
+    expect(await notificationsOn(requisite.id)).toEqual([]);
+    expect(await paymentStatus(payment.id)).toBe('PENDING');
+
+    const res = await notify(service.app, ex.token, { requisite_id: requisite.id, text: `Вы получили перевод ${local} смн. от Сафаров Ф.` });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ matched: true, payment_id: payment.id });
+    expect(await paymentStatus(payment.id)).toBe('COMPLETED');
+  });
+
+  it('a text in another currency than a RUB requisite is refused, naming both', async () => {
+    const { executor: ex, requisite } = await fresh({ bank: 'sberbank' });
+    await pay(500, requisite.value);
+    const body = await expectError(
+      await notify(service.app, ex.token, { requisite_id: requisite.id, text: 'Kaspi.kz | Поступление 500 ₸ от Иван И.' }),
+      400,
+      'VALIDATION',
+    );
+    expect(body.message).toMatch(/500\.00 KZT.*receives RUB/);
+    expect(await notificationsOn(requisite.id)).toEqual([]);
+  });
+
   it('an explicit amount wins over the text', async () => {
     const { executor: ex, requisite } = await fresh({ bank: 'sberbank' });
     const payment = await pay(1499, requisite.value);

@@ -65,6 +65,15 @@ export async function receiveNotification(ctx: AppContext, executor: ExecutorRow
     if (!parsed) {
       throw new ApiError('VALIDATION', 'amount is missing and text is not a recognised incoming-transfer notification; send amount');
     }
+    // Payments on a requisite are in its currency: money that arrived in another one (roubles on
+    // a somoni card, say) is no payment's amount, and converting it would be a guess.
+    if (parsed.currency !== requisite.currency) {
+      throw new ApiError(
+        'VALIDATION',
+        `text reports ${parsed.amount} ${parsed.currency}, but requisite ${requisite.id} receives ${requisite.currency}; a transfer in another currency is not matched`,
+        { currency: parsed.currency, requisite_currency: requisite.currency },
+      );
+    }
     amount = parsed.amount;
     parsedBank = parsed.bank;
   } else {

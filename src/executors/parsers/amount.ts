@@ -79,7 +79,7 @@ export function moneyGroup(name: string, options: MoneyGroupOptions = {}): strin
 
 const WHOLE_AMOUNT = new RegExp(
   `^${SPACE}*(?<sign>[+\\-−–])?${SPACE}*(?:(?<before>${SPACED_MARK})${SPACE}*)?(?<sign2>[+\\-−–])?${SPACE}*` +
-    `(?<number>${NUMBER})${SPACE}*(?<after>${SPACED_MARK}|${ATTACHED_MARK})?${SPACE}*$`,
+    `(?<number>${NUMBER})(?:(?<attached>${ATTACHED_MARK})|${SPACE}*(?<after>${SPACED_MARK}))?${SPACE}*$`,
   'i',
 );
 
@@ -112,7 +112,7 @@ export function readMoney(raw: string): Money | undefined {
   const whole = (fraction ? number.slice(0, -fraction[0].length) : number).replace(/\D/g, '');
   const value = new Decimal(`${whole}.${fraction?.[1] ?? '0'}`);
   if (!value.gt(0)) return undefined;
-  const currency = markCurrency(match.groups?.before ?? match.groups?.after);
+  const currency = markCurrency(match.groups?.before ?? match.groups?.after ?? match.groups?.attached);
   const result: Money = { amount: value.toFixed(2), negative: sign !== undefined && sign !== '+' };
   if (currency) result.currency = currency;
   return result;
