@@ -498,8 +498,9 @@ export const BANK_FORMS: readonly BankForm[] = [
       // "Пополнение: 8000т С Kaspi Депозита Доступно: 146 003,44т"
       r`Пополнение: {amount}(?:.*? Доступно: {balance})?`,
     ],
-    // A Kaspi Deposit's own statement ("Kaspi Депозит D-007 … На Депозите: …") is not a card's credit.
-    unless: [r`На Депозите`],
+    // A Kaspi Deposit's own statement ("Kaspi Депозит D-007 … На Депозите: …") is not a card's
+    // credit, nor is a top-up of a phone number paid from the card.
+    unless: [r`На Депозите|На номер`],
   },
   {
     bank: 'kaspi', form: 'push', currency: 'KZT',
@@ -552,7 +553,7 @@ export const BANK_FORMS: readonly BankForm[] = [
     ],
   },
   {
-    bank: 'forte', form: 'sms', currency: 'KZT',
+    bank: 'forte', form: 'sms', currency: 'KZT', accepts: ['KZT', 'RUB'],
     senders: ['ForteBank', 'Forte'],
     credit: [
       // "Postupilo 201073 KZT na schet #06334, ostatok 206 869.00 KZT. 20.03.2018 18:54."
@@ -575,7 +576,7 @@ export const BANK_FORMS: readonly BankForm[] = [
 
   // ---------------------------------------------------------------- Tajikistan
   {
-    bank: 'eskhata', form: 'sms', currency: 'TJS',
+    bank: 'eskhata', form: 'sms', currency: 'TJS', accepts: ['TJS', 'RUB'],
     senders: ['Eskhata', 'ESKHATA', 'Bonki Eskhata'],
     credit: [
       // "VISA/**1234 08/10/2025 21:22 Приход: 61.61 TJS Eskhata Online Остаток: 1 250,18 TJS"
@@ -595,7 +596,7 @@ export const BANK_FORMS: readonly BankForm[] = [
     ],
   },
   {
-    bank: 'alif_bank', form: 'sms', currency: 'TJS',
+    bank: 'alif_bank', form: 'sms', currency: 'TJS', accepts: ['TJS', 'RUB'],
     senders: ['alif', 'Alif Bank', 'alifmobi'],
     credit: [
       // "Пополнение кошелька на 250.00 смн. Отправитель: Сафаров Ф. Баланс: 1 250.00 смн."
@@ -655,7 +656,7 @@ export const BANK_FORMS: readonly BankForm[] = [
  */
 export const GENERIC_FORMS: readonly BankForm[] = [
   {
-    bank: 'unknown', form: 'any', currency: 'RUB', senders: [],
+    bank: 'unknown', form: 'any', currency: 'RUB', accepts: ['RUB', 'KZT', 'TJS'], senders: [],
     credit: [
       // "Перевод от Иван И. +1 500 ₽", "Поступление по СБП от ИВАН И. +1500 RUB"
       r`(?:Перевод|Поступление|Зачисление|Пополнение)(?: по СБП)? от {name} (?=\+){amount}${BALANCE}`,
@@ -666,7 +667,7 @@ export const GENERIC_FORMS: readonly BankForm[] = [
     ],
     // Without a bank's exact format, a text that also speaks of a debit is not trusted: a phone
     // or savings top-up ("Пополнение вклада 10 000 ₽ со счёта") is money leaving the card.
-    unless: [r`списан|покупк|оплат|телефон|вклад|накопительн|копилк|депозит|deposit|vklad`],
+    unless: [r`списан|покупк|оплат|телефон|на номер|вклад|накопительн|копилк|депозит|deposit|vklad`],
     debit: [
       r`(?<![а-яёa-z])(?:покупка|оплата|списание|списано|снятие|выдача|получение наличных|платеж|платёж|комиссия|погашение|перевод(?! от| из)|переведено|вы заплатили|вы сняли|вы перевели|заплатили|pokupka|oplata|spisanie|spisano|spisan|snyatie|snjatie|vydacha|perevod|platezh|komissiya|predauth|nalichnie|umenshen balans|расход|rashod)(?![а-яёa-z]){any}{amount}`,
     ],

@@ -40,6 +40,11 @@ export interface BankForm {
   senders: readonly string[];
   /** The currency of amounts the bank writes without a mark. */
   currency: Currency;
+  /**
+   * Currencies this form reads at all (default: `currency` only), so that a tenge pattern never
+   * reads a rouble text; a Tajik bank that reports rouble transfers lists both.
+   */
+  accepts?: readonly Currency[];
   /** Incoming money: a payer's transfer or a top-up of the requisite. */
   credit: readonly string[];
   /** Money leaving the requisite (purchases, payments, transfers out, fees, withdrawals). */
@@ -227,6 +232,7 @@ function applyPattern(pattern: RegExp, text: string, form: BankForm, direction: 
   const money = groups?.amount === undefined ? undefined : readMoney(groups.amount);
   if (!groups || !money || (money.negative && direction === 'incoming')) return undefined;
   const currency = money.currency ?? form.currency;
+  if (!(form.accepts ?? [form.currency]).includes(currency)) return undefined;
   const result: Omit<ParsedTransfer, 'bank'> = { direction, amount: money.amount, currency };
   if (form.form !== 'any') result.form = form.form;
   Object.assign(result, requisiteDigits(groups));

@@ -112,11 +112,14 @@ describe('the template language', () => {
     expect(parseWith(compiled, 'Карта **5521 Приход 1 200,50 от Сафаров Ф. Остаток 3 000. Код: 1234', {})).toBeUndefined();
   });
 
-  it('an unmarked {sum} takes the form\'s currency, a marked one its own', () => {
-    const table = compileTable({ ...PARSER_TABLE, forms: [{ bank: 'k', form: 'sms', currency: 'KZT', senders: ['K'], credit: ['Приход {sum}'] }] });
-    expect(parseWith(table, 'Приход 500', { bank: 'k' })).toMatchObject({ amount: '500.00', currency: 'KZT' });
-    expect(parseWith(table, 'Приход 500 RUB', { bank: 'k' })).toMatchObject({ amount: '500.00', currency: 'RUB' });
+  it('an unmarked {sum} takes the form\'s currency; a form reads only the currencies it accepts', () => {
+    const only = compileTable({ ...PARSER_TABLE, generic: [], forms: [{ bank: 'k', form: 'sms', currency: 'KZT', senders: ['K'], credit: ['Приход {sum}'] }] });
+    expect(parseWith(only, 'Приход 500', { bank: 'k' })).toMatchObject({ amount: '500.00', currency: 'KZT' });
+    expect(parseWith(only, 'Приход 500 ₸', { bank: 'k' })).toMatchObject({ amount: '500.00', currency: 'KZT' });
+    expect(parseWith(only, 'Приход 500 RUB', { bank: 'k' })).toBeUndefined();
+    const both = compileTable({ ...PARSER_TABLE, generic: [], forms: [{ bank: 'k', form: 'sms', currency: 'KZT', accepts: ['KZT', 'RUB'], senders: ['K'], credit: ['Приход {sum}'] }] });
+    expect(parseWith(both, 'Приход 500 RUB', { bank: 'k' })).toMatchObject({ amount: '500.00', currency: 'RUB' });
     // A debit amount written with a minus never reads as a credit.
-    expect(parseWith(table, 'Приход -500', { bank: 'k' })).toBeUndefined();
+    expect(parseWith(both, 'Приход -500', { bank: 'k' })).toBeUndefined();
   });
 });
