@@ -1,8 +1,10 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
+    // The fault scenarios run by themselves: npm run test:faults (vitest.faults.config.ts).
+    exclude: [...configDefaults.exclude, 'test/faults/**'],
     globalSetup: ['test/global-setup.ts'],
     // Each test file gets its own database (a copy of a migrated template), so files run in
     // parallel without sharing requisite pools; 2 cores → 2 workers.

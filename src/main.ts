@@ -1,5 +1,6 @@
 import pino from 'pino';
 import { ConfigError, loadConfig } from './config.js';
+import { isDatabaseUnavailable } from './db/pool.js';
 import { createLogger } from './lib/logger.js';
 import { startService } from './service.js';
 
@@ -51,6 +52,14 @@ async function main(): Promise<void> {
       },
     );
   };
+  // A promise nobody awaited that failed because the database went away (graphile-worker records
+  // a job's end without awaiting it, and a connection can be cut in the middle of that) must not
+  // end a service that answers 503 meanwhile and recovers when the database is back. Anything
+  // else still ends the process, as Node does by default.
+  process.on('unhandledRejection', (reason) => {
+    if (!isDatabaseUnavailable(reason)) throw reason;
+    log.error({ err: reason }, 'a background database call failed while the database was unreachable; carrying on');
+  });
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
 }

@@ -10,9 +10,16 @@ export type Queryable = pg.Pool | pg.PoolClient;
 // so that money goes straight into decimal.js without passing through binary floating point.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value));
 
+/**
+ * How long a request waits for a connection: a new one to be established, or a busy one to be
+ * released. Without a limit, a request arriving while the database cannot be reached (a host that
+ * drops packets, every connection stuck) waited for ever; now it fails and answers 503.
+ */
+export const CONNECTION_TIMEOUT_MS = 5_000;
+
 /** Opens a connection pool of at most `max` connections (config KASSIR_DB_POOL_SIZE). */
 export function createPool(connectionString: string, max: number): Db {
-  const pool = new pg.Pool({ connectionString, max, idleTimeoutMillis: 30_000 });
+  const pool = new pg.Pool({ connectionString, max, idleTimeoutMillis: 30_000, connectionTimeoutMillis: CONNECTION_TIMEOUT_MS });
   // An idle client losing its connection (database restart) must not crash the process.
   pool.on('error', () => undefined);
   pool.on('connect', (client) => client.on('error', () => undefined));
@@ -109,4 +116,21 @@ export function pgConstraint(err: unknown): string | undefined {
   return typeof err === 'object' && err !== null && 'constraint' in err
     ? String((err as { constraint: unknown }).constraint)
     : undefined;
+}
+
+/** Socket errors of a connection that cannot be made or was cut. */
+const CONNECTION_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+
+/**
+ * Whether `err` says the database cannot be reached right now, rather than that a statement was
+ * wrong: no connection (refused, reset, timed out — also while waiting for one from the pool), a
+ * connection cut, or the server refusing sessions while it shuts down, starts or recovers
+ * (SQLSTATE class 08, 57P01–57P03, 53300 too many connections).
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  if (err instanceof AggregateError) return err.errors.some(isDatabaseUnavailable);
+  const code = pgErrorCode(err);
+  if (code !== undefined && (code.startsWith('08') || ['57P01', '57P02', '57P03', '53300'].includes(code) || CONNECTION_ERRNOS.has(code))) return true;
+  const message = err instanceof Error ? err.message : '';
+  return /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable)/.test(message);
 }

@@ -6,6 +6,7 @@ import swagger from '@fastify/swagger';
 import type { AppContext } from '../context.js';
 import { maskUrl } from '../lib/mask.js';
 import { ApiError, type ErrorKey } from './errors.js';
+import { isDatabaseUnavailable } from '../db/pool.js';
 import { registerJsonParser, registerMultipartPassThrough } from './json.js';
 import { describeValidationError, rejectUnreadableInput, validatorCompiler } from './validation.js';
 import { openApiInfo } from './openapi.js';
@@ -24,6 +25,9 @@ import { withdrawalRoutes } from '../withdrawals/withdrawals.routes.js';
 import { providerCallbackRoutes } from '../providers/callbacks.js';
 import { executorRoutes } from '../executors/executor.routes.js';
 import { pagesRoutes } from '../pages/pages.routes.js';
+
+/** Retry-After of a 503 answered while the database cannot be reached. */
+const DATABASE_RETRY_AFTER_SECONDS = 2;
 
 /** Default body limit for JSON routes; upload routes raise their own. */
 const JSON_BODY_LIMIT = 1024 * 1024;
@@ -79,7 +83,10 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const apiError = toApiError(error, request);
-    if (apiError.status >= 500) {
+    if (apiError.key === 'UNAVAILABLE' && isDatabaseUnavailable(error)) {
+      // One line per request while the database is away, without a stack to scroll past.
+      request.log.warn({ err: { message: error.message, code: error.code } }, 'request failed: the database cannot be reached');
+    } else if (apiError.status >= 500) {
       request.log.error({ err: error }, 'request failed');
     }
     // Answered before the body was read whole (an upload refused with 413 part-way): the rest of
@@ -87,6 +94,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     // after this answer, as Fastify does for its own parser errors. Kept open, it would also hold
     // up a graceful shutdown forever.
     if (!request.raw.complete) reply.header('connection', 'close');
+    if (apiError.retryAfter !== undefined) reply.header('retry-after', String(apiError.retryAfter));
     return reply.status(apiError.status).send(apiError.body());
   });
   app.setNotFoundHandler((request, reply) => {
@@ -162,6 +170,13 @@ function toApiError(error: FastifyError, request: FastifyRequest): ApiError {
   }
   if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
     return new ApiError(config?.invalidCode ?? 'VALIDATION', 'The request could not be read');
+  }
+  // The database cannot be reached (stopped, restarting, connections cut, the pool's wait for a
+  // connection ran out): temporary, and the client's to retry — not an internal error.
+  if (isDatabaseUnavailable(error)) {
+    return new ApiError('UNAVAILABLE', `The service cannot reach its database right now; retry in a few seconds (request id ${request.id})`, undefined, {
+      retryAfter: DATABASE_RETRY_AFTER_SECONDS,
+    });
   }
   // Unexpected: the body is generic; the detail is in the log under the request id.
   const key: ErrorKey = config?.internalCode ?? 'SYS_001';

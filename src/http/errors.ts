@@ -45,11 +45,14 @@ export type ErrorKey = keyof typeof ERRORS;
 export class ApiError extends Error {
   readonly key: ErrorKey;
   readonly data: Record<string, unknown> | undefined;
+  /** Seconds after which the same request may succeed, sent as `Retry-After` (a temporary failure). */
+  readonly retryAfter: number | undefined;
 
-  constructor(key: ErrorKey, message?: string, data?: Record<string, unknown>) {
+  constructor(key: ErrorKey, message?: string, data?: Record<string, unknown>, options: { retryAfter?: number } = {}) {
     super(message ?? ERRORS[key].message);
     this.key = key;
     this.data = data;
+    this.retryAfter = options.retryAfter;
   }
 
   get status(): number {

@@ -7,20 +7,47 @@ import { isMultipart } from '../receipts/upload.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** Set when this request owns an Idempotency-Key and its answer is to be stored. */
-    idempotencyKey?: string;
+    /** Set when this request holds the claim on an Idempotency-Key and its answer is to be stored. */
+    idempotency?: IdempotentRequest;
   }
+}
+
+/** A request that holds the claim on its Idempotency-Key. */
+export interface IdempotentRequest {
+  key: string;
+  /** This attempt's claim: only it stores the answer or frees the key. */
+  claim: string;
+  /**
+   * The request the key stands for, the same for every attempt at it (a retry that takes an
+   * abandoned claim over keeps it): withdrawals and transfers record it, so that an attempt finds
+   * what an earlier one did.
+   */
+  requestId: string;
 }
 
 /** How long a stored answer is replayed. */
 const KEEP_HOURS = 24;
+/**
+ * How long a claimed key with no answer belongs to its request; past this, a retry of the same
+ * request takes the claim over. Longer than any request lasts (the pool waits 5 s at most for a
+ * connection, a payment tries routes for 10 s at most): a claim this old belongs to a request
+ * whose process died or whose answer could not be stored.
+ */
+export const CLAIM_LEASE_SECONDS = 30;
 
 /**
  * `Idempotency-Key` on every signed POST (beyond the spec): the first answer to a key is stored
  * for 24 h and replayed for the same key; the same key with a different request (method, URL or
- * body bytes) answers 409, as does a key whose first request is still being answered. 5xx answers
- * are not stored, so a failed request can be retried with its key. Keys are per merchant.
- * Multipart uploads are not covered: their body is read by the route, after this check.
+ * body bytes) answers 409, as does a key whose first request is still being answered (with
+ * Retry-After). 5xx answers are not stored, so a failed request can be retried with its key. Keys
+ * are per merchant. Multipart uploads are not covered: their body is read by the route, after this
+ * check.
+ *
+ * A claim left without an answer for CLAIM_LEASE_SECONDS (its process was killed, or the database
+ * went away before the answer was stored) is taken over by a retry of the same request, which is
+ * then performed again: safely, because whatever the first attempt committed is found by its own
+ * key — ext_id for payments and payouts (PAY_003), the request id for withdrawals and transfers
+ * (the first attempt's answer), the status guards for confirm, receipts and disputes.
  */
 export function idempotency(app: FastifyInstance, ctx: AppContext): void {
   app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
@@ -33,30 +60,40 @@ export function idempotency(app: FastifyInstance, ctx: AppContext): void {
     // the X-Identity key, so one key sent through two terminals is two different requests.
     const hash = createHash('sha256').update(request.signer.requestHash()).update(request.merchant.terminalId).digest();
     const merchantId = request.merchant.merchantId;
-    // Claims the key, or takes over one whose stored answer has expired.
-    const claimed = await ctx.db.query(
+    // Claims the key: a new one; one whose stored answer has expired (a new request: a new
+    // request id); or an abandoned claim of this same request (the same request id).
+    const claimed = await ctx.db.query<{ claim: string; request_id: string }>(
       `INSERT INTO idempotency_keys (merchant_id, key, request_hash) VALUES ($1, $2, $3)
        ON CONFLICT (merchant_id, key) DO UPDATE
-         SET request_hash = EXCLUDED.request_hash, status_code = NULL, response_body = NULL, created_at = now()
+         SET request_id = CASE WHEN idempotency_keys.created_at < now() - make_interval(hours => $4)
+                               THEN EXCLUDED.request_id ELSE idempotency_keys.request_id END,
+             request_hash = EXCLUDED.request_hash, status_code = NULL, response_body = NULL,
+             claim = EXCLUDED.claim, created_at = now()
          WHERE idempotency_keys.created_at < now() - make_interval(hours => $4)
-       RETURNING 1`,
-      [merchantId, key, hash, KEEP_HOURS],
+            OR (idempotency_keys.status_code IS NULL AND idempotency_keys.request_hash = EXCLUDED.request_hash
+                AND idempotency_keys.created_at < now() - make_interval(secs => $5))
+       RETURNING claim, request_id`,
+      [merchantId, key, hash, KEEP_HOURS, CLAIM_LEASE_SECONDS],
     );
-    if (claimed.rowCount) {
-      request.idempotencyKey = key;
+    const claim = claimed.rows[0];
+    if (claim) {
+      request.idempotency = { key, claim: claim.claim, requestId: claim.request_id };
       return;
     }
-    const { rows } = await ctx.db.query<{ request_hash: Buffer; status_code: number | null; response_body: string | null }>(
-      'SELECT request_hash, status_code, response_body FROM idempotency_keys WHERE merchant_id = $1 AND key = $2',
-      [merchantId, key],
+    const { rows } = await ctx.db.query<{ request_hash: Buffer; status_code: number | null; response_body: string | null; lease_left: number }>(
+      `SELECT request_hash, status_code, response_body,
+              ceil(greatest(1, extract(epoch FROM created_at + make_interval(secs => $3) - now())))::int AS lease_left
+         FROM idempotency_keys WHERE merchant_id = $1 AND key = $2`,
+      [merchantId, key, CLAIM_LEASE_SECONDS],
     );
     const stored = rows[0];
-    if (!stored) throw new ApiError('CONFLICT', 'The Idempotency-Key is being released; retry the request');
+    if (!stored) throw new ApiError('CONFLICT', 'The Idempotency-Key is being released; retry the request', undefined, { retryAfter: 1 });
     if (!stored.request_hash.equals(hash)) {
       throw new ApiError('CONFLICT', 'This Idempotency-Key was already used for a different request', { idempotency_key: key });
     }
     if (stored.status_code === null) {
-      throw new ApiError('CONFLICT', 'A request with this Idempotency-Key is still being processed; retry shortly', { idempotency_key: key });
+      // Retry-After: when this attempt may take the claim over, should the first never answer.
+      throw new ApiError('CONFLICT', 'A request with this Idempotency-Key is still being processed; retry shortly', { idempotency_key: key }, { retryAfter: stored.lease_left });
     }
     return reply
       .status(stored.status_code)
@@ -66,15 +103,23 @@ export function idempotency(app: FastifyInstance, ctx: AppContext): void {
   });
 
   app.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-    const key = request.idempotencyKey;
-    if (!key || !request.merchant) return payload;
-    if (reply.statusCode >= 500) {
-      await ctx.db.query('DELETE FROM idempotency_keys WHERE merchant_id = $1 AND key = $2', [request.merchant.merchantId, key]);
-    } else {
-      await ctx.db.query(
-        'UPDATE idempotency_keys SET status_code = $3, response_body = $4 WHERE merchant_id = $1 AND key = $2',
-        [request.merchant.merchantId, key, reply.statusCode, typeof payload === 'string' ? payload : JSON.stringify(payload ?? null)],
-      );
+    const held = request.idempotency;
+    if (!held || !request.merchant) return payload;
+    // Once: an error answer produced by this hook would come through it again.
+    request.idempotency = undefined;
+    try {
+      if (reply.statusCode >= 500) {
+        await ctx.db.query('DELETE FROM idempotency_keys WHERE merchant_id = $1 AND key = $2 AND claim = $3', [request.merchant.merchantId, held.key, held.claim]);
+      } else {
+        await ctx.db.query(
+          'UPDATE idempotency_keys SET status_code = $4, response_body = $5 WHERE merchant_id = $1 AND key = $2 AND claim = $3',
+          [request.merchant.merchantId, held.key, held.claim, reply.statusCode, typeof payload === 'string' ? payload : JSON.stringify(payload ?? null)],
+        );
+      }
+    } catch (err) {
+      // The answer stands (what it reports has happened or not, whatever becomes of the key);
+      // unstored, the key's claim is taken over by a retry once its lease ends.
+      request.log.warn({ err, idempotency_key: held.key }, 'could not store the answer of an Idempotency-Key; a retry takes its claim over after the lease');
     }
     return payload;
   });

@@ -1,6 +1,6 @@
 import { Logger as WorkerLogger, run, type Runner, type Task, type TaskList } from 'graphile-worker';
 import type { AppContext } from '../context.js';
-import { transaction } from '../db/pool.js';
+import { isDatabaseUnavailable, transaction, type Db, type Tx } from '../db/pool.js';
 import { paymentsChanged } from '../payments/events.js';
 import { expireDue } from '../payments/state.js';
 import { dispatchTask } from '../webhooks/dispatch.js';
@@ -81,6 +81,7 @@ export interface Worker {
  * listener that starts a webhook dispatch when events are written (on `databaseUrl`).
  */
 export async function startWorker(ctx: AppContext, databaseUrl: string): Promise<Worker> {
+  let stopping = false;
   const logger = new WorkerLogger((scope) => (level, message, meta) => {
     const line = { scope: scope.label, ...meta };
     if (level === 'error') ctx.log.error(line, message);
@@ -88,7 +89,7 @@ export async function startWorker(ctx: AppContext, databaseUrl: string): Promise
     else ctx.log.debug(line, message);
   });
   const runner = await run({
-    pgPool: ctx.db,
+    pgPool: waitingForDatabase(ctx.db, ctx.log, () => stopping),
     concurrency: 4,
     noHandleSignals: true,
     pollInterval: 1000,
@@ -106,7 +107,11 @@ export async function startWorker(ctx: AppContext, databaseUrl: string): Promise
   let wakeup: { stop(): Promise<void> } | undefined;
   try {
     await runner.addJob(EXPIRE_TASK, {}, { jobKey: EXPIRE_TASK, jobKeyMode: 'preserve_run_at' });
-    wakeup = await wakeDispatchOnNewEvents(databaseUrl, ctx.log, dispatchNow);
+    // When the database is back after an outage, open withdrawals get their send job again: one
+    // whose job was running then may keep it locked for hours (its end could not be recorded).
+    const resumeAfterOutage = () =>
+      void resumeSends(ctx).catch((err: unknown) => ctx.log.error({ err }, 'could not resume sending open withdrawals after the database came back'));
+    wakeup = await wakeDispatchOnNewEvents(databaseUrl, ctx.log, dispatchNow, resumeAfterOutage);
     // Events written while no instance was listening.
     await dispatchNow();
     const resumed = await resumeSends(ctx);
@@ -118,8 +123,41 @@ export async function startWorker(ctx: AppContext, databaseUrl: string): Promise
   }
   return {
     async stop() {
+      stopping = true;
       await wakeup?.stop();
       await runner.stop();
     },
   };
+}
+
+/**
+ * The pool as graphile-worker uses it: `connect()` waits while the database cannot be reached,
+ * instead of failing. graphile-worker (0.17) records a job's completion or failure without
+ * awaiting it, and retries only some connection errors (57P03, EHOSTUNREACH, ETIMEDOUT — not a
+ * refused or cut connection): a job that ended while the database was away became an unhandled
+ * rejection, which ended the whole process (issue 15's fault suite). Waiting, the job's end is
+ * recorded once the database is back. Everything else is the pool itself.
+ */
+function waitingForDatabase(pool: Db, log: AppContext['log'], stopping: () => boolean): Db {
+  const connect = async (): Promise<Tx> => {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const client = await pool.connect();
+        if (attempt > 0) log.info({ attempts: attempt + 1 }, 'job worker reached the database again');
+        return client;
+      } catch (err) {
+        if (stopping() || !isDatabaseUnavailable(err)) throw err;
+        if (attempt === 0) log.warn({ err: { message: (err as Error).message } }, 'job worker cannot reach the database; waiting for it');
+        await new Promise((resolve) => setTimeout(resolve, Math.min(5_000, 250 * 2 ** attempt)));
+      }
+    }
+  };
+  return new Proxy(pool, {
+    get(target, property) {
+      // The callback form (graphile-worker's LISTEN connection) reconnects by itself.
+      if (property === 'connect') return (callback?: unknown) => (callback ? target.connect(callback as never) : connect());
+      const value = Reflect.get(target, property, target) as unknown;
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
 }

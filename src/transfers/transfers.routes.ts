@@ -35,7 +35,7 @@ export async function transferRoutes(app: FastifyInstance, ctx: AppContext): Pro
       },
     },
     async (request) => {
-      const done = await transfer(ctx, request.merchant!.merchantId, request.body as TransferInput);
+      const done = await transfer(ctx, request.merchant!.merchantId, request.body as TransferInput, request.idempotency?.requestId);
       return { success: true, from_terminal_id: done.from, to_terminal_id: done.to, amount: toNumber(done.amount)!, currency: 'USDT' };
     },
   );

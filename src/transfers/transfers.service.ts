@@ -1,6 +1,6 @@
 import type { Decimal } from 'decimal.js';
 import type { AppContext } from '../context.js';
-import { transaction } from '../db/pool.js';
+import { pgConstraint, pgErrorCode, PgCode, transaction } from '../db/pool.js';
 import { ApiError } from '../http/errors.js';
 import { checkDecimal, USDT_DECIMALS } from '../lib/money.js';
 import { isInsufficientFunds } from '../ledger/holds.js';
@@ -19,8 +19,10 @@ export interface TransferInput {
  * without fee, as one balanced posting. TRF_001 for a malformed, zero, negative or same-terminal
  * request; TRF_002 for a terminal that is not the merchant's; TRF_003 when the source lacks funds
  * — decided by the ledger's non-negative constraint, so concurrent transfers cannot overdraw.
+ * With `idempotencyRequest` (an Idempotency-Key's request id) the transfer records it: when an
+ * earlier attempt at that request already moved the money, it is not moved again.
  */
-export async function transfer(ctx: AppContext, merchantId: string, input: TransferInput): Promise<{ from: string; to: string; amount: Decimal }> {
+export async function transfer(ctx: AppContext, merchantId: string, input: TransferInput, idempotencyRequest?: string): Promise<{ from: string; to: string; amount: Decimal }> {
   const { from_terminal_id: from, to_terminal_id: to } = input;
   if (typeof from !== 'string' || !isUuid(from)) throw new ApiError('TRF_001', 'from_terminal_id must be a terminal id (UUID)');
   if (typeof to !== 'string' || !isUuid(to)) throw new ApiError('TRF_001', 'to_terminal_id must be a terminal id (UUID)');
@@ -38,8 +40,8 @@ export async function transfer(ctx: AppContext, merchantId: string, input: Trans
         [[from, to]],
       );
       const { rows } = await tx.query<{ id: string }>(
-        'INSERT INTO transfers (merchant_id, from_terminal_id, to_terminal_id, amount) VALUES ($1, $2, $3, $4) RETURNING id',
-        [merchantId, from, to, amount.toFixed()],
+        'INSERT INTO transfers (merchant_id, from_terminal_id, to_terminal_id, amount, idempotency_request) VALUES ($1, $2, $3, $4, $5) RETURNING id',
+        [merchantId, from, to, amount.toFixed(), idempotencyRequest ?? null],
       );
       await post(tx, {
         kind: 'transfer',
@@ -53,6 +55,10 @@ export async function transfer(ctx: AppContext, merchantId: string, input: Trans
       });
     });
   } catch (err) {
+    // The same request (by its Idempotency-Key) was done by an earlier attempt: done, once.
+    if (idempotencyRequest && pgErrorCode(err) === PgCode.uniqueViolation && pgConstraint(err) === 'transfers_idempotency_request_key') {
+      return { from, to, amount };
+    }
     if (isInsufficientFunds(err)) {
       const source = await findMerchantTerminal(ctx.db, merchantId, from);
       throw new ApiError('TRF_003', 'Insufficient funds on the source terminal', { available: Number(source!.balance) });

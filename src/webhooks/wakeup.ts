@@ -19,6 +19,8 @@ export async function wakeDispatchOnNewEvents(
   databaseUrl: string,
   log: Logger,
   dispatch: () => Promise<void>,
+  /** Called when the connection is re-established after it was lost (the database is back). */
+  onReconnected: () => void = () => undefined,
 ): Promise<{ stop(): Promise<void> }> {
   let timer: NodeJS.Timeout | undefined;
   let last = 0;
@@ -43,6 +45,7 @@ export async function wakeDispatchOnNewEvents(
     if (!connected) return;
     log.info('webhook announcements are back');
     ask();
+    onReconnected();
   });
   subscriber.events.on('error', (err: Error) => log.error({ err }, 'webhook announcements failed; events go out with the minute’s dispatch'));
   await subscriber.connect();

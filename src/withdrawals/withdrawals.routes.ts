@@ -35,7 +35,8 @@ export async function withdrawalRoutes(app: FastifyInstance, ctx: AppContext): P
   app.post(
     '/v1/withdrawals',
     { config, schema: { tags, summary: 'Create a withdrawal', security, body: CreateBody, response: { 200: Withdrawal, ...errors } } },
-    async (request) => toWithdrawal(await createWithdrawal(ctx, request.merchant!.merchantId, request.body as CreateWithdrawalInput)),
+    async (request) =>
+      toWithdrawal(await createWithdrawal(ctx, request.merchant!.merchantId, request.body as CreateWithdrawalInput, request.idempotency?.requestId)),
   );
 
   // Registered before /:id so that "fee" is never taken for an id.

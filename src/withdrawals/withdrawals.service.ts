@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.js';
-import { transaction, type Queryable, type Tx } from '../db/pool.js';
+import { pgConstraint, pgErrorCode, PgCode, transaction, type Queryable, type Tx } from '../db/pool.js';
 import { ApiError } from '../http/errors.js';
 import { checkDecimal, Money, toNumber, USDT_DECIMALS } from '../lib/money.js';
 import { isInsufficientFunds, release, reserve, settle, type Hold } from '../ledger/holds.js';
@@ -59,9 +59,11 @@ export interface CreateWithdrawalInput {
 /**
  * Creates a withdrawal (spec "POST /v1/withdrawals"; DESIGN.md decision 13): freezes amount + fee
  * (or amount, the wallet then receiving amount − fee) on the merchant's terminal in the same
- * transaction, and schedules the send when a chain adapter sends automatically.
+ * transaction, and schedules the send when a chain adapter sends automatically. With
+ * `idempotencyRequest` (an Idempotency-Key's request id) the withdrawal records it: when an
+ * earlier attempt at that request already made one, that one is returned and nothing is frozen again.
  */
-export async function createWithdrawal(ctx: AppContext, merchantId: string, input: CreateWithdrawalInput): Promise<WithdrawalRow> {
+export async function createWithdrawal(ctx: AppContext, merchantId: string, input: CreateWithdrawalInput, idempotencyRequest?: string): Promise<WithdrawalRow> {
   if (typeof input.terminal_id !== 'string' || !isUuid(input.terminal_id)) throw new ApiError('WDR_001', 'terminal_id must be a terminal id (UUID)');
   const amount = checkDecimal(input.amount, { field: 'amount', places: USDT_DECIMALS, min: 0, minExclusive: true, max: '1e20', maxExclusive: true });
   if (typeof amount === 'string') throw new ApiError('WDR_001', amount);
@@ -82,9 +84,9 @@ export async function createWithdrawal(ctx: AppContext, merchantId: string, inpu
   try {
     return await transaction(ctx.db, async (tx) => {
       const { rows } = await tx.query<WithdrawalRow>(
-        `INSERT INTO withdrawals (merchant_id, terminal_id, amount, fee, subtract_fee_from_amount, send_amount, reserve, address, adapter)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING *`,
-        [merchantId, terminal.id, amount.toFixed(), fee.toFixed(), subtract, sendAmount.toFixed(), toHold.toFixed(), input.address, ctx.config.withdrawalAdapter],
+        `INSERT INTO withdrawals (merchant_id, terminal_id, amount, fee, subtract_fee_from_amount, send_amount, reserve, address, adapter, idempotency_request)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING *`,
+        [merchantId, terminal.id, amount.toFixed(), fee.toFixed(), subtract, sendAmount.toFixed(), toHold.toFixed(), input.address, ctx.config.withdrawalAdapter, idempotencyRequest ?? null],
       );
       const withdrawal = rows[0]!;
       await reserve(tx, holdOf(withdrawal));
@@ -92,6 +94,10 @@ export async function createWithdrawal(ctx: AppContext, merchantId: string, inpu
       return withdrawal;
     });
   } catch (err) {
+    if (idempotencyRequest && pgErrorCode(err) === PgCode.uniqueViolation && pgConstraint(err) === 'withdrawals_idempotency_request_key') {
+      const { rows } = await ctx.db.query<WithdrawalRow>('SELECT * FROM withdrawals WHERE merchant_id = $1 AND idempotency_request = $2', [merchantId, idempotencyRequest]);
+      if (rows[0]) return rows[0];
+    }
     if (isInsufficientFunds(err)) {
       throw new ApiError('WDR_002', `Insufficient funds: the withdrawal needs ${toHold.toFixed()} USDT`, { available: Number(terminal.balance), required: toHold.toNumber() });
     }
