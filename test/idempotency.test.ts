@@ -2,6 +2,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import type { JobHelpers } from 'graphile-worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { taskList } from '../src/jobs/worker.js';
+import { CLAIM_LEASE_SECONDS } from '../src/http/idempotency.js';
 import { signRequest } from '../src/http/signature.js';
 import { Money } from '../src/lib/money.js';
 import {
@@ -360,6 +361,92 @@ describe('Idempotency-Key: failures, concurrency, expiry', () => {
     expect(statuses.filter((s) => s !== 'created' && s !== 'replay' && s !== '409 CONFLICT')).toEqual([]);
     expect(await withdrawalsOf(merchant.merchantId)).toBe(before + 1);
     expect(await adminOk(service.app, 'GET', '/ledger/check')).toEqual({ ok: true, problems: [] });
+  });
+
+  /** What a process killed between its commit and storing its answer leaves: a claim with no answer, `age` old. */
+  async function abandon(key: string, age: string): Promise<void> {
+    await service.ctx.db.query(
+      `UPDATE idempotency_keys SET status_code = NULL, response_body = NULL, created_at = now() - $3::interval WHERE merchant_id = $1 AND key = $2`,
+      [merchant.merchantId, key, age],
+    );
+  }
+
+  it('an unanswered claim within its lease answers 409 with Retry-After (when the claim may be taken over)', async () => {
+    const key = newKey('lease');
+    const body = { from_terminal_id: merchant.terminalId, to_terminal_id: await freshTerminal(), amount: 0.25 };
+    expect((await post('/v1/transfers', body, key)).statusCode).toBe(200);
+    await abandon(key, '10 seconds');
+    const busy = await post('/v1/transfers', body, key);
+    expect(busy.statusCode).toBe(409);
+    expect(busy.json()).toMatchObject({ error: 'CONFLICT', message: expect.stringMatching(/still being processed/) });
+    const retryAfter = Number(busy.headers['retry-after']);
+    expect(retryAfter).toBeGreaterThanOrEqual(CLAIM_LEASE_SECONDS - 11);
+    expect(retryAfter).toBeLessThanOrEqual(CLAIM_LEASE_SECONDS - 9);
+  });
+
+  it('a claim abandoned after its request committed is taken over after the lease; the transfer is not made again', async () => {
+    const to = await freshTerminal();
+    const key = newKey('orphan-trf');
+    const body = { from_terminal_id: merchant.terminalId, to_terminal_id: to, amount: 3.5 };
+    const first = await post('/v1/transfers', body, key);
+    expect(first.statusCode, first.body).toBe(200);
+    await abandon(key, `${CLAIM_LEASE_SECONDS + 1} seconds`);
+    const retry = await post('/v1/transfers', body, key);
+    expect(retry.statusCode, retry.body).toBe(200);
+    expect(retry.headers['idempotent-replayed']).toBeUndefined();
+    expect(retry.json()).toEqual(first.json());
+    expect(await transfersTo(to)).toBe(1);
+    expect(await available(to)).toBe('3.5');
+    // The retry's answer is the key's answer from now on.
+    expectReplayOf(await post('/v1/transfers', body, key), retry);
+  });
+
+  it("… the withdrawal is the first attempt's, frozen once", async () => {
+    const key = newKey('orphan-wdr');
+    const body = { terminal_id: merchant.terminalId, amount: 7, address: ADDRESS };
+    const before = await withdrawalsOf(merchant.merchantId);
+    const first = await post('/v1/withdrawals', body, key);
+    expect(first.statusCode, first.body).toBe(200);
+    const balanceAfterFirst = await available(merchant.terminalId);
+    await abandon(key, `${CLAIM_LEASE_SECONDS + 1} seconds`);
+    const retry = await post('/v1/withdrawals', body, key);
+    expect(retry.statusCode, retry.body).toBe(200);
+    expect(retry.json().id).toBe(first.json().id);
+    expect(await withdrawalsOf(merchant.merchantId)).toBe(before + 1);
+    expect(await available(merchant.terminalId)).toBe(balanceAfterFirst);
+    expect(await adminOk(service.app, 'GET', '/ledger/check')).toEqual({ ok: true, problems: [] });
+  });
+
+  it('… a payment (its own key, ext_id) answers PAY_003, and exists once', async () => {
+    const extId = uniqueExtId();
+    const key = newKey('orphan-pay');
+    const body = { ext_id: extId, amount: 1500, currency: 'RUB', method: 'CARD' };
+    expect((await post('/v1/payments', body, key)).statusCode).toBe(200);
+    await abandon(key, `${CLAIM_LEASE_SECONDS + 1} seconds`);
+    const retry = await post('/v1/payments', body, key);
+    expect(retry.statusCode).toBe(409);
+    expect(retry.json()).toMatchObject({ error: 'PAY_003', data: { ext_id: extId } });
+    expect(await count('SELECT count(*) AS n FROM payments WHERE ext_id = $1', [extId])).toBe(1);
+  });
+
+  it('a claim abandoned before its request did anything: the retry after the lease performs it, once', async () => {
+    const to = await freshTerminal();
+    const body = { from_terminal_id: merchant.terminalId, to_terminal_id: to, amount: 1.5 };
+    // The same request under another key did happen; under this key it only claimed, then died.
+    expect((await post('/v1/transfers', body, newKey('other'))).statusCode).toBe(200);
+    const key = newKey('orphan-nothing');
+    await service.ctx.db.query(
+      `INSERT INTO idempotency_keys (merchant_id, key, request_hash, created_at)
+       SELECT merchant_id, $2, request_hash, now() - make_interval(secs => $3) FROM idempotency_keys
+        WHERE merchant_id = $1 AND key LIKE 'other-%' ORDER BY created_at DESC LIMIT 1`,
+      [merchant.merchantId, key, CLAIM_LEASE_SECONDS + 1],
+    );
+    const retry = await post('/v1/transfers', body, key);
+    expect(retry.statusCode, retry.body).toBe(200);
+    expect(await transfersTo(to)).toBe(2);
+    expect(await available(to)).toBe('3');
+    expectReplayOf(await post('/v1/transfers', body, key), retry);
+    expect(await transfersTo(to)).toBe(2);
   });
 
   it('a key expires after 24 h: it can then be used for a different request, which is performed', async () => {
