@@ -169,7 +169,7 @@ describe('kill -9 of an instance under load', () => {
           p.executorToken = owner.token;
         } else if (answer.status === 409 && answer.body.error === 'PAY_003') {
           // The first attempt committed; its answer was lost with the instance.
-          const found = await persist(call(`payment ${p.extId} by ext_id`, () => client.merchant(t1, 'GET', `/v1/payments/by-ext-id/${p.extId}`)));
+          const found = await persist(call(`lookup of payment ${p.extId}`, () => client.merchant(t1, 'GET', `/v1/payments/by-ext-id/${p.extId}`)));
           expect(found.status).toBe(200);
           p.created = true;
           p.id = found.body.id;
@@ -203,7 +203,7 @@ describe('kill -9 of an instance under load', () => {
         if (answer.status === 200 || answer.status === 201) {
           p.id = answer.body.id;
         } else if (answer.status === 409 && answer.body.error === 'PAY_003') {
-          const found = await persist(call(`payout ${p.extId} by ext_id`, () => client.merchant(t1, 'GET', `/v1/payouts/by-ext-id/${p.extId}`)));
+          const found = await persist(call(`lookup of payout ${p.extId}`, () => client.merchant(t1, 'GET', `/v1/payouts/by-ext-id/${p.extId}`)));
           expect(found.status).toBe(200);
           p.id = found.body.id;
         } else {
