@@ -32,3 +32,38 @@ describe('KASSIR_DB_POOL_SIZE', () => {
     }
   });
 });
+
+describe('HTTP timeouts against slow clients', () => {
+  it('default to a 20 s head, a 60 s idle connection, an hour for a whole request and a 72 s keep-alive', () => {
+    expect(loadConfig({}).timeouts).toEqual({ headersMs: 20_000, idleMs: 60_000, requestMs: 3_600_000, keepAliveMs: 72_000 });
+    expect(loadConfig({ KASSIR_HEADERS_TIMEOUT_MS: '5000', KASSIR_IDLE_TIMEOUT_MS: '0', KASSIR_REQUEST_TIMEOUT_MS: '0', KASSIR_KEEP_ALIVE_TIMEOUT_MS: '5000' }).timeouts)
+      .toEqual({ headersMs: 5000, idleMs: 0, requestMs: 0, keepAliveMs: 5000 });
+  });
+
+  it('refuses a whole-request limit shorter than the head limit, and what is not a count of ms, naming the variable', () => {
+    expect(() => loadConfig({ KASSIR_HEADERS_TIMEOUT_MS: '30000', KASSIR_REQUEST_TIMEOUT_MS: '10000' })).toThrow(/KASSIR_REQUEST_TIMEOUT_MS/);
+    for (const [name, raw] of [['KASSIR_HEADERS_TIMEOUT_MS', '0'], ['KASSIR_HEADERS_TIMEOUT_MS', '20s'], ['KASSIR_IDLE_TIMEOUT_MS', '-1'], ['KASSIR_KEEP_ALIVE_TIMEOUT_MS', '0']] as const) {
+      expect(() => loadConfig({ [name]: raw })).toThrow(ConfigError);
+      expect(() => loadConfig({ [name]: raw })).toThrow(new RegExp(name));
+    }
+  });
+});
+
+describe('load shedding', () => {
+  it('is on by default: creates refused past 64 requests waiting for the database or a 200 ms loop delay, other routes past 256 or 1 s', () => {
+    expect(loadConfig({}).shedding).toEqual({
+      enabled: true,
+      retryAfterSeconds: 5,
+      low: { dbWaiting: 64, loopDelayMs: 200 },
+      normal: { dbWaiting: 256, loopDelayMs: 1000 },
+    });
+    expect(loadConfig({ KASSIR_SHED: 'false' }).shedding.enabled).toBe(false);
+  });
+
+  it('refuses limits that would shed other routes before creates, naming the variable', () => {
+    expect(() => loadConfig({ KASSIR_SHED_LOW_DB_WAITING: '300' })).toThrow(/KASSIR_SHED_NORMAL_DB_WAITING/);
+    expect(() => loadConfig({ KASSIR_SHED_NORMAL_LOOP_DELAY_MS: '100' })).toThrow(/KASSIR_SHED_NORMAL_LOOP_DELAY_MS/);
+    expect(() => loadConfig({ KASSIR_SHED: 'maybe' })).toThrow(/KASSIR_SHED/);
+    expect(() => loadConfig({ KASSIR_SHED_RETRY_AFTER_SECONDS: '0' })).toThrow(/KASSIR_SHED_RETRY_AFTER_SECONDS/);
+  });
+});

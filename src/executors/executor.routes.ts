@@ -9,6 +9,7 @@ import { receiveNotification, type NotificationInput } from './notifications.ser
 import { listRequisites } from '../requisites/requisites.repo.js';
 import { Requisite, toRequisite } from '../requisites/requisites.schemas.js';
 import { payoutExecutorRoutes } from '../payouts/payouts.executor.js';
+import { routePriority } from '../http/overload.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -26,6 +27,9 @@ const NotificationBody = Type.Object({
 
 /** The executor API (`/executor/v1`, executor bearer token): the banking-app companion's side. */
 export async function executorRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  // Notifications and payouts complete money already on its way: served under a load that sheds
+  // new payments (src/http/overload.ts).
+  routePriority(app, 'high');
   app.addHook('onRequest', async (request: FastifyRequest) => {
     const match = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '');
     if (!match) throw new ApiError('AUTH_001', 'Send Authorization: Bearer <executor token>');

@@ -10,6 +10,8 @@ import { isDatabaseUnavailable } from '../db/pool.js';
 import { registerJsonParser, registerMultipartPassThrough } from './json.js';
 import { describeValidationError, rejectUnreadableInput, validatorCompiler } from './validation.js';
 import { openApiInfo } from './openapi.js';
+import { loadShedding } from './overload.js';
+import { serverTimeouts } from './timeouts.js';
 import './types.js';
 import { bankRoutes } from '../banks/banks.routes.js';
 import { paymentRoutes } from '../payments/payments.routes.js';
@@ -49,6 +51,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     frameworkErrors: (_error, _request, reply: FastifyReply) => {
       reply.status(400).send(new ApiError('VALIDATION', 'The URL cannot be read: its percent-encoding is not valid UTF-8').body());
     },
+    ...serverTimeouts(ctx.config.timeouts),
   });
   app.setValidatorCompiler(validatorCompiler);
   // Every route's input is judged after its own authentication hooks (route-level hooks run after
@@ -60,6 +63,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   registerJsonParser(app);
   registerMultipartPassThrough(app);
   await app.register(swagger, { openapi: openApiInfo(ctx.config.publicBaseUrl) });
+  // First of the request hooks: a request refused for overload costs neither a body read nor a lookup.
+  await loadShedding(app, ctx);
 
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);

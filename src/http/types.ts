@@ -15,6 +15,12 @@ declare module 'fastify' {
      * name, in request.merchant.extras.
      */
     identityColumns?: string;
+    /**
+     * Which requests go first under overload (src/http/overload.ts): `low` (starting new money:
+     * payment, payout and withdrawal creates) is refused first, `high` (completing money already
+     * on its way: executors, provider callbacks, the payment page) never; `normal` when unset.
+     */
+    priority?: import('./overload.js').Priority;
   }
   interface FastifyRequest {
     /** The authenticated merchant and terminal (merchant API only). */

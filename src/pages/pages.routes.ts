@@ -4,6 +4,7 @@ import rateLimit from '@fastify/rate-limit';
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { ApiError } from '../http/errors.js';
+import { routePriority } from '../http/overload.js';
 import { rejectInvalidJson } from '../http/json.js';
 import { readUpload } from '../receipts/upload.js';
 import { errorText, isErrorText, pickLang, TEXTS, type Lang } from './i18n.js';
@@ -106,6 +107,9 @@ export async function pagesRoutes(app: FastifyInstance, ctx: AppContext): Promis
   const assets = loadAssets(mount);
   const baseOf = (token: string) => `${mount}/${token}`;
 
+  // The payer's view of a payment already made or being made: served under a load that sheds new
+  // payments (src/http/overload.ts); the catch-all for mistyped links below is not.
+  routePriority(app, 'high');
   await app.register(rateLimit, { global: false });
   const perToken = (max: number) => ({
     max,
@@ -189,6 +193,7 @@ export async function pagesRoutes(app: FastifyInstance, ctx: AppContext): Promis
     const unknown = {
       config: {
         page: 'html' as const,
+        priority: 'normal' as const,
         rateLimit: { max: LIMITS.unknown, timeWindow: WINDOW_MS, errorResponseBuilder: () => new ApiError('RATE_LIMITED') },
       },
       schema: { hide: true },

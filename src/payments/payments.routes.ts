@@ -21,7 +21,7 @@ export async function paymentRoutes(app: FastifyInstance, ctx: AppContext): Prom
   app.post(
     '/v1/payments',
     {
-      config: { ...paymentRoute, identityColumns: creationColumns },
+      config: { ...paymentRoute, identityColumns: creationColumns, priority: 'low' },
       schema: { tags: ['payments'], summary: 'Create a payment', security, body: CreatePaymentBody, response: { 200: Payment, ...errors } },
     },
     async (request) => {

@@ -29,7 +29,7 @@ function parseDate(value: string | undefined, name: 'from' | 'to'): Date | undef
 export async function payoutRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   app.post(
     '/v1/payouts',
-    { config, schema: { tags, summary: 'Create a payout', security, body: CreatePayoutBody, response: { 200: Payout, ...errors } } },
+    { config: { ...config, priority: 'low' }, schema: { tags, summary: 'Create a payout', security, body: CreatePayoutBody, response: { 200: Payout, ...errors } } },
     async (request) => toPayout(await createPayout(ctx, request.merchant!, request.body as CreatePayoutBody), { withCompletedAt: false }),
   );
 

@@ -27,11 +27,12 @@ const PAYOUT_EVENTS: Record<string, PayoutEvent | undefined> = {
  * id) is acknowledged without effect, so the provider stops re-sending it.
  */
 export async function providerCallbackRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  // The signature covers the raw body: keep the bytes, parse after checking.
+  // A callback completes or fails money already on its way: served under a load that sheds creates
+  // (src/http/overload.ts). The signature covers the raw body: keep the bytes, parse after checking.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
-  app.post<{ Params: { providerId: string } }>('/callbacks/providers/:providerId', { schema: { hide: true } }, async (request: FastifyRequest<{ Params: { providerId: string } }>) => {
+  app.post<{ Params: { providerId: string } }>('/callbacks/providers/:providerId', { config: { priority: 'high' }, schema: { hide: true } }, async (request: FastifyRequest<{ Params: { providerId: string } }>) => {
     const refuse = (key: 'AUTH_002' | 'NOT_FOUND', reason: string): never => {
       request.log.warn({ provider: request.params.providerId, reason }, 'provider callback refused');
       throw new ApiError(key, reason);

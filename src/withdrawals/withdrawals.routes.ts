@@ -34,7 +34,7 @@ const CreateBody = Type.Object({
 export async function withdrawalRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   app.post(
     '/v1/withdrawals',
-    { config, schema: { tags, summary: 'Create a withdrawal', security, body: CreateBody, response: { 200: Withdrawal, ...errors } } },
+    { config: { ...config, priority: 'low' }, schema: { tags, summary: 'Create a withdrawal', security, body: CreateBody, response: { 200: Withdrawal, ...errors } } },
     async (request) =>
       toWithdrawal(await createWithdrawal(ctx, request.merchant!.merchantId, request.body as CreateWithdrawalInput, request.idempotency?.requestId)),
   );

@@ -1,0 +1,179 @@
+import type { LightMyRequestResponse } from 'fastify';
+import type pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  admin, createExecutor, createMerchant, createPayment, createRequisite, setRate, signed, startTestService, uniqueExtId, until,
+  type MerchantCredentials, type TestService,
+} from './helpers.js';
+
+/** A service with one merchant, one executor and one requisite, ready to take payments. */
+async function serviceWithMerchant(env: Record<string, string>) {
+  const service = await startTestService(env);
+  await setRate(service.app, 'RUB', 100);
+  const merchant = await createMerchant(service.app);
+  const executor = await createExecutor(service.app);
+  const requisite = await createRequisite(service.app, executor.id, { max_amount: null });
+  return { service, merchant, executor, requisite };
+}
+
+let amountSeq = 0;
+/** A new PENDING payment (amounts differ, so one requisite serves them all). */
+async function pending(service: TestService, merchant: MerchantCredentials): Promise<{ id: string; amount: number; payment_url: string }> {
+  const res = await createPayment(service.app, merchant, { ext_id: uniqueExtId(), amount: 1000 + amountSeq++ });
+  if (res.status !== 200) throw new Error(`create → ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body as { id: string; amount: number; payment_url: string };
+}
+
+function notify(service: TestService, executorToken: string, requisiteId: string, amount: number): Promise<LightMyRequestResponse> {
+  return service.app.inject({
+    method: 'POST',
+    url: '/executor/v1/notifications',
+    headers: { authorization: `Bearer ${executorToken}`, 'content-type': 'application/json' },
+    payload: JSON.stringify({ requisite_id: requisiteId, amount }),
+  });
+}
+
+function expectShed(res: LightMyRequestResponse): void {
+  expect(res.statusCode, res.body).toBe(503);
+  expect(res.headers['retry-after']).toBe('5');
+  expect(res.json()).toEqual({
+    error: 'UNAVAILABLE',
+    message: 'The service is overloaded and did not start this request; retry after 5 s',
+    data: { retry_after: 5 },
+  });
+}
+
+describe('shedding by the database queue: creates first, money on its way never', () => {
+  // Creates are refused as soon as one request waits for a database connection, other routes
+  // past four; the test makes that queue itself by holding every connection of the pool.
+  let ctx: Awaited<ReturnType<typeof serviceWithMerchant>>;
+  beforeAll(async () => {
+    ctx = await serviceWithMerchant({ KASSIR_SHED_LOW_DB_WAITING: '0', KASSIR_SHED_NORMAL_DB_WAITING: '4' });
+  });
+  afterAll(async () => {
+    await ctx?.service.close();
+  });
+
+  it('refuses creates with 503 + Retry-After, then reads and the operator API, while notifications, callbacks and the payment page are served', async () => {
+    const { service, merchant, executor, requisite } = ctx;
+    const db = service.ctx.db;
+    const payment = await pending(service, merchant);
+    const pagePath = new URL(payment.payment_url).pathname;
+
+    const held: pg.PoolClient[] = [];
+    for (let i = 0; i < service.config.dbPoolSize; i++) held.push(await db.connect());
+    const queued: Promise<LightMyRequestResponse>[] = [];
+    const waitFor = (n: number) => until(() => (db.waitingCount >= n ? true : undefined), 10_000, 5, `${n} requests waiting for the database`);
+    try {
+      // One request waiting for a connection: past the creates' limit, within everyone else's.
+      queued.push(service.app.inject({ method: 'GET', url: '/healthz' }));
+      await waitFor(1);
+
+      expectShed(await signed(service.app, merchant, 'POST', '/v1/payments', { ext_id: uniqueExtId(), amount: 5000 }));
+      expectShed(await signed(service.app, merchant, 'POST', '/v1/payouts', { ext_id: uniqueExtId(), amount: 5000 }));
+      expectShed(await signed(service.app, merchant, 'POST', '/v1/withdrawals', { terminal_id: merchant.terminalId, amount: 10, address: 'T' }));
+
+      // The operator API and a merchant's read are not refused at the creates' limit: they wait their turn.
+      const operatorRead = admin(service.app, 'GET', `/payments/${payment.id}`);
+      queued.push(operatorRead);
+      await waitFor(2);
+      const merchantRead = signed(service.app, merchant, 'GET', `/v1/payments/${payment.id}`);
+      queued.push(merchantRead);
+      await waitFor(3);
+      for (let n = 4; n <= 5; n++) {
+        queued.push(service.app.inject({ method: 'GET', url: '/healthz' }));
+        await waitFor(n);
+      }
+
+      // Past the other routes' limit: reads, the operator API and /healthz are refused too…
+      expectShed(await signed(service.app, merchant, 'GET', `/v1/payments/${payment.id}`));
+      expectShed(await admin(service.app, 'GET', `/payments/${payment.id}`));
+      expectShed(await service.app.inject({ method: 'GET', url: '/healthz' }));
+      expectShed(await signed(service.app, merchant, 'POST', '/v1/payments', { ext_id: uniqueExtId(), amount: 5001 }));
+
+      // …while what completes money already on its way is let in, to wait for the database.
+      const notification = notify(service, executor.token, requisite.id, payment.amount);
+      const page = service.app.inject({ method: 'GET', url: `${pagePath}/status` });
+      const callback = service.app.inject({
+        method: 'POST',
+        url: '/callbacks/providers/7d8e7c3a-0f0b-4b7e-9a55-0d4b9f1c2e11',
+        headers: { 'content-type': 'application/json' },
+        payload: '{}',
+      });
+      await waitFor(8);
+
+      held.splice(0).forEach((client) => client.release());
+      expect((await notification).json()).toMatchObject({ matched: true, payment_id: payment.id });
+      const status = await page;
+      expect(status.statusCode, status.body).toBe(200);
+      expect(status.json()).toHaveProperty('state');
+      // An unknown provider: looked up, not refused for load.
+      expect((await callback).statusCode).toBe(404);
+      for (const res of await Promise.all(queued)) expect(res.statusCode, res.body).toBe(200);
+    } finally {
+      held.forEach((client) => client.release());
+    }
+
+    // The queue gone, nothing is refused.
+    const after = await createPayment(service.app, merchant, { ext_id: uniqueExtId(), amount: 5002 });
+    expect(after.status, JSON.stringify(after.body)).toBe(200);
+  });
+});
+
+describe('shedding by the event loop delay', () => {
+  // Creates are refused past a 50 ms mean delay of the event loop; other routes practically never.
+  let ctx: Awaited<ReturnType<typeof serviceWithMerchant>>;
+  beforeAll(async () => {
+    ctx = await serviceWithMerchant({ KASSIR_SHED_LOW_LOOP_DELAY_MS: '50', KASSIR_SHED_NORMAL_LOOP_DELAY_MS: '600000' });
+  });
+  afterAll(async () => {
+    await ctx?.service.close();
+  });
+
+  it('a process whose event loop runs late refuses creates and serves notifications; once it catches up, creates are taken again', async () => {
+    const { service, merchant, executor, requisite } = ctx;
+    const payment = await pending(service, merchant);
+    // Something holds the loop 150 ms of every turn, as a process out of CPU would see it.
+    const hog = setInterval(() => {
+      const start = Date.now();
+      while (Date.now() - start < 150) {
+        // busy
+      }
+    }, 0);
+    try {
+      const refused = await until(async () => {
+        const res = await signed(service.app, merchant, 'POST', '/v1/payments', { ext_id: uniqueExtId(), amount: 6000 + amountSeq++ });
+        return res.statusCode === 503 ? res : undefined;
+      }, 20_000, 0, 'a create refused for the loop delay');
+      expectShed(refused);
+      const notification = await notify(service, executor.token, requisite.id, payment.amount);
+      expect(notification.json()).toMatchObject({ matched: true, payment_id: payment.id });
+    } finally {
+      clearInterval(hog);
+    }
+    await until(async () => {
+      const res = await createPayment(service.app, merchant, { ext_id: uniqueExtId(), amount: 7000 + amountSeq++ });
+      return res.status === 200 ? res : undefined;
+    }, 20_000, 100, 'a create taken once the loop caught up');
+  });
+});
+
+describe('no shedding without pressure', () => {
+  let ctx: Awaited<ReturnType<typeof serviceWithMerchant>>;
+  beforeAll(async () => {
+    ctx = await serviceWithMerchant({});
+  });
+  afterAll(async () => {
+    await ctx?.service.close();
+  });
+
+  it('with the default limits, 40 creates and 20 notifications at once are all served', async () => {
+    const { service, merchant, executor, requisite } = ctx;
+    const payments = await Promise.all(Array.from({ length: 20 }, () => pending(service, merchant)));
+    const results = await Promise.all([
+      ...Array.from({ length: 40 }, (_, i) => signed(service.app, merchant, 'POST', '/v1/payments', { ext_id: uniqueExtId(), amount: 20_000 + i })),
+      ...payments.map((p) => notify(service, executor.token, requisite.id, p.amount)),
+    ]);
+    expect(results.map((res) => res.statusCode)).toEqual(results.map(() => 200));
+  });
+});
