@@ -38,6 +38,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { Pool as HttpPool } from 'undici';
 import { loadConfig } from '../src/config.js';
 import { freePort, startEmbeddedPostgres, type EmbeddedDatabase } from '../src/db/embedded.js';
 import { signRequest } from '../src/http/signature.js';
@@ -62,6 +63,15 @@ const WEBHOOKS = process.env.BENCH_WEBHOOKS !== '0';
 const PG_STATS = process.env.BENCH_PG_STATS === '1';
 const TIMELINE = process.env.BENCH_TIMELINE === '1';
 const ROUNDS = Math.max(envInt('BENCH_ROUNDS', 2), 1);
+const ONLY = process.env.BENCH_ONLY || undefined;
+if (ONLY !== undefined && ONLY !== 'overload') throw new Error(`BENCH_ONLY takes "overload", got "${ONLY}"`);
+const OVERLOAD = ONLY === 'overload' || process.env.BENCH_OVERLOAD !== '0';
+const OVERLOAD_FACTOR = Number(process.env.BENCH_OVERLOAD_FACTOR || 2);
+if (!(OVERLOAD_FACTOR > 0)) throw new Error(`BENCH_OVERLOAD_FACTOR must be a positive number, got "${process.env.BENCH_OVERLOAD_FACTOR}"`);
+const OVERLOAD_CONNECTIONS = Math.max(envInt('BENCH_OVERLOAD_CONNECTIONS', 500), 1);
+const NOTIFY_RATE = Math.max(envInt('BENCH_NOTIFY_RATE', 50), 1);
+/** Enough for the notifications' rate with answers up to 0.5 s late. */
+const NOTIFY_CONNECTIONS = Math.max(1, Math.ceil(NOTIFY_RATE / 2));
 const LOG_LEVEL = process.env.LOG_LEVEL || 'info';
 /** The service's pool size (its own configuration), and the ceiling's: the same unless told otherwise. */
 const POOL_SIZE = loadConfig().dbPoolSize;
@@ -111,14 +121,17 @@ function startChild(name: string, args: string[], env: Record<string, string>, s
     }),
   );
   void exited.then((code) => {
-    if (!stopping) progress(`${name} exited unexpectedly (code ${code}); stderr:\n${err}`);
+    if (!stopping && !stopped.has(proc)) progress(`${name} exited unexpectedly (code ${code}); stderr:\n${err}`);
   });
   return { proc, exited, stderr: () => err };
 }
 
 let stopping = false;
+/** Children stopped on purpose before the end ((e) restarts the service). */
+const stopped = new Set<ChildProcess>();
 async function stopChild(child: Child | undefined): Promise<void> {
   if (!child || child.proc.exitCode !== null) return;
+  stopped.add(child.proc);
   child.proc.kill('SIGTERM');
   const timer = setTimeout(() => child.proc.kill('SIGKILL'), 25_000);
   await child.exited;
@@ -213,6 +226,8 @@ interface Figure {
   duration: number;
   /** Every response's latency, ms: to merge slices of one figure (see merge). */
   latencies: number[];
+  /** The same, by HTTP status: (e) tells accepted creates from shed ones. */
+  byStatus: Map<number, number[]>;
 }
 
 type Setup = (request: autocannon.Request) => autocannon.Request;
@@ -223,17 +238,27 @@ function load(
   url: string,
   seconds: number,
   setup: Setup,
-  options: { amount?: number; serverPid?: number; onResponse?: (status: number, body: string) => void } = {},
+  options: {
+    amount?: number;
+    serverPid?: number;
+    onResponse?: (status: number, body: string) => void;
+    /** Connections (default BENCH_CONNECTIONS) and, for an open rate rather than as fast as answered, requests/s over all of them. */
+    connections?: number;
+    overallRate?: number;
+  } = {},
 ): Promise<Figure> {
   const cpu0 = { server: options.serverPid ? processCpuMs(options.serverPid) : 0, postgres: postgresCpuMs(), bench: process.cpuUsage() };
   const latencies: number[] = [];
+  const byStatus = new Map<number, number[]>();
+  const connections = options.connections ?? CONNECTIONS;
   return new Promise((resolveRun, reject) => {
     let timer: NodeJS.Timeout | undefined;
     const instance = autocannon(
       {
         url,
         // autocannon refuses fewer requests than connections
-        connections: Math.max(1, Math.min(CONNECTIONS, options.amount ?? CONNECTIONS)),
+        connections: Math.max(1, Math.min(connections, options.amount ?? connections)),
+        ...(options.overallRate !== undefined ? { overallRate: options.overallRate } : {}),
         pipelining: 1,
         timeout: 30,
         ...(options.amount !== undefined ? { amount: options.amount } : { duration: seconds }),
@@ -266,11 +291,17 @@ function load(
           errors: result.errors,
           duration: result.duration,
           latencies,
+          byStatus,
         });
       },
     );
     if (options.amount !== undefined) timer = setTimeout(() => instance.stop(), seconds * 1000);
-    instance.on('response', (_client: unknown, _status: number, _bytes: number, ms: number) => latencies.push(ms));
+    instance.on('response', (_client: unknown, status: number, _bytes: number, ms: number) => {
+      latencies.push(ms);
+      let times = byStatus.get(status);
+      if (!times) byStatus.set(status, (times = []));
+      times.push(ms);
+    });
     if (TIMELINE && options.serverPid) {
       // Per 500 ms of the run: requests answered and their p99, to see where a tail comes from.
       const t0 = Date.now();
@@ -284,6 +315,79 @@ function load(
       });
     }
   });
+}
+
+/**
+ * An open load for (e): `rate` requests a second for `seconds`, each sent when it is due
+ * (evenly spaced, whatever became of the earlier ones) over at most `connections` keep-alive
+ * connections; when all are busy, requests wait in this client for one. A latency counts from
+ * when the request was due, so a server that falls behind shows it however the client copes.
+ * (autocannon's rates send each connection's quota for the second at once at the top of every
+ * second, every connection together: a burst of the whole second's load, which no server meets
+ * and no crowd of merchants sends.) Waits for every request's answer, up to a minute after the end.
+ */
+async function openLoad(
+  name: string,
+  url: string,
+  rate: number,
+  seconds: number,
+  connections: number,
+  next: () => { body: string; headers: Record<string, string> },
+  onResponse?: (status: number, body: string) => void,
+): Promise<Figure> {
+  const { origin, pathname } = new URL(url);
+  const pool = new HttpPool(origin, { connections, pipelining: 1, headersTimeout: 60_000, bodyTimeout: 60_000 });
+  const latencies: number[] = [];
+  const byStatus = new Map<number, number[]>();
+  let lastAnswer = 0;
+  const answers: Promise<void>[] = [];
+  const count = Math.round(rate * seconds);
+  const started = performance.now();
+  let sent = 0;
+  while (sent < count) {
+    const now = performance.now();
+    for (; sent < count && started + (sent * 1000) / rate <= now; sent++) {
+      const due = started + (sent * 1000) / rate;
+      const { body, headers } = next();
+      answers.push(
+        pool.request({ path: pathname, method: 'POST', headers, body }).then(
+          async (res) => {
+            const text = await res.body.text();
+            const latency = performance.now() - due;
+            lastAnswer = performance.now();
+            latencies.push(latency);
+            let times = byStatus.get(res.statusCode);
+            if (!times) byStatus.set(res.statusCode, (times = []));
+            times.push(latency);
+            onResponse?.(res.statusCode, text);
+          },
+          () => undefined,
+        ),
+      );
+    }
+    await sleep(1);
+  }
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([Promise.all(answers), new Promise((resolve) => (timer = setTimeout(resolve, 60_000)))]);
+  clearTimeout(timer);
+  await pool.destroy();
+  const total = latencies.length;
+  const ok = [...byStatus].filter(([status]) => status >= 200 && status < 300).reduce((sum, [, times]) => sum + times.length, 0);
+  const duration = (Math.max(lastAnswer, started + seconds * 1000) - started) / 1000;
+  return {
+    name,
+    cpu: { server: 0, postgres: 0, bench: 0 },
+    rps: total / duration,
+    ok,
+    total,
+    ...percentiles(latencies),
+    non2xx: total - ok,
+    // Failed without an answer, or still unanswered a minute after the end.
+    errors: count - total,
+    duration,
+    latencies,
+    byStatus,
+  };
 }
 
 function ms(value: number): string {
@@ -320,6 +424,9 @@ function merge(name: string, slices: Figure[]): Figure {
     errors: sum((x) => x.errors),
     duration,
     latencies,
+    byStatus: new Map(
+      [...new Set(slices.flatMap((x) => [...x.byStatus.keys()]))].map((status) => [status, slices.flatMap((x) => x.byStatus.get(status) ?? [])]),
+    ),
   };
 }
 
@@ -537,6 +644,65 @@ async function printStats(db: pg.Client, figure: Figure): Promise<void> {
 }
 
 // ---------------------------------------------------------------------------------------------
+// (e): overload
+
+interface PendingRow {
+  requisite_id: string;
+  payer_amount: string;
+  executor_id: string;
+}
+
+interface OverloadFigure {
+  label: string;
+  /** Creates per second asked for, and the rate (b) or (d) sustained that it is a multiple of. */
+  offered: number;
+  sustained: number;
+  creates: Figure;
+  notifications: Figure;
+  /** Non-2xx creates by status and error code. */
+  failures: Map<string, number>;
+  /** CPU used during the run, in cores (CPU seconds per second), over `wall` ms. */
+  cores: { server: number; postgres: number; bench: number };
+  wall: number;
+}
+
+/** One (e) figure out of its slices. */
+function mergeOverload(label: string, slices: OverloadFigure[]): OverloadFigure {
+  const wall = slices.reduce((sum, x) => sum + x.wall, 0);
+  const cores = (f: (x: OverloadFigure) => number) => slices.reduce((sum, x) => sum + f(x) * x.wall, 0) / wall;
+  const failures = new Map<string, number>();
+  for (const slice of slices) for (const [key, n] of slice.failures) failures.set(key, (failures.get(key) ?? 0) + n);
+  return {
+    label,
+    offered: slices[0]!.offered,
+    sustained: slices[0]!.sustained,
+    creates: merge(`${label}: creates`, slices.map((x) => x.creates)),
+    notifications: merge(`${label}: notifications`, slices.map((x) => x.notifications)),
+    failures,
+    wall,
+    cores: { server: cores((x) => x.cores.server), postgres: cores((x) => x.cores.postgres), bench: cores((x) => x.cores.bench) },
+  };
+}
+
+/** The figures of an (e) run: creates taken and refused, and what the notifications saw meanwhile. */
+function showOverload(run: OverloadFigure): string[] {
+  const { creates, notifications } = run;
+  const shed = creates.byStatus.get(503) ?? [];
+  const ok = [...creates.byStatus].filter(([status]) => status < 300).flatMap(([, times]) => times);
+  const per = (n: number, f: Figure) => `${(n / f.duration).toFixed(0)}/s`;
+  const tail = (times: number[]) => (times.length > 0 ? `p50 ${ms(percentile(times, 0.5))}, p99 ${ms(percentile(times, 0.99))}` : 'none');
+  const others = [...run.failures].filter(([key]) => !key.startsWith('503 ')).map(([key, n]) => `${key} × ${n}`);
+  return [
+    `${run.label}: creates sent ${per(creates.total, creates)} (asked ${run.offered}/s = ${OVERLOAD_FACTOR} × ${run.sustained.toFixed(0)}/s sustained), ` +
+      `accepted ${per(ok.length, creates)} (${tail(ok)}), refused 503 ${shed.length} = ${per(shed.length, creates)} (${tail(shed)})` +
+      `${others.length > 0 ? `, other failures ${others.join(', ')}` : ''}, errors ${creates.errors}; ` +
+      `CPU: service ${run.cores.server.toFixed(2)} cores, PostgreSQL ${run.cores.postgres.toFixed(2)}, load generator ${run.cores.bench.toFixed(2)}`,
+    `${run.label}: notifications ${per(notifications.total, notifications)} (asked ${NOTIFY_RATE}/s): p50 ${ms(notifications.p50)}, p90 ${ms(notifications.p90)}, ` +
+      `p99 ${ms(notifications.p99)}, p99.9 ${ms(notifications.p999)}, non-2xx ${notifications.non2xx}, errors ${notifications.errors}`,
+  ];
+}
+
+// ---------------------------------------------------------------------------------------------
 
 async function main(): Promise<void> {
   // A hung start-up or load must not leave the run (and its processes) going forever.
@@ -606,28 +772,35 @@ async function main(): Promise<void> {
   const servicePort = await freePort();
   const base = `http://127.0.0.1:${servicePort}`;
   const logFile = join(workDir, 'service.log');
-  const logFd = openSync(logFile, 'a');
   const profDir = join(ROOT, 'bench-profiles');
   if (CPU_PROF) mkdirSync(profDir, { recursive: true });
-  const service = startChild(
-    'service',
-    ['--import', 'tsx', ...(CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', profDir] : []), 'src/main.ts'],
-    {
-      DATABASE_URL: embedded.url,
-      KASSIR_DATA_DIR: join(workDir, 'data'),
-      PORT: String(servicePort),
-      HOST: '127.0.0.1',
-      PUBLIC_BASE_URL: base,
-      ADMIN_TOKEN,
-      LOG_LEVEL,
-      SAME_AMOUNT_LIMIT: '1000000',
-      PAYMENT_TTL_SECONDS: '86400',
-      WEBHOOK_ALLOW_PRIVATE: 'true',
-      KASSIR_WEBHOOK_TIMEOUT_MS: '2000',
-    },
-    { fd: logFd },
-  );
-  closeSync(logFd); // the child has its own
+  const databaseUrl = embedded.url;
+  /** The service as `npm start` runs it; `env` adds to the bench's settings ((e) restarts it without shedding). */
+  const startService = (env: Record<string, string> = {}): Child => {
+    const logFd = openSync(logFile, 'a');
+    const child = startChild(
+      'service',
+      ['--import', 'tsx', ...(CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', profDir] : []), 'src/main.ts'],
+      {
+        DATABASE_URL: databaseUrl,
+        KASSIR_DATA_DIR: join(workDir!, 'data'),
+        PORT: String(servicePort),
+        HOST: '127.0.0.1',
+        PUBLIC_BASE_URL: base,
+        ADMIN_TOKEN,
+        LOG_LEVEL,
+        SAME_AMOUNT_LIMIT: '1000000',
+        PAYMENT_TTL_SECONDS: '86400',
+        WEBHOOK_ALLOW_PRIVATE: 'true',
+        KASSIR_WEBHOOK_TIMEOUT_MS: '2000',
+        ...env,
+      },
+      { fd: logFd },
+    );
+    closeSync(logFd); // the child has its own
+    return child;
+  };
+  const service = startService();
   const ceilingPort = await freePort();
   const ceiling = startChild(
     'ceiling server',
@@ -703,8 +876,9 @@ async function main(): Promise<void> {
   const prepareCreates = (count: number) => {
     ready = Array.from({ length: count }, signedCreate);
   };
+  const nextCreate = () => ready.pop() ?? signedCreate();
   const createSetup: Setup = (request) => {
-    const { body, headers } = ready.pop() ?? signedCreate();
+    const { body, headers } = nextCreate();
     request.body = body;
     request.headers = headers;
     return request;
@@ -762,36 +936,63 @@ async function main(): Promise<void> {
   progress(show(b));
   if (failures.size > 0) progress(`(b) failures: ${[...failures].map(([k, n]) => `${k} × ${n}`).join(', ')}`);
 
-  // --- (c) notification → COMPLETED, one notification per pending payment
-  const { rows: pending } = await db.query<{ requisite_id: string; payer_amount: string; executor_id: string }>(
-    `SELECT p.requisite_id, p.payer_amount::text, r.executor_id
-       FROM payments p JOIN requisites r ON r.id = p.requisite_id
-      WHERE p.status = 'PENDING' ORDER BY random()`,
-  );
-  progress(`(c) ${pending.length} pending payments to complete`);
-  let next = 0;
-  const notifySetup: Setup = (request) => {
-    const p = pending[next++ % pending.length]!;
-    return json(request, { requisite_id: p.requisite_id, amount: Number(p.payer_amount) }, { authorization: `Bearer ${tokenOf.get(p.executor_id)}` });
-  };
   const notifyUrlEndpoint = `${base}/executor/v1/notifications`;
+  /** A notification for each of `payments` in turn, from the executor that owns its requisite. */
+  const notifications = (payments: PendingRow[]): { setup: Setup; next: () => { body: string; headers: Record<string, string> }; sent: () => number } => {
+    let sent = 0;
+    const next = () => {
+      const p = payments[sent++ % payments.length]!;
+      return {
+        body: JSON.stringify({ requisite_id: p.requisite_id, amount: Number(p.payer_amount) }),
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${tokenOf.get(p.executor_id)}` },
+      };
+    };
+    return {
+      setup: (request) => {
+        const { body, headers } = next();
+        request.body = body;
+        request.headers = headers;
+        return request;
+      },
+      next,
+      sent: () => sent,
+    };
+  };
+  /** PENDING payments in random order (`limit` of them at most). */
+  const pendingPayments = async (limit: number | null = null): Promise<PendingRow[]> =>
+    (
+      await db.query<PendingRow>(
+        `SELECT p.requisite_id, p.payer_amount::text, r.executor_id
+           FROM payments p JOIN requisites r ON r.id = p.requisite_id
+          WHERE p.status = 'PENDING' ORDER BY random() LIMIT $1`,
+        [limit],
+      )
+    ).rows;
+
+  // --- (c) notification → COMPLETED, one notification per pending payment
+  let c: Figure | undefined;
+  let completions = 0;
+  if (!ONLY) {
+  const pending = await pendingPayments();
+  progress(`(c) ${pending.length} pending payments to complete`);
+  const { setup: notifySetup, sent } = notifications(pending);
   const warmCount = Math.min(Math.floor(pending.length / 10), 2000);
   await settle(db);
   progress('(c) notification → COMPLETED: warm-up');
   if (warmCount > 0) await load('warm-up', notifyUrlEndpoint, WARMUP, notifySetup, { amount: warmCount });
-  if (pending.length - next < CONNECTIONS) throw new Error(`(b) left only ${pending.length} pending payments: too few for (c)`);
+  if (pending.length - sent() < CONNECTIONS) throw new Error(`(b) left only ${pending.length} pending payments: too few for (c)`);
   const completedBefore = (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM payments WHERE status = 'COMPLETED'`)).rows[0]!.n;
   progress('(c) notification → COMPLETED: measuring');
   await resetStats(db);
   const cStart = process.hrtime.bigint() / 1000n;
-  const c = await load('(c) notification → COMPLETED', notifyUrlEndpoint, SECONDS, notifySetup, { amount: pending.length - next, serverPid: service.proc.pid });
+  c = await load('(c) notification → COMPLETED', notifyUrlEndpoint, SECONDS, notifySetup, { amount: pending.length - sent(), serverPid: service.proc.pid });
   if (CPU_PROF) progress(`(c) profile window: ${cStart}..${process.hrtime.bigint() / 1000n}`);
   const completedAfter = (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM payments WHERE status = 'COMPLETED'`)).rows[0]!.n;
-  const completions = completedAfter - completedBefore;
+  completions = completedAfter - completedBefore;
   progress(show(c));
   await printStats(db, c);
   progress(`(c) ${completions} payments completed in ${c.duration.toFixed(1)} s = ${(completions / c.duration).toFixed(0)} completions/s`);
-  if (next >= pending.length) progress('(c) note: ran out of pending payments before the time was up');
+  if (sent() >= pending.length) progress('(c) note: ran out of pending payments before the time was up');
 
   // Let the worker deliver the webhooks of (c) before measuring again (bounded wait).
   let webhooksPending = 0;
@@ -804,11 +1005,12 @@ async function main(): Promise<void> {
     }
     progress(`webhooks: ${webhooksReceived} received by the local receiver, ${webhooksPending} still pending`);
   }
+  }
 
   // --- (d) (b) with 10^6 payments in the table
   const historyLabel = HISTORY_ROWS === 1_000_000 ? '10^6 payments' : `${HISTORY_ROWS.toLocaleString('en')} more payments`;
   let d: Figure | undefined;
-  if (HISTORY_ROWS > 0) {
+  if (HISTORY_ROWS > 0 && !ONLY) {
     progress(`(d) inserting ${HISTORY_ROWS.toLocaleString('en')} payments with SQL`);
     const t0 = Date.now();
     await insertHistory(embedded.url, HISTORY_ROWS);
@@ -825,10 +1027,75 @@ async function main(): Promise<void> {
     await printStats(db, d);
     if (failures.size > 0) progress(`(d) failures: ${[...failures].map(([k, n]) => `${k} × ${n}`).join(', ')}`);
   }
+
+  // --- (e) overload: creates at BENCH_OVERLOAD_FACTOR × what the machine sustains, with
+  // notifications at a steady rate, against the service as configured (shedding on) and against a
+  // second instance with KASSIR_SHED=false, in slices taking turns (on off off on …) like (a) and
+  // (b), so that the neighbours' drift weighs on both alike. The second instance runs no jobs: the
+  // first delivers the webhooks of both, whichever is measured.
+  const overloadRuns: OverloadFigure[] = [];
+  let unshed: Child | undefined;
+  if (OVERLOAD) {
+    const sustainedFrom = d ?? b;
+    const sustained = sustainedFrom.ok / sustainedFrom.duration;
+    const offered = Math.round(sustained * OVERLOAD_FACTOR);
+    const unshedPort = await freePort();
+    unshed = startService({ PORT: String(unshedPort), KASSIR_SHED: 'false', KASSIR_WORKER: 'false' });
+    const bases = { on: base, off: `http://127.0.0.1:${unshedPort}` };
+    await waitReady(`${bases.off}/healthz`, unshed, 'the instance without shedding');
+    const pids = { on: service.proc.pid!, off: unshed.proc.pid! };
+    const labels = { on: '(e) overload, shedding on', off: '(e) overload, shedding off' };
+    await settle(db);
+    for (const which of ['on', 'off'] as const) {
+      // As fast as answered, as in (b): the new instance compiles its hot paths before it is measured.
+      progress(`${labels[which]}: warm-up`);
+      await load('warm-up', `${bases[which]}/v1/payments`, WARMUP, createSetup);
+    }
+    const pending = await pendingPayments(Math.ceil(NOTIFY_RATE * SECONDS * 1.2));
+    if (pending.length < NOTIFY_RATE * SECONDS) throw new Error(`(e): only ${pending.length} pending payments, too few for ${NOTIFY_RATE} notifications/s`);
+    const notify = notifications(pending);
+    const slices: Record<'on' | 'off', OverloadFigure[]> = { on: [], off: [] };
+    const order = Array.from({ length: ROUNDS }, (_, round) => (round % 2 === 0 ? ['on', 'off'] : ['off', 'on']) as ('on' | 'off')[]).flat();
+    const sliceSeconds = SECONDS / ROUNDS;
+    for (const which of order) {
+      const label = `${labels[which]}, slice ${slices[which].length + 1}/${ROUNDS}`;
+      prepareCreates(Math.ceil(offered * sliceSeconds * 1.05));
+      failures.clear();
+      progress(`${label}: creates asked at ${offered}/s over ${OVERLOAD_CONNECTIONS} connections, notifications at ${NOTIFY_RATE}/s over ${NOTIFY_CONNECTIONS}: measuring`);
+      await resetStats(db);
+      const cpu0 = { server: processCpuMs(pids[which]), postgres: postgresCpuMs(), bench: process.cpuUsage(), wall: Date.now() };
+      const [creates, notified] = await Promise.all([
+        openLoad(`${label}: creates`, `${bases[which]}/v1/payments`, offered, sliceSeconds, OVERLOAD_CONNECTIONS, nextCreate, countFailures),
+        openLoad(`${label}: notifications`, `${bases[which]}/executor/v1/notifications`, NOTIFY_RATE, sliceSeconds, NOTIFY_CONNECTIONS, notify.next),
+      ]);
+      const wall = Date.now() - cpu0.wall;
+      const slice: OverloadFigure = {
+        label,
+        offered,
+        sustained,
+        creates,
+        notifications: notified,
+        failures: new Map(failures),
+        wall,
+        cores: {
+          server: (processCpuMs(pids[which]) - cpu0.server) / wall,
+          postgres: (postgresCpuMs() - cpu0.postgres) / wall,
+          bench: (({ user, system }) => (user + system) / 1000 / wall)(process.cpuUsage(cpu0.bench)),
+        },
+      };
+      slices[which].push(slice);
+      for (const line of showOverload(slice)) progress(line);
+      await printStats(db, { ...creates, name: label, total: creates.total + notified.total });
+      // Whatever the instance without shedding still has queued is finished before the next slice.
+      await waitReady(`${bases[which]}/healthz`, which === 'on' ? service : unshed, labels[which]);
+    }
+    for (const which of ['on', 'off'] as const) overloadRuns.push(mergeOverload(labels[which], slices[which]));
+  }
   await db.end();
 
   progress('stopping');
   stopping = true;
+  await stopChild(unshed);
   await stopChild(service);
   await stopChild(ceiling);
   const logTotal = statSync(logFile).size;
@@ -842,13 +1109,23 @@ async function main(): Promise<void> {
       ` (${logPerRequest.toFixed(0)} log bytes per create request, ${(logTotal / 1024 / 1024).toFixed(1)} MiB log in all)`,
     show(a),
     show(b),
-    show(c),
-    `(c) completions: ${completions} in ${c.duration.toFixed(1)} s = ${(completions / c.duration).toFixed(0)} completions/s`,
   ];
+  if (c) {
+    lines.push(show(c));
+    lines.push(`(c) completions: ${completions} in ${c.duration.toFixed(1)} s = ${(completions / c.duration).toFixed(0)} completions/s`);
+  }
   if (d) {
     const drop = (1 - d.rps / b.rps) * 100;
     lines.push(show(d));
     lines.push(`(d) vs (b): ${drop >= 0 ? `${drop.toFixed(1)} % slower` : `${(-drop).toFixed(1)} % faster`} with ${historyLabel} in the table (limit: 20 % slower)`);
+  }
+  for (const run of overloadRuns) lines.push(...showOverload(run));
+  if (overloadRuns.length === 2) {
+    const [on, off] = overloadRuns as [OverloadFigure, OverloadFigure];
+    lines.push(
+      `(e) notifications p99: ${ms(on.notifications.p99)} with shedding, ${ms(off.notifications.p99)} without; ` +
+        `creates accepted: ${(on.creates.ok / on.creates.duration).toFixed(0)}/s with shedding, ${(off.creates.ok / off.creates.duration).toFixed(0)}/s without`,
+    );
   }
   lines.push(`p99 create/ceiling: ${(b.p99 / a.p99).toFixed(2)} (${ms(b.p99)} / ${ms(a.p99)}; target ≤ 1.5)`);
   lines.push(`create/ceiling ratio: ${(b.rps / a.rps).toFixed(2)}`);

@@ -50,20 +50,18 @@ describe('HTTP timeouts against slow clients', () => {
 });
 
 describe('load shedding', () => {
-  it('is on by default: creates refused past 64 requests waiting for the database or a 200 ms loop delay, other routes past 256 or 1 s', () => {
-    expect(loadConfig({}).shedding).toEqual({
-      enabled: true,
-      retryAfterSeconds: 5,
-      low: { dbWaiting: 64, loopDelayMs: 200 },
-      normal: { dbWaiting: 256, loopDelayMs: 1000 },
-    });
+  it('is on by default: creates refused past a 100 ms delay or 64 in progress, other routes past 500 ms', () => {
+    expect(loadConfig({}).shedding).toEqual({ enabled: true, retryAfterSeconds: 5, lowDelayMs: 100, lowConcurrency: 64, normalDelayMs: 500 });
     expect(loadConfig({ KASSIR_SHED: 'false' }).shedding.enabled).toBe(false);
+    expect(loadConfig({ KASSIR_SHED_LOW_DELAY_MS: '20', KASSIR_SHED_NORMAL_DELAY_MS: '20', KASSIR_SHED_LOW_CONCURRENCY: '1' }).shedding)
+      .toMatchObject({ lowDelayMs: 20, normalDelayMs: 20, lowConcurrency: 1 });
   });
 
-  it('refuses limits that would shed other routes before creates, naming the variable', () => {
-    expect(() => loadConfig({ KASSIR_SHED_LOW_DB_WAITING: '300' })).toThrow(/KASSIR_SHED_NORMAL_DB_WAITING/);
-    expect(() => loadConfig({ KASSIR_SHED_NORMAL_LOOP_DELAY_MS: '100' })).toThrow(/KASSIR_SHED_NORMAL_LOOP_DELAY_MS/);
-    expect(() => loadConfig({ KASSIR_SHED: 'maybe' })).toThrow(/KASSIR_SHED/);
-    expect(() => loadConfig({ KASSIR_SHED_RETRY_AFTER_SECONDS: '0' })).toThrow(/KASSIR_SHED_RETRY_AFTER_SECONDS/);
+  it('refuses limits that would shed other routes before creates, and what is not a positive integer, naming the variable', () => {
+    expect(() => loadConfig({ KASSIR_SHED_LOW_DELAY_MS: '600' })).toThrow(/KASSIR_SHED_NORMAL_DELAY_MS/);
+    for (const [name, raw] of [['KASSIR_SHED', 'maybe'], ['KASSIR_SHED_RETRY_AFTER_SECONDS', '0'], ['KASSIR_SHED_LOW_CONCURRENCY', '0'], ['KASSIR_SHED_LOW_DELAY_MS', '1.5']] as const) {
+      expect(() => loadConfig({ [name]: raw })).toThrow(ConfigError);
+      expect(() => loadConfig({ [name]: raw })).toThrow(new RegExp(name));
+    }
   });
 });

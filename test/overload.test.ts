@@ -44,17 +44,17 @@ function expectShed(res: LightMyRequestResponse): void {
 }
 
 describe('shedding by the database queue: creates first, money on its way never', () => {
-  // Creates are refused as soon as one request waits for a database connection, other routes
-  // past four; the test makes that queue itself by holding every connection of the pool.
+  // Creates are refused once a request would wait 20 ms for a database connection, other routes
+  // past 3 s; the test makes that queue itself by holding every connection of the pool.
   let ctx: Awaited<ReturnType<typeof serviceWithMerchant>>;
   beforeAll(async () => {
-    ctx = await serviceWithMerchant({ KASSIR_SHED_LOW_DB_WAITING: '0', KASSIR_SHED_NORMAL_DB_WAITING: '4' });
+    ctx = await serviceWithMerchant({ KASSIR_SHED_LOW_DELAY_MS: '20', KASSIR_SHED_NORMAL_DELAY_MS: '3000' });
   });
   afterAll(async () => {
     await ctx?.service.close();
   });
 
-  it('refuses creates with 503 + Retry-After, then reads and the operator API, while notifications, callbacks and the payment page are served', async () => {
+  it('refuses creates with 503 + Retry-After, then reads, /healthz and the operator API, while notifications, callbacks and the payment page are served', async () => {
     const { service, merchant, executor, requisite } = ctx;
     const db = service.ctx.db;
     const payment = await pending(service, merchant);
@@ -62,36 +62,37 @@ describe('shedding by the database queue: creates first, money on its way never'
 
     const held: pg.PoolClient[] = [];
     for (let i = 0; i < service.config.dbPoolSize; i++) held.push(await db.connect());
-    const queued: Promise<LightMyRequestResponse>[] = [];
-    const waitFor = (n: number) => until(() => (db.waitingCount >= n ? true : undefined), 10_000, 5, `${n} requests waiting for the database`);
+    // Whatever was let in waits for the database (so it is not answered while the pool is held)
+    // and is answered once it is released; a refusal is answered at once.
+    const admitted: Promise<LightMyRequestResponse>[] = [];
+    const refusedOnce = (send: () => Promise<LightMyRequestResponse>, what: string) =>
+      until(async () => {
+        const res = send();
+        const answered = await Promise.race([res, new Promise<undefined>((resolve) => setTimeout(resolve, 500))]);
+        if (answered) return answered;
+        admitted.push(res);
+        return undefined;
+      }, 20_000, 0, what);
     try {
-      // One request waiting for a connection: past the creates' limit, within everyone else's.
-      queued.push(service.app.inject({ method: 'GET', url: '/healthz' }));
-      await waitFor(1);
-
-      expectShed(await signed(service.app, merchant, 'POST', '/v1/payments', { ext_id: uniqueExtId(), amount: 5000 }));
+      // The queue's delay passes the creates' limit first.
+      expectShed(await refusedOnce(() => signed(service.app, merchant, 'POST', '/v1/payments', { ext_id: uniqueExtId(), amount: 5000 + amountSeq++ }), 'a create refused'));
       expectShed(await signed(service.app, merchant, 'POST', '/v1/payouts', { ext_id: uniqueExtId(), amount: 5000 }));
       expectShed(await signed(service.app, merchant, 'POST', '/v1/withdrawals', { terminal_id: merchant.terminalId, amount: 10, address: 'T' }));
 
-      // The operator API and a merchant's read are not refused at the creates' limit: they wait their turn.
-      const operatorRead = admin(service.app, 'GET', `/payments/${payment.id}`);
-      queued.push(operatorRead);
-      await waitFor(2);
-      const merchantRead = signed(service.app, merchant, 'GET', `/v1/payments/${payment.id}`);
-      queued.push(merchantRead);
-      await waitFor(3);
-      for (let n = 4; n <= 5; n++) {
-        queued.push(service.app.inject({ method: 'GET', url: '/healthz' }));
-        await waitFor(n);
-      }
+      // The operator API, a merchant's read and /healthz are not refused at the creates' limit: they wait their turn.
+      const waiting = db.waitingCount;
+      admitted.push(admin(service.app, 'GET', `/payments/${payment.id}`));
+      admitted.push(signed(service.app, merchant, 'GET', `/v1/payments/${payment.id}`));
+      admitted.push(service.app.inject({ method: 'GET', url: '/healthz' }));
+      await until(() => (db.waitingCount >= waiting + 3 ? true : undefined), 10_000, 5, 'three more requests waiting for the database');
 
-      // Past the other routes' limit: reads, the operator API and /healthz are refused too…
+      // Past the other routes' limit they are refused too…
+      expectShed(await refusedOnce(() => admin(service.app, 'GET', `/payments/${payment.id}`), 'an operator read refused'));
       expectShed(await signed(service.app, merchant, 'GET', `/v1/payments/${payment.id}`));
-      expectShed(await admin(service.app, 'GET', `/payments/${payment.id}`));
       expectShed(await service.app.inject({ method: 'GET', url: '/healthz' }));
-      expectShed(await signed(service.app, merchant, 'POST', '/v1/payments', { ext_id: uniqueExtId(), amount: 5001 }));
 
       // …while what completes money already on its way is let in, to wait for the database.
+      const before = db.waitingCount;
       const notification = notify(service, executor.token, requisite.id, payment.amount);
       const page = service.app.inject({ method: 'GET', url: `${pagePath}/status` });
       const callback = service.app.inject({
@@ -100,7 +101,7 @@ describe('shedding by the database queue: creates first, money on its way never'
         headers: { 'content-type': 'application/json' },
         payload: '{}',
       });
-      await waitFor(8);
+      await until(() => (db.waitingCount >= before + 3 ? true : undefined), 10_000, 5, 'notification, page and callback waiting for the database');
 
       held.splice(0).forEach((client) => client.release());
       expect((await notification).json()).toMatchObject({ matched: true, payment_id: payment.id });
@@ -109,14 +110,52 @@ describe('shedding by the database queue: creates first, money on its way never'
       expect(status.json()).toHaveProperty('state');
       // An unknown provider: looked up, not refused for load.
       expect((await callback).statusCode).toBe(404);
-      for (const res of await Promise.all(queued)) expect(res.statusCode, res.body).toBe(200);
+      for (const res of await Promise.all(admitted)) expect(res.statusCode, res.body).toBe(200);
     } finally {
       held.forEach((client) => client.release());
     }
 
-    // The queue gone, nothing is refused.
-    const after = await createPayment(service.app, merchant, { ext_id: uniqueExtId(), amount: 5002 });
-    expect(after.status, JSON.stringify(after.body)).toBe(200);
+    // The queue gone, creates are taken again.
+    await until(async () => {
+      const res = await createPayment(service.app, merchant, { ext_id: uniqueExtId(), amount: 8000 + amountSeq++ });
+      return res.status === 200 ? res : undefined;
+    }, 10_000, 50, 'a create taken once the queue is gone');
+  });
+});
+
+describe('shedding by the number of creates in progress', () => {
+  // Two creates at a time; no delay limit within reach.
+  let ctx: Awaited<ReturnType<typeof serviceWithMerchant>>;
+  beforeAll(async () => {
+    ctx = await serviceWithMerchant({ KASSIR_SHED_LOW_CONCURRENCY: '2', KASSIR_SHED_LOW_DELAY_MS: '600000', KASSIR_SHED_NORMAL_DELAY_MS: '600000' });
+  });
+  afterAll(async () => {
+    await ctx?.service.close();
+  });
+
+  it('a burst of creates beyond the limit is refused before any of it shows as a delay; reads are not counted', async () => {
+    const { service, merchant } = ctx;
+    const db = service.ctx.db;
+    const held: pg.PoolClient[] = [];
+    for (let i = 0; i < service.config.dbPoolSize; i++) held.push(await db.connect());
+    try {
+      const waiting = db.waitingCount;
+      const first = [0, 1].map(() => signed(service.app, merchant, 'POST', '/v1/payments', { ext_id: uniqueExtId(), amount: 9000 + amountSeq++ }));
+      await until(() => (db.waitingCount >= waiting + 2 ? true : undefined), 10_000, 5, 'two creates waiting for the database');
+      expectShed(await signed(service.app, merchant, 'POST', '/v1/payments', { ext_id: uniqueExtId(), amount: 9000 + amountSeq++ }));
+      expectShed(await signed(service.app, merchant, 'POST', '/v1/payouts', { ext_id: uniqueExtId(), amount: 5000 }));
+      const read = admin(service.app, 'GET', '/merchants');
+      await until(() => (db.waitingCount >= waiting + 3 ? true : undefined), 10_000, 5, 'the read waiting for the database');
+      held.splice(0).forEach((client) => client.release());
+      for (const res of await Promise.all([...first, read])) expect(res.statusCode, res.body).toBe(200);
+    } finally {
+      held.forEach((client) => client.release());
+    }
+    // Both answered, so both counted out: the next creates are taken.
+    for (let i = 0; i < 3; i++) {
+      const res = await createPayment(service.app, merchant, { ext_id: uniqueExtId(), amount: 9500 + amountSeq++ });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+    }
   });
 });
 
@@ -124,7 +163,7 @@ describe('shedding by the event loop delay', () => {
   // Creates are refused past a 50 ms mean delay of the event loop; other routes practically never.
   let ctx: Awaited<ReturnType<typeof serviceWithMerchant>>;
   beforeAll(async () => {
-    ctx = await serviceWithMerchant({ KASSIR_SHED_LOW_LOOP_DELAY_MS: '50', KASSIR_SHED_NORMAL_LOOP_DELAY_MS: '600000' });
+    ctx = await serviceWithMerchant({ KASSIR_SHED_LOW_DELAY_MS: '50', KASSIR_SHED_NORMAL_DELAY_MS: '600000' });
   });
   afterAll(async () => {
     await ctx?.service.close();

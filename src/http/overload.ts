@@ -1,6 +1,8 @@
+import { performance } from 'node:perf_hooks';
 import underPressure from '@fastify/under-pressure';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { AppContext } from '../context.js';
+import type { Db } from '../db/pool.js';
 import { ApiError } from './errors.js';
 
 /**
@@ -14,8 +16,11 @@ import { ApiError } from './errors.js';
  */
 export type Priority = 'low' | 'normal' | 'high';
 
-/** How often under-pressure measures the event loop's delay; shedding reacts within about this. */
-const SAMPLE_MS = 200;
+/** How often under-pressure measures the event loop's delay. */
+const LOOP_SAMPLE_MS = 200;
+/** How often the database queue is probed (one probe at a time), and over how long its delay is judged. */
+const PROBE_MS = 50;
+const QUEUE_WINDOW_MS = 500;
 /** While shedding, one log line per this period at most (a line per refusal is the request log's). */
 const REPORT_MS = 1000;
 /** Bodies up to this size are read and dropped after a refusal, keeping the connection; larger ones end it. */
@@ -29,34 +34,50 @@ export function routePriority(app: FastifyInstance, priority: Priority): void {
 }
 
 /**
- * Load shedding by priority: before a request is read or authenticated, it is refused with 503
- * `UNAVAILABLE` and Retry-After when the pressure passes its priority's limits — low at the lower
- * limits, normal at the higher, high never. Pressure is the pool's queue (requests waiting for a
- * database connection: the database is what runs out first here, and every request queued there
- * adds to the wait of all behind it) and the event loop's mean delay (this process out of CPU),
- * measured by @fastify/under-pressure. Its own shedding has one set of limits for every route,
- * so the decision is made here from its measurements.
+ * Load shedding by priority. Before a request is read or authenticated, it is refused with 503
+ * `UNAVAILABLE` and Retry-After when the delay it would meet passes its priority's limit — low's
+ * (KASSIR_SHED_LOW_DELAY_MS) first, normal's later, high's never — or, for a create, when
+ * KASSIR_SHED_LOW_CONCURRENCY creates are already in progress. The delay is the longer of two
+ * queues: for a database connection (the database is what runs out first here, and every request
+ * queued there adds to the wait of all behind it), measured by a probe over half a second; and the event loop's
+ * (this process out of CPU), measured by @fastify/under-pressure. A delay shows only once a queue
+ * has formed, so a burst of creates arriving within milliseconds is held by the count instead.
+ * under-pressure's own shedding has one limit for every route, hence the decision here.
  */
 export async function loadShedding(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const { shedding } = ctx.config;
   if (!shedding.enabled) return;
-  await app.register(underPressure, { sampleInterval: SAMPLE_MS });
+  await app.register(underPressure, { sampleInterval: LOOP_SAMPLE_MS });
+  const database = probeQueue(ctx.db);
+  app.addHook('onClose', async () => database.stop());
   const retryAfter = String(shedding.retryAfterSeconds);
   const shed = { low: 0, normal: 0 };
   let reportedAt = 0;
+  let creating = 0;
 
   app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
     const priority = request.routeOptions.config?.priority ?? 'normal';
     if (priority === 'high') return done();
-    const limits = shedding[priority];
-    const dbWaiting = ctx.db.waitingCount;
+    const dbDelayMs = database.delayMs();
     const loopDelayMs = loopDelay(app);
-    if (dbWaiting <= limits.dbWaiting && loopDelayMs <= limits.loopDelayMs) return done();
+    const limit = priority === 'low' ? shedding.lowDelayMs : shedding.normalDelayMs;
+    const busy = priority === 'low' && creating >= shedding.lowConcurrency;
+    if (dbDelayMs <= limit && loopDelayMs <= limit && !busy) {
+      if (priority === 'low') {
+        creating++;
+        // 'close' comes once per response, answered or cut off.
+        reply.raw.once('close', () => creating--);
+      }
+      return done();
+    }
 
     shed[priority]++;
     const now = Date.now();
     if (now - reportedAt >= REPORT_MS) {
-      ctx.log.warn({ shed: { ...shed }, db_waiting: dbWaiting, event_loop_delay_ms: Math.round(loopDelayMs) }, 'overloaded: refusing requests');
+      ctx.log.warn(
+        { shed: { ...shed }, db_delay_ms: Math.round(dbDelayMs), event_loop_delay_ms: Math.round(loopDelayMs), creates_in_progress: creating },
+        'overloaded: refusing requests',
+      );
       reportedAt = now;
       shed.low = 0;
       shed.normal = 0;
@@ -69,6 +90,47 @@ export async function loadShedding(app: FastifyInstance, ctx: AppContext): Promi
     );
     reply.code(error.status).header('retry-after', retryAfter).send(error.body());
   });
+}
+
+/**
+ * How long a request now would wait for one of the pool's connections. Every PROBE_MS a probe
+ * takes a connection and gives it straight back (no query), queueing behind whatever waits: its
+ * wait is the queue's delay. As CoDel does for network queues, the delay that counts is the least
+ * seen over the last QUEUE_WINDOW_MS — a queue that every probe met, not a moment's stall (a
+ * checkpoint's flush, a burst already drained). When no probe has got through in that time, the
+ * one still waiting says how long the queue has stood at least.
+ */
+function probeQueue(db: Db): { delayMs(): number; stop(): void } {
+  const seen: { at: number; ms: number }[] = [];
+  let waitingSince: number | undefined;
+  const timer = setInterval(() => {
+    if (waitingSince !== undefined) return;
+    const started = performance.now();
+    waitingSince = started;
+    db.connect().then(
+      (client) => {
+        client.release();
+        const now = performance.now();
+        seen.push({ at: now, ms: now - started });
+        waitingSince = undefined;
+      },
+      // No connection to be had (the database is down): the requests that need one fail on their
+      // own; the next probe asks again.
+      () => {
+        waitingSince = undefined;
+      },
+    );
+  }, PROBE_MS);
+  timer.unref();
+  return {
+    delayMs() {
+      const now = performance.now();
+      while (seen.length > 0 && seen[0]!.at < now - QUEUE_WINDOW_MS) seen.shift();
+      if (seen.length > 0) return Math.min(...seen.map((s) => s.ms));
+      return waitingSince === undefined ? 0 : now - waitingSince;
+    },
+    stop: () => clearInterval(timer),
+  };
 }
 
 /**
