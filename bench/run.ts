@@ -1,9 +1,10 @@
 /**
  * `npm run bench` (issue 4, item 5). One run, one embedded PostgreSQL, three processes:
  *
- *   this process      autocannon (the load), the embedded PostgreSQL and the orchestration
+ *   this process      the load (autocannon; undici for (e)), the embedded PostgreSQL and the orchestration
  *   the service       `src/main.ts` as `npm start` runs it, logging at LOG_LEVEL to a file, with
- *                     DATABASE_URL pointing at that embedded PostgreSQL (so the ceiling can share it)
+ *                     DATABASE_URL pointing at that embedded PostgreSQL (so the ceiling can share it);
+ *                     (e) starts a second instance of it
  *   the ceiling       bench/ceiling-server.ts, a bare Fastify route on the same database
  *
  * Measured, each at BENCH_CONNECTIONS connections for BENCH_SECONDS after a warm-up ((a) and (b) in
@@ -11,7 +12,13 @@
  *   (a) the raw ceiling: one transaction of SELECT … FOR UPDATE, UPDATE, INSERT;
  *   (b) signed POST /v1/payments;
  *   (c) executor notification → COMPLETED, one per pending payment;
- *   (d) (b) again after 10^6 payments were inserted into the table.
+ *   (d) (b) again after 10^6 payments were inserted into the table;
+ *   (e) overload: creates sent at BENCH_OVERLOAD_FACTOR × the rate (d) (else (b)) sustained, evenly
+ *       spaced whatever became of the earlier ones (an open load, over BENCH_OVERLOAD_CONNECTIONS
+ *       connections), while executors' notifications for pending payments arrive at
+ *       BENCH_NOTIFY_RATE a second; against the service as configured (shedding on) and against a
+ *       second instance with KASSIR_SHED=false, in BENCH_ROUNDS slices each, taking turns. Printed:
+ *       creates accepted and refused (503) with their latencies, the notifications' latencies.
  * Each figure also gives the CPU time per request of the server process, of PostgreSQL (all its
  * processes) and of the load generator: on a shared machine the requests/s move with the
  * neighbours' load, the CPU per request much less. The last line printed is
@@ -28,7 +35,9 @@
  * BENCH_TIMEOUT_SECONDS (600: the whole run is stopped, and cleaned up, after this), BENCH_TIMELINE (1:
  * print each measured figure's requests and p99 per half second), LOG_LEVEL (info),
  * KASSIR_DB_POOL_SIZE (the service's pool, read as the service reads it; default DEFAULT_DB_POOL_SIZE),
- * BENCH_CEILING_POOL_SIZE (the ceiling's pool; default the service's, like for like).
+ * BENCH_CEILING_POOL_SIZE (the ceiling's pool; default the service's, like for like),
+ * BENCH_ONLY (overload: only (a), (b) and (e)), BENCH_OVERLOAD (0 skips (e)), BENCH_OVERLOAD_FACTOR (2),
+ * BENCH_OVERLOAD_CONNECTIONS (500), BENCH_NOTIFY_RATE (50).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -226,8 +235,8 @@ interface Figure {
   duration: number;
   /** Every response's latency, ms: to merge slices of one figure (see merge). */
   latencies: number[];
-  /** The same, by HTTP status: (e) tells accepted creates from shed ones. */
-  byStatus: Map<number, number[]>;
+  /** The same by HTTP status, from openLoad: (e) tells accepted creates from refused ones. */
+  byStatus?: Map<number, number[]>;
 }
 
 type Setup = (request: autocannon.Request) => autocannon.Request;
@@ -242,23 +251,17 @@ function load(
     amount?: number;
     serverPid?: number;
     onResponse?: (status: number, body: string) => void;
-    /** Connections (default BENCH_CONNECTIONS) and, for an open rate rather than as fast as answered, requests/s over all of them. */
-    connections?: number;
-    overallRate?: number;
   } = {},
 ): Promise<Figure> {
   const cpu0 = { server: options.serverPid ? processCpuMs(options.serverPid) : 0, postgres: postgresCpuMs(), bench: process.cpuUsage() };
   const latencies: number[] = [];
-  const byStatus = new Map<number, number[]>();
-  const connections = options.connections ?? CONNECTIONS;
   return new Promise((resolveRun, reject) => {
     let timer: NodeJS.Timeout | undefined;
     const instance = autocannon(
       {
         url,
         // autocannon refuses fewer requests than connections
-        connections: Math.max(1, Math.min(connections, options.amount ?? connections)),
-        ...(options.overallRate !== undefined ? { overallRate: options.overallRate } : {}),
+        connections: Math.max(1, Math.min(CONNECTIONS, options.amount ?? CONNECTIONS)),
         pipelining: 1,
         timeout: 30,
         ...(options.amount !== undefined ? { amount: options.amount } : { duration: seconds }),
@@ -291,17 +294,11 @@ function load(
           errors: result.errors,
           duration: result.duration,
           latencies,
-          byStatus,
         });
       },
     );
     if (options.amount !== undefined) timer = setTimeout(() => instance.stop(), seconds * 1000);
-    instance.on('response', (_client: unknown, status: number, _bytes: number, ms: number) => {
-      latencies.push(ms);
-      let times = byStatus.get(status);
-      if (!times) byStatus.set(status, (times = []));
-      times.push(ms);
-    });
+    instance.on('response', (_client: unknown, _status: number, _bytes: number, ms: number) => latencies.push(ms));
     if (TIMELINE && options.serverPid) {
       // Per 500 ms of the run: requests answered and their p99, to see where a tail comes from.
       const t0 = Date.now();
@@ -328,20 +325,20 @@ function load(
  */
 async function openLoad(
   name: string,
-  url: string,
+  pool: HttpPool,
+  path: string,
   rate: number,
   seconds: number,
-  connections: number,
   next: () => { body: string; headers: Record<string, string> },
   onResponse?: (status: number, body: string) => void,
 ): Promise<Figure> {
-  const { origin, pathname } = new URL(url);
-  const pool = new HttpPool(origin, { connections, pipelining: 1, headersTimeout: 60_000, bodyTimeout: 60_000 });
   const latencies: number[] = [];
   const byStatus = new Map<number, number[]>();
   let lastAnswer = 0;
   const answers: Promise<void>[] = [];
   const count = Math.round(rate * seconds);
+  // With BENCH_TIMELINE, by the half second in which they were due: answers and their p99.
+  const slots: number[][] = [];
   const started = performance.now();
   let sent = 0;
   while (sent < count) {
@@ -350,12 +347,13 @@ async function openLoad(
       const due = started + (sent * 1000) / rate;
       const { body, headers } = next();
       answers.push(
-        pool.request({ path: pathname, method: 'POST', headers, body }).then(
+        pool.request({ path, method: 'POST', headers, body }).then(
           async (res) => {
             const text = await res.body.text();
             const latency = performance.now() - due;
             lastAnswer = performance.now();
             latencies.push(latency);
+            if (TIMELINE) (slots[Math.floor((due - started) / 500)] ??= []).push(latency);
             let times = byStatus.get(res.statusCode);
             if (!times) byStatus.set(res.statusCode, (times = []));
             times.push(latency);
@@ -370,7 +368,11 @@ async function openLoad(
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([Promise.all(answers), new Promise((resolve) => (timer = setTimeout(resolve, 60_000)))]);
   clearTimeout(timer);
-  await pool.destroy();
+  await pool.close();
+  if (TIMELINE) {
+    const line = [...slots].map((times, i) => `${(i / 2).toFixed(1)}s: ${times ? `${times.length} p99 ${percentile(times, 0.99).toFixed(0)}` : 0}`);
+    progress(`  timeline of ${name}: ${line.join(' | ')}`);
+  }
   const total = latencies.length;
   const ok = [...byStatus].filter(([status]) => status >= 200 && status < 300).reduce((sum, [, times]) => sum + times.length, 0);
   const duration = (Math.max(lastAnswer, started + seconds * 1000) - started) / 1000;
@@ -388,6 +390,17 @@ async function openLoad(
     latencies,
     byStatus,
   };
+}
+
+/**
+ * A client of `origin` for openLoad, its connections opened beforehand (as many as `connections`
+ * requests at once open): a load's first moments then measure the server, not a storm of
+ * connection set-ups, which overflows the listening socket's backlog and retries after a second.
+ */
+async function connectedPool(origin: string, connections: number): Promise<HttpPool> {
+  const pool = new HttpPool(origin, { connections, pipelining: 1, headersTimeout: 60_000, bodyTimeout: 60_000 });
+  await Promise.all(Array.from({ length: connections }, () => pool.request({ path: '/healthz', method: 'GET' }).then((res) => res.body.dump())));
+  return pool;
 }
 
 function ms(value: number): string {
@@ -425,7 +438,7 @@ function merge(name: string, slices: Figure[]): Figure {
     duration,
     latencies,
     byStatus: new Map(
-      [...new Set(slices.flatMap((x) => [...x.byStatus.keys()]))].map((status) => [status, slices.flatMap((x) => x.byStatus.get(status) ?? [])]),
+      [...new Set(slices.flatMap((x) => [...(x.byStatus?.keys() ?? [])]))].map((status) => [status, slices.flatMap((x) => x.byStatus?.get(status) ?? [])]),
     ),
   };
 }
@@ -687,8 +700,9 @@ function mergeOverload(label: string, slices: OverloadFigure[]): OverloadFigure 
 /** The figures of an (e) run: creates taken and refused, and what the notifications saw meanwhile. */
 function showOverload(run: OverloadFigure): string[] {
   const { creates, notifications } = run;
-  const shed = creates.byStatus.get(503) ?? [];
-  const ok = [...creates.byStatus].filter(([status]) => status < 300).flatMap(([, times]) => times);
+  const byStatus = creates.byStatus ?? new Map<number, number[]>();
+  const shed = byStatus.get(503) ?? [];
+  const ok = [...byStatus].filter(([status]) => status < 300).flatMap(([, times]) => times);
   const per = (n: number, f: Figure) => `${(n / f.duration).toFixed(0)}/s`;
   const tail = (times: number[]) => (times.length > 0 ? `p50 ${ms(percentile(times, 0.5))}, p99 ${ms(percentile(times, 0.99))}` : 'none');
   const others = [...run.failures].filter(([key]) => !key.startsWith('503 ')).map(([key, n]) => `${key} × ${n}`);
@@ -973,38 +987,38 @@ async function main(): Promise<void> {
   let c: Figure | undefined;
   let completions = 0;
   if (!ONLY) {
-  const pending = await pendingPayments();
-  progress(`(c) ${pending.length} pending payments to complete`);
-  const { setup: notifySetup, sent } = notifications(pending);
-  const warmCount = Math.min(Math.floor(pending.length / 10), 2000);
-  await settle(db);
-  progress('(c) notification → COMPLETED: warm-up');
-  if (warmCount > 0) await load('warm-up', notifyUrlEndpoint, WARMUP, notifySetup, { amount: warmCount });
-  if (pending.length - sent() < CONNECTIONS) throw new Error(`(b) left only ${pending.length} pending payments: too few for (c)`);
-  const completedBefore = (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM payments WHERE status = 'COMPLETED'`)).rows[0]!.n;
-  progress('(c) notification → COMPLETED: measuring');
-  await resetStats(db);
-  const cStart = process.hrtime.bigint() / 1000n;
-  c = await load('(c) notification → COMPLETED', notifyUrlEndpoint, SECONDS, notifySetup, { amount: pending.length - sent(), serverPid: service.proc.pid });
-  if (CPU_PROF) progress(`(c) profile window: ${cStart}..${process.hrtime.bigint() / 1000n}`);
-  const completedAfter = (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM payments WHERE status = 'COMPLETED'`)).rows[0]!.n;
-  completions = completedAfter - completedBefore;
-  progress(show(c));
-  await printStats(db, c);
-  progress(`(c) ${completions} payments completed in ${c.duration.toFixed(1)} s = ${(completions / c.duration).toFixed(0)} completions/s`);
-  if (sent() >= pending.length) progress('(c) note: ran out of pending payments before the time was up');
+    const pending = await pendingPayments();
+    progress(`(c) ${pending.length} pending payments to complete`);
+    const { setup: notifySetup, sent } = notifications(pending);
+    const warmCount = Math.min(Math.floor(pending.length / 10), 2000);
+    await settle(db);
+    progress('(c) notification → COMPLETED: warm-up');
+    if (warmCount > 0) await load('warm-up', notifyUrlEndpoint, WARMUP, notifySetup, { amount: warmCount });
+    if (pending.length - sent() < CONNECTIONS) throw new Error(`(b) left only ${pending.length} pending payments: too few for (c)`);
+    const completedBefore = (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM payments WHERE status = 'COMPLETED'`)).rows[0]!.n;
+    progress('(c) notification → COMPLETED: measuring');
+    await resetStats(db);
+    const cStart = process.hrtime.bigint() / 1000n;
+    c = await load('(c) notification → COMPLETED', notifyUrlEndpoint, SECONDS, notifySetup, { amount: pending.length - sent(), serverPid: service.proc.pid });
+    if (CPU_PROF) progress(`(c) profile window: ${cStart}..${process.hrtime.bigint() / 1000n}`);
+    const completedAfter = (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM payments WHERE status = 'COMPLETED'`)).rows[0]!.n;
+    completions = completedAfter - completedBefore;
+    progress(show(c));
+    await printStats(db, c);
+    progress(`(c) ${completions} payments completed in ${c.duration.toFixed(1)} s = ${(completions / c.duration).toFixed(0)} completions/s`);
+    if (sent() >= pending.length) progress('(c) note: ran out of pending payments before the time was up');
 
-  // Let the worker deliver the webhooks of (c) before measuring again (bounded wait).
-  let webhooksPending = 0;
-  if (WEBHOOKS) {
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      webhooksPending = (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_events WHERE status = 'pending'`)).rows[0]!.n;
-      if (webhooksPending === 0 || Date.now() > deadline) break;
-      await sleep(500);
+    // Let the worker deliver the webhooks of (c) before measuring again (bounded wait).
+    let webhooksPending = 0;
+    if (WEBHOOKS) {
+      const deadline = Date.now() + 30_000;
+      for (;;) {
+        webhooksPending = (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_events WHERE status = 'pending'`)).rows[0]!.n;
+        if (webhooksPending === 0 || Date.now() > deadline) break;
+        await sleep(500);
+      }
+      progress(`webhooks: ${webhooksReceived} received by the local receiver, ${webhooksPending} still pending`);
     }
-    progress(`webhooks: ${webhooksReceived} received by the local receiver, ${webhooksPending} still pending`);
-  }
   }
 
   // --- (d) (b) with 10^6 payments in the table
@@ -1062,11 +1076,12 @@ async function main(): Promise<void> {
       prepareCreates(Math.ceil(offered * sliceSeconds * 1.05));
       failures.clear();
       progress(`${label}: creates asked at ${offered}/s over ${OVERLOAD_CONNECTIONS} connections, notifications at ${NOTIFY_RATE}/s over ${NOTIFY_CONNECTIONS}: measuring`);
+      const clients = { creates: await connectedPool(bases[which], OVERLOAD_CONNECTIONS), notifications: await connectedPool(bases[which], NOTIFY_CONNECTIONS) };
       await resetStats(db);
       const cpu0 = { server: processCpuMs(pids[which]), postgres: postgresCpuMs(), bench: process.cpuUsage(), wall: Date.now() };
       const [creates, notified] = await Promise.all([
-        openLoad(`${label}: creates`, `${bases[which]}/v1/payments`, offered, sliceSeconds, OVERLOAD_CONNECTIONS, nextCreate, countFailures),
-        openLoad(`${label}: notifications`, `${bases[which]}/executor/v1/notifications`, NOTIFY_RATE, sliceSeconds, NOTIFY_CONNECTIONS, notify.next),
+        openLoad(`${label}: creates`, clients.creates, '/v1/payments', offered, sliceSeconds, nextCreate, countFailures),
+        openLoad(`${label}: notifications`, clients.notifications, '/executor/v1/notifications', NOTIFY_RATE, sliceSeconds, notify.next),
       ]);
       const wall = Date.now() - cpu0.wall;
       const slice: OverloadFigure = {
