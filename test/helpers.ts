@@ -57,6 +57,10 @@ export async function startTestService(env: Record<string, string> = {}, options
     KASSIR_MASTER_KEY: randomBytes(32).toString('base64'),
     PUBLIC_BASE_URL: 'http://kassir.test',
     WEBHOOK_ALLOW_PRIVATE: 'true',
+    // The service runs in the test's own process, so its event loop also carries the test's work
+    // (building fuzz input, hundreds of concurrent requests): load shedding would answer 503 for
+    // delays that are the test's. test/overload.test.ts turns it on.
+    KASSIR_SHED: 'false',
     KASSIR_WORKER: options.worker ? 'true' : 'false',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     PORT: '0',

@@ -8,7 +8,7 @@ import {
 
 /** A service with one merchant, one executor and one requisite, ready to take payments. */
 async function serviceWithMerchant(env: Record<string, string>) {
-  const service = await startTestService(env);
+  const service = await startTestService({ KASSIR_SHED: 'true', ...env });
   await setRate(service.app, 'RUB', 100);
   const merchant = await createMerchant(service.app);
   const executor = await createExecutor(service.app);
