@@ -93,9 +93,9 @@ export async function loadShedding(app: FastifyInstance, ctx: AppContext): Promi
 }
 
 /**
- * How long a request now would wait for one of the pool's connections. Every PROBE_MS a probe
- * takes a connection and gives it straight back (no query), queueing behind whatever waits: its
- * wait is the queue's delay. As CoDel does for network queues, the delay that counts is the least
+ * How long a request now would wait for one of the pool's connections. Every PROBE_MS, when every
+ * connection is in use, a probe takes one and gives it straight back (no query), queueing behind
+ * whatever waits: its wait is the queue's delay. As CoDel does for network queues, the delay that counts is the least
  * seen over the last QUEUE_WINDOW_MS — a queue that every probe met, not a moment's stall (a
  * checkpoint's flush, a burst already drained). When no probe has got through in that time, the
  * one still waiting says how long the queue has stood at least.
@@ -105,6 +105,12 @@ function probeQueue(db: Db): { delayMs(): number; stop(): void } {
   let waitingSince: number | undefined;
   const timer = setInterval(() => {
     if (waitingSince !== undefined) return;
+    // A connection idle, or room to open one: nobody queues. (A probe would then time the set-up
+    // of a new connection, which is no queue's delay.)
+    if (db.idleCount > 0 || db.totalCount < db.options.max) {
+      seen.push({ at: performance.now(), ms: 0 });
+      return;
+    }
     const started = performance.now();
     waitingSince = started;
     db.connect().then(
