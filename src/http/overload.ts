@@ -120,9 +120,10 @@ function probeQueue(db: Db): { delayMs(): number; stop(): void } {
         seen.push({ at: now, ms: now - started });
         waitingSince = undefined;
       },
-      // No connection to be had (the database is down): the requests that need one fail on their
-      // own; the next probe asks again.
+      // No connection within the pool's own limit: the queue stood at least that long.
       () => {
+        const now = performance.now();
+        seen.push({ at: now, ms: now - started });
         waitingSince = undefined;
       },
     );
