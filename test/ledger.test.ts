@@ -10,7 +10,7 @@ import { creditForPayin } from '../src/ledger/credit.js';
 import { transaction, type Tx } from '../src/db/pool.js';
 import { post, type Posting } from '../src/ledger/ledger.repo.js';
 import {
-  admin, adminOk, createExecutor, createMerchant, createPayment, createRequisite, setRate, startTestService, uniqueExtId,
+  admin, adminOk, createExecutor, createMerchant, createPayment, createRequisite, createTerminal, setRate, startTestService, uniqueExtId, until,
   type MerchantCredentials, type TestService,
 } from './helpers.js';
 
@@ -435,5 +435,49 @@ describe('a corrupted ledger: the check names what breaks, the repair restores i
     await sql(`UPDATE ledger_accounts SET balance = balance - 0.000001 WHERE terminal_id = $1 AND kind = 'terminal_available'`, [merchant.terminalId]);
     await sql(`UPDATE payments SET status = 'COMPLETED' WHERE id = $1`, [paymentId]);
     expect(await check()).toEqual({ ok: true, problems: [] });
+  });
+});
+
+describe('lock order', () => {
+  it('a posting locks its accounts in id order whatever its plan: under a hash join over the accounts, heap order is not id order', async () => {
+    const db = service.ctx.db;
+    const terminal = await createTerminal(service.app, merchant.merchantId, { name: 'Lock order' });
+    await adminOk(service.app, 'POST', `/terminals/${terminal.id}/adjustments`, { amount: 100, reason: 'float' });
+    const { rows } = await db.query<{ id: string }>('SELECT id FROM ledger_accounts WHERE terminal_id = $1 ORDER BY id', [terminal.id]);
+    const [low, high] = [rows[0]!.id, rows[1]!.id];
+    // A new version of the lower account lands after the higher one in the heap: a scan meets `high` first.
+    await db.query('UPDATE ledger_accounts SET balance = balance WHERE id = $1', [low]);
+
+    const holder = await db.connect();
+    const poster = await db.connect();
+    const probe = await db.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT 1 FROM ledger_accounts WHERE id = $1 FOR NO KEY UPDATE', [high]);
+      await poster.query('SET enable_nestloop = off');
+      await poster.query('SET enable_mergejoin = off');
+      await poster.query('BEGIN');
+      const pid = (await poster.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+      const posting = post(poster, {
+        kind: 'lock_order_test', refId: null, merchantId: merchant.merchantId, memo: null,
+        entries: [
+          { account: { terminalId: terminal.id, kind: 'terminal_available' }, amount: new Decimal(-1) },
+          { account: { terminalId: terminal.id, kind: 'terminal_frozen' }, amount: new Decimal(1) },
+        ],
+      });
+      await until(async () => {
+        const { rows: waiting } = await probe.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock'", [pid]);
+        return waiting.length > 0 || undefined;
+      }, 10_000, 20, 'the posting waiting for the held account');
+      // Waiting for `high`, the posting must already hold `low`: taken the other way round, a
+      // posting that held `high` and wanted `low` would deadlock with this one.
+      const taken = await probe.query('SELECT 1 FROM ledger_accounts WHERE id = $1 FOR NO KEY UPDATE NOWAIT', [low]).then(() => 'free', (err: { code?: string }) => err.code);
+      expect(taken).toBe('55P03');
+      await holder.query('ROLLBACK');
+      await posting;
+      await poster.query('ROLLBACK');
+    } finally {
+      for (const client of [holder, poster, probe]) client.release(true);
+    }
   });
 });

@@ -118,6 +118,17 @@ export function pgConstraint(err: unknown): string | undefined {
     : undefined;
 }
 
+/**
+ * Whether `err` is PostgreSQL ending a transaction because it collided with another (deadlock
+ * detected, 40P01; serialization failure, 40001): everything it did was rolled back, and the same
+ * request sent again succeeds. Lock orders are fixed so that this should not happen; should it,
+ * the client is told to retry rather than that the service failed.
+ */
+export function isTransientConflict(err: unknown): boolean {
+  const code = pgErrorCode(err);
+  return code === PgCode.deadlockDetected || code === PgCode.serializationFailure;
+}
+
 /** Socket errors of a connection that cannot be made or was cut. */
 const CONNECTION_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
 

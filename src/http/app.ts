@@ -6,7 +6,7 @@ import swagger from '@fastify/swagger';
 import type { AppContext } from '../context.js';
 import { maskUrl } from '../lib/mask.js';
 import { ApiError, type ErrorKey } from './errors.js';
-import { isDatabaseUnavailable } from '../db/pool.js';
+import { isDatabaseUnavailable, isTransientConflict } from '../db/pool.js';
 import { registerJsonParser, registerMultipartPassThrough } from './json.js';
 import { describeValidationError, rejectUnreadableInput, validatorCompiler } from './validation.js';
 import { openApiInfo } from './openapi.js';
@@ -181,6 +181,11 @@ function toApiError(error: FastifyError, request: FastifyRequest): ApiError {
   if (isDatabaseUnavailable(error)) {
     return new ApiError('UNAVAILABLE', `The service cannot reach its database right now; retry in a few seconds (request id ${request.id})`, undefined, {
       retryAfter: DATABASE_RETRY_AFTER_SECONDS,
+    });
+  }
+  if (isTransientConflict(error)) {
+    return new ApiError('UNAVAILABLE', `The request collided with another one and was undone; send it again (request id ${request.id})`, undefined, {
+      retryAfter: 1,
     });
   }
   // Unexpected: the body is generic; the detail is in the log under the request id.

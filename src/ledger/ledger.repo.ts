@@ -54,7 +54,12 @@ export async function post(tx: Tx, posting: Posting): Promise<string> {
   // One round trip: the transaction row, the entries, and the terminal balances (those not left
   // to COMMIT). Terminal rows are locked in a fixed order (by account id), now and at COMMIT
   // (entries are inserted, and their commit triggers queued, in that order), so concurrent
-  // postings cannot deadlock.
+  // postings cannot deadlock. The order is taken by `locked`, not left to the UPDATE: an UPDATE
+  // locks rows in the order its join produces them, and a plan that hashes the few entries and
+  // scans the accounts (a generic plan of this prepared statement may) produces them in heap
+  // order, which moves with every update — two postings on one terminal's available and frozen
+  // accounts then lock them in opposite orders. The UPDATE reaches a row only through `locked`,
+  // whose rows are locked as it emits them, in id order.
   const { rows } = await tx.query<{ id: string }>(
     prepared(
       `WITH t AS (
@@ -67,11 +72,16 @@ export async function post(tx: Tx, posting: Posting): Promise<string> {
          INSERT INTO ledger_entries (transaction_id, account_id, amount, applied_at_commit)
          SELECT t.id, e.account_id, e.amount, e.at_commit FROM t, e ORDER BY e.account_id
          RETURNING account_id
+       ), locked AS (
+         SELECT a.id FROM ledger_accounts a
+          WHERE a.id IN (SELECT account_id FROM e WHERE kind LIKE 'terminal_%' AND NOT at_commit)
+          ORDER BY a.id FOR NO KEY UPDATE
        ), balances AS (
          UPDATE ledger_accounts a SET balance = a.balance + d.amount
-           FROM (SELECT account_id, sum(amount) AS amount FROM e
-                  WHERE kind LIKE 'terminal_%' AND NOT at_commit GROUP BY account_id ORDER BY account_id) d
-          WHERE a.id = d.account_id
+           FROM locked l
+           JOIN (SELECT account_id, sum(amount) AS amount FROM e
+                  WHERE kind LIKE 'terminal_%' AND NOT at_commit GROUP BY account_id) d ON d.account_id = l.id
+          WHERE a.id = l.id
          RETURNING a.id
        )
        SELECT t.id, (SELECT count(*) FROM entries) AS entries FROM t`,

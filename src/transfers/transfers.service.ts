@@ -34,11 +34,7 @@ export async function transfer(ctx: AppContext, merchantId: string, input: Trans
   }
   try {
     await transaction(ctx.db, async (tx) => {
-      // Both accounts locked in one fixed order, so opposite transfers cannot deadlock.
-      await tx.query(
-        `SELECT id FROM ledger_accounts WHERE terminal_id = ANY($1::uuid[]) AND kind = 'terminal_available' ORDER BY id FOR UPDATE`,
-        [[from, to]],
-      );
+      // Opposite transfers cannot deadlock: the posting locks both accounts in one fixed order.
       const { rows } = await tx.query<{ id: string }>(
         'INSERT INTO transfers (merchant_id, from_terminal_id, to_terminal_id, amount, idempotency_request) VALUES ($1, $2, $3, $4, $5) RETURNING id',
         [merchantId, from, to, amount.toFixed(), idempotencyRequest ?? null],
