@@ -44,22 +44,39 @@ export async function post(tx: Tx, posting: Posting): Promise<string> {
   const kinds: string[] = [];
   const amounts: string[] = [];
   const atCommit: boolean[] = [];
+  /** Terminal accounts whose balance this statement updates (not left to COMMIT), by "terminal kind". */
+  const updatedNow = new Map<string, { terminalId: string; kind: string }>();
   for (const entry of posting.entries) {
     const terminalId = 'terminalId' in entry.account ? entry.account.terminalId : null;
+    const deferred = Boolean(posting.creditsAtCommit) && terminalId !== null && entry.amount.isPositive();
     terminalIds.push(terminalId);
     kinds.push(entry.account.kind);
     amounts.push(entry.amount.toFixed());
-    atCommit.push(Boolean(posting.creditsAtCommit) && terminalId !== null && entry.amount.isPositive());
+    atCommit.push(deferred);
+    if (terminalId !== null && !deferred) updatedNow.set(`${terminalId} ${entry.account.kind}`, { terminalId, kind: entry.account.kind });
+  }
+  // Terminal rows are locked in a fixed order (by account id), now and at COMMIT (entries are
+  // inserted, and their commit triggers queued, in that order), so concurrent postings cannot
+  // deadlock. Where this posting updates two or more terminal accounts now (a reserve, a release,
+  // a transfer), they are locked first by a statement of their own: the balance UPDATE below locks
+  // rows in the order its join produces them, which under a hash join over the accounts (a generic
+  // plan of this prepared statement may be one) is heap order, moving with every update — two
+  // postings on one terminal's available and frozen accounts then took them in opposite orders.
+  // Locked in the same statement instead, a row a commit-time credit updated after the statement's
+  // snapshot is locked a second time by the UPDATE, queued behind the very postings waiting for it.
+  if (updatedNow.size > 1) {
+    const accounts = [...updatedNow.values()];
+    await tx.query(
+      prepared(
+        `SELECT a.id FROM ledger_accounts a JOIN unnest($1::uuid[], $2::text[]) AS x(terminal_id, kind)
+            ON a.terminal_id = x.terminal_id AND a.kind = x.kind
+          ORDER BY a.id FOR NO KEY UPDATE OF a`,
+        [accounts.map((a) => a.terminalId), accounts.map((a) => a.kind)],
+      ),
+    );
   }
   // One round trip: the transaction row, the entries, and the terminal balances (those not left
-  // to COMMIT). Terminal rows are locked in a fixed order (by account id), now and at COMMIT
-  // (entries are inserted, and their commit triggers queued, in that order), so concurrent
-  // postings cannot deadlock. The order is taken by `locked`, not left to the UPDATE: an UPDATE
-  // locks rows in the order its join produces them, and a plan that hashes the few entries and
-  // scans the accounts (a generic plan of this prepared statement may) produces them in heap
-  // order, which moves with every update — two postings on one terminal's available and frozen
-  // accounts then lock them in opposite orders. The UPDATE reaches a row only through `locked`,
-  // whose rows are locked as it emits them, in id order.
+  // to COMMIT).
   const { rows } = await tx.query<{ id: string }>(
     prepared(
       `WITH t AS (
@@ -72,16 +89,11 @@ export async function post(tx: Tx, posting: Posting): Promise<string> {
          INSERT INTO ledger_entries (transaction_id, account_id, amount, applied_at_commit)
          SELECT t.id, e.account_id, e.amount, e.at_commit FROM t, e ORDER BY e.account_id
          RETURNING account_id
-       ), locked AS (
-         SELECT a.id FROM ledger_accounts a
-          WHERE a.id IN (SELECT account_id FROM e WHERE kind LIKE 'terminal_%' AND NOT at_commit)
-          ORDER BY a.id FOR NO KEY UPDATE
        ), balances AS (
          UPDATE ledger_accounts a SET balance = a.balance + d.amount
-           FROM locked l
-           JOIN (SELECT account_id, sum(amount) AS amount FROM e
-                  WHERE kind LIKE 'terminal_%' AND NOT at_commit GROUP BY account_id) d ON d.account_id = l.id
-          WHERE a.id = l.id
+           FROM (SELECT account_id, sum(amount) AS amount FROM e
+                  WHERE kind LIKE 'terminal_%' AND NOT at_commit GROUP BY account_id ORDER BY account_id) d
+          WHERE a.id = d.account_id
          RETURNING a.id
        )
        SELECT t.id, (SELECT count(*) FROM entries) AS entries FROM t`,

@@ -202,12 +202,23 @@ export interface Answer {
   body: any;
   headers: Headers | undefined;
   ms: number;
+  /** Date.now() when the request was sent (`at - ms` of whoever records it later is not: its event loop may lag). */
+  sentAt: number;
   error?: string;
 }
 
 /** Whether the service gave a definitive answer (neither a failed connection nor a 5xx). */
 export function definitive(answer: Answer): boolean {
   return answer.status > 0 && answer.status < 500;
+}
+
+/**
+ * Whether the service refused a request for now, having done nothing: shed under load, or undone
+ * after a collision with another transaction (503 UNAVAILABLE with Retry-After). A client sends it
+ * again after the pause; the database being away answers the same and is retried the same way.
+ */
+export function isRefusedForNow(answer: Answer): boolean {
+  return answer.status === 503 && answer.body?.error === 'UNAVAILABLE' && Boolean(answer.headers?.get('retry-after'));
 }
 
 export interface Merchant {
@@ -226,6 +237,7 @@ export class Client {
   /** Sends one request and records its answer; never throws. */
   async call(method: string, path: string, options: { body?: string | Buffer; headers?: Record<string, string>; timeoutMs?: number } = {}): Promise<Answer> {
     const started = performance.now();
+    const sentAt = Date.now();
     try {
       const res = await fetch(`${this.target().base}${path}`, {
         method,
@@ -240,10 +252,10 @@ export class Client {
       } catch {
         // not JSON (the payment page)
       }
-      return { status: res.status, body, headers: res.headers, ms: performance.now() - started };
+      return { status: res.status, body, headers: res.headers, ms: performance.now() - started, sentAt };
     } catch (err) {
       const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-      return { status: 0, body: undefined, headers: undefined, ms: performance.now() - started, error: cause?.code ?? cause?.message ?? (err as Error).name };
+      return { status: 0, body: undefined, headers: undefined, ms: performance.now() - started, sentAt, error: cause?.code ?? cause?.message ?? (err as Error).name };
     }
   }
 

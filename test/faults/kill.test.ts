@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLAIM_LEASE_SECONDS } from '../../src/http/idempotency.js';
 import { randomTronAddress, startFakeTronNode, TEST_TRON_KEY, type FakeTronNode } from '../fakes/tron-node.js';
 import {
-  baseEnv, cleanUp, Client, Database, definitive, printFigures, Receiver, sleep, startInstance, waitFor, workDir,
+  baseEnv, cleanUp, Client, Database, definitive, isRefusedForNow, printFigures, Receiver, sleep, startInstance, waitFor, workDir,
   type Answer, type Instance,
 } from './harness.js';
 import { cardNumber, openShop, payinCredit, payoutReserve, requisiteOf, rubles, withdrawalHold, type Shop } from './shop.js';
@@ -131,10 +131,22 @@ describe('kill -9 of an instance under load', () => {
       calls.push(made);
       return made;
     };
-    /** Sends once; undefined when the answer is not definitive (the instance is dying). */
+    /** Requests the service refused under load (503 UNAVAILABLE, Retry-After) and were sent again after it. */
+    let shed = 0;
+    /**
+     * Sends until the service takes it (a request shed under load is sent again after its
+     * Retry-After, at most a second here: the run has a budget); undefined when the answer is not
+     * definitive because the instance is dying.
+     */
     const once = async (c: Call): Promise<Answer | undefined> => {
-      const answer = await c.send();
+      let answer = await c.send();
       c.answers.push(answer);
+      for (let attempt = 0; !killing && isRefusedForNow(answer) && attempt < 20; attempt++) {
+        shed++;
+        await sleep(Math.min(1000, Number(answer.headers?.get('retry-after') ?? 1) * 1000));
+        answer = await c.send();
+        c.answers.push(answer);
+      }
       if (definitive(answer)) return answer;
       if (!killing) throw new Error(`${c.label} failed with no instance being killed: ${answer.status} ${answer.error ?? JSON.stringify(answer.body)}`);
       c.inFlightAtKill = true;
@@ -419,6 +431,7 @@ describe('kill -9 of an instance under load', () => {
       `acknowledged ${acknowledged} (+${inFlight.length} in flight at the kill, answered on retry), lost ${lost.length}, doubled ${doubled.length}, half-written ${halfWritten.length}, ` +
         `delivered ${events.length - undelivered}/${events.length} events, ledger ${ledger.ok ? 'ok' : 'NOT ok'}, balances ${balanceProblems.length === 0 ? 'exact' : 'DIFFER'}`,
       {
+        'shed under load': `${shed} refusals (503 UNAVAILABLE) sent again after Retry-After`,
         'requests sent': `${calls.length} (payments ${byKind('payment ')}, notifications ${byKind('notification')}, payouts ${byKind('payout ')} + ${byKind('take') + byKind('complete') + byKind('operator')} steps, withdrawals ${byKind('withdrawal')}, transfers ${byKind('transfer')})`,
         'killed after': `${(killedAfterMs / 1000).toFixed(1)} s of load; new instance healthy in ${(restartMs / 1000).toFixed(1)} s`,
         'in flight at the kill': `${inFlight.length}: ${happened.done} had happened wholly, ${happened.notDone} not at all (${happened.detail})`,
