@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../src/db/embedded.js';
 import { createPool, isDatabaseUnavailable, type Db } from '../src/db/pool.js';
 import { buildApp } from '../src/http/app.js';
-import { ApiError } from '../src/http/errors.js';
+import { DomainError } from '../src/errors.js';
 import { ADMIN_TOKEN, createExecutor, createMerchant, signed, startTestService, type MerchantCredentials, type TestService } from './helpers.js';
 
 // Issue 15: while the database cannot be reached, every API answers 503 UNAVAILABLE with
@@ -97,7 +97,7 @@ describe('isDatabaseUnavailable', () => {
     ['a unique violation', coded('23505')],
     ['a cancelled statement', coded('57014')],
     ['a syntax error', coded('42601')],
-    ['a domain error', new ApiError('PAY_004')],
+    ['a domain error', new DomainError('PAY_004')],
     ['any other error', new Error('boom')],
     ['not an error', 'ECONNREFUSED'],
   ])('is false for %s', (_what, err) => {

@@ -2,20 +2,18 @@ import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { hashToken } from '../lib/crypto.js';
-import { ApiError } from '../http/errors.js';
-import { rejectInvalidJson } from '../http/json.js';
+import { DomainError } from '../errors.js';
 
 /** The operator API's bearer-token check (DESIGN.md "The operator side"). */
 export function adminAuth(app: FastifyInstance, ctx: AppContext): void {
   app.addHook('onRequest', async (request: FastifyRequest) => {
     const header = request.headers.authorization;
     const match = typeof header === 'string' ? /^Bearer\s+(\S+)$/i.exec(header) : null;
-    if (!match) throw new ApiError('AUTH_001', 'Send Authorization: Bearer <ADMIN_TOKEN>');
-    if (!timingSafeEqual(hashToken(match[1]!), ctx.adminTokenHash)) throw new ApiError('AUTH_002', 'Invalid operator token');
+    if (!match) throw new DomainError('AUTH_001', 'Send Authorization: Bearer <ADMIN_TOKEN>');
+    if (!timingSafeEqual(hashToken(match[1]!), ctx.adminTokenHash)) throw new DomainError('AUTH_002', 'Invalid operator token');
     request.operator = 'admin';
   });
   app.addHook('preValidation', async (request: FastifyRequest) => {
-    rejectInvalidJson(request, 'VALIDATION');
     // Every operator POST/PUT/PATCH takes a JSON object; a bare request means "no options" (a
     // reason, a grace period), and one whose fields are required is told which field is missing.
     if (request.method !== 'GET' && request.body === undefined) request.body = {};

@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.js';
-import { ApiError } from '../http/errors.js';
+import { DomainError } from '../errors.js';
 import { pgErrorCode, PgCode } from '../db/pool.js';
 import * as repo from './banks.repo.js';
 import type { BankRow } from './banks.repo.js';
@@ -28,7 +28,7 @@ export async function createBank(ctx: AppContext, bank: Parameters<typeof repo.i
     return await repo.insertBank(ctx.db, bank);
   } catch (err) {
     if (pgErrorCode(err) === PgCode.uniqueViolation) {
-      throw new ApiError('CONFLICT', `Bank code ${bank.code} already exists; change it with PATCH /admin/v1/banks/${bank.code}`);
+      throw new DomainError('CONFLICT', `Bank code ${bank.code} already exists; change it with PATCH /admin/v1/banks/${bank.code}`);
     }
     throw err;
   }
@@ -36,18 +36,18 @@ export async function createBank(ctx: AppContext, bank: Parameters<typeof repo.i
 
 export async function updateBank(ctx: AppContext, code: string, patch: Parameters<typeof repo.updateBank>[2]): Promise<{ before: BankRow; after: BankRow }> {
   const before = await repo.findBank(ctx.db, code);
-  if (!before) throw new ApiError('NOT_FOUND', `Bank ${code} not found`);
+  if (!before) throw new DomainError('NOT_FOUND', `Bank ${code} not found`);
   if (patch.operator_code) {
     const operator = await repo.findBank(ctx.db, patch.operator_code);
     const kind = patch.kind ?? before.kind;
     const country = patch.country ?? before.country;
-    if (kind !== 'bank') throw new ApiError('VALIDATION', `operator_code is for a bank code that also names a mobile operator; ${code} is an operator itself`);
+    if (kind !== 'bank') throw new DomainError('VALIDATION', `operator_code is for a bank code that also names a mobile operator; ${code} is an operator itself`);
     if (operator?.kind !== 'operator' || operator.country !== country) {
-      throw new ApiError('VALIDATION', `operator_code must be a mobile operator of ${country} in the directory; ${patch.operator_code} is not`, { operator_code: patch.operator_code });
+      throw new DomainError('VALIDATION', `operator_code must be a mobile operator of ${country} in the directory; ${patch.operator_code} is not`, { operator_code: patch.operator_code });
     }
   }
   const after = await repo.updateBank(ctx.db, code, patch);
-  if (!after) throw new ApiError('NOT_FOUND', `Bank ${code} not found`);
+  if (!after) throw new DomainError('NOT_FOUND', `Bank ${code} not found`);
   return { before, after };
 }
 

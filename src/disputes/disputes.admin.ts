@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import type { AppContext } from '../context.js';
 import { audit } from '../admin/audit.js';
-import { ApiError } from '../http/errors.js';
+import { DomainError } from '../errors.js';
 import { parseListQuery } from '../http/pagination.js';
 import { toNumber } from '../lib/money.js';
 import { findPayments } from '../payments/payments.repo.js';
@@ -72,7 +72,7 @@ export async function disputeAdminRoutes(app: FastifyInstance, ctx: AppContext):
     const { limit, offset } = parseListQuery(request.query, 'VALIDATION');
     const status = request.query.status ?? 'open';
     if (!['open', 'cancelled', 'approved', 'rejected', 'all'].includes(status)) {
-      throw new ApiError('VALIDATION', 'status must be one of open, cancelled, approved, rejected, all');
+      throw new DomainError('VALIDATION', 'status must be one of open, cancelled, approved, rejected, all');
     }
     const rows = await repo.listDisputes(ctx.db, { status: status === 'all' ? undefined : status, limit, offset });
     return { disputes: await disputeCards(ctx, rows), limit, offset };
@@ -80,7 +80,7 @@ export async function disputeAdminRoutes(app: FastifyInstance, ctx: AppContext):
 
   app.get<{ Params: { id: string } }>('/disputes/:id', { schema: { tags, params: IdParams } }, async (request) => {
     const row = /^[0-9a-f-]{36}$/i.test(request.params.id) ? await repo.findDispute(ctx.db, request.params.id) : undefined;
-    if (!row) throw new ApiError('NOT_FOUND', `Dispute ${request.params.id} not found`);
+    if (!row) throw new DomainError('NOT_FOUND', `Dispute ${request.params.id} not found`);
     return (await disputeCards(ctx, [row]))[0];
   });
 

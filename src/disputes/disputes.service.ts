@@ -1,6 +1,6 @@
 import type { AppContext } from '../context.js';
 import { transaction } from '../db/pool.js';
-import { ApiError } from '../http/errors.js';
+import { DomainError } from '../errors.js';
 import { checkDecimal, minorUnits } from '../lib/money.js';
 import { completePayment } from '../payments/completion.js';
 import { paymentsChanged } from '../payments/events.js';
@@ -18,7 +18,7 @@ const RECEIPT_STATUSES = new Set(['PENDING', 'DISPUTE', 'CANCELLED', 'CANCELLED_
 
 async function lockOwnPayment(tx: Parameters<typeof lockPayment>[0], merchantId: string | null, id: string): Promise<PaymentRow> {
   const payment = isUuid(id) ? await lockPayment(tx, merchantId, id) : undefined;
-  if (!payment) throw new ApiError('PAY_006', `Payment ${id} not found`);
+  if (!payment) throw new DomainError('PAY_006', `Payment ${id} not found`);
   return payment;
 }
 
@@ -32,11 +32,11 @@ export async function attachReceipt(ctx: AppContext, merchantId: string, payment
     // Inside withUpload: a bad link must not leave the uploaded file behind in the store.
     const link = receiptLink(upload);
     if (!upload.file && !link) {
-      throw new ApiError('PAY_002', 'Send a receipt file (receipt, attachment, file or proof) or a receipt_url');
+      throw new DomainError('PAY_002', 'Send a receipt file (receipt, attachment, file or proof) or a receipt_url');
     }
     const payment = await lockOwnPayment(tx, merchantId, paymentId);
     if (!RECEIPT_STATUSES.has(payment.status)) {
-      throw new ApiError('PAY_008', `A receipt cannot be attached to a ${payment.status} payment`, { status: payment.status });
+      throw new DomainError('PAY_008', `A receipt cannot be attached to a ${payment.status} payment`, { status: payment.status });
     }
     const receipt = (await saveReceipt(tx, payment, upload, link, 'receipt'))!;
     if (payment.status === 'DISPUTE') {
@@ -65,12 +65,12 @@ function disputeParams(upload: UploadInput, currency: string): { amount: string 
   let amount: string | null = null;
   if (source.amount !== undefined && source.amount !== null) {
     const checked = checkDecimal(source.amount, { field: 'amount', places: minorUnits(currency), min: 0, minExclusive: true, max: '1e15', maxExclusive: true });
-    if (typeof checked === 'string') throw new ApiError('PAY_002', checked);
+    if (typeof checked === 'string') throw new DomainError('PAY_002', checked);
     amount = checked.toFixed(2);
   }
   let comment: string | null = null;
   if (source.comment !== undefined && source.comment !== null) {
-    if (typeof source.comment !== 'string' || source.comment.length > 2000) throw new ApiError('PAY_002', 'comment must be a string of at most 2000 characters');
+    if (typeof source.comment !== 'string' || source.comment.length > 2000) throw new DomainError('PAY_002', 'comment must be a string of at most 2000 characters');
     comment = source.comment;
   }
   return { amount, comment };
@@ -91,9 +91,9 @@ export async function openDispute(ctx: AppContext, merchantId: string, paymentId
     const link = receiptLink(upload);
     const payment = await lockOwnPayment(tx, merchantId, paymentId);
     const params = disputeParams(upload, payment.currency);
-    if (payment.status === 'DISPUTE') throw new ApiError('DIS_002', 'A dispute is already open for this payment', { status: payment.status });
+    if (payment.status === 'DISPUTE') throw new DomainError('DIS_002', 'A dispute is already open for this payment', { status: payment.status });
     if (!(await transition(tx, payment.id, 'openDispute'))) {
-      throw new ApiError('DIS_001', `A dispute can be opened only for a CANCELLED or CANCELLED_APPEAL payment; this one is ${payment.status}`, { status: payment.status });
+      throw new DomainError('DIS_001', `A dispute can be opened only for a CANCELLED or CANCELLED_APPEAL payment; this one is ${payment.status}`, { status: payment.status });
     }
     const receipt = await saveReceipt(tx, payment, upload, link, 'dispute');
     const dispute = await repo.insertDispute(tx, {
@@ -133,7 +133,7 @@ export async function cancelDispute(ctx: AppContext, merchantId: string, payment
   return transaction(ctx.db, async (tx) => {
     const payment = await lockOwnPayment(tx, merchantId, paymentId);
     if (!(await transition(tx, payment.id, 'cancelDispute'))) {
-      throw new ApiError('DIS_003', `A dispute can be cancelled only from DISPUTE; this payment is ${payment.status}`, { status: payment.status });
+      throw new DomainError('DIS_003', `A dispute can be cancelled only from DISPUTE; this payment is ${payment.status}`, { status: payment.status });
     }
     await repo.closeDispute(tx, payment.id, { status: 'cancelled', decidedBy: 'merchant' });
     await enqueueProviderAction(tx, payment, 'cancel_dispute');
@@ -158,23 +158,23 @@ export async function decideDispute(
   await transaction(ctx.db, async (tx) => {
     const payment = await lockOwnPayment(tx, null, paymentId);
     if (payment.provider_id) {
-      throw new ApiError('CONFLICT', 'This payment is executed by a provider: its dispute is decided there, and the decision arrives by callback');
+      throw new DomainError('CONFLICT', 'This payment is executed by a provider: its dispute is decided there, and the decision arrives by callback');
     }
     if (payment.status !== 'DISPUTE') {
-      throw new ApiError('DIS_003', `Only a payment in DISPUTE can be decided; this one is ${payment.status}`, { status: payment.status });
+      throw new DomainError('DIS_003', `Only a payment in DISPUTE can be decided; this one is ${payment.status}`, { status: payment.status });
     }
     if (decision.approve) {
       const amount = checkDecimal(decision.amount, { field: 'amount', places: minorUnits(payment.currency), min: 0, minExclusive: true, max: '1e15', maxExclusive: true });
-      if (typeof amount === 'string') throw new ApiError('VALIDATION', amount);
+      if (typeof amount === 'string') throw new DomainError('VALIDATION', amount);
       const to = amount.eq(payment.amount) ? 'COMPLETED' : 'COMPLETED_APPEAL';
       if (!(await completePayment(tx, ctx.config, payment.id, 'approveDispute', { to, receivedAmount: amount.toFixed(2) }))) {
-        throw new ApiError('DIS_003', 'The payment left DISPUTE while it was being decided', { status: payment.status });
+        throw new DomainError('DIS_003', 'The payment left DISPUTE while it was being decided', { status: payment.status });
       }
       await repo.closeDispute(tx, payment.id, { status: 'approved', decidedAmount: amount.toFixed(2), decidedBy: operator });
       await onDecided(tx, payment, to);
     } else {
       if (!(await transition(tx, payment.id, 'rejectDispute', { reason: 'dispute_rejected' }))) {
-        throw new ApiError('DIS_003', 'The payment left DISPUTE while it was being decided', { status: payment.status });
+        throw new DomainError('DIS_003', 'The payment left DISPUTE while it was being decided', { status: payment.status });
       }
       await repo.closeDispute(tx, payment.id, { status: 'rejected', decidedBy: operator });
       await paymentsChanged(tx, ctx.config, [payment.id]);

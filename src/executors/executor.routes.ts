@@ -1,8 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../context.js';
-import { ApiError } from '../http/errors.js';
-import { rejectInvalidJson } from '../http/json.js';
+import { DomainError } from '../errors.js';
 import { hashToken } from '../lib/crypto.js';
 import { findExecutorByToken, type ExecutorRow } from './executors.repo.js';
 import { receiveNotification, type NotificationInput } from './notifications.service.js';
@@ -32,13 +31,12 @@ export async function executorRoutes(app: FastifyInstance, ctx: AppContext): Pro
   routePriority(app, 'high');
   app.addHook('onRequest', async (request: FastifyRequest) => {
     const match = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '');
-    if (!match) throw new ApiError('AUTH_001', 'Send Authorization: Bearer <executor token>');
+    if (!match) throw new DomainError('AUTH_001', 'Send Authorization: Bearer <executor token>');
     const executor = await findExecutorByToken(ctx.db, hashToken(match[1]!));
-    if (!executor) throw new ApiError('AUTH_002', 'Invalid executor token');
-    if (!executor.is_active) throw new ApiError('AUTH_003', 'Executor is inactive');
+    if (!executor) throw new DomainError('AUTH_002', 'Invalid executor token');
+    if (!executor.is_active) throw new DomainError('AUTH_003', 'Executor is inactive');
     request.executor = executor;
   });
-  app.addHook('preValidation', async (request: FastifyRequest) => rejectInvalidJson(request, 'VALIDATION'));
 
   app.post('/notifications', { schema: { tags, body: NotificationBody } }, async (request) => {
     const result = await receiveNotification(ctx, request.executor!, request.body as NotificationInput);

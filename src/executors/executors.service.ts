@@ -1,6 +1,6 @@
 import type { AppContext } from '../context.js';
 import { hashToken, randomToken } from '../lib/crypto.js';
-import { ApiError } from '../http/errors.js';
+import { DomainError } from '../errors.js';
 import * as repo from './executors.repo.js';
 
 /** Creates an executor; its bearer token is returned once and stored as a hash. */
@@ -12,21 +12,21 @@ export async function createExecutor(ctx: AppContext, name: string): Promise<rep
 
 export async function getExecutor(ctx: AppContext, id: string): Promise<repo.ExecutorRow> {
   const executor = await repo.findExecutor(ctx.db, id);
-  if (!executor) throw new ApiError('NOT_FOUND', `Executor ${id} not found`);
+  if (!executor) throw new DomainError('NOT_FOUND', `Executor ${id} not found`);
   return executor;
 }
 
 export async function updateExecutor(ctx: AppContext, id: string, patch: { name?: string; is_active?: boolean }) {
   const before = await getExecutor(ctx, id);
   const after = await repo.updateExecutor(ctx.db, id, { name: patch.name, isActive: patch.is_active });
-  if (!after) throw new ApiError('NOT_FOUND', `Executor ${id} not found`);
+  if (!after) throw new DomainError('NOT_FOUND', `Executor ${id} not found`);
   return { before, after };
 }
 
 /** Replaces an executor's token at once (a lost phone must stop working immediately). */
 export async function rotateExecutorToken(ctx: AppContext, id: string): Promise<{ token: string }> {
   const token = randomToken('ex_', 32);
-  if (!(await repo.replaceToken(ctx.db, id, hashToken(token)))) throw new ApiError('NOT_FOUND', `Executor ${id} not found`);
+  if (!(await repo.replaceToken(ctx.db, id, hashToken(token)))) throw new DomainError('NOT_FOUND', `Executor ${id} not found`);
   return { token };
 }
 

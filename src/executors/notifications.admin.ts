@@ -3,7 +3,7 @@ import { Type, type Static } from 'typebox';
 import type { AppContext } from '../context.js';
 import { audit } from '../admin/audit.js';
 import { transaction } from '../db/pool.js';
-import { ApiError } from '../http/errors.js';
+import { DomainError } from '../errors.js';
 import { parseListQuery } from '../http/pagination.js';
 import { toNumber } from '../lib/money.js';
 import { completePayment } from '../payments/completion.js';
@@ -26,14 +26,14 @@ export async function notificationAdminRoutes(app: FastifyInstance, ctx: AppCont
     const { limit, offset } = parseListQuery(request.query, 'VALIDATION');
     const status = request.query.status;
     if (status !== undefined && !['matched', 'unmatched', 'late', 'resolved'].includes(status)) {
-      throw new ApiError('VALIDATION', 'status must be one of matched, unmatched, late, resolved');
+      throw new DomainError('VALIDATION', 'status must be one of matched, unmatched, late, resolved');
     }
     return { notifications: (await repo.listNotifications(ctx.db, { status, limit, offset })).map(view), limit, offset };
   });
 
   app.get<{ Params: { id: string } }>('/notifications/:id', { schema: { tags, params: IdParams } }, async (request) => {
     const row = await repo.findNotification(ctx.db, request.params.id);
-    if (!row) throw new ApiError('NOT_FOUND', `Notification ${request.params.id} not found`);
+    if (!row) throw new DomainError('NOT_FOUND', `Notification ${request.params.id} not found`);
     return view(row);
   });
 
@@ -44,11 +44,11 @@ export async function notificationAdminRoutes(app: FastifyInstance, ctx: AppCont
   app.post<{ Params: { id: string } }>('/notifications/:id/link', { schema: { tags, params: IdParams, body: LinkBody } }, async (request) => {
     const { payment_id: paymentId } = request.body as Static<typeof LinkBody>;
     const notification = await repo.findNotification(ctx.db, request.params.id);
-    if (!notification) throw new ApiError('NOT_FOUND', `Notification ${request.params.id} not found`);
+    if (!notification) throw new DomainError('NOT_FOUND', `Notification ${request.params.id} not found`);
     const payment = isUuid(paymentId) ? await findPayment(ctx.db, paymentId) : undefined;
-    if (!payment) throw new ApiError('PAY_006', `Payment ${paymentId} not found`);
+    if (!payment) throw new DomainError('PAY_006', `Payment ${paymentId} not found`);
     if (payment.requisite_id !== notification.requisite_id) {
-      throw new ApiError('VALIDATION', 'The payment was made to another requisite than the notification reports');
+      throw new DomainError('VALIDATION', 'The payment was made to another requisite than the notification reports');
     }
     const linked = await transaction(ctx.db, async (tx) => {
       // The payment is completed (and so locked) before the notification is marked matched: marked
@@ -61,10 +61,10 @@ export async function notificationAdminRoutes(app: FastifyInstance, ctx: AppCont
       if (!updated) {
         const current = (await repo.findNotification(tx, notification.id)) ?? notification;
         if (completed || (current.status !== 'unmatched' && current.status !== 'late')) {
-          throw new ApiError('CONFLICT', `Notification is ${current.status}; only unmatched or late ones can be linked`);
+          throw new DomainError('CONFLICT', `Notification is ${current.status}; only unmatched or late ones can be linked`);
         }
         const now = (await findPayment(tx, paymentId)) ?? payment;
-        throw new ApiError('PAY_008', `Payment is ${now.status}; only a PENDING payment can be completed by a notification`, { status: now.status });
+        throw new DomainError('PAY_008', `Payment is ${now.status}; only a PENDING payment can be completed by a notification`, { status: now.status });
       }
       await audit(tx, request, 'notification.link', 'notification', notification.id, { status: notification.status }, { status: 'matched', payment_id: paymentId });
       return updated;
@@ -76,9 +76,9 @@ export async function notificationAdminRoutes(app: FastifyInstance, ctx: AppCont
     const { note } = request.body as Static<typeof ResolveBody>;
     const resolved = await transaction(ctx.db, async (tx) => {
       const before = await repo.findNotification(tx, request.params.id);
-      if (!before) throw new ApiError('NOT_FOUND', `Notification ${request.params.id} not found`);
+      if (!before) throw new DomainError('NOT_FOUND', `Notification ${request.params.id} not found`);
       const updated = await repo.resolveNotification(tx, before.id, { status: 'resolved', paymentId: null, note });
-      if (!updated) throw new ApiError('CONFLICT', `Notification is ${before.status}; only unmatched or late ones can be resolved`);
+      if (!updated) throw new DomainError('CONFLICT', `Notification is ${before.status}; only unmatched or late ones can be resolved`);
       await audit(tx, request, 'notification.resolve', 'notification', before.id, { status: before.status }, { status: 'resolved', note });
       return updated;
     });

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import { pgConstraint, pgErrorCode, PgCode, transaction } from '../db/pool.js';
-import { ApiError } from '../http/errors.js';
+import { DomainError } from '../errors.js';
 import { checkDecimal, minorUnits, money } from '../lib/money.js';
 import { completePayment } from '../payments/completion.js';
 import { findRequisite } from '../requisites/requisites.repo.js';
@@ -47,28 +47,28 @@ function toResult(row: repo.NotificationRow, duplicate: boolean): NotificationRe
 export async function receiveNotification(ctx: AppContext, executor: ExecutorRow, input: NotificationInput): Promise<NotificationResult> {
   const requisite = await findRequisite(ctx.db, input.requisite_id);
   if (!requisite || requisite.executor_id !== executor.id) {
-    throw new ApiError('NOT_FOUND', `Requisite ${input.requisite_id} is not one of this executor's requisites`);
+    throw new DomainError('NOT_FOUND', `Requisite ${input.requisite_id} is not one of this executor's requisites`);
   }
   let receivedAt: Date | null = null;
   if (input.received_at !== undefined) {
     receivedAt = new Date(input.received_at);
-    if (Number.isNaN(receivedAt.getTime())) throw new ApiError('VALIDATION', 'received_at must be an ISO 8601 timestamp');
+    if (Number.isNaN(receivedAt.getTime())) throw new DomainError('VALIDATION', 'received_at must be an ISO 8601 timestamp');
   }
   let amount: string;
   let parsedBank: string | null = null;
   if (input.amount !== undefined) {
     const checked = checkDecimal(input.amount, { field: 'amount', places: minorUnits(requisite.currency), min: 0, minExclusive: true });
-    if (typeof checked === 'string') throw new ApiError('VALIDATION', checked);
+    if (typeof checked === 'string') throw new DomainError('VALIDATION', checked);
     amount = checked.toFixed(2);
   } else if (input.text) {
     const parsed = parseIncomingTransfer(input.text, { bank: requisite.bank_code ?? undefined });
     if (!parsed) {
-      throw new ApiError('VALIDATION', 'amount is missing and text is not a recognised incoming-transfer notification; send amount');
+      throw new DomainError('VALIDATION', 'amount is missing and text is not a recognised incoming-transfer notification; send amount');
     }
     // Payments on a requisite are in its currency: money that arrived in another one (roubles on
     // a somoni card, say) is no payment's amount, and converting it would be a guess.
     if (parsed.currency !== requisite.currency) {
-      throw new ApiError(
+      throw new DomainError(
         'VALIDATION',
         `text reports ${parsed.amount} ${parsed.currency}, but requisite ${requisite.id} receives ${requisite.currency}; a transfer in another currency is not matched`,
         { currency: parsed.currency, requisite_currency: requisite.currency },
@@ -77,10 +77,10 @@ export async function receiveNotification(ctx: AppContext, executor: ExecutorRow
     amount = parsed.amount;
     parsedBank = parsed.bank;
   } else {
-    throw new ApiError('VALIDATION', 'Send amount, or the notification text to read it from');
+    throw new DomainError('VALIDATION', 'Send amount, or the notification text to read it from');
   }
   // No payment is that large (amounts stay below 10^15), and the column would overflow (a 500).
-  if (money(amount).gte('1e15')) throw new ApiError('VALIDATION', 'amount must be less than 1000000000000000');
+  if (money(amount).gte('1e15')) throw new DomainError('VALIDATION', 'amount must be less than 1000000000000000');
 
   // Repeats of one notification (the app retrying) carry the same requisite, amount, time and
   // text; without time and text two reports cannot be told apart and each is taken as new.

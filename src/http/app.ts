@@ -5,7 +5,8 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type
 import swagger from '@fastify/swagger';
 import type { AppContext } from '../context.js';
 import { maskUrl } from '../lib/mask.js';
-import { ApiError, type ErrorKey } from './errors.js';
+import { DomainError, type ErrorKey } from '../errors.js';
+import { errorBody, statusOf } from './errors.js';
 import { isDatabaseUnavailable, isTransientConflict } from '../db/pool.js';
 import { registerJsonParser, registerMultipartPassThrough } from './json.js';
 import { describeValidationError, rejectUnreadableInput, validatorCompiler } from './validation.js';
@@ -49,7 +50,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     // routing, so the route's own error code is unknown: the generic one, in the spec's body.
     clientErrorHandler: answerUnreadableRequest,
     frameworkErrors: (_error, _request, reply: FastifyReply) => {
-      reply.status(400).send(new ApiError('VALIDATION', 'The URL cannot be read: its percent-encoding is not valid UTF-8').body());
+      reply.status(400).send(errorBody(new DomainError('VALIDATION', 'The URL cannot be read: its percent-encoding is not valid UTF-8')));
     },
     ...serverTimeouts(ctx.config.timeouts),
   });
@@ -91,7 +92,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     if (apiError.key === 'UNAVAILABLE' && isDatabaseUnavailable(error)) {
       // One line per request while the database is away, without a stack to scroll past.
       request.log.warn({ err: { message: error.message, code: error.code } }, 'request failed: the database cannot be reached');
-    } else if (apiError.status >= 500) {
+    } else if (statusOf(apiError) >= 500) {
       request.log.error({ err: error }, 'request failed');
     }
     // Answered before the body was read whole (an upload refused with 413 part-way): the rest of
@@ -100,11 +101,11 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     // up a graceful shutdown forever.
     if (!request.raw.complete) reply.header('connection', 'close');
     if (apiError.retryAfter !== undefined) reply.header('retry-after', String(apiError.retryAfter));
-    return reply.status(apiError.status).send(apiError.body());
+    return reply.status(statusOf(apiError)).send(errorBody(apiError));
   });
   app.setNotFoundHandler((request, reply) => {
-    const error = new ApiError('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}`);
-    return reply.status(404).send(error.body());
+    const error = new DomainError('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}`);
+    return reply.status(404).send(errorBody(error));
   });
 
   app.get('/healthz', { schema: { hide: true } }, async (_request, reply) => {
@@ -142,15 +143,15 @@ function answerUnreadableRequest(this: FastifyInstance, error: Error & { code?: 
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   const apiError =
     error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-      ? new ApiError('REQUEST_TIMEOUT', 'The request did not arrive in time; send it again')
+      ? new DomainError('REQUEST_TIMEOUT', 'The request did not arrive in time; send it again')
       : error.code === 'HPE_HEADER_OVERFLOW'
-        ? new ApiError('HEADERS_TOO_LARGE')
-        : new ApiError('VALIDATION', 'The request could not be read as HTTP');
+        ? new DomainError('HEADERS_TOO_LARGE')
+        : new DomainError('VALIDATION', 'The request could not be read as HTTP');
   this.log.debug({ err: error }, 'unreadable request');
   if (socket.writable) {
-    const body = JSON.stringify(apiError.body());
+    const body = JSON.stringify(errorBody(apiError));
     socket.write(
-      `HTTP/1.1 ${apiError.status} ${STATUS_CODES[apiError.status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `HTTP/1.1 ${statusOf(apiError)} ${STATUS_CODES[statusOf(apiError)]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
         `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
   }
@@ -158,37 +159,37 @@ function answerUnreadableRequest(this: FastifyInstance, error: Error & { code?: 
 }
 
 /** Maps anything thrown while serving a request onto the closed catalogue. */
-function toApiError(error: FastifyError, request: FastifyRequest): ApiError {
-  if (error instanceof ApiError) return error;
+function toApiError(error: FastifyError, request: FastifyRequest): DomainError {
+  if (error instanceof DomainError) return error;
   const config = request.routeOptions?.config;
   if (error.validation) {
-    return new ApiError(config?.invalidCode ?? 'VALIDATION', describeValidationError(error.validation as never, error.validationContext));
+    return new DomainError(config?.invalidCode ?? 'VALIDATION', describeValidationError(error.validation as never, error.validationContext));
   }
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new ApiError('PAYLOAD_TOO_LARGE', `The request body is larger than this route accepts`);
+      return new DomainError('PAYLOAD_TOO_LARGE', `The request body is larger than this route accepts`);
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new ApiError('UNSUPPORTED_MEDIA_TYPE', `Content-Type ${request.headers['content-type'] ?? '(none)'} is not accepted here; send application/json`);
+      return new DomainError('UNSUPPORTED_MEDIA_TYPE', `Content-Type ${request.headers['content-type'] ?? '(none)'} is not accepted here; send application/json`);
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return new ApiError(config?.invalidCode ?? 'VALIDATION', 'The request body is empty or incomplete');
+      return new DomainError(config?.invalidCode ?? 'VALIDATION', 'The request body is empty or incomplete');
   }
   if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
-    return new ApiError(config?.invalidCode ?? 'VALIDATION', 'The request could not be read');
+    return new DomainError(config?.invalidCode ?? 'VALIDATION', 'The request could not be read');
   }
   // The database cannot be reached (stopped, restarting, connections cut, the pool's wait for a
   // connection ran out): temporary, and the client's to retry — not an internal error.
   if (isDatabaseUnavailable(error)) {
-    return new ApiError('UNAVAILABLE', `The service cannot reach its database right now; retry in a few seconds (request id ${request.id})`, undefined, {
+    return new DomainError('UNAVAILABLE', `The service cannot reach its database right now; retry in a few seconds (request id ${request.id})`, undefined, {
       retryAfter: DATABASE_RETRY_AFTER_SECONDS,
     });
   }
   if (isTransientConflict(error)) {
-    return new ApiError('UNAVAILABLE', `The request collided with another one and was undone; send it again (request id ${request.id})`, undefined, {
+    return new DomainError('UNAVAILABLE', `The request collided with another one and was undone; send it again (request id ${request.id})`, undefined, {
       retryAfter: 1,
     });
   }
   // Unexpected: the body is generic; the detail is in the log under the request id.
   const key: ErrorKey = config?.internalCode ?? 'SYS_001';
-  return new ApiError(key, `Internal error; quote request id ${request.id} to the operator`);
+  return new DomainError(key, `Internal error; quote request id ${request.id} to the operator`);
 }

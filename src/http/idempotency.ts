@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { textProblem } from '../lib/input.js';
-import { ApiError } from './errors.js';
+import { DomainError } from '../errors.js';
 import { isMultipart } from '../receipts/upload.js';
 
 declare module 'fastify' {
@@ -54,7 +54,7 @@ export function idempotency(app: FastifyInstance, ctx: AppContext): void {
     const key = request.headers['idempotency-key'];
     if (request.method !== 'POST' || key === undefined || isMultipart(request) || !request.merchant || !request.signer) return;
     if (typeof key !== 'string' || key.length === 0 || key.length > 255 || textProblem(key, false)) {
-      throw new ApiError(request.routeOptions.config.invalidCode ?? 'PAY_002', 'Idempotency-Key must be 1 to 255 printable characters');
+      throw new DomainError(request.routeOptions.config.invalidCode ?? 'PAY_002', 'Idempotency-Key must be 1 to 255 printable characters');
     }
     // The calling terminal is part of the request: a payment or payout goes through the terminal of
     // the X-Identity key, so one key sent through two terminals is two different requests.
@@ -87,13 +87,13 @@ export function idempotency(app: FastifyInstance, ctx: AppContext): void {
       [merchantId, key, CLAIM_LEASE_SECONDS],
     );
     const stored = rows[0];
-    if (!stored) throw new ApiError('CONFLICT', 'The Idempotency-Key is being released; retry the request', undefined, { retryAfter: 1 });
+    if (!stored) throw new DomainError('CONFLICT', 'The Idempotency-Key is being released; retry the request', undefined, { retryAfter: 1 });
     if (!stored.request_hash.equals(hash)) {
-      throw new ApiError('CONFLICT', 'This Idempotency-Key was already used for a different request', { idempotency_key: key });
+      throw new DomainError('CONFLICT', 'This Idempotency-Key was already used for a different request', { idempotency_key: key });
     }
     if (stored.status_code === null) {
       // Retry-After: when this attempt may take the claim over, should the first never answer.
-      throw new ApiError('CONFLICT', 'A request with this Idempotency-Key is still being processed; retry shortly', { idempotency_key: key }, { retryAfter: stored.lease_left });
+      throw new DomainError('CONFLICT', 'A request with this Idempotency-Key is still being processed; retry shortly', { idempotency_key: key }, { retryAfter: stored.lease_left });
     }
     return reply
       .status(stored.status_code)

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { InputProblem, parseJson } from '../lib/input.js';
-import { ApiError, type ErrorKey } from './errors.js';
+import { DomainError, type ErrorKey } from '../errors.js';
 
 /** Marks a body that cannot be taken, with the sentence why; answered only after authentication. */
 const UNREADABLE = Symbol('unreadable body');
@@ -45,5 +45,5 @@ export function registerMultipartPassThrough(app: FastifyInstance): void {
 export function rejectInvalidJson(request: FastifyRequest, code: ErrorKey): void {
   const body = request.body as Record<PropertyKey, unknown> | undefined;
   const problem = body && typeof body === 'object' ? body[UNREADABLE] : undefined;
-  if (typeof problem === 'string') throw new ApiError(code, problem);
+  if (typeof problem === 'string') throw new DomainError(code, problem);
 }

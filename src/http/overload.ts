@@ -3,7 +3,8 @@ import underPressure from '@fastify/under-pressure';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { AppContext } from '../context.js';
 import type { Db } from '../db/pool.js';
-import { ApiError } from './errors.js';
+import { DomainError } from '../errors.js';
+import { errorBody, statusOf } from './errors.js';
 
 /**
  * Which requests are served first when there is more work than the machine can carry (issue 15):
@@ -83,12 +84,12 @@ export async function loadShedding(app: FastifyInstance, ctx: AppContext): Promi
       shed.normal = 0;
     }
     if (largeBodyPending(request)) reply.header('connection', 'close');
-    const error = new ApiError(
+    const error = new DomainError(
       'UNAVAILABLE',
       `The service is overloaded and did not start this request; retry after ${retryAfter} s`,
       { retry_after: shedding.retryAfterSeconds },
     );
-    reply.code(error.status).header('retry-after', retryAfter).send(error.body());
+    reply.code(statusOf(error)).header('retry-after', retryAfter).send(errorBody(error));
   });
 }
 

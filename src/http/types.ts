@@ -1,4 +1,4 @@
-import type { ErrorKey } from './errors.js';
+import type { ErrorKey } from '../errors.js';
 import type { MerchantIdentity } from '../merchants/merchants.auth.js';
 
 declare module 'fastify' {

@@ -2,7 +2,7 @@ import { Ajv, type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifyRequest, FastifySchemaCompiler } from 'fastify';
 import { textProblem } from '../lib/input.js';
-import { ApiError } from './errors.js';
+import { DomainError } from '../errors.js';
 import { rejectInvalidJson } from './json.js';
 
 /**
@@ -63,7 +63,7 @@ export async function rejectUnreadableInput(request: FastifyRequest): Promise<vo
     for (const [name, value] of Object.entries(values as Record<string, unknown>)) {
       for (const item of Array.isArray(value) ? value : [value]) {
         const problem = typeof item === 'string' ? textProblem(item, false) : undefined;
-        if (problem) throw new ApiError(code, `${part} ${name} ${problem}`);
+        if (problem) throw new DomainError(code, `${part} ${name} ${problem}`);
       }
     }
   }

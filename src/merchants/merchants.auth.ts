@@ -3,9 +3,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { prepared } from '../db/pool.js';
 import { hashToken } from '../lib/crypto.js';
-import { ApiError } from '../http/errors.js';
+import { DomainError } from '../errors.js';
 import { BodySigner } from '../http/signature.js';
-import { rejectInvalidJson } from '../http/json.js';
 import { isMultipart } from '../receipts/upload.js';
 
 /** Who is calling the merchant API: the terminal of the `X-Identity` key and its merchant. */
@@ -86,14 +85,18 @@ async function findIdentity(ctx: AppContext, apiKey: string, columns: string | u
  * looked at.
  */
 export function merchantAuth(app: FastifyInstance, ctx: AppContext): void {
+  // The spec's "Invalid parameters" is PAY_002 on every merchant route that names no code of its own.
+  app.addHook('onRoute', (route) => {
+    route.config = { ...route.config, invalidCode: route.config?.invalidCode ?? 'PAY_002' };
+  });
   app.addHook('onRequest', async (request: FastifyRequest) => {
     const apiKey = request.headers['x-identity'];
     const signature = request.headers['x-signature'];
     if (typeof apiKey !== 'string' || apiKey === '' || typeof signature !== 'string' || signature === '') {
-      throw new ApiError('AUTH_001', 'Send the X-Identity (API key) and X-Signature headers');
+      throw new DomainError('AUTH_001', 'Send the X-Identity (API key) and X-Signature headers');
     }
     const identity = await findIdentity(ctx, apiKey, request.routeOptions.config.identityColumns);
-    if (!identity) throw new ApiError('AUTH_002');
+    if (!identity) throw new DomainError('AUTH_002');
     request.merchant = identity;
     request.signer = new BodySigner(identity.secrets, request.method, ctx.config.publicBaseUrl + request.url);
   });
@@ -110,14 +113,13 @@ export function merchantAuth(app: FastifyInstance, ctx: AppContext): void {
 
   app.addHook('preValidation', async (request: FastifyRequest) => {
     if (isMultipart(request)) {
-      if (!request.routeOptions.config.upload) throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'This route takes application/json, not multipart/form-data');
+      if (!request.routeOptions.config.upload) throw new DomainError('UNSUPPORTED_MEDIA_TYPE', 'This route takes application/json, not multipart/form-data');
       // A multipart body is read by the route itself, as a stream; readUpload checks the
       // signature once the last byte has been read, before anything read is used.
       return;
     }
     const signature = request.headers['x-signature'] as string;
-    if (!request.signer || !request.signer.matches(signature)) throw new ApiError('AUTH_002');
-    if (!request.merchant?.terminalActive) throw new ApiError('AUTH_003');
-    rejectInvalidJson(request, request.routeOptions.config.invalidCode ?? 'PAY_002');
+    if (!request.signer || !request.signer.matches(signature)) throw new DomainError('AUTH_002');
+    if (!request.merchant?.terminalActive) throw new DomainError('AUTH_003');
   });
 }

@@ -1,7 +1,7 @@
 import type { AppContext } from '../context.js';
 import { transaction } from '../db/pool.js';
 import { randomToken } from '../lib/crypto.js';
-import { ApiError } from '../http/errors.js';
+import { DomainError } from '../errors.js';
 import * as repo from './merchants.repo.js';
 
 /** A new Secret Key: shown once to the operator, stored sealed (it must be usable to check HMACs). */
@@ -21,7 +21,7 @@ export async function createMerchant(ctx: AppContext, name: string): Promise<{ i
 
 export async function getMerchant(ctx: AppContext, id: string): Promise<repo.MerchantRow> {
   const merchant = await repo.findMerchant(ctx.db, id);
-  if (!merchant) throw new ApiError('NOT_FOUND', `Merchant ${id} not found`);
+  if (!merchant) throw new DomainError('NOT_FOUND', `Merchant ${id} not found`);
   return merchant;
 }
 

@@ -3,9 +3,9 @@ import { readFileSync } from 'node:fs';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
-import { ApiError } from '../http/errors.js';
+import { DomainError } from '../errors.js';
+import { statusOf } from '../http/errors.js';
 import { routePriority } from '../http/overload.js';
-import { rejectInvalidJson } from '../http/json.js';
 import { readUpload } from '../receipts/upload.js';
 import { errorText, isErrorText, pickLang, TEXTS, type Lang } from './i18n.js';
 import { confirmFromPage, loadPage, PageNotFound, pageStatus } from './pages.service.js';
@@ -89,8 +89,8 @@ function tokenOf(request: FastifyRequest): string {
 }
 
 /** The payer's reading of a failure: a catalogue key the page has a sentence for, or INTERNAL. */
-function classify(error: FastifyError | ApiError): { status: number; code: string; text: string } {
-  if (error instanceof ApiError) return { status: error.status, code: error.code, text: error.key };
+function classify(error: FastifyError | DomainError): { status: number; code: string; text: string } {
+  if (error instanceof DomainError) return { status: statusOf(error), code: error.code, text: error.key };
   if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return { status: 413, code: 'PAYLOAD_TOO_LARGE', text: 'PAYLOAD_TOO_LARGE' };
   if (error.statusCode === 429) return { status: 429, code: 'RATE_LIMITED', text: 'RATE_LIMITED' };
   if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) return { status: 400, code: 'PAY_002', text: 'PAY_002' };
@@ -115,7 +115,7 @@ export async function pagesRoutes(app: FastifyInstance, ctx: AppContext): Promis
     max,
     timeWindow: WINDOW_MS,
     keyGenerator: (request: FastifyRequest) => `page:${tokenOf(request)}`,
-    errorResponseBuilder: () => new ApiError('RATE_LIMITED', 'Too many requests for this payment page'),
+    errorResponseBuilder: () => new DomainError('RATE_LIMITED', 'Too many requests for this payment page'),
   });
 
   app.addHook('onSend', async (request, reply, payload) => {
@@ -125,7 +125,7 @@ export async function pagesRoutes(app: FastifyInstance, ctx: AppContext): Promis
     return payload;
   });
 
-  app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
+  app.setErrorHandler((error: FastifyError | DomainError, request, reply) => {
     const lang = langOf(request);
     const kind = request.routeOptions.config?.page ?? 'html';
     const { status, code, text } = classify(error);
@@ -134,7 +134,7 @@ export async function pagesRoutes(app: FastifyInstance, ctx: AppContext): Promis
     // rest is still on the wire, so this connection cannot carry another request.
     if (!request.raw.complete) reply.header('connection', 'close');
     if (kind === 'json' || (kind === 'confirm' && wantsJson(request))) {
-      const data = error instanceof ApiError ? error.data : undefined;
+      const data = error instanceof DomainError ? error.data : undefined;
       return reply.status(status).send({ error: code, message: errorText(lang, text), ...(data ? { data } : {}) });
     }
     if (kind === 'confirm' && !(error instanceof PageNotFound) && status < 500) {
@@ -176,11 +176,10 @@ export async function pagesRoutes(app: FastifyInstance, ctx: AppContext): Promis
 
   app.post<{ Params: { token: string } }>(
     `${mount}/:token/confirm`,
-    { config: { page: 'confirm', upload: true, rateLimit: perToken(LIMITS.confirm) }, schema: { hide: true } },
+    { config: { page: 'confirm', upload: true, invalidCode: 'PAY_002', rateLimit: perToken(LIMITS.confirm) }, schema: { hide: true } },
     async (request, reply) => {
       const lang = langOf(request);
       const payment = await loadPage(ctx, request.params.token);
-      rejectInvalidJson(request, 'PAY_002');
       const upload = await readUpload(request, ctx, 'PAY_002', { signed: false });
       const status = await confirmFromPage(ctx, payment, upload);
       if (wantsJson(request)) return { ...status, message: TEXTS[lang].checkingTitle };
@@ -194,7 +193,7 @@ export async function pagesRoutes(app: FastifyInstance, ctx: AppContext): Promis
       config: {
         page: 'html' as const,
         priority: 'normal' as const,
-        rateLimit: { max: LIMITS.unknown, timeWindow: WINDOW_MS, errorResponseBuilder: () => new ApiError('RATE_LIMITED') },
+        rateLimit: { max: LIMITS.unknown, timeWindow: WINDOW_MS, errorResponseBuilder: () => new DomainError('RATE_LIMITED') },
       },
       schema: { hide: true },
     };

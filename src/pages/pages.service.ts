@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.js';
-import { ApiError } from '../http/errors.js';
+import { DomainError } from '../errors.js';
 import { confirmPayment } from '../payments/confirm.service.js';
 import type { UploadInput } from '../receipts/upload.js';
 import { findPaymentByPageToken, type PagePaymentRow } from './pages.repo.js';
@@ -53,7 +53,7 @@ export function pageStatus(row: PagePaymentRow, now = new Date()): PageStatus {
 // Tokens are 24 random bytes in base64url (32 characters); anything else is not worth a query.
 const TOKEN = /^[A-Za-z0-9_-]{16,64}$/;
 
-export class PageNotFound extends ApiError {
+export class PageNotFound extends DomainError {
   constructor() {
     super('PAY_006', 'Payment page not found');
   }

@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.js';
-import { ApiError } from '../http/errors.js';
+import { DomainError } from '../errors.js';
 import { insertConfirmation } from '../receipts/receipts.repo.js';
 import { receiptLink, saveReceipt, withUpload } from '../receipts/receipts.service.js';
 import type { UploadInput } from '../receipts/upload.js';
@@ -26,9 +26,9 @@ export async function confirmPayment(
     // Inside withUpload: a bad link must not leave the uploaded file behind in the store.
     const link = receiptLink(upload);
     const payment = isUuid(paymentId) ? await lockPayment(tx, merchantId, paymentId) : undefined;
-    if (!payment) throw new ApiError('PAY_006', `Payment ${paymentId} not found`);
+    if (!payment) throw new DomainError('PAY_006', `Payment ${paymentId} not found`);
     if (payment.status !== 'PENDING') {
-      throw new ApiError('PAY_008', `Only a PENDING payment can be confirmed; this one is ${payment.status}`, { status: payment.status });
+      throw new DomainError('PAY_008', `Only a PENDING payment can be confirmed; this one is ${payment.status}`, { status: payment.status });
     }
     const receipt = await saveReceipt(tx, payment, upload, link, source === 'page' ? 'page' : 'confirm');
     await insertConfirmation(tx, { paymentId: payment.id, merchantId: payment.merchant_id, source, receiptId: receipt?.id ?? null });

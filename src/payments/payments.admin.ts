@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import type { AppContext } from '../context.js';
 import { audit } from '../admin/audit.js';
 import { transaction } from '../db/pool.js';
-import { ApiError } from '../http/errors.js';
+import { DomainError } from '../errors.js';
 import { parseListQuery } from '../http/pagination.js';
 import { findPayment, listPayments } from './payments.repo.js';
 import { toPayment } from './payments.schemas.js';
@@ -22,10 +22,10 @@ export async function paymentAdminRoutes(app: FastifyInstance, ctx: AppContext):
     const { limit, offset } = parseListQuery(request.query, 'VALIDATION');
     const { merchant_id: merchantId, terminal_id: terminalId, status } = request.query;
     for (const [name, value] of Object.entries({ merchant_id: merchantId, terminal_id: terminalId })) {
-      if (value !== undefined && !isUuid(value)) throw new ApiError('VALIDATION', `${name} must be a UUID`);
+      if (value !== undefined && !isUuid(value)) throw new DomainError('VALIDATION', `${name} must be a UUID`);
     }
     if (status !== undefined && !(PAYMENT_STATUSES as readonly string[]).includes(status)) {
-      throw new ApiError('VALIDATION', `status must be one of ${PAYMENT_STATUSES.join(', ')}`);
+      throw new DomainError('VALIDATION', `status must be one of ${PAYMENT_STATUSES.join(', ')}`);
     }
     const { rows, total } = await listPayments(ctx.db, { merchantId, terminalId, status, limit, offset });
     return {
@@ -38,7 +38,7 @@ export async function paymentAdminRoutes(app: FastifyInstance, ctx: AppContext):
 
   app.get<{ Params: { id: string } }>('/payments/:id', { schema: { tags, params: IdParams } }, async (request) => {
     const row = isUuid(request.params.id) ? await findPayment(ctx.db, request.params.id) : undefined;
-    if (!row) throw new ApiError('PAY_006', `Payment ${request.params.id} not found`);
+    if (!row) throw new DomainError('PAY_006', `Payment ${request.params.id} not found`);
     return { ...toPayment(row, pageUrl), merchant_id: row.merchant_id, requisite_id: row.requisite_id, client_id: row.client_id, cancel_reason: row.cancel_reason };
   });
 
@@ -46,7 +46,7 @@ export async function paymentAdminRoutes(app: FastifyInstance, ctx: AppContext):
   app.post<{ Params: { id: string } }>('/payments/:id/cancel', { schema: { tags, params: IdParams } }, async (request) => {
     const id = request.params.id;
     const before = isUuid(id) ? await findPayment(ctx.db, id) : undefined;
-    if (!before) throw new ApiError('PAY_006', `Payment ${id} not found`);
+    if (!before) throw new DomainError('PAY_006', `Payment ${id} not found`);
     const changed = await transaction(ctx.db, async (tx) => {
       const result = await transition(tx, id, 'cancel', { reason: 'manual' });
       if (result) {
@@ -57,7 +57,7 @@ export async function paymentAdminRoutes(app: FastifyInstance, ctx: AppContext):
     });
     if (!changed) {
       const current = await findPayment(ctx.db, id);
-      throw new ApiError('PAY_008', `Only a PENDING payment can be cancelled; this one is ${current?.status}`, { status: current?.status });
+      throw new DomainError('PAY_008', `Only a PENDING payment can be cancelled; this one is ${current?.status}`, { status: current?.status });
     }
     return toPayment((await findPayment(ctx.db, id))!, pageUrl);
   });

@@ -3,7 +3,7 @@ import type { AppContext } from '../context.js';
 import { pgConstraint, pgErrorCode, PgCode, transaction, type Tx } from '../db/pool.js';
 import { randomToken } from '../lib/crypto.js';
 import { checkDecimal, minorUnits } from '../lib/money.js';
-import { ApiError } from '../http/errors.js';
+import { DomainError } from '../errors.js';
 import type { MerchantIdentity } from '../merchants/merchants.auth.js';
 import { findBankAs } from '../banks/banks.repo.js';
 import { candidatesFor } from '../requisites/cascade.js';
@@ -23,7 +23,7 @@ const RUB_MAX = 300_000;
 const CASCADE_ATTEMPTS = 4;
 
 function invalid(message: string, data?: Record<string, unknown>): never {
-  throw new ApiError('PAY_002', message, data);
+  throw new DomainError('PAY_002', message, data);
 }
 
 interface ValidCreate {
@@ -132,7 +132,7 @@ export async function createPayment(
   const { rates, routes } = context;
   const rate = rates.get(input.currency);
   if (!rate) {
-    throw new ApiError('PAY_004', `Payments in ${input.currency} are not available: no USDT rate is set (operator: PUT /admin/v1/rates/${input.currency})`);
+    throw new DomainError('PAY_004', `Payments in ${input.currency} are not available: no USDT rate is set (operator: PUT /admin/v1/rates/${input.currency})`);
   }
   const base: NewPaymentBase = {
     merchantId: identity.merchantId,
@@ -162,7 +162,7 @@ export async function createPayment(
       : await createWithExecutors(ctx, base, plan, input.country);
     if (created) return created;
   }
-  throw new ApiError('PAY_004', 'No requisites are available for this currency, country, method and amount; retry later or try another method', {
+  throw new DomainError('PAY_004', 'No requisites are available for this currency, country, method and amount; retry later or try another method', {
     currency: input.currency,
     method: input.method,
     ...(input.country ? { country: input.country } : {}),
@@ -183,7 +183,7 @@ export async function checkCreation(ctx: AppContext, tx: Tx, base: NewPaymentBas
 function enforceCreationFacts(ctx: AppContext, base: NewPaymentBase, facts: repo.CreationFacts): void {
   if (facts.ext_id_taken) throw duplicateExtId(base.extId);
   if (facts.same_amount >= ctx.config.sameAmountLimit) {
-    throw new ApiError(
+    throw new DomainError(
       'PAY_005',
       `There are already ${facts.same_amount} pending payments of ${base.amount} ${base.currency} on this terminal; wait for one to finish or vary the amount`,
       { amount: Number(base.amount), pending: facts.same_amount },
@@ -244,25 +244,25 @@ async function createWithExecutors(
   }
 }
 
-export function duplicateExtIdError(extId: string): ApiError {
+export function duplicateExtIdError(extId: string): DomainError {
   return duplicateExtId(extId);
 }
 
-function duplicateExtId(extId: string): ApiError {
-  return new ApiError('PAY_003', `A payment with ext_id ${extId} already exists`, { ext_id: extId });
+function duplicateExtId(extId: string): DomainError {
+  return new DomainError('PAY_003', `A payment with ext_id ${extId} already exists`, { ext_id: extId });
 }
 
 /** GET /v1/payments/{id}: the merchant's own payment, or PAY_006. */
 export async function getPayment(ctx: AppContext, merchantId: string, id: string): Promise<repo.PaymentRow> {
   const payment = isUuid(id) ? await repo.findMerchantPayment(ctx.db, merchantId, id) : undefined;
-  if (!payment) throw new ApiError('PAY_006', `Payment ${id} not found`);
+  if (!payment) throw new DomainError('PAY_006', `Payment ${id} not found`);
   return payment;
 }
 
 /** GET /v1/payments/by-ext-id/{extId}: the merchant's own payment, or PAY_006. */
 export async function getPaymentByExtId(ctx: AppContext, merchantId: string, extId: string): Promise<repo.PaymentRow> {
   const payment = await repo.findMerchantPaymentByExtId(ctx.db, merchantId, extId);
-  if (!payment) throw new ApiError('PAY_006', `Payment with ext_id ${extId} not found`);
+  if (!payment) throw new DomainError('PAY_006', `Payment with ext_id ${extId} not found`);
   return payment;
 }
 

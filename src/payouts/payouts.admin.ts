@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import type { AppContext } from '../context.js';
 import { audit } from '../admin/audit.js';
-import { ApiError } from '../http/errors.js';
+import { DomainError } from '../errors.js';
 import { parseListQuery } from '../http/pagination.js';
 import { PAYOUT_STATUSES, findPayout, listPayouts, type PayoutEvent } from './payouts.repo.js';
 import { actOnPayout } from './payouts.service.js';
@@ -21,15 +21,15 @@ export async function payoutAdminRoutes(app: FastifyInstance, ctx: AppContext): 
   app.get<{ Querystring: Record<string, string | undefined> }>('/payouts', { schema: { tags } }, async (request) => {
     const { limit, offset } = parseListQuery(request.query, 'VALIDATION');
     const { status, merchant_id: merchantId } = request.query;
-    if (status !== undefined && !(PAYOUT_STATUSES as readonly string[]).includes(status)) throw new ApiError('VALIDATION', `status must be one of ${PAYOUT_STATUSES.join(', ')}`);
-    if (merchantId !== undefined && !/^[0-9a-f-]{36}$/i.test(merchantId)) throw new ApiError('VALIDATION', 'merchant_id must be a UUID');
+    if (status !== undefined && !(PAYOUT_STATUSES as readonly string[]).includes(status)) throw new DomainError('VALIDATION', `status must be one of ${PAYOUT_STATUSES.join(', ')}`);
+    if (merchantId !== undefined && !/^[0-9a-f-]{36}$/i.test(merchantId)) throw new DomainError('VALIDATION', 'merchant_id must be a UUID');
     const { rows, total } = await listPayouts(ctx.db, { merchantId: merchantId ?? null, status, limit, offset });
     return { payouts: rows.map(adminView), total, limit, offset };
   });
 
   app.get<{ Params: { id: string } }>('/payouts/:id', { schema: { tags, params: IdParams } }, async (request) => {
     const row = /^[0-9a-f-]{36}$/i.test(request.params.id) ? await findPayout(ctx.db, request.params.id) : undefined;
-    if (!row) throw new ApiError('PAYOUT_NOT_FOUND', `Payout ${request.params.id} not found`);
+    if (!row) throw new DomainError('PAYOUT_NOT_FOUND', `Payout ${request.params.id} not found`);
     return adminView(row);
   });
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import type { AppContext } from '../context.js';
-import { ApiError } from '../http/errors.js';
+import { DomainError } from '../errors.js';
 import { readUpload } from '../receipts/upload.js';
 import { listAvailablePayouts, listExecutorPayouts } from './payouts.repo.js';
 import { actOnPayout } from './payouts.service.js';
@@ -26,7 +26,7 @@ export async function payoutExecutorRoutes(app: FastifyInstance, ctx: AppContext
   /** Completed, with the proof of the transfer (a png/jpg/webp/heic/pdf, multipart field `proof`). */
   app.post<{ Params: { id: string } }>('/payouts/:id/complete', { config: { upload: true }, schema: { tags, params: IdParams } }, async (request) => {
     const upload = await readUpload(request, ctx, 'VALIDATION', { signed: false });
-    if (!upload.file) throw new ApiError('VALIDATION', 'Attach the proof of the transfer as a file (multipart field proof)');
+    if (!upload.file) throw new DomainError('VALIDATION', 'Attach the proof of the transfer as a file (multipart field proof)');
     try {
       return toTakenPayout(
         await actOnPayout(ctx, request.params.id, 'complete', { requireExecutor: request.executor!.id, proofKey: upload.file.key }),

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../context.js';
-import { ApiError } from '../http/errors.js';
+import { DomainError } from '../errors.js';
 import { parseListQuery } from '../http/pagination.js';
 import { ErrorBody } from '../payments/payments.schemas.js';
 import { PAYOUT_STATUSES, listPayouts } from './payouts.repo.js';
@@ -19,7 +19,7 @@ const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z
 function parseDate(value: string | undefined, name: 'from' | 'to'): Date | undefined {
   if (value === undefined || value === '') return undefined;
   const date = ISO_DATE.test(value) ? new Date(value) : new Date(NaN);
-  if (Number.isNaN(date.getTime())) throw new ApiError('PAY_002', `${name} must be an ISO 8601 date or timestamp`, { [name]: value });
+  if (Number.isNaN(date.getTime())) throw new DomainError('PAY_002', `${name} must be an ISO 8601 date or timestamp`, { [name]: value });
   // The bounds are inclusive: an end given as a bare date covers the whole of that day (UTC).
   if (name === 'to' && value.length === 10) return new Date(date.getTime() + 86_400_000 - 1);
   return date;
@@ -55,7 +55,7 @@ export async function payoutRoutes(app: FastifyInstance, ctx: AppContext): Promi
       const { limit, offset } = parseListQuery(request.query, 'PAY_002');
       const { status } = request.query;
       if (status !== undefined && !(PAYOUT_STATUSES as readonly string[]).includes(status)) {
-        throw new ApiError('PAY_002', `status must be one of ${PAYOUT_STATUSES.join(', ')}`, { status });
+        throw new DomainError('PAY_002', `status must be one of ${PAYOUT_STATUSES.join(', ')}`, { status });
       }
       const from = parseDate(request.query.from, 'from');
       const to = parseDate(request.query.to, 'to');

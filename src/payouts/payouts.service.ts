@@ -1,7 +1,7 @@
 import { Decimal } from 'decimal.js';
 import type { AppContext } from '../context.js';
 import { pgConstraint, pgErrorCode, PgCode, transaction, type Tx } from '../db/pool.js';
-import { ApiError } from '../http/errors.js';
+import { DomainError } from '../errors.js';
 import { checkDecimal, Money, USDT_DECIMALS } from '../lib/money.js';
 import { isRussianMobile, normalizeCard, normalizePhone } from '../lib/validators.js';
 import { findBank } from '../banks/banks.repo.js';
@@ -17,7 +17,7 @@ import { toPayout, type CreatePayoutBody } from './payouts.schemas.js';
 import { routePayout } from '../providers/payouts.js';
 
 function invalid(message: string, data?: Record<string, unknown>): never {
-  throw new ApiError('PAY_002', message, data);
+  throw new DomainError('PAY_002', message, data);
 }
 
 /**
@@ -76,7 +76,7 @@ async function validateCreate(ctx: AppContext, body: CreatePayoutBody) {
 export async function createPayout(ctx: AppContext, identity: MerchantIdentity, body: CreatePayoutBody): Promise<repo.PayoutRow> {
   const input = await validateCreate(ctx, body);
   const rate = (await effectiveRates(ctx.db, identity.terminalId, ['RUB'])).get('RUB');
-  if (!rate) throw new ApiError('UNAVAILABLE', 'Payouts are not available: no USDT rate is set for RUB (operator: PUT /admin/v1/rates/RUB)');
+  if (!rate) throw new DomainError('UNAVAILABLE', 'Payouts are not available: no USDT rate is set for RUB (operator: PUT /admin/v1/rates/RUB)');
   const terminal = await findTerminal(ctx.db, identity.terminalId);
   const { reserve: amountToHold } = payoutReserve(input.amount, rate, terminal!.payout_rate);
   let created: repo.PayoutRow;
@@ -101,7 +101,7 @@ export async function createPayout(ctx: AppContext, identity: MerchantIdentity, 
     });
   } catch (err) {
     if (pgErrorCode(err) === PgCode.uniqueViolation && pgConstraint(err) === 'payouts_merchant_ext_id_key') {
-      throw new ApiError('PAY_003', `A payout with ext_id ${body.ext_id} already exists`, { ext_id: body.ext_id });
+      throw new DomainError('PAY_003', `A payout with ext_id ${body.ext_id} already exists`, { ext_id: body.ext_id });
     }
     if (isInsufficientFunds(err)) {
       const now = await findTerminal(ctx.db, identity.terminalId);
@@ -115,13 +115,13 @@ export async function createPayout(ctx: AppContext, identity: MerchantIdentity, 
 
 export async function getPayout(ctx: AppContext, merchantId: string, id: string): Promise<repo.PayoutRow> {
   const payout = isUuid(id) ? await repo.findMerchantPayout(ctx.db, merchantId, id) : undefined;
-  if (!payout) throw new ApiError('PAYOUT_NOT_FOUND', `Payout ${id} not found`);
+  if (!payout) throw new DomainError('PAYOUT_NOT_FOUND', `Payout ${id} not found`);
   return payout;
 }
 
 export async function getPayoutByExtId(ctx: AppContext, merchantId: string, extId: string): Promise<repo.PayoutRow> {
   const payout = await repo.findMerchantPayoutByExtId(ctx.db, merchantId, extId);
-  if (!payout) throw new ApiError('PAYOUT_NOT_FOUND', `Payout with ext_id ${extId} not found`);
+  if (!payout) throw new DomainError('PAYOUT_NOT_FOUND', `Payout with ext_id ${extId} not found`);
   return payout;
 }
 
@@ -165,13 +165,13 @@ export async function actOnPayout(
   audit?: (tx: Tx, before: repo.PayoutRow, after: repo.PayoutRow) => Promise<void>,
 ): Promise<repo.PayoutRow> {
   const before = isUuid(id) ? await repo.findPayout(ctx.db, id) : undefined;
-  if (!before) throw new ApiError('PAYOUT_NOT_FOUND', `Payout ${id} not found`);
+  if (!before) throw new DomainError('PAYOUT_NOT_FOUND', `Payout ${id} not found`);
   return transaction(ctx.db, async (tx) => {
     const after = await changePayout(ctx, tx, id, event, extra);
     if (!after) {
       const current = await repo.findPayout(tx, id);
       const mine = extra.requireExecutor ? ' taken by this executor' : '';
-      throw new ApiError('CONFLICT', `Payout is ${current!.status}; ${event} needs a ${repo.PAYOUT_TRANSITIONS[event].from.join(' or ')} payout${mine}`, { status: current!.status });
+      throw new DomainError('CONFLICT', `Payout is ${current!.status}; ${event} needs a ${repo.PAYOUT_TRANSITIONS[event].from.join(' or ')} payout${mine}`, { status: current!.status });
     }
     await audit?.(tx, before, after);
     return after;

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { transaction } from '../db/pool.js';
-import { ApiError } from '../http/errors.js';
+import { DomainError } from '../errors.js';
 import { constantTimeEqual } from '../lib/crypto.js';
 import { lockProviderPayment } from '../payments/payments.repo.js';
 import { isUuid } from '../payments/payments.service.js';
@@ -35,7 +35,7 @@ export async function providerCallbackRoutes(app: FastifyInstance, ctx: AppConte
   app.post<{ Params: { providerId: string } }>('/callbacks/providers/:providerId', { config: { priority: 'high' }, schema: { hide: true } }, async (request: FastifyRequest<{ Params: { providerId: string } }>) => {
     const refuse = (key: 'AUTH_002' | 'NOT_FOUND', reason: string): never => {
       request.log.warn({ provider: request.params.providerId, reason }, 'provider callback refused');
-      throw new ApiError(key, reason);
+      throw new DomainError(key, reason);
     };
     const provider = isUuid(request.params.providerId) ? await findProvider(ctx.db, request.params.providerId) : undefined;
     if (!provider) refuse('NOT_FOUND', 'Unknown provider');

@@ -1,6 +1,6 @@
 import type { AppContext } from '../context.js';
 import { transaction } from '../db/pool.js';
-import { ApiError } from '../http/errors.js';
+import { DomainError } from '../errors.js';
 import type { PayoutRow } from '../payouts/payouts.repo.js';
 import { changePayout } from '../payouts/payouts.service.js';
 import { ProviderError } from './provider.js';
@@ -51,5 +51,5 @@ export async function routePayout(ctx: AppContext, payout: PayoutRow): Promise<P
     }
   }
   await transaction(ctx.db, (tx) => changePayout(ctx, tx, payout.id, 'fail', { reason: 'no route could take the payout' }));
-  throw new ApiError('UNAVAILABLE', 'No route can take this payout right now; its reserve was released. Retry later with a new ext_id', { payout_id: payout.id });
+  throw new DomainError('UNAVAILABLE', 'No route can take this payout right now; its reserve was released. Retry later with a new ext_id', { payout_id: payout.id });
 }

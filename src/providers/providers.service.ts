@@ -1,6 +1,6 @@
 import type { AppContext } from '../context.js';
 import { transaction } from '../db/pool.js';
-import { ApiError } from '../http/errors.js';
+import { DomainError } from '../errors.js';
 import { isMethod, isOrderCurrency, METHODS, ORDER_CURRENCIES } from '../payments/methods.js';
 import { isUuid } from '../payments/payments.service.js';
 import { kassirProvider } from './kassir/adapter.js';
@@ -43,13 +43,13 @@ function checkBaseUrl(value: string): string {
     const url = new URL(value);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('scheme');
   } catch {
-    throw new ApiError('VALIDATION', 'base_url must be an absolute http(s) URL, e.g. https://provider.example');
+    throw new DomainError('VALIDATION', 'base_url must be an absolute http(s) URL, e.g. https://provider.example');
   }
   return value.replace(/\/+$/, '');
 }
 
 export async function createProvider(ctx: AppContext, body: { name: string; kind: string; base_url: string; api_key: string; secret_key: string }): Promise<repo.ProviderRow> {
-  if (body.kind !== 'kassir') throw new ApiError('VALIDATION', 'kind must be "kassir" (a provider speaking the Kassir merchant API)');
+  if (body.kind !== 'kassir') throw new DomainError('VALIDATION', 'kind must be "kassir" (a provider speaking the Kassir merchant API)');
   return repo.insertProvider(ctx.db, {
     name: body.name,
     kind: 'kassir',
@@ -61,7 +61,7 @@ export async function createProvider(ctx: AppContext, body: { name: string; kind
 
 export async function updateProvider(ctx: AppContext, id: string, body: { name?: string; base_url?: string; api_key?: string; secret_key?: string; is_active?: boolean }) {
   const before = isUuid(id) ? await repo.findProvider(ctx.db, id) : undefined;
-  if (!before) throw new ApiError('NOT_FOUND', `Provider ${id} not found`);
+  if (!before) throw new DomainError('NOT_FOUND', `Provider ${id} not found`);
   const after = await repo.updateProvider(ctx.db, id, {
     name: body.name,
     baseUrl: body.base_url === undefined ? undefined : checkBaseUrl(body.base_url),
@@ -85,22 +85,22 @@ export async function setRoutes(ctx: AppContext, terminalId: string, routes: Rou
   for (const [index, route] of routes.entries()) {
     const isExecutors = route.executors === true;
     if (isExecutors === (route.provider_id !== undefined)) {
-      throw new ApiError('VALIDATION', `route ${index + 1} must be either {"executors": true} or {"provider_id": "…"}`);
+      throw new DomainError('VALIDATION', `route ${index + 1} must be either {"executors": true} or {"provider_id": "…"}`);
     }
     if (route.provider_id !== undefined) {
       if (!isUuid(route.provider_id) || !(await repo.findProvider(ctx.db, route.provider_id))) {
-        throw new ApiError('VALIDATION', `route ${index + 1}: provider ${route.provider_id} not found`);
+        throw new DomainError('VALIDATION', `route ${index + 1}: provider ${route.provider_id} not found`);
       }
     }
     const currencies = route.currencies?.map((c) => c.toUpperCase()) ?? null;
     const unknownCurrency = currencies?.find((c) => !isOrderCurrency(c));
     if (unknownCurrency) {
-      throw new ApiError('VALIDATION', `route ${index + 1}: currency ${unknownCurrency} is not an order currency; use ${ORDER_CURRENCIES.join(', ')}`);
+      throw new DomainError('VALIDATION', `route ${index + 1}: currency ${unknownCurrency} is not an order currency; use ${ORDER_CURRENCIES.join(', ')}`);
     }
     const methods = route.methods?.map((m) => m.toUpperCase()) ?? null;
     const unknownMethod = methods?.find((m) => m !== 'PAYOUT' && !isMethod(m));
     if (unknownMethod) {
-      throw new ApiError('VALIDATION', `route ${index + 1}: method ${unknownMethod} is not one of ${[...METHODS, 'PAYOUT'].join(', ')}`);
+      throw new DomainError('VALIDATION', `route ${index + 1}: method ${unknownMethod} is not one of ${[...METHODS, 'PAYOUT'].join(', ')}`);
     }
     rows.push({ provider_id: route.provider_id ?? null, currencies, methods });
   }

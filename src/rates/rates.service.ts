@@ -1,12 +1,12 @@
 import type { AppContext } from '../context.js';
 import { checkDecimal, FIAT_CURRENCIES, RATE_DECIMALS } from '../lib/money.js';
-import { ApiError } from '../http/errors.js';
+import { DomainError } from '../errors.js';
 import * as repo from './rates.repo.js';
 
 /** Validates a rate: the price of 1 USDT in the currency, positive, at most 8 decimals. */
 export function parseRate(value: unknown): string {
   const rate = checkDecimal(value, { field: 'rate', places: RATE_DECIMALS, min: 0, minExclusive: true, max: '1e11', maxExclusive: true });
-  if (typeof rate === 'string') throw new ApiError('VALIDATION', rate);
+  if (typeof rate === 'string') throw new DomainError('VALIDATION', rate);
   return rate.toFixed();
 }
 
@@ -14,7 +14,7 @@ export function parseRate(value: unknown): string {
 export function parseCurrency(value: string): string {
   const currency = value.toUpperCase();
   if (!FIAT_CURRENCIES.includes(currency)) {
-    throw new ApiError('VALIDATION', `currency ${JSON.stringify(value)} is not one Kassir prices; use one of ${FIAT_CURRENCIES.join(', ')}`, { currency: value });
+    throw new DomainError('VALIDATION', `currency ${JSON.stringify(value)} is not one Kassir prices; use one of ${FIAT_CURRENCIES.join(', ')}`, { currency: value });
   }
   return currency;
 }

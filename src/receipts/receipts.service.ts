@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { AppContext } from '../context.js';
 import { transaction, type Tx } from '../db/pool.js';
-import { ApiError, type ErrorKey } from '../http/errors.js';
+import { DomainError, type ErrorKey } from '../errors.js';
 import { isUuid } from '../payments/payments.service.js';
 import * as repo from './receipts.repo.js';
 import type { UploadInput } from './upload.js';
@@ -15,12 +15,12 @@ export function receiptUrl(ctx: AppContext, receipt: repo.ReceiptRow): string {
 export function receiptLink(upload: UploadInput, code: ErrorKey = 'PAY_002'): string | undefined {
   const value = upload.fields.receipt_url ?? upload.data.receipt_url;
   if (value === undefined || value === null || value === '') return undefined;
-  if (typeof value !== 'string' || value.length > 2048) throw new ApiError(code, 'receipt_url must be a URL of at most 2048 characters');
+  if (typeof value !== 'string' || value.length > 2048) throw new DomainError(code, 'receipt_url must be a URL of at most 2048 characters');
   try {
     const parsed = new URL(value);
     if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error('scheme');
   } catch {
-    throw new ApiError(code, 'receipt_url must be an absolute http(s) URL');
+    throw new DomainError(code, 'receipt_url must be an absolute http(s) URL');
   }
   return value;
 }
@@ -53,9 +53,9 @@ export async function withUpload<T>(ctx: AppContext, upload: UploadInput, work: 
 /** The file of a receipt for download, for its merchant (or the operator when merchantId is null). */
 export async function openReceiptFile(ctx: AppContext, merchantId: string | null, id: string): Promise<{ receipt: repo.ReceiptRow; content: Readable }> {
   const receipt = !isUuid(id) ? undefined : merchantId ? await repo.findMerchantReceipt(ctx.db, merchantId, id) : await repo.findReceipt(ctx.db, id);
-  if (!receipt) throw new ApiError('NOT_FOUND', `Receipt ${id} not found`);
+  if (!receipt) throw new DomainError('NOT_FOUND', `Receipt ${id} not found`);
   if (!receipt.storage_key) {
-    throw new ApiError('NOT_FOUND', `Receipt ${id} is an external link, not a stored file: ${receipt.url}`);
+    throw new DomainError('NOT_FOUND', `Receipt ${id} is an external link, not a stored file: ${receipt.url}`);
   }
   return { receipt, content: await ctx.files.get(receipt.storage_key) };
 }

@@ -4,7 +4,7 @@ import busboy from 'busboy';
 import { fileTypeFromBuffer } from 'file-type';
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
-import { ApiError, type ErrorKey } from '../http/errors.js';
+import { DomainError, type ErrorKey } from '../errors.js';
 import { InputProblem, parseJson, textProblem } from '../lib/input.js';
 import type { FileStore } from './store.js';
 
@@ -62,7 +62,7 @@ export async function readUpload(
   if (!isMultipart(request)) {
     const body = request.body;
     if (body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body))) {
-      throw new ApiError(invalidCode, 'The request body must be a JSON object');
+      throw new DomainError(invalidCode, 'The request body must be a JSON object');
     }
     const fields = (body ?? {}) as Record<string, unknown>;
     return { fields, data: parseData(fields.data, invalidCode) };
@@ -76,11 +76,11 @@ export async function readUpload(
     // The spec's signature covers "the whole multipart body including boundaries and file content".
     if (!request.signer?.matches(String(request.headers['x-signature'] ?? ''))) {
       await cleanup();
-      throw new ApiError('AUTH_002');
+      throw new DomainError('AUTH_002');
     }
     if (!request.merchant?.terminalActive) {
       await cleanup();
-      throw new ApiError('AUTH_003');
+      throw new DomainError('AUTH_003');
     }
   }
   try {
@@ -95,16 +95,16 @@ export async function readUpload(
 function parseData(data: unknown, invalidCode: ErrorKey): Record<string, unknown> {
   if (data === undefined || data === '') return {};
   if (typeof data === 'object' && data !== null && !Array.isArray(data)) return data as Record<string, unknown>;
-  if (typeof data !== 'string') throw new ApiError(invalidCode, 'data must be a JSON object or a string holding one');
+  if (typeof data !== 'string') throw new DomainError(invalidCode, 'data must be a JSON object or a string holding one');
   let value: unknown;
   try {
     value = parseJson(data);
   } catch (err) {
     if (!(err instanceof InputProblem)) throw err;
-    throw new ApiError(invalidCode, `The data part cannot be read: ${err.message.replace(/^The body/, 'it')}`);
+    throw new DomainError(invalidCode, `The data part cannot be read: ${err.message.replace(/^The body/, 'it')}`);
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new ApiError(invalidCode, 'The data part must be a JSON object');
+    throw new DomainError(invalidCode, 'The data part must be a JSON object');
   }
   return value as Record<string, unknown>;
 }
@@ -113,18 +113,18 @@ interface MultipartResult {
   fields: Record<string, string>;
   file?: StoredFile;
   /** The first thing wrong with the upload; reported only after the signature is checked. */
-  problem?: ApiError;
+  problem?: DomainError;
 }
 
 async function readMultipart(request: FastifyRequest, store: FileStore): Promise<MultipartResult> {
   const declared = Number(request.headers['content-length']);
   if (Number.isFinite(declared) && declared > MAX_UPLOAD_BODY_BYTES) {
-    throw new ApiError('PAYLOAD_TOO_LARGE', `Uploads are limited to ${MAX_UPLOAD_BODY_BYTES} bytes`);
+    throw new DomainError('PAYLOAD_TOO_LARGE', `Uploads are limited to ${MAX_UPLOAD_BODY_BYTES} bytes`);
   }
   const source = request.body as Readable;
   const result: MultipartResult = { fields: {} };
   const pending: Promise<void>[] = [];
-  const noteProblem = (problem: ApiError) => {
+  const noteProblem = (problem: DomainError) => {
     result.problem ??= problem;
   };
 
@@ -137,24 +137,24 @@ async function readMultipart(request: FastifyRequest, store: FileStore): Promise
       limits: { fileSize: MAX_RECEIPT_BYTES + 1, files: 5, fields: 20, fieldSize: 64 * 1024, parts: 30 },
     });
   } catch {
-    throw new ApiError('PAY_002', 'The multipart body could not be read: the boundary is missing');
+    throw new DomainError('PAY_002', 'The multipart body could not be read: the boundary is missing');
   }
 
   parser.on('field', (name, value, info) => {
-    if (info.valueTruncated) noteProblem(new ApiError('PAY_002', `Field ${name} is too long`));
+    if (info.valueTruncated) noteProblem(new DomainError('PAY_002', `Field ${name} is too long`));
     // Form fields are text from outside like any JSON string (src/lib/input.ts).
     const problem = textProblem(name, false) ?? textProblem(value);
-    if (problem) noteProblem(new ApiError('PAY_002', `Field ${JSON.stringify(name)} ${problem}`));
+    if (problem) noteProblem(new DomainError('PAY_002', `Field ${JSON.stringify(name)} ${problem}`));
     result.fields[name] = value;
   });
   parser.on('file', (name, stream, info) => {
     if (!FILE_FIELDS.has(name)) {
-      noteProblem(new ApiError('PAY_002', `Unexpected file field ${name}; send the receipt as receipt (or attachment, file, proof)`));
+      noteProblem(new DomainError('PAY_002', `Unexpected file field ${name}; send the receipt as receipt (or attachment, file, proof)`));
       discard(stream);
       return;
     }
     if (result.file || pending.length > 0) {
-      noteProblem(new ApiError('PAY_002', 'Send one receipt file per request'));
+      noteProblem(new DomainError('PAY_002', 'Send one receipt file per request'));
       discard(stream);
       return;
     }
@@ -165,9 +165,9 @@ async function readMultipart(request: FastifyRequest, store: FileStore): Promise
       }),
     );
   });
-  parser.on('partsLimit', () => noteProblem(new ApiError('PAY_002', 'Too many parts in the form')));
-  parser.on('filesLimit', () => noteProblem(new ApiError('PAY_002', 'Send one receipt file per request')));
-  parser.on('fieldsLimit', () => noteProblem(new ApiError('PAY_002', 'Too many fields in the form')));
+  parser.on('partsLimit', () => noteProblem(new DomainError('PAY_002', 'Too many parts in the form')));
+  parser.on('filesLimit', () => noteProblem(new DomainError('PAY_002', 'Send one receipt file per request')));
+  parser.on('fieldsLimit', () => noteProblem(new DomainError('PAY_002', 'Too many fields in the form')));
 
   let received = 0;
   await new Promise<void>((resolve, reject) => {
@@ -186,11 +186,11 @@ async function readMultipart(request: FastifyRequest, store: FileStore): Promise
       received += chunk.length;
       if (received > MAX_UPLOAD_BODY_BYTES) {
         source.destroy();
-        fail(new ApiError('PAYLOAD_TOO_LARGE', `Uploads are limited to ${MAX_UPLOAD_BODY_BYTES} bytes`));
+        fail(new DomainError('PAYLOAD_TOO_LARGE', `Uploads are limited to ${MAX_UPLOAD_BODY_BYTES} bytes`));
       }
     });
     source.on('error', fail);
-    parser.on('error', () => fail(new ApiError('PAY_002', 'The multipart body is malformed')));
+    parser.on('error', () => fail(new DomainError('PAY_002', 'The multipart body is malformed')));
     parser.on('close', resolve);
     source.pipe(parser);
   }).catch(async (err: unknown) => {
@@ -209,7 +209,7 @@ async function readMultipart(request: FastifyRequest, store: FileStore): Promise
   return result;
 }
 
-type FileOutcome = { file: StoredFile } | { problem: ApiError } | { none: true };
+type FileOutcome = { file: StoredFile } | { problem: DomainError } | { none: true };
 
 /**
  * Streams one file part into the store. The head is sniffed first: a file that is not one of the
@@ -225,12 +225,12 @@ async function storeFile(stream: Readable & { truncated?: boolean }, store: File
   const extension = detected?.ext === 'jpg' || detected?.ext === 'png' || detected?.ext === 'webp' || detected?.ext === 'heic' || detected?.ext === 'pdf'
     ? detected.ext
     : undefined;
-  const tooLarge = () => ({ problem: new ApiError('PAY_009', `The receipt file is larger than ${MAX_RECEIPT_BYTES / 1024 / 1024} MB`) });
+  const tooLarge = () => ({ problem: new DomainError('PAY_009', `The receipt file is larger than ${MAX_RECEIPT_BYTES / 1024 / 1024} MB`) });
 
   if (!extension) {
     await drain(stream);
     if (stream.truncated) return tooLarge();
-    return { problem: new ApiError('PAY_010', 'The receipt must be a png, jpg/jpeg, webp, heic or pdf file (judged by its content)') };
+    return { problem: new DomainError('PAY_010', 'The receipt must be a png, jpg/jpeg, webp, heic or pdf file (judged by its content)') };
   }
   const hash = createHash('sha256');
   let size = 0;

@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.js';
-import { ApiError } from '../http/errors.js';
+import { DomainError } from '../errors.js';
 import { checkDecimal } from '../lib/money.js';
 import { emvProblem, normalizeCard, normalizePhone } from '../lib/validators.js';
 import { findBankAs } from '../banks/banks.repo.js';
@@ -9,7 +9,7 @@ import * as repo from './requisites.repo.js';
 import type { CreateRequisiteBody } from './requisites.schemas.js';
 
 function invalid(message: string): never {
-  throw new ApiError('VALIDATION', message);
+  throw new DomainError('VALIDATION', message);
 }
 
 /** The value as payers will use it: a Luhn-valid card, an E.164 phone, or a checked EMV payload. */
@@ -81,7 +81,7 @@ export async function createRequisite(ctx: AppContext, executorId: string, body:
 
 export async function getRequisite(ctx: AppContext, id: string): Promise<repo.RequisiteRow> {
   const requisite = await repo.findRequisite(ctx.db, id);
-  if (!requisite) throw new ApiError('NOT_FOUND', `Requisite ${id} not found`);
+  if (!requisite) throw new DomainError('NOT_FOUND', `Requisite ${id} not found`);
   return requisite;
 }
 
@@ -101,7 +101,7 @@ export async function updateRequisite(ctx: AppContext, id: string, patch: Partia
     is_active: patch.is_active ?? before.is_active,
   };
   const after = await repo.updateRequisite(ctx.db, id, await validate(ctx, before.executor_id, merged));
-  if (!after) throw new ApiError('NOT_FOUND', `Requisite ${id} not found`);
+  if (!after) throw new DomainError('NOT_FOUND', `Requisite ${id} not found`);
   return { before, after };
 }
 

@@ -3,7 +3,7 @@ import { Type, type Static } from 'typebox';
 import type { AppContext } from '../context.js';
 import { audit } from '../admin/audit.js';
 import { transaction } from '../db/pool.js';
-import { ApiError } from '../http/errors.js';
+import { DomainError } from '../errors.js';
 import * as service from './terminals.service.js';
 import { AdjustmentBody, AdminTerminal, RotateBody, UpdateTerminalBody, toAdminTerminal } from './terminals.schemas.js';
 import * as rates from '../rates/rates.repo.js';
@@ -76,7 +76,7 @@ export async function terminalAdminRoutes(app: FastifyInstance, ctx: AppContext)
   app.delete<{ Params: { id: string; currency: string } }>('/terminals/:id/rates/:currency', { schema: { tags, params: RateParams } }, async (request, reply) => {
     const currency = parseCurrency(request.params.currency);
     if (!(await rates.deleteTerminalRate(ctx.db, request.params.id, currency))) {
-      throw new ApiError('NOT_FOUND', `Terminal ${request.params.id} has no own ${currency} rate`);
+      throw new DomainError('NOT_FOUND', `Terminal ${request.params.id} has no own ${currency} rate`);
     }
     await audit(ctx.db, request, 'terminal.remove_rate', 'terminal', request.params.id, { currency }, null);
     return reply.status(204).send();

@@ -3,7 +3,7 @@ import type { AppContext } from '../context.js';
 import { pgConstraint, pgErrorCode, PgCode, transaction } from '../db/pool.js';
 import { hashToken, randomToken } from '../lib/crypto.js';
 import { checkDecimal, type DecimalRule, USDT_DECIMALS } from '../lib/money.js';
-import { ApiError } from '../http/errors.js';
+import { DomainError } from '../errors.js';
 import { createTerminalAccounts, post } from '../ledger/ledger.repo.js';
 import { getMerchant } from '../merchants/merchants.service.js';
 import * as repo from './terminals.repo.js';
@@ -15,7 +15,7 @@ const FEE: Omit<DecimalRule, 'field'> = { places: USDT_DECIMALS, min: 0 };
 function operatorDecimal(value: number | undefined, rule: DecimalRule): string | undefined {
   if (value === undefined) return undefined;
   const checked = checkDecimal(value, rule);
-  if (typeof checked === 'string') throw new ApiError('VALIDATION', checked);
+  if (typeof checked === 'string') throw new DomainError('VALIDATION', checked);
   return checked.toFixed();
 }
 
@@ -27,7 +27,7 @@ function newApiKey(): { key: string; hash: Buffer; prefix: string } {
 
 export async function getTerminal(ctx: AppContext, id: string): Promise<repo.TerminalRow> {
   const terminal = await repo.findTerminal(ctx.db, id);
-  if (!terminal) throw new ApiError('NOT_FOUND', `Terminal ${id} not found`);
+  if (!terminal) throw new DomainError('NOT_FOUND', `Terminal ${id} not found`);
   return terminal;
 }
 
@@ -71,10 +71,10 @@ function returnUrl(value: string | null | undefined): string | null | undefined 
   try {
     parsed = new URL(value);
   } catch {
-    throw new ApiError('VALIDATION', 'return_url must be an absolute http(s) URL', { return_url: value });
+    throw new DomainError('VALIDATION', 'return_url must be an absolute http(s) URL', { return_url: value });
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw new ApiError('VALIDATION', 'return_url must be an absolute http(s) URL', { return_url: value });
+    throw new DomainError('VALIDATION', 'return_url must be an absolute http(s) URL', { return_url: value });
   }
   return parsed.href;
 }
@@ -99,8 +99,8 @@ export async function rotateApiKey(ctx: AppContext, id: string, graceSeconds: nu
 export async function adjustBalance(ctx: AppContext, id: string, body: AdjustmentBody): Promise<repo.TerminalRow> {
   const terminal = await getTerminal(ctx, id);
   const amount = checkDecimal(body.amount, { field: 'amount', places: USDT_DECIMALS });
-  if (typeof amount === 'string') throw new ApiError('VALIDATION', amount);
-  if (amount.isZero()) throw new ApiError('VALIDATION', 'amount must not be zero');
+  if (typeof amount === 'string') throw new DomainError('VALIDATION', amount);
+  if (amount.isZero()) throw new DomainError('VALIDATION', 'amount must not be zero');
   try {
     // The balances are read inside the posting's transaction, where this terminal's accounts are
     // still locked by it: the answer is the balance right after this adjustment, not after
@@ -121,7 +121,7 @@ export async function adjustBalance(ctx: AppContext, id: string, body: Adjustmen
   } catch (err) {
     if (pgErrorCode(err) === PgCode.checkViolation && pgConstraint(err) === 'ledger_accounts_terminal_nonnegative') {
       const current = await getTerminal(ctx, id);
-      throw new ApiError('VALIDATION', 'The adjustment would make the available balance negative', { available: Number(current.balance) });
+      throw new DomainError('VALIDATION', 'The adjustment would make the available balance negative', { available: Number(current.balance) });
     }
     throw err;
   }

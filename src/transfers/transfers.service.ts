@@ -1,7 +1,7 @@
 import type { Decimal } from 'decimal.js';
 import type { AppContext } from '../context.js';
 import { pgConstraint, pgErrorCode, PgCode, transaction } from '../db/pool.js';
-import { ApiError } from '../http/errors.js';
+import { DomainError } from '../errors.js';
 import { checkDecimal, USDT_DECIMALS } from '../lib/money.js';
 import { isInsufficientFunds } from '../ledger/holds.js';
 import { post } from '../ledger/ledger.repo.js';
@@ -24,13 +24,13 @@ export interface TransferInput {
  */
 export async function transfer(ctx: AppContext, merchantId: string, input: TransferInput, idempotencyRequest?: string): Promise<{ from: string; to: string; amount: Decimal }> {
   const { from_terminal_id: from, to_terminal_id: to } = input;
-  if (typeof from !== 'string' || !isUuid(from)) throw new ApiError('TRF_001', 'from_terminal_id must be a terminal id (UUID)');
-  if (typeof to !== 'string' || !isUuid(to)) throw new ApiError('TRF_001', 'to_terminal_id must be a terminal id (UUID)');
+  if (typeof from !== 'string' || !isUuid(from)) throw new DomainError('TRF_001', 'from_terminal_id must be a terminal id (UUID)');
+  if (typeof to !== 'string' || !isUuid(to)) throw new DomainError('TRF_001', 'to_terminal_id must be a terminal id (UUID)');
   const amount = checkDecimal(input.amount, { field: 'amount', places: USDT_DECIMALS, min: 0, minExclusive: true, max: '1e20', maxExclusive: true });
-  if (typeof amount === 'string') throw new ApiError('TRF_001', amount);
-  if (from.toLowerCase() === to.toLowerCase()) throw new ApiError('TRF_001', 'from_terminal_id and to_terminal_id must be different terminals');
+  if (typeof amount === 'string') throw new DomainError('TRF_001', amount);
+  if (from.toLowerCase() === to.toLowerCase()) throw new DomainError('TRF_001', 'from_terminal_id and to_terminal_id must be different terminals');
   for (const id of [from, to]) {
-    if (!(await findMerchantTerminal(ctx.db, merchantId, id))) throw new ApiError('TRF_002', `Terminal ${id} not found`, { terminal_id: id });
+    if (!(await findMerchantTerminal(ctx.db, merchantId, id))) throw new DomainError('TRF_002', `Terminal ${id} not found`, { terminal_id: id });
   }
   try {
     await transaction(ctx.db, async (tx) => {
@@ -57,7 +57,7 @@ export async function transfer(ctx: AppContext, merchantId: string, input: Trans
     }
     if (isInsufficientFunds(err)) {
       const source = await findMerchantTerminal(ctx.db, merchantId, from);
-      throw new ApiError('TRF_003', 'Insufficient funds on the source terminal', { available: Number(source!.balance) });
+      throw new DomainError('TRF_003', 'Insufficient funds on the source terminal', { available: Number(source!.balance) });
     }
     throw err;
   }

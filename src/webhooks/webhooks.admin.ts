@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import type { AppContext } from '../context.js';
 import { audit } from '../admin/audit.js';
 import { transaction } from '../db/pool.js';
-import { ApiError } from '../http/errors.js';
+import { DomainError } from '../errors.js';
 import { parseListQuery } from '../http/pagination.js';
 import { scheduleDispatch } from './outbox.js';
 
@@ -15,9 +15,9 @@ export async function webhookAdminRoutes(app: FastifyInstance, ctx: AppContext):
   app.get<{ Querystring: Record<string, string | undefined> }>('/webhooks', { schema: { tags } }, async (request) => {
     const { limit, offset } = parseListQuery(request.query, 'VALIDATION');
     const { resource_id: resourceId, status } = request.query;
-    if (resourceId !== undefined && !/^[0-9a-f-]{36}$/i.test(resourceId)) throw new ApiError('VALIDATION', 'resource_id must be a UUID');
+    if (resourceId !== undefined && !/^[0-9a-f-]{36}$/i.test(resourceId)) throw new DomainError('VALIDATION', 'resource_id must be a UUID');
     if (status !== undefined && !['pending', 'delivered', 'failed'].includes(status)) {
-      throw new ApiError('VALIDATION', 'status must be one of pending, delivered, failed');
+      throw new DomainError('VALIDATION', 'status must be one of pending, delivered, failed');
     }
     const { rows } = await ctx.db.query(
       `SELECT id, resource_type, resource_id, event, url, status, attempts, next_attempt_at, last_error, created_at, delivered_at
@@ -34,7 +34,7 @@ export async function webhookAdminRoutes(app: FastifyInstance, ctx: AppContext):
          FROM webhook_events WHERE id = $1`,
       [request.params.id],
     );
-    if (!rows[0]) throw new ApiError('NOT_FOUND', `Webhook event ${request.params.id} not found`);
+    if (!rows[0]) throw new DomainError('NOT_FOUND', `Webhook event ${request.params.id} not found`);
     const attempts = await ctx.db.query(
       'SELECT attempt, started_at, status_code, latency_ms, error, response_snippet FROM webhook_attempts WHERE event_id = $1 ORDER BY attempt',
       [request.params.id],
@@ -52,7 +52,7 @@ export async function webhookAdminRoutes(app: FastifyInstance, ctx: AppContext):
         [request.params.id],
       );
       const row = rows[0];
-      if (!row) throw new ApiError('NOT_FOUND', `Webhook event ${request.params.id} not found`);
+      if (!row) throw new DomainError('NOT_FOUND', `Webhook event ${request.params.id} not found`);
       await scheduleDispatch(tx);
       await audit(tx, request, 'webhook.resend', 'webhook_event', row.id, { status: row.status }, { status: 'pending' });
       return row;

@@ -3,7 +3,7 @@ import { Type, type Static } from 'typebox';
 import type { AppContext } from '../context.js';
 import { audit } from '../admin/audit.js';
 import { pgConstraint, pgErrorCode, PgCode, transaction } from '../db/pool.js';
-import { ApiError } from '../http/errors.js';
+import { DomainError } from '../errors.js';
 import { parseListQuery } from '../http/pagination.js';
 import { isUuid } from '../payments/payments.service.js';
 import { completeWithdrawal, failWithdrawal, toWithdrawal, type WithdrawalRow } from './withdrawals.service.js';
@@ -19,7 +19,7 @@ function adminView(row: WithdrawalRow) {
 
 async function load(ctx: AppContext, id: string): Promise<WithdrawalRow> {
   const { rows } = isUuid(id) ? await ctx.db.query<WithdrawalRow>('SELECT * FROM withdrawals WHERE id = $1', [id]) : { rows: [] };
-  if (!rows[0]) throw new ApiError('WDR_003', `Withdrawal ${id} not found`);
+  if (!rows[0]) throw new DomainError('WDR_003', `Withdrawal ${id} not found`);
   return rows[0];
 }
 
@@ -33,7 +33,7 @@ export async function withdrawalAdminRoutes(app: FastifyInstance, ctx: AppContex
     const { limit, offset } = parseListQuery(request.query, 'VALIDATION');
     const status = request.query.status;
     if (status !== undefined && !['pending', 'processing', 'completed', 'failed'].includes(status)) {
-      throw new ApiError('VALIDATION', 'status must be one of pending, processing, completed, failed');
+      throw new DomainError('VALIDATION', 'status must be one of pending, processing, completed, failed');
     }
     const { rows } = await ctx.db.query<WithdrawalRow>(
       'SELECT * FROM withdrawals WHERE ($1::text IS NULL OR status = $1) ORDER BY created_at DESC, id LIMIT $2 OFFSET $3',
@@ -46,19 +46,19 @@ export async function withdrawalAdminRoutes(app: FastifyInstance, ctx: AppContex
 
   app.post<{ Params: { id: string } }>('/withdrawals/:id/complete', { schema: { tags, params: IdParams, body: CompleteBody } }, async (request) => {
     const before = await load(ctx, request.params.id);
-    if (before.adapter !== 'manual') throw new ApiError('CONFLICT', 'This withdrawal is sent by the Tron adapter and completes when the chain confirms it');
+    if (before.adapter !== 'manual') throw new DomainError('CONFLICT', 'This withdrawal is sent by the Tron adapter and completes when the chain confirms it');
     const txHash = (request.body as Static<typeof CompleteBody>).tx_hash.replace(/^0x/, '').toLowerCase();
     try {
       const after = await transaction(ctx.db, async (tx) => {
         const done = await completeWithdrawal(tx, before.id, txHash);
-        if (!done) throw new ApiError('CONFLICT', `Withdrawal is ${before.status}; only a pending or processing one can be completed`, { status: before.status });
+        if (!done) throw new DomainError('CONFLICT', `Withdrawal is ${before.status}; only a pending or processing one can be completed`, { status: before.status });
         await audit(tx, request, 'withdrawal.complete', 'withdrawal', before.id, { status: before.status }, { status: done.status, tx_hash: txHash });
         return done;
       });
       return adminView(after);
     } catch (err) {
       if (pgErrorCode(err) === PgCode.uniqueViolation && pgConstraint(err) === 'withdrawals_tx_hash') {
-        throw new ApiError('CONFLICT', `Transaction ${txHash} is already recorded for another withdrawal`);
+        throw new DomainError('CONFLICT', `Transaction ${txHash} is already recorded for another withdrawal`);
       }
       throw err;
     }
@@ -67,12 +67,12 @@ export async function withdrawalAdminRoutes(app: FastifyInstance, ctx: AppContex
   app.post<{ Params: { id: string } }>('/withdrawals/:id/fail', { schema: { tags, params: IdParams, body: FailBody } }, async (request) => {
     const before = await load(ctx, request.params.id);
     if (before.adapter !== 'manual' && before.tx_hash) {
-      throw new ApiError('CONFLICT', `A transaction (${before.tx_hash}) was already signed for this withdrawal; it fails on its own if the chain rejects it`);
+      throw new DomainError('CONFLICT', `A transaction (${before.tx_hash}) was already signed for this withdrawal; it fails on its own if the chain rejects it`);
     }
     const reason = (request.body as Static<typeof FailBody>).reason ?? 'failed by the operator';
     const after = await transaction(ctx.db, async (tx) => {
       const done = await failWithdrawal(tx, before.id, reason);
-      if (!done) throw new ApiError('CONFLICT', 'Only a pending or processing withdrawal with nothing signed for it can be failed by hand', { status: before.status });
+      if (!done) throw new DomainError('CONFLICT', 'Only a pending or processing withdrawal with nothing signed for it can be failed by hand', { status: before.status });
       await audit(tx, request, 'withdrawal.fail', 'withdrawal', before.id, { status: before.status }, { status: done.status, reason });
       return done;
     });

@@ -1,6 +1,6 @@
 import type { AppContext } from '../context.js';
 import { pgConstraint, pgErrorCode, PgCode, transaction, type Queryable, type Tx } from '../db/pool.js';
-import { ApiError } from '../http/errors.js';
+import { DomainError } from '../errors.js';
 import { checkDecimal, Money, toNumber, USDT_DECIMALS } from '../lib/money.js';
 import { isInsufficientFunds, release, reserve, settle, type Hold } from '../ledger/holds.js';
 import { isUuid } from '../payments/payments.service.js';
@@ -64,22 +64,22 @@ export interface CreateWithdrawalInput {
  * earlier attempt at that request already made one, that one is returned and nothing is frozen again.
  */
 export async function createWithdrawal(ctx: AppContext, merchantId: string, input: CreateWithdrawalInput, idempotencyRequest?: string): Promise<WithdrawalRow> {
-  if (typeof input.terminal_id !== 'string' || !isUuid(input.terminal_id)) throw new ApiError('WDR_001', 'terminal_id must be a terminal id (UUID)');
+  if (typeof input.terminal_id !== 'string' || !isUuid(input.terminal_id)) throw new DomainError('WDR_001', 'terminal_id must be a terminal id (UUID)');
   const amount = checkDecimal(input.amount, { field: 'amount', places: USDT_DECIMALS, min: 0, minExclusive: true, max: '1e20', maxExclusive: true });
-  if (typeof amount === 'string') throw new ApiError('WDR_001', amount);
-  if (typeof input.address !== 'string') throw new ApiError('WDR_001', 'address must be a TRC-20 wallet address');
+  if (typeof amount === 'string') throw new DomainError('WDR_001', amount);
+  if (typeof input.address !== 'string') throw new DomainError('WDR_001', 'address must be a TRC-20 wallet address');
   const addressProblem = tronAddressProblem(input.address);
-  if (addressProblem) throw new ApiError('WDR_001', `address is not a valid TRC-20 address: ${addressProblem}`, { address: input.address });
+  if (addressProblem) throw new DomainError('WDR_001', `address is not a valid TRC-20 address: ${addressProblem}`, { address: input.address });
   const subtract = input.subtract_fee_from_amount ?? false;
-  if (typeof subtract !== 'boolean') throw new ApiError('WDR_001', 'subtract_fee_from_amount must be true or false');
+  if (typeof subtract !== 'boolean') throw new DomainError('WDR_001', 'subtract_fee_from_amount must be true or false');
   const terminal = await findMerchantTerminal(ctx.db, merchantId, input.terminal_id);
-  if (!terminal) throw new ApiError('WDR_001', `Terminal ${input.terminal_id} is not one of your terminals`, { terminal_id: input.terminal_id });
+  if (!terminal) throw new DomainError('WDR_001', `Terminal ${input.terminal_id} is not one of your terminals`, { terminal_id: input.terminal_id });
 
   const fee = new Money(terminal.withdrawal_fee);
   const sendAmount = subtract ? amount.minus(fee) : amount;
   const toHold = subtract ? amount : amount.plus(fee);
   if (sendAmount.lte(0)) {
-    throw new ApiError('WDR_001', `amount must exceed the withdrawal fee of ${fee.toFixed()} USDT when the fee is subtracted from it`, { fee: fee.toNumber() });
+    throw new DomainError('WDR_001', `amount must exceed the withdrawal fee of ${fee.toFixed()} USDT when the fee is subtracted from it`, { fee: fee.toNumber() });
   }
   try {
     return await transaction(ctx.db, async (tx) => {
@@ -99,7 +99,7 @@ export async function createWithdrawal(ctx: AppContext, merchantId: string, inpu
       if (rows[0]) return rows[0];
     }
     if (isInsufficientFunds(err)) {
-      throw new ApiError('WDR_002', `Insufficient funds: the withdrawal needs ${toHold.toFixed()} USDT`, { available: Number(terminal.balance), required: toHold.toNumber() });
+      throw new DomainError('WDR_002', `Insufficient funds: the withdrawal needs ${toHold.toFixed()} USDT`, { available: Number(terminal.balance), required: toHold.toNumber() });
     }
     throw err;
   }
@@ -117,7 +117,7 @@ export async function getWithdrawal(ctx: AppContext, merchantId: string, id: str
   const { rows } = isUuid(id)
     ? await ctx.db.query<WithdrawalRow>('SELECT * FROM withdrawals WHERE merchant_id = $1 AND id = $2', [merchantId, id])
     : { rows: [] };
-  if (!rows[0]) throw new ApiError('WDR_003', `Withdrawal ${id} not found`);
+  if (!rows[0]) throw new DomainError('WDR_003', `Withdrawal ${id} not found`);
   return rows[0];
 }
 
