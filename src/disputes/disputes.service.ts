@@ -2,11 +2,9 @@ import type { AppContext } from '../context.js';
 import { transaction } from '../db/pool.js';
 import { DomainError } from '../errors.js';
 import { checkDecimal, minorUnits } from '../lib/money.js';
-import { completePayment } from '../payments/completion.js';
-import { paymentsChanged } from '../payments/events.js';
+import { changePayment } from '../payments/lifecycle.js';
 import { lockPayment, type PaymentRow } from '../payments/payments.repo.js';
-import { isUuid } from '../payments/payments.service.js';
-import { transition } from '../payments/state.js';
+import { isUuid } from '../lib/validators.js';
 import type { ReceiptRow } from '../receipts/receipts.repo.js';
 import { receiptLink, receiptUrl, saveReceipt, withUpload } from '../receipts/receipts.service.js';
 import type { UploadInput } from '../receipts/upload.js';
@@ -92,7 +90,7 @@ export async function openDispute(ctx: AppContext, merchantId: string, paymentId
     const payment = await lockOwnPayment(tx, merchantId, paymentId);
     const params = disputeParams(upload, payment.currency);
     if (payment.status === 'DISPUTE') throw new DomainError('DIS_002', 'A dispute is already open for this payment', { status: payment.status });
-    if (!(await transition(tx, payment.id, 'openDispute'))) {
+    if (!(await changePayment(tx, ctx.config, payment.id, 'openDispute'))) {
       throw new DomainError('DIS_001', `A dispute can be opened only for a CANCELLED or CANCELLED_APPEAL payment; this one is ${payment.status}`, { status: payment.status });
     }
     const receipt = await saveReceipt(tx, payment, upload, link, 'dispute');
@@ -109,7 +107,6 @@ export async function openDispute(ctx: AppContext, merchantId: string, paymentId
       receiptId: receipt?.id ?? null,
       params: { ...(params.amount ? { amount: Number(params.amount) } : {}), ...(params.comment ? { comment: params.comment } : {}) },
     });
-    await paymentsChanged(tx, ctx.config, [payment.id]);
     return {
       id: payment.id,
       ext_id: payment.ext_id,
@@ -132,12 +129,11 @@ export async function openDispute(ctx: AppContext, merchantId: string, paymentId
 export async function cancelDispute(ctx: AppContext, merchantId: string, paymentId: string): Promise<{ id: string; ext_id: string; status: 'cancelled_appeal' }> {
   return transaction(ctx.db, async (tx) => {
     const payment = await lockOwnPayment(tx, merchantId, paymentId);
-    if (!(await transition(tx, payment.id, 'cancelDispute'))) {
+    if (!(await changePayment(tx, ctx.config, payment.id, 'cancelDispute'))) {
       throw new DomainError('DIS_003', `A dispute can be cancelled only from DISPUTE; this payment is ${payment.status}`, { status: payment.status });
     }
     await repo.closeDispute(tx, payment.id, { status: 'cancelled', decidedBy: 'merchant' });
     await enqueueProviderAction(tx, payment, 'cancel_dispute');
-    await paymentsChanged(tx, ctx.config, [payment.id]);
     return { id: payment.id, ext_id: payment.ext_id, status: 'cancelled_appeal' };
   });
 }
@@ -167,17 +163,16 @@ export async function decideDispute(
       const amount = checkDecimal(decision.amount, { field: 'amount', places: minorUnits(payment.currency), min: 0, minExclusive: true, max: '1e15', maxExclusive: true });
       if (typeof amount === 'string') throw new DomainError('VALIDATION', amount);
       const to = amount.eq(payment.amount) ? 'COMPLETED' : 'COMPLETED_APPEAL';
-      if (!(await completePayment(tx, ctx.config, payment.id, 'approveDispute', { to, receivedAmount: amount.toFixed(2) }))) {
+      if (!(await changePayment(tx, ctx.config, payment.id, 'approveDispute', { to, receivedAmount: amount.toFixed(2) }))) {
         throw new DomainError('DIS_003', 'The payment left DISPUTE while it was being decided', { status: payment.status });
       }
       await repo.closeDispute(tx, payment.id, { status: 'approved', decidedAmount: amount.toFixed(2), decidedBy: operator });
       await onDecided(tx, payment, to);
     } else {
-      if (!(await transition(tx, payment.id, 'rejectDispute', { reason: 'dispute_rejected' }))) {
+      if (!(await changePayment(tx, ctx.config, payment.id, 'rejectDispute', { reason: 'dispute_rejected' }))) {
         throw new DomainError('DIS_003', 'The payment left DISPUTE while it was being decided', { status: payment.status });
       }
       await repo.closeDispute(tx, payment.id, { status: 'rejected', decidedBy: operator });
-      await paymentsChanged(tx, ctx.config, [payment.id]);
       await onDecided(tx, payment, 'CANCELLED');
     }
   });

@@ -6,9 +6,9 @@ import { transaction } from '../db/pool.js';
 import { DomainError } from '../errors.js';
 import { parseListQuery } from '../http/pagination.js';
 import { toNumber } from '../lib/money.js';
-import { completePayment } from '../payments/completion.js';
+import { changePayment } from '../payments/lifecycle.js';
 import { findPayment } from '../payments/payments.repo.js';
-import { isUuid } from '../payments/payments.service.js';
+import { isUuid } from '../lib/validators.js';
 import * as repo from './notifications.repo.js';
 
 const tags = ['operator'];
@@ -54,7 +54,7 @@ export async function notificationAdminRoutes(app: FastifyInstance, ctx: AppCont
       // The payment is completed (and so locked) before the notification is marked matched: marked
       // first, a racing link or notification for the same payment collided with it on
       // notifications_one_match_per_payment, or deadlocked, and answered 500.
-      const completed = await completePayment(tx, ctx.config, paymentId);
+      const completed = (await changePayment(tx, ctx.config, paymentId, 'complete')) !== undefined;
       const updated = completed
         ? await repo.resolveNotification(tx, notification.id, { status: 'matched', paymentId, note: 'linked by the operator' })
         : undefined;

@@ -3,7 +3,7 @@ import type { AppContext } from '../context.js';
 import { pgConstraint, pgErrorCode, PgCode, transaction } from '../db/pool.js';
 import { DomainError } from '../errors.js';
 import { checkDecimal, minorUnits, money } from '../lib/money.js';
-import { completePayment } from '../payments/completion.js';
+import { changePayment } from '../payments/lifecycle.js';
 import { findRequisite } from '../requisites/requisites.repo.js';
 import type { ExecutorRow } from './executors.repo.js';
 import * as repo from './notifications.repo.js';
@@ -95,7 +95,7 @@ export async function receiveNotification(ctx: AppContext, executor: ExecutorRow
         if (existing) return toResult(existing, true);
       }
       const paymentId = await repo.lockPendingPayment(tx, requisite.id, amount);
-      const matched = paymentId !== undefined && (await completePayment(tx, ctx.config, paymentId));
+      const matched = paymentId !== undefined && (await changePayment(tx, ctx.config, paymentId, 'complete')) !== undefined;
       const candidate = matched
         ? undefined
         : await repo.findRecentlyExpired(tx, requisite.id, amount, receivedAt ?? new Date(), LATE_WINDOW_SECONDS);

@@ -1,8 +1,7 @@
 import { Logger as WorkerLogger, run, type Runner, type Task, type TaskList } from 'graphile-worker';
 import type { AppContext } from '../context.js';
 import { isDatabaseUnavailable, transaction, type Db, type Tx } from '../db/pool.js';
-import { paymentsChanged } from '../payments/events.js';
-import { expireDue } from '../payments/state.js';
+import { expireDuePayments } from '../payments/lifecycle.js';
 import { dispatchTask } from '../webhooks/dispatch.js';
 import { DISPATCH_KEY, DISPATCH_TASK, LEGACY_DELIVER_TASK, scheduleDispatch } from '../webhooks/outbox.js';
 import { wakeDispatchOnNewEvents } from '../webhooks/wakeup.js';
@@ -27,11 +26,7 @@ function expireTask(ctx: AppContext): Task {
     let expired = 0;
     for (;;) {
       // Each batch's cancellations and their webhook events commit together.
-      const batch = await transaction(ctx.db, async (tx) => {
-        const done = await expireDue(tx, EXPIRY_BATCH);
-        await paymentsChanged(tx, ctx.config, done.map((row) => row.id));
-        return done;
-      });
+      const batch = await transaction(ctx.db, (tx) => expireDuePayments(tx, ctx.config, EXPIRY_BATCH));
       expired += batch.length;
       if (batch.length < EXPIRY_BATCH) break;
     }

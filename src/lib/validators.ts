@@ -73,3 +73,8 @@ export function emvProblem(payload: string): string | undefined {
   }
   return 'the EMV payload has no CRC field (63)';
 }
+
+/** A UUID in its canonical text form: ids that are not one are "not found" without asking the database. */
+export function isUuid(value: string): boolean {
+  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);
+}

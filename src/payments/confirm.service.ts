@@ -4,7 +4,7 @@ import { insertConfirmation } from '../receipts/receipts.repo.js';
 import { receiptLink, saveReceipt, withUpload } from '../receipts/receipts.service.js';
 import type { UploadInput } from '../receipts/upload.js';
 import { lockPayment, type PaymentRow } from './payments.repo.js';
-import { isUuid } from './payments.service.js';
+import { isUuid } from '../lib/validators.js';
 
 export const CONFIRM_MESSAGE = 'Confirmation received; the transfer is awaiting verification';
 

@@ -7,9 +7,8 @@ import { DomainError } from '../errors.js';
 import { parseListQuery } from '../http/pagination.js';
 import { findPayment, listPayments } from './payments.repo.js';
 import { toPayment } from './payments.schemas.js';
-import { PAYMENT_STATUSES, transition } from './state.js';
-import { isUuid } from './payments.service.js';
-import { paymentsChanged } from './events.js';
+import { changePayment, PAYMENT_STATUSES } from './lifecycle.js';
+import { isUuid } from '../lib/validators.js';
 
 const tags = ['operator'];
 const IdParams = Type.Object({ id: Type.String() });
@@ -48,9 +47,8 @@ export async function paymentAdminRoutes(app: FastifyInstance, ctx: AppContext):
     const before = isUuid(id) ? await findPayment(ctx.db, id) : undefined;
     if (!before) throw new DomainError('PAY_006', `Payment ${id} not found`);
     const changed = await transaction(ctx.db, async (tx) => {
-      const result = await transition(tx, id, 'cancel', { reason: 'manual' });
+      const result = await changePayment(tx, ctx.config, id, 'cancel', { reason: 'manual' });
       if (result) {
-        await paymentsChanged(tx, ctx.config, [id]);
         await audit(tx, request, 'payment.cancel', 'payment', id, { status: result.from }, { status: result.to });
       }
       return result;

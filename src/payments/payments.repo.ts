@@ -367,3 +367,19 @@ function cascadeSql(mode: CascadeMode): string {
   cascadeTexts.set(mode, text);
   return text;
 }
+
+/** What a completion's credit is computed from (creditForPayin), read after its status change. */
+export interface CreditTerms {
+  received_amount: string;
+  rate: string;
+  payin_rate: string;
+  merchant_id: string;
+  terminal_id: string;
+}
+
+export async function findCreditTerms(tx: Tx, paymentId: string): Promise<CreditTerms> {
+  const { rows } = await tx.query<CreditTerms>(
+    prepared('SELECT received_amount, rate, payin_rate, merchant_id, terminal_id FROM payments WHERE id = $1', [paymentId]),
+  );
+  return rows[0]!;
+}

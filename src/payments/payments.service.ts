@@ -2,6 +2,7 @@ import type { Decimal } from 'decimal.js';
 import type { AppContext } from '../context.js';
 import { pgConstraint, pgErrorCode, PgCode, transaction, type Tx } from '../db/pool.js';
 import { randomToken } from '../lib/crypto.js';
+import { isUuid } from '../lib/validators.js';
 import { checkDecimal, minorUnits } from '../lib/money.js';
 import { DomainError } from '../errors.js';
 import type { MerchantIdentity } from '../merchants/merchants.auth.js';
@@ -264,8 +265,4 @@ export async function getPaymentByExtId(ctx: AppContext, merchantId: string, ext
   const payment = await repo.findMerchantPaymentByExtId(ctx.db, merchantId, extId);
   if (!payment) throw new DomainError('PAY_006', `Payment with ext_id ${extId} not found`);
   return payment;
-}
-
-export function isUuid(value: string): boolean {
-  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);
 }

@@ -2,10 +2,8 @@ import type { AppContext } from '../context.js';
 import type { Tx } from '../db/pool.js';
 import { closeDispute, insertDispute } from '../disputes/disputes.repo.js';
 import { checkDecimal } from '../lib/money.js';
-import { completePayment } from '../payments/completion.js';
-import { paymentsChanged } from '../payments/events.js';
+import { changePayment, type ChangeOptions, type PaymentEvent } from '../payments/lifecycle.js';
 import type { PaymentRow } from '../payments/payments.repo.js';
-import { transition } from '../payments/state.js';
 import type { ProviderPayment } from './provider.js';
 
 /**
@@ -15,11 +13,8 @@ import type { ProviderPayment } from './provider.js';
  */
 export async function applyProviderStatus(ctx: AppContext, tx: Tx, payment: PaymentRow, upstream: ProviderPayment): Promise<string | undefined> {
   const local = payment.status;
-  const changed = async (event: Parameters<typeof transition>[2], options: Parameters<typeof transition>[3] = {}) => {
-    if (!(await transition(tx, payment.id, event, options))) return undefined;
-    await paymentsChanged(tx, ctx.config, [payment.id]);
-    return `${local} → ${upstream.status}`;
-  };
+  const changed = async (event: PaymentEvent, options: ChangeOptions = {}) =>
+    (await changePayment(tx, ctx.config, payment.id, event, options)) ? `${local} → ${upstream.status}` : undefined;
   switch (upstream.status) {
     case 'PROCESSING':
       return local === 'PENDING' ? changed('providerProcessing') : undefined;
@@ -27,7 +22,7 @@ export async function applyProviderStatus(ctx: AppContext, tx: Tx, payment: Paym
     case 'COMPLETED_APPEAL': {
       const received = receivedAmount(upstream, payment);
       if (local === 'PENDING' || local === 'PROCESSING') {
-        return (await completePayment(tx, ctx.config, payment.id, 'complete', { receivedAmount: received })) ? `${local} → COMPLETED` : undefined;
+        return (await changePayment(tx, ctx.config, payment.id, 'complete', { receivedAmount: received })) ? `${local} → COMPLETED` : undefined;
       }
       if (local === 'CANCELLED' || local === 'CANCELLED_APPEAL') {
         // Money the provider says it received for a payment that ended here: only a dispute can
@@ -37,7 +32,7 @@ export async function applyProviderStatus(ctx: AppContext, tx: Tx, payment: Paym
       }
       if (local === 'DISPUTE') {
         const to = upstream.status === 'COMPLETED' && received === payment.amount ? 'COMPLETED' : 'COMPLETED_APPEAL';
-        if (!(await completePayment(tx, ctx.config, payment.id, 'approveDispute', { to, receivedAmount: received }))) return undefined;
+        if (!(await changePayment(tx, ctx.config, payment.id, 'approveDispute', { to, receivedAmount: received }))) return undefined;
         await closeDispute(tx, payment.id, { status: 'approved', decidedAmount: received, decidedBy: 'provider' });
         return `DISPUTE → ${to}`;
       }

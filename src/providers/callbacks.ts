@@ -4,7 +4,7 @@ import { transaction } from '../db/pool.js';
 import { DomainError } from '../errors.js';
 import { constantTimeEqual } from '../lib/crypto.js';
 import { lockProviderPayment } from '../payments/payments.repo.js';
-import { isUuid } from '../payments/payments.service.js';
+import { isUuid } from '../lib/validators.js';
 import { changePayout } from '../payouts/payouts.service.js';
 import type { PayoutEvent } from '../payouts/payouts.repo.js';
 import { applyProviderStatus } from './apply.js';

@@ -5,7 +5,7 @@ import { DomainError } from '../errors.js';
 import { checkDecimal, USDT_DECIMALS } from '../lib/money.js';
 import { isInsufficientFunds } from '../ledger/holds.js';
 import { post } from '../ledger/ledger.repo.js';
-import { isUuid } from '../payments/payments.service.js';
+import { isUuid } from '../lib/validators.js';
 import { findMerchantTerminal } from '../terminals/terminals.repo.js';
 
 export interface TransferInput {

@@ -2,7 +2,8 @@ import type { Task } from 'graphile-worker';
 import type { AppContext } from '../context.js';
 import { transaction } from '../db/pool.js';
 import type { ChainClient } from './chain.js';
-import { completeWithdrawal, failWithdrawal, scheduleSend, type WithdrawalRow } from './withdrawals.service.js';
+import { findWithdrawal, openAutomaticWithdrawalIds, tryLockSending, unlockSending } from './withdrawals.repo.js';
+import { changeWithdrawal, scheduleSend } from './withdrawals.service.js';
 
 /** How long past a transaction's expiration the chain is given before it counts as never included. */
 const EXPIRY_MARGIN_MS = 120_000;
@@ -24,15 +25,14 @@ export function sendTask(ctx: AppContext, chain: () => ChainClient): Task {
     const id = (payload as { id: string }).id;
     const lock = await ctx.db.connect();
     try {
-      const { rows: locked } = await lock.query<{ ok: boolean }>('SELECT pg_try_advisory_lock(hashtextextended($1, 7462)) AS ok', [id]);
-      if (!locked[0]!.ok) {
+      if (!(await tryLockSending(lock, id))) {
         await scheduleSend(ctx.db, id, new Date(Date.now() + ctx.config.tronPollMs));
         return;
       }
       try {
         await step(ctx, chain(), id);
       } finally {
-        await lock.query('SELECT pg_advisory_unlock(hashtextextended($1, 7462))', [id]);
+        await unlockSending(lock, id);
       }
     } finally {
       lock.release();
@@ -40,25 +40,22 @@ export function sendTask(ctx: AppContext, chain: () => ChainClient): Task {
   };
 }
 
-async function load(ctx: AppContext, id: string): Promise<WithdrawalRow | undefined> {
-  const { rows } = await ctx.db.query<WithdrawalRow>('SELECT * FROM withdrawals WHERE id = $1', [id]);
-  return rows[0];
-}
-
 async function step(ctx: AppContext, chain: ChainClient, id: string): Promise<void> {
-  const withdrawal = await load(ctx, id);
+  const withdrawal = await findWithdrawal(ctx.db, id);
   if (!withdrawal || withdrawal.adapter === 'manual' || (withdrawal.status !== 'pending' && withdrawal.status !== 'processing')) return;
   const pollLater = () => scheduleSend(ctx.db, id, new Date(Date.now() + ctx.config.tronPollMs));
 
   if (withdrawal.signed_tx && withdrawal.tx_hash) {
     const status = await chain.status(withdrawal.tx_hash);
     if (status === 'confirmed') {
-      await transaction(ctx.db, (tx) => completeWithdrawal(tx, id, withdrawal.tx_hash!));
+      await transaction(ctx.db, (tx) => changeWithdrawal(tx, id, { event: 'complete', txHash: withdrawal.tx_hash! }));
       ctx.log.info({ withdrawal: id, tx_hash: withdrawal.tx_hash }, 'withdrawal confirmed on chain');
       return;
     }
     if (status === 'failed') {
-      await transaction(ctx.db, (tx) => failWithdrawal(tx, id, `the transaction ${withdrawal.tx_hash} failed on chain`, true));
+      await transaction(ctx.db, (tx) =>
+        changeWithdrawal(tx, id, { event: 'fail', reason: `the transaction ${withdrawal.tx_hash} failed on chain`, byChain: true }),
+      );
       ctx.log.warn({ withdrawal: id, tx_hash: withdrawal.tx_hash }, 'withdrawal transaction failed on chain; funds released');
       return;
     }
@@ -75,22 +72,21 @@ async function step(ctx: AppContext, chain: ChainClient, id: string): Promise<vo
 
   const signed = await chain.signTransfer(withdrawal.address, withdrawal.send_amount);
   // Recorded before broadcasting, and only if nobody recorded another transaction meanwhile.
-  const { rowCount } = await ctx.db.query(
-    `UPDATE withdrawals SET signed_tx = $2, tx_hash = $3, tx_expires_at = $4, status = 'processing', updated_at = now()
-      WHERE id = $1 AND status IN ('pending', 'processing') AND tx_hash IS NOT DISTINCT FROM $5`,
-    [id, JSON.stringify(signed.signed), signed.txId, signed.expiresAt, withdrawal.tx_hash],
+  const recorded = await transaction(ctx.db, (tx) =>
+    changeWithdrawal(tx, id, {
+      event: 'sign',
+      signed: { signedTx: signed.signed, txHash: signed.txId, expiresAt: signed.expiresAt, previousTxHash: withdrawal.tx_hash },
+    }),
   );
-  if (!rowCount) return;
+  if (!recorded) return;
   await chain.broadcast(signed.signed);
   ctx.log.info({ withdrawal: id, tx_hash: signed.txId }, 'withdrawal transaction broadcast');
   await pollLater();
 }
 
-/** After a restart: every automatic withdrawal still open gets its send job back. */
+/** After a restart or an outage: every automatic withdrawal still open gets its send job back. */
 export async function resumeSends(ctx: AppContext): Promise<number> {
-  const { rows } = await ctx.db.query<{ id: string }>(
-    `SELECT id FROM withdrawals WHERE adapter <> 'manual' AND status IN ('pending', 'processing')`,
-  );
-  for (const row of rows) await scheduleSend(ctx.db, row.id, null);
-  return rows.length;
+  const ids = await openAutomaticWithdrawalIds(ctx.db);
+  for (const id of ids) await scheduleSend(ctx.db, id, null);
+  return ids.length;
 }

@@ -2,11 +2,12 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import type { AppContext } from '../context.js';
 import { audit } from '../admin/audit.js';
-import { pgConstraint, pgErrorCode, PgCode, transaction } from '../db/pool.js';
+import { transaction } from '../db/pool.js';
 import { DomainError } from '../errors.js';
 import { parseListQuery } from '../http/pagination.js';
-import { isUuid } from '../payments/payments.service.js';
-import { completeWithdrawal, failWithdrawal, toWithdrawal, type WithdrawalRow } from './withdrawals.service.js';
+import { isUuid } from '../lib/validators.js';
+import { findWithdrawal, listWithdrawals, WITHDRAWAL_STATUSES, type WithdrawalRow } from './withdrawals.repo.js';
+import { changeWithdrawal, toWithdrawal } from './withdrawals.service.js';
 
 const tags = ['operator'];
 const IdParams = Type.Object({ id: Type.String() });
@@ -18,9 +19,9 @@ function adminView(row: WithdrawalRow) {
 }
 
 async function load(ctx: AppContext, id: string): Promise<WithdrawalRow> {
-  const { rows } = isUuid(id) ? await ctx.db.query<WithdrawalRow>('SELECT * FROM withdrawals WHERE id = $1', [id]) : { rows: [] };
-  if (!rows[0]) throw new DomainError('WDR_003', `Withdrawal ${id} not found`);
-  return rows[0];
+  const withdrawal = isUuid(id) ? await findWithdrawal(ctx.db, id) : undefined;
+  if (!withdrawal) throw new DomainError('WDR_003', `Withdrawal ${id} not found`);
+  return withdrawal;
 }
 
 /**
@@ -32,13 +33,10 @@ export async function withdrawalAdminRoutes(app: FastifyInstance, ctx: AppContex
   app.get<{ Querystring: Record<string, string | undefined> }>('/withdrawals', { schema: { tags } }, async (request) => {
     const { limit, offset } = parseListQuery(request.query, 'VALIDATION');
     const status = request.query.status;
-    if (status !== undefined && !['pending', 'processing', 'completed', 'failed'].includes(status)) {
-      throw new DomainError('VALIDATION', 'status must be one of pending, processing, completed, failed');
+    if (status !== undefined && !(WITHDRAWAL_STATUSES as readonly string[]).includes(status)) {
+      throw new DomainError('VALIDATION', `status must be one of ${WITHDRAWAL_STATUSES.join(', ')}`);
     }
-    const { rows } = await ctx.db.query<WithdrawalRow>(
-      'SELECT * FROM withdrawals WHERE ($1::text IS NULL OR status = $1) ORDER BY created_at DESC, id LIMIT $2 OFFSET $3',
-      [status ?? null, limit, offset],
-    );
+    const rows = await listWithdrawals(ctx.db, status, limit, offset);
     return { withdrawals: rows.map(adminView), limit, offset };
   });
 
@@ -48,20 +46,13 @@ export async function withdrawalAdminRoutes(app: FastifyInstance, ctx: AppContex
     const before = await load(ctx, request.params.id);
     if (before.adapter !== 'manual') throw new DomainError('CONFLICT', 'This withdrawal is sent by the Tron adapter and completes when the chain confirms it');
     const txHash = (request.body as Static<typeof CompleteBody>).tx_hash.replace(/^0x/, '').toLowerCase();
-    try {
-      const after = await transaction(ctx.db, async (tx) => {
-        const done = await completeWithdrawal(tx, before.id, txHash);
-        if (!done) throw new DomainError('CONFLICT', `Withdrawal is ${before.status}; only a pending or processing one can be completed`, { status: before.status });
-        await audit(tx, request, 'withdrawal.complete', 'withdrawal', before.id, { status: before.status }, { status: done.status, tx_hash: txHash });
-        return done;
-      });
-      return adminView(after);
-    } catch (err) {
-      if (pgErrorCode(err) === PgCode.uniqueViolation && pgConstraint(err) === 'withdrawals_tx_hash') {
-        throw new DomainError('CONFLICT', `Transaction ${txHash} is already recorded for another withdrawal`);
-      }
-      throw err;
-    }
+    const after = await transaction(ctx.db, async (tx) => {
+      const done = await changeWithdrawal(tx, before.id, { event: 'complete', txHash });
+      if (!done) throw new DomainError('CONFLICT', `Withdrawal is ${before.status}; only a pending or processing one can be completed`, { status: before.status });
+      await audit(tx, request, 'withdrawal.complete', 'withdrawal', before.id, { status: before.status }, { status: done.status, tx_hash: txHash });
+      return done;
+    });
+    return adminView(after);
   });
 
   app.post<{ Params: { id: string } }>('/withdrawals/:id/fail', { schema: { tags, params: IdParams, body: FailBody } }, async (request) => {
@@ -71,7 +62,7 @@ export async function withdrawalAdminRoutes(app: FastifyInstance, ctx: AppContex
     }
     const reason = (request.body as Static<typeof FailBody>).reason ?? 'failed by the operator';
     const after = await transaction(ctx.db, async (tx) => {
-      const done = await failWithdrawal(tx, before.id, reason);
+      const done = await changeWithdrawal(tx, before.id, { event: 'fail', reason });
       if (!done) throw new DomainError('CONFLICT', 'Only a pending or processing withdrawal with nothing signed for it can be failed by hand', { status: before.status });
       await audit(tx, request, 'withdrawal.fail', 'withdrawal', before.id, { status: before.status }, { status: done.status, reason });
       return done;

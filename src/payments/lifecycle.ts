@@ -1,0 +1,178 @@
+import type { Config } from '../config.js';
+import { prepared, type Queryable, type Tx } from '../db/pool.js';
+import { creditForPayin } from '../ledger/credit.js';
+import { post, type Posting } from '../ledger/ledger.repo.js';
+import { enqueueWebhooks } from '../webhooks/outbox.js';
+import { findCreditTerms, findPayments } from './payments.repo.js';
+import { toPayment } from './payments.schemas.js';
+
+/**
+ * The life of a payment in one place: its statuses, the events that move it between them, and
+ * what goes with each change — the ledger posting and the webhook event — written in the caller's
+ * transaction. Every path (merchant, executor, operator, provider, jobs) changes a payment's
+ * status through `changePayment` or `expireDuePayments`; to add a status or an event, edit this file.
+ */
+
+export const PAYMENT_STATUSES = ['PENDING', 'PROCESSING', 'COMPLETED', 'COMPLETED_APPEAL', 'CANCELLED', 'CANCELLED_APPEAL', 'DISPUTE'] as const;
+export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
+
+/**
+ * The payment state machine: every status change, from any path (merchant, executor, operator,
+ * jobs), is one of these events, and is applied only from the listed statuses (spec "Payment
+ * transitions"; DESIGN.md decisions 6 and 7).
+ */
+export const TRANSITIONS = {
+  /** "PENDING — timeout — CANCELLED". */
+  expire: { from: ['PENDING'], to: ['CANCELLED'] },
+  /** "PENDING — manual cancellation — CANCELLED". */
+  cancel: { from: ['PENDING'], to: ['CANCELLED'] },
+  /** "PENDING — notification or provider callback, transfer verified — COMPLETED". */
+  complete: { from: ['PENDING', 'PROCESSING'], to: ['COMPLETED'] },
+  /** DESIGN.md decision 6: "A provider may report PROCESSING; nothing else sets it." */
+  providerProcessing: { from: ['PENDING'], to: ['PROCESSING'] },
+  /** A provider cancelled a payment it executes (its own timeout or manual cancellation). */
+  providerCancel: { from: ['PENDING', 'PROCESSING'], to: ['CANCELLED'] },
+  /** "PENDING — verification after confirm, transfer not found — CANCELLED". */
+  verificationFailed: { from: ['PENDING'], to: ['CANCELLED'] },
+  /** "CANCELLED / CANCELLED_APPEAL — POST …/dispute — DISPUTE". */
+  openDispute: { from: ['CANCELLED', 'CANCELLED_APPEAL'], to: ['DISPUTE'] },
+  /** "DISPUTE — POST …/dispute/cancel — CANCELLED_APPEAL". */
+  cancelDispute: { from: ['DISPUTE'], to: ['CANCELLED_APPEAL'] },
+  /** "DISPUTE — dispute approved — COMPLETED" (COMPLETED_APPEAL for another amount, decision 7). */
+  approveDispute: { from: ['DISPUTE'], to: ['COMPLETED', 'COMPLETED_APPEAL'] },
+  /** "DISPUTE — dispute rejected — CANCELLED". */
+  rejectDispute: { from: ['DISPUTE'], to: ['CANCELLED'] },
+} as const satisfies Record<string, { from: readonly PaymentStatus[]; to: readonly PaymentStatus[] }>;
+
+export type PaymentEvent = keyof typeof TRANSITIONS;
+
+/** Events that complete a payment: each credits the terminal (DESIGN.md decision 11). */
+const CREDITING_EVENTS: ReadonlySet<PaymentEvent> = new Set(['complete', 'approveDispute']);
+
+export interface PaymentChange {
+  id: string;
+  merchant_id: string;
+  terminal_id: string;
+  from: PaymentStatus;
+  to: PaymentStatus;
+}
+
+export interface ChangeOptions {
+  /** The status to go to, for an event that may lead to more than one. */
+  to?: PaymentStatus;
+  /** Why a payment was cancelled (cancel_reason). */
+  reason?: string;
+  /** What the payer actually paid, for an event that completes the payment. */
+  receivedAmount?: string;
+}
+
+/**
+ * Applies `event` to one payment in the caller's transaction: the guarded status change, the
+ * webhook event and, for a completion, the pay-in credit to the terminal — all or nothing with
+ * the caller's work. Returns the change, or undefined when the payment was not in a status the
+ * event applies from (someone else won; the caller reports that in its own terms).
+ */
+export async function changePayment(
+  tx: Tx,
+  config: Config,
+  paymentId: string,
+  event: PaymentEvent,
+  options: ChangeOptions = {},
+): Promise<PaymentChange | undefined> {
+  const change = await transition(tx, paymentId, event, options);
+  if (!change) return undefined;
+  if (CREDITING_EVENTS.has(event)) {
+    await creditPayin(tx, config, paymentId);
+  } else {
+    await paymentsChanged(tx, config, [paymentId]);
+  }
+  return change;
+}
+
+/**
+ * Applies `event` to one payment, guarded in SQL on the current status so that two racing paths
+ * cannot both win: returns the change, or undefined when the payment was not in a `from` status.
+ */
+async function transition(db: Queryable, paymentId: string, event: PaymentEvent, options: ChangeOptions): Promise<PaymentChange | undefined> {
+  const rule = TRANSITIONS[event];
+  const to = options.to ?? rule.to[0];
+  if (!(rule.to as readonly string[]).includes(to)) throw new Error(`event ${event} cannot lead to ${to}`);
+  const { rows } = await db.query<PaymentChange>(
+    prepared(
+      `UPDATE payments p SET status = $3, cancel_reason = coalesce($4, p.cancel_reason), updated_at = now(),
+              completed_at = CASE WHEN $3 IN ('COMPLETED', 'COMPLETED_APPEAL') THEN now() ELSE p.completed_at END,
+              received_amount = CASE WHEN $3 IN ('COMPLETED', 'COMPLETED_APPEAL') THEN coalesce($5, p.amount) ELSE p.received_amount END
+         FROM (SELECT id, status FROM payments WHERE id = $1 FOR UPDATE) old
+        WHERE p.id = old.id AND old.status = ANY($2::text[])
+        RETURNING p.id, p.merchant_id, p.terminal_id, old.status AS "from", p.status AS "to"`,
+      [paymentId, rule.from, to, options.reason ?? null, options.receivedAmount ?? null],
+    ),
+  );
+  return rows[0];
+}
+
+/**
+ * The posting of a completion (DESIGN.md decision 11), after its status change: the payer's money
+ * in USDT leaves system_incoming, the net goes to the terminal and the fee to revenue. The
+ * ledger's unique (kind, ref_id) index makes a second credit of one payment impossible.
+ */
+async function creditPayin(tx: Tx, config: Config, paymentId: string): Promise<void> {
+  const payment = await findCreditTerms(tx, paymentId);
+  const credit = creditForPayin(payment.received_amount, payment.rate, payment.payin_rate);
+  const entries: Posting['entries'] = [{ account: { kind: 'system_incoming' }, amount: credit.gross.negated() }];
+  // A tiny amount with a fee near 100 % leaves a net below half a micro-USDT, rounded to 0; ledger
+  // entries are never 0 (CHECK), so the terminal then gets no entry and the fee takes the gross.
+  if (!credit.net.isZero()) entries.push({ account: { terminalId: payment.terminal_id, kind: 'terminal_available' }, amount: credit.net });
+  if (!credit.fee.isZero()) entries.push({ account: { kind: 'system_fee_revenue' }, amount: credit.fee });
+  await paymentsChanged(tx, config, [paymentId]);
+  // Every completion on the terminal credits its one balance row: added at COMMIT, the row is
+  // locked for the commit only, not through the rest of the caller's work (migration 012).
+  await post(tx, { kind: 'payin', refId: paymentId, merchantId: payment.merchant_id, memo: null, entries, creditsAtCommit: true });
+}
+
+/**
+ * Cancels up to `limit` PENDING payments whose deadline has passed, with their webhook events, in
+ * the caller's transaction: `valid_until` ("PENDING — timeout — CANCELLED"), or for a confirmed
+ * payment the end of its verification (`verify_until`: "PENDING — verification after confirm,
+ * transfer not found — CANCELLED"). Rows another instance is already expiring are skipped, so any
+ * number of instances may sweep at once; each payment is cancelled exactly once by the status guard.
+ * This is the `expire` event (TRANSITIONS) applied in bulk.
+ */
+export async function expireDuePayments(tx: Tx, config: Config, limit: number): Promise<PaymentChange[]> {
+  const { rows } = await tx.query<PaymentChange>(
+    `UPDATE payments p SET status = 'CANCELLED', updated_at = now(),
+            cancel_reason = CASE WHEN p.verify_until IS NULL THEN 'expired' ELSE 'transfer_not_found' END
+       FROM (SELECT id FROM payments WHERE status = 'PENDING' AND coalesce(verify_until, valid_until) <= now()
+                -- A provider-executed payment is ended by its provider (callback or poll); it is
+                -- cancelled here only if the provider stays silent an hour past the deadline.
+                AND (provider_id IS NULL OR coalesce(verify_until, valid_until) <= now() - interval '1 hour')
+              ORDER BY coalesce(verify_until, valid_until) LIMIT $1 FOR UPDATE SKIP LOCKED) due
+      WHERE p.id = due.id AND p.status = 'PENDING'
+      RETURNING p.id, p.merchant_id, p.terminal_id, 'PENDING' AS "from", p.status AS "to"`,
+    [limit],
+  );
+  await paymentsChanged(tx, config, rows.map((row) => row.id));
+  return rows;
+}
+
+/**
+ * The outbox side of payment status changes, in the transaction that changed the statuses: writes
+ * `payment.<status>` with each payment as GET returns it (DESIGN.md decision 9) for the payments
+ * that have a notify_url.
+ */
+async function paymentsChanged(tx: Tx, config: Config, paymentIds: string[]): Promise<void> {
+  if (paymentIds.length === 0) return;
+  const payments = await findPayments(tx, paymentIds, { withNotifyUrl: true });
+  await enqueueWebhooks(
+    tx,
+    payments.map((payment) => ({
+      merchantId: payment.merchant_id,
+      resourceType: 'payment' as const,
+      resourceId: payment.id,
+      event: `payment.${payment.status.toLowerCase()}`,
+      payload: toPayment(payment, config.paymentPageUrl),
+      url: payment.notify_url,
+      notificationToken: payment.notification_token,
+    })),
+  );
+}

@@ -1,0 +1,169 @@
+import { pgConstraint, pgErrorCode, PgCode, type Queryable, type Tx } from '../db/pool.js';
+import { DomainError } from '../errors.js';
+
+export interface WithdrawalRow {
+  id: string;
+  merchant_id: string;
+  terminal_id: string;
+  amount: string;
+  fee: string;
+  subtract_fee_from_amount: boolean;
+  send_amount: string;
+  reserve: string;
+  address: string;
+  status: WithdrawalStatus;
+  adapter: 'manual' | 'tron';
+  tx_hash: string | null;
+  signed_tx: unknown;
+  tx_expires_at: Date | null;
+  failure_reason: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export const WITHDRAWAL_STATUSES = ['pending', 'processing', 'completed', 'failed'] as const;
+export type WithdrawalStatus = (typeof WITHDRAWAL_STATUSES)[number];
+
+export interface NewWithdrawal {
+  merchantId: string;
+  terminalId: string;
+  amount: string;
+  fee: string;
+  subtractFee: boolean;
+  sendAmount: string;
+  reserve: string;
+  address: string;
+  adapter: string;
+  idempotencyRequest: string | null;
+}
+
+export async function insertWithdrawal(tx: Tx, w: NewWithdrawal): Promise<WithdrawalRow> {
+  const { rows } = await tx.query<WithdrawalRow>(
+    `INSERT INTO withdrawals (merchant_id, terminal_id, amount, fee, subtract_fee_from_amount, send_amount, reserve, address, adapter, idempotency_request)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING *`,
+    [w.merchantId, w.terminalId, w.amount, w.fee, w.subtractFee, w.sendAmount, w.reserve, w.address, w.adapter, w.idempotencyRequest],
+  );
+  return rows[0]!;
+}
+
+/** A unique violation of the withdrawal made for one Idempotency-Key request. */
+export function isIdempotencyRequestTaken(err: unknown): boolean {
+  return pgErrorCode(err) === PgCode.uniqueViolation && pgConstraint(err) === 'withdrawals_idempotency_request_key';
+}
+
+/** The withdrawal an earlier attempt at this Idempotency-Key request made. */
+export async function findByIdempotencyRequest(db: Queryable, merchantId: string, idempotencyRequest: string): Promise<WithdrawalRow | undefined> {
+  const { rows } = await db.query<WithdrawalRow>('SELECT * FROM withdrawals WHERE merchant_id = $1 AND idempotency_request = $2', [merchantId, idempotencyRequest]);
+  return rows[0];
+}
+
+/** A merchant's withdrawal by id; another merchant's is not found. */
+export async function findMerchantWithdrawal(db: Queryable, merchantId: string, id: string): Promise<WithdrawalRow | undefined> {
+  const { rows } = await db.query<WithdrawalRow>('SELECT * FROM withdrawals WHERE merchant_id = $1 AND id = $2', [merchantId, id]);
+  return rows[0];
+}
+
+export async function listMerchantWithdrawals(db: Queryable, merchantId: string, limit: number, offset: number): Promise<WithdrawalRow[]> {
+  const { rows } = await db.query<WithdrawalRow>(
+    'SELECT * FROM withdrawals WHERE merchant_id = $1 ORDER BY created_at DESC, id LIMIT $2 OFFSET $3',
+    [merchantId, limit, offset],
+  );
+  return rows;
+}
+
+/** Operator and job paths only: no owner scope. */
+export async function findWithdrawal(db: Queryable, id: string): Promise<WithdrawalRow | undefined> {
+  const { rows } = await db.query<WithdrawalRow>('SELECT * FROM withdrawals WHERE id = $1', [id]);
+  return rows[0];
+}
+
+/** Operator path: every merchant's withdrawals, optionally of one status. */
+export async function listWithdrawals(db: Queryable, status: string | undefined, limit: number, offset: number): Promise<WithdrawalRow[]> {
+  const { rows } = await db.query<WithdrawalRow>(
+    'SELECT * FROM withdrawals WHERE ($1::text IS NULL OR status = $1) ORDER BY created_at DESC, id LIMIT $2 OFFSET $3',
+    [status ?? null, limit, offset],
+  );
+  return rows;
+}
+
+/** Ids of the automatic withdrawals still open (their send job must be running). */
+export async function openAutomaticWithdrawalIds(db: Queryable): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>(`SELECT id FROM withdrawals WHERE adapter <> 'manual' AND status IN ('pending', 'processing')`);
+  return rows.map((row) => row.id);
+}
+
+/** Schedules (or re-schedules) the send job `task` of a withdrawal; one job per withdrawal at a time. */
+export async function addSendJob(db: Queryable, task: string, id: string, runAt: Date | null): Promise<void> {
+  await db.query(
+    `SELECT graphile_worker.add_job($1, json_build_object('id', $2::text), job_key => $3, run_at => coalesce($4, now()), max_attempts => 1000)`,
+    [task, id, `withdrawal:${id}`, runAt],
+  );
+}
+
+/**
+ * Takes the session advisory lock of one withdrawal's sending on `session` (a connection of its
+ * own): false when another run holds it. PostgreSQL releases it if the process dies.
+ */
+export async function tryLockSending(session: Queryable, id: string): Promise<boolean> {
+  const { rows } = await session.query<{ ok: boolean }>('SELECT pg_try_advisory_lock(hashtextextended($1, 7462)) AS ok', [id]);
+  return rows[0]!.ok;
+}
+
+export async function unlockSending(session: Queryable, id: string): Promise<void> {
+  await session.query('SELECT pg_advisory_unlock(hashtextextended($1, 7462))', [id]);
+}
+
+/** The signed transaction a `send` records before broadcasting it. */
+export interface SignedTransfer {
+  signedTx: unknown;
+  txHash: string;
+  expiresAt: Date;
+  /** The transaction recorded before, if any: the record is refused if another replaced it meanwhile. */
+  previousTxHash: string | null;
+}
+
+/**
+ * Records a newly signed transaction and marks the withdrawal processing, guarded on its status
+ * and on the transaction it had, so two runs cannot both record one.
+ */
+export async function recordSigned(db: Queryable, id: string, s: SignedTransfer): Promise<WithdrawalRow | undefined> {
+  const { rows } = await db.query<WithdrawalRow>(
+    `UPDATE withdrawals SET signed_tx = $2, tx_hash = $3, tx_expires_at = $4, status = 'processing', updated_at = now()
+      WHERE id = $1 AND status IN ('pending', 'processing') AND tx_hash IS NOT DISTINCT FROM $5 RETURNING *`,
+    [id, JSON.stringify(s.signedTx), s.txHash, s.expiresAt, s.previousTxHash],
+  );
+  return rows[0];
+}
+
+/**
+ * Marks an open withdrawal completed with its transaction hash, guarded on the status. A hash
+ * already recorded for another withdrawal is a CONFLICT.
+ */
+export async function markCompleted(tx: Tx, id: string, txHash: string): Promise<WithdrawalRow | undefined> {
+  try {
+    const { rows } = await tx.query<WithdrawalRow>(
+      `UPDATE withdrawals SET status = 'completed', tx_hash = $2, updated_at = now()
+        WHERE id = $1 AND status IN ('pending', 'processing') RETURNING *`,
+      [id, txHash],
+    );
+    return rows[0];
+  } catch (err) {
+    if (pgErrorCode(err) === PgCode.uniqueViolation && pgConstraint(err) === 'withdrawals_tx_hash') {
+      throw new DomainError('CONFLICT', `Transaction ${txHash} is already recorded for another withdrawal`);
+    }
+    throw err;
+  }
+}
+
+/**
+ * Marks an open withdrawal failed, guarded on the status; unless `byChain`, an automatic
+ * withdrawal only while nothing is signed for it.
+ */
+export async function markFailed(tx: Tx, id: string, reason: string, byChain: boolean): Promise<WithdrawalRow | undefined> {
+  const { rows } = await tx.query<WithdrawalRow>(
+    `UPDATE withdrawals SET status = 'failed', failure_reason = $2, updated_at = now()
+      WHERE id = $1 AND status IN ('pending', 'processing') AND ($3 OR adapter = 'manual' OR tx_hash IS NULL) RETURNING *`,
+    [id, reason, byChain],
+  );
+  return rows[0];
+}
