@@ -1,4 +1,5 @@
-import { prepared, queryPrepared, type Db, type Queryable, type Tx } from '../db/pool.js';
+import { pgConstraint, pgErrorCode, PgCode, prepared, queryPrepared, type Db, type Queryable, type Tx } from '../db/pool.js';
+import { DomainError } from '../errors.js';
 import { terminalRoutesSql, toTerminalRoute, type RouteJson, type TerminalRoute } from '../providers/providers.repo.js';
 import { effectiveRatesSql } from '../rates/rates.repo.js';
 
@@ -260,6 +261,14 @@ export async function insertPaymentWithCascade(
   mode: CascadeMode,
   sameAmountLimit: number,
 ): Promise<{ facts: CreationFacts; payment: PaymentView | undefined }> {
+  try {
+    return await runCascade(db, p, mode, sameAmountLimit);
+  } catch (err) {
+    throw translateInsertError(err, p.extId);
+  }
+}
+
+async function runCascade(db: Db, p: NewPayment, mode: CascadeMode, sameAmountLimit: number): Promise<{ facts: CreationFacts; payment: PaymentView | undefined }> {
   if (mode === 'window') {
     if (p.candidates.length !== 1 || p.types.length !== 1) throw new Error('the window cascade takes one candidate of one type');
     // payment_create_window (migration 010): its steps each read a snapshot of their own, so
@@ -382,4 +391,58 @@ export async function findCreditTerms(tx: Tx, paymentId: string): Promise<Credit
     prepared('SELECT received_amount, rate, payin_rate, merchant_id, terminal_id FROM payments WHERE id = $1', [paymentId]),
   );
   return rows[0]!;
+}
+
+/** PAY_003: the merchant already has a payment with this ext_id. */
+export function duplicateExtId(extId: string): DomainError {
+  return new DomainError('PAY_003', `A payment with ext_id ${extId} already exists`, { ext_id: extId });
+}
+
+/** An insert's unique violation on the merchant's ext_id becomes PAY_003; anything else is passed on. */
+function translateInsertError(err: unknown, extId: string): unknown {
+  if (pgErrorCode(err) === PgCode.uniqueViolation && pgConstraint(err) === 'payments_merchant_ext_id_key') return duplicateExtId(extId);
+  return err;
+}
+
+/**
+ * Another create took the same requisite for the same amount between a cascade's look and its
+ * insert (payments_pending_requisite_amount): the cascade may look again.
+ */
+export function isRequisiteAmountTaken(err: unknown): boolean {
+  return pgErrorCode(err) === PgCode.uniqueViolation && pgConstraint(err) === 'payments_pending_requisite_amount';
+}
+
+/** A payment a provider took, with the requisites it gave. */
+export interface NewProviderPayment extends Omit<NewPayment, 'candidates' | 'types' | 'bank' | 'terminalName'> {
+  id: string;
+  providerId: string;
+  providerPaymentId: string;
+  /** The token the provider's callbacks about this payment carry. */
+  providerToken: string;
+  requisites: { type: string; value: string; bankCode: string | null; holder: string; country: string; currency: string; payerAmount: string };
+  /** The provider's own deadline: the payment ends at the earlier of it and our TTL. */
+  providerValidUntil: Date | null;
+}
+
+/** Records a payment a provider executes (the provider route); a taken ext_id is PAY_003. */
+export async function insertProviderPayment(tx: Tx, p: NewProviderPayment): Promise<void> {
+  const r = p.requisites;
+  try {
+    await tx.query(
+      `INSERT INTO payments (id, merchant_id, terminal_id, ext_id, amount, currency, method, status, rate, payin_rate,
+                             provider_id, provider_payment_id, provider_token, req_type, req_value, req_bank_code, req_holder,
+                             req_country, req_currency, payer_amount, cross_border, client_id, notify_url, notification_token,
+                             page_token, valid_until)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, 'PENDING', $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24,
+               least(now() + make_interval(secs => $25), coalesce($26, 'infinity'::timestamptz)))`,
+      [
+        p.id, p.merchantId, p.terminalId, p.extId, p.amount, p.currency, p.method, p.rate, p.payinRate,
+        p.providerId, p.providerPaymentId, p.providerToken, r.type, r.value, r.bankCode,
+        r.holder, r.country, r.currency, r.payerAmount, p.crossBorder,
+        p.clientId, p.notifyUrl, p.notificationToken, p.pageToken, p.ttlSeconds, p.providerValidUntil,
+      ],
+    );
+  } catch (err) {
+    throw translateInsertError(err, p.extId);
+  }
 }

@@ -1,15 +1,17 @@
+import { randomUUID } from 'node:crypto';
 import type { Decimal } from 'decimal.js';
 import type { AppContext } from '../context.js';
-import { pgConstraint, pgErrorCode, PgCode, transaction, type Tx } from '../db/pool.js';
+import { transaction, type Tx } from '../db/pool.js';
 import { randomToken } from '../lib/crypto.js';
 import { isUuid } from '../lib/validators.js';
-import { checkDecimal, minorUnits } from '../lib/money.js';
+import { checkDecimal, minorUnits, money, roundTo } from '../lib/money.js';
 import { DomainError } from '../errors.js';
 import type { MerchantIdentity } from '../merchants/merchants.auth.js';
 import { findBankAs } from '../banks/banks.repo.js';
 import { candidatesFor } from '../requisites/cascade.js';
 import { checkWebhookUrl } from '../webhooks/sender.js';
-import { createWithProvider, routesFor } from '../providers/routing.js';
+import type { ProviderRow } from '../providers/providers.repo.js';
+import { paymentRoutes, requestPayment, tryRoutes } from '../providers/routing.js';
 import {
   COUNTRY_CURRENCY, CROSS_BORDER_METHODS, CURRENCY_COUNTRY, METHOD_TYPES, METHODS, METHODS_BY_CURRENCY,
   ORDER_CURRENCIES, isMethod, isOrderCurrency, type Method, type OrderCurrency,
@@ -156,13 +158,11 @@ export async function createPayment(
   const plan = (country: string | null) =>
     candidatesFor({ method: input.method, orderCurrency: input.currency, amount: input.amount, country, rates });
 
-  const deadline = Date.now() + ctx.config.routeBudgetMs;
-  for (const route of routesFor(routes, input.currency, input.method)) {
-    const created = route.provider
-      ? await createWithProvider(ctx, route.provider, base, { country: input.country, bank: input.bank }, deadline)
-      : await createWithExecutors(ctx, base, plan, input.country);
-    if (created) return created;
-  }
+  const created = await tryRoutes(ctx, paymentRoutes(routes, input.currency, input.method), {
+    executors: () => createWithExecutors(ctx, base, plan, input.country),
+    provider: (provider, remainingMs) => createWithProvider(ctx, provider, base, { country: input.country, bank: input.bank }, remainingMs),
+  });
+  if (created) return created;
   throw new DomainError('PAY_004', 'No requisites are available for this currency, country, method and amount; retry later or try another method', {
     currency: input.currency,
     method: input.method,
@@ -171,18 +171,18 @@ export async function createPayment(
   });
 }
 
-export type NewPaymentBase = Omit<repo.NewPayment, 'candidates' | 'pageToken'>;
+type NewPaymentBase = Omit<repo.NewPayment, 'candidates' | 'pageToken'>;
 
 /**
  * The rules every route shares: ext_id unique per merchant (PAY_003) and SAME_AMOUNT_LIMIT
  * (PAY_005). Takes the terminal-and-amount lock for the rest of `tx`.
  */
-export async function checkCreation(ctx: AppContext, tx: Tx, base: NewPaymentBase): Promise<void> {
+async function checkCreation(ctx: AppContext, tx: Tx, base: NewPaymentBase): Promise<void> {
   enforceCreationFacts(ctx, base, await repo.creationFacts(tx, base.merchantId, base.terminalId, base.extId, base.amount, base.currency));
 }
 
 function enforceCreationFacts(ctx: AppContext, base: NewPaymentBase, facts: repo.CreationFacts): void {
-  if (facts.ext_id_taken) throw duplicateExtId(base.extId);
+  if (facts.ext_id_taken) throw repo.duplicateExtId(base.extId);
   if (facts.same_amount >= ctx.config.sameAmountLimit) {
     throw new DomainError(
       'PAY_005',
@@ -229,28 +229,56 @@ async function createWithExecutors(
       if (!checked) await transaction(ctx.db, (tx) => checkCreation(ctx, tx, base));
       return row;
     } catch (err) {
-      if (pgErrorCode(err) === PgCode.uniqueViolation) {
-        const constraint = pgConstraint(err);
-        if (constraint === 'payments_merchant_ext_id_key') throw duplicateExtId(base.extId);
-        // Another create took the same requisite for the same amount between our look and our
-        // insert: look again with a fresh snapshot, which no longer offers that requisite.
-        if (constraint === 'payments_pending_requisite_amount') {
-          if (attempt < CASCADE_ATTEMPTS) continue;
-          // Every fitting requisite kept being taken for this amount by racing creates.
-          return undefined;
-        }
+      // Another create took the same requisite for the same amount between our look and our
+      // insert: look again with a fresh snapshot, which no longer offers that requisite.
+      if (repo.isRequisiteAmountTaken(err)) {
+        if (attempt < CASCADE_ATTEMPTS) continue;
+        // Every fitting requisite kept being taken for this amount by racing creates.
+        return undefined;
       }
       throw err;
     }
   }
 }
 
-export function duplicateExtIdError(extId: string): DomainError {
-  return duplicateExtId(extId);
-}
-
-function duplicateExtId(extId: string): DomainError {
-  return new DomainError('PAY_003', `A payment with ext_id ${extId} already exists`, { ext_id: extId });
+/**
+ * A provider route: the shared rules first, so a duplicate ext_id or the same-amount limit answers
+ * as usual without bothering the provider; then the provider is asked, and the payment it took is
+ * recorded here with its requisites (the rules checked again, under the lock, in that insert's
+ * transaction). Undefined when the provider did not take it.
+ */
+async function createWithProvider(
+  ctx: AppContext,
+  provider: ProviderRow,
+  base: NewPaymentBase,
+  options: { country: string | null; bank: string | null },
+  remainingMs: number,
+): Promise<repo.PaymentView | undefined> {
+  await transaction(ctx.db, (tx) => checkCreation(ctx, tx, base));
+  const paymentId = randomUUID();
+  const answer = await requestPayment(
+    ctx,
+    provider,
+    { paymentId, amount: base.amount, currency: base.currency, method: base.method, bank: options.bank, country: options.country, clientId: base.clientId },
+    remainingMs,
+  );
+  if (!answer) return undefined;
+  const { requisites } = answer;
+  const payerAmount = requisites.amountLocal !== undefined ? roundTo(money(requisites.amountLocal), requisites.currency) : money(base.amount);
+  await transaction(ctx.db, async (tx) => {
+    await checkCreation(ctx, tx, base);
+    await repo.insertProviderPayment(tx, {
+      ...base,
+      id: paymentId,
+      pageToken: randomToken('', 24),
+      providerId: answer.providerId,
+      providerPaymentId: answer.upstreamId,
+      providerToken: answer.token,
+      requisites: { ...requisites, payerAmount: payerAmount.toFixed(2) },
+      providerValidUntil: answer.validUntil ?? null,
+    });
+  });
+  return repo.findPayment(ctx.db, paymentId);
 }
 
 /** GET /v1/payments/{id}: the merchant's own payment, or PAY_006. */

@@ -135,3 +135,12 @@ export async function transitionPayout(
   );
   return rows[0];
 }
+
+/** Records the provider that took a payout, and its id there (the payout's status is the provider's to change, by callback). */
+export async function recordProvider(db: Queryable, id: string, providerId: string, providerPayoutId: string): Promise<PayoutRow> {
+  const { rows } = await db.query<PayoutRow>(
+    'UPDATE payouts SET provider_id = $2, provider_payout_id = $3, updated_at = now() WHERE id = $1 RETURNING *',
+    [id, providerId, providerPayoutId],
+  );
+  return rows[0]!;
+}

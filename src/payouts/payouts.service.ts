@@ -13,7 +13,8 @@ import { enqueueWebhooks } from '../webhooks/outbox.js';
 import { checkWebhookUrl } from '../webhooks/sender.js';
 import * as repo from './payouts.repo.js';
 import { toPayout, type CreatePayoutBody } from './payouts.schemas.js';
-import { routePayout } from '../providers/payouts.js';
+import { terminalRoutes } from '../providers/providers.repo.js';
+import { payoutRoutes, requestPayout, tryRoutes } from '../providers/routing.js';
 
 function invalid(message: string, data?: Record<string, unknown>): never {
   throw new DomainError('PAY_002', message, data);
@@ -110,6 +111,34 @@ export async function createPayout(ctx: AppContext, identity: MerchantIdentity, 
   }
   // After the reserve committed: a provider is called outside any transaction.
   return routePayout(ctx, created);
+}
+
+/**
+ * Routes a new payout (funds already reserved here) by the terminal's routes: the executors route
+ * leaves it for our executors; a provider route creates it at the provider, and a provider that
+ * fails, times out or declines hands over to the next route, within the route budget. When no
+ * route takes it, the payout fails, its reserve is released, and the merchant is told.
+ */
+async function routePayout(ctx: AppContext, payout: repo.PayoutRow): Promise<repo.PayoutRow> {
+  const routes = payoutRoutes(await terminalRoutes(ctx.db, payout.terminal_id), payout.currency);
+  const routed = await tryRoutes(ctx, routes, {
+    executors: async () => payout,
+    provider: async (provider, remainingMs) => {
+      const request = {
+        payoutId: payout.id,
+        amount: payout.amount,
+        method: payout.method,
+        requisites: payout.requisites,
+        holderName: payout.holder_name,
+        bank: payout.bank || null,
+      };
+      const answer = await requestPayout(ctx, provider, request, remainingMs);
+      return answer && repo.recordProvider(ctx.db, payout.id, answer.providerId, answer.upstreamId);
+    },
+  });
+  if (routed) return routed;
+  await transaction(ctx.db, (tx) => changePayout(ctx, tx, payout.id, 'fail', { reason: 'no route could take the payout' }));
+  throw new DomainError('UNAVAILABLE', 'No route can take this payout right now; its reserve was released. Retry later with a new ext_id', { payout_id: payout.id });
 }
 
 export async function getPayout(ctx: AppContext, merchantId: string, id: string): Promise<repo.PayoutRow> {

@@ -1,19 +1,20 @@
 import type { AppContext } from '../context.js';
-import { pgConstraint, pgErrorCode, PgCode, transaction } from '../db/pool.js';
 import { randomToken } from '../lib/crypto.js';
-import { money, roundTo } from '../lib/money.js';
-import type { PaymentRow } from '../payments/payments.repo.js';
-import { findPayment } from '../payments/payments.repo.js';
-import { checkCreation, duplicateExtIdError, type NewPaymentBase } from '../payments/payments.service.js';
-import { ProviderError } from './provider.js';
-import { adapterFor, callbackUrl, inRotation, providerFailed, providerSucceeded } from './providers.service.js';
+import { ProviderError, type ProviderAdapter } from './provider.js';
 import type { ProviderRow, TerminalRoute } from './providers.repo.js';
+import { adapterFor, callbackUrl, inRotation, providerFailed, providerSucceeded } from './providers.service.js';
+
+/**
+ * Routing: which of a terminal's routes a payment or payout tries, in what order and within what
+ * time, and what a provider answered. It records nothing about the payment or payout — the
+ * feature that owns the resource does, from the answer.
+ */
 
 /** Below this much time left in the budget a provider is not called at all. */
 const MIN_CALL_MS = 100;
 
 export interface Route {
-  /** Undefined: the terminal's own executors (the cascade). */
+  /** Undefined: the terminal's own executors. */
   provider?: ProviderRow;
 }
 
@@ -21,88 +22,198 @@ export interface Route {
  * The routes a payment of this currency and method tries, in order: the terminal's routes that
  * apply to it, skipping providers out of rotation; the executors alone when none are set.
  */
-export function routesFor(routes: TerminalRoute[], currency: string, method: string): Route[] {
+export function paymentRoutes(routes: TerminalRoute[], currency: string, method: string): Route[] {
   if (routes.length === 0) return [{}];
-  return routes
-    .filter((r) => (!r.currencies || r.currencies.includes(currency)) && (!r.methods || r.methods.includes(method)))
-    .filter((r) => !r.provider || inRotation(r.provider))
-    .map((r) => (r.provider ? { provider: r.provider } : {}));
+  return inOrder(routes.filter((r) => (!r.currencies || r.currencies.includes(currency)) && (!r.methods || r.methods.includes(method))));
 }
 
 /**
- * The provider route: creates the payment at the provider (as its merchant: our payment id as
- * ext_id, our callback URL and a per-payment token), then records it here with the provider's
- * requisites. Undefined when the provider cannot take it — it declined, failed, timed out, or the
- * budget is spent — so the next route is tried; failures count against its circuit breaker.
+ * The routes a payout tries, in order: the terminal's routes whose methods are unset or include
+ * PAYOUT (and whose currencies include the payout's), skipping providers out of rotation; the
+ * executors alone when no route applies.
  */
-export async function createWithProvider(
+export function payoutRoutes(routes: TerminalRoute[], currency: string): Route[] {
+  const applying = routes.filter((r) => (!r.methods || r.methods.includes('PAYOUT')) && (!r.currencies || r.currencies.includes(currency)));
+  if (applying.length === 0) return [{}];
+  return inOrder(applying);
+}
+
+function inOrder(routes: TerminalRoute[]): Route[] {
+  return routes.filter((r) => !r.provider || inRotation(r.provider)).map((r) => (r.provider ? { provider: r.provider } : {}));
+}
+
+/** What one route does with the request: undefined when it did not take it (the next route is tried). */
+export interface RouteAttempts<T> {
+  executors(): Promise<T | undefined>;
+  provider(provider: ProviderRow, remainingMs: number): Promise<T | undefined>;
+}
+
+/**
+ * Tries `routes` in order until one takes the request, within the route budget
+ * (KASSIR_ROUTE_BUDGET_MS) counted from now: once less than MIN_CALL_MS is left, provider routes
+ * are passed over (the executors' route needs no provider call and is still tried). Undefined
+ * when no route took it.
+ */
+export async function tryRoutes<T>(ctx: AppContext, routes: readonly Route[], attempts: RouteAttempts<T>): Promise<T | undefined> {
+  const deadline = Date.now() + ctx.config.routeBudgetMs;
+  for (const route of routes) {
+    if (!route.provider) {
+      const taken = await attempts.executors();
+      if (taken !== undefined) return taken;
+      continue;
+    }
+    const remaining = deadline - Date.now();
+    if (remaining < MIN_CALL_MS) continue;
+    const taken = await attempts.provider(route.provider, remaining);
+    if (taken !== undefined) return taken;
+  }
+  return undefined;
+}
+
+/**
+ * One call to a provider, bounded by the budget left and the provider timeout: its answer, or
+ * undefined when it failed, timed out or declined (a failure counts against its circuit breaker,
+ * a success resets it).
+ */
+async function callProvider<A>(
   ctx: AppContext,
   provider: ProviderRow,
-  base: NewPaymentBase,
-  options: { country: string | null; bank: string | null },
-  deadline: number,
-): Promise<PaymentRow | undefined> {
-  const remaining = deadline - Date.now();
-  if (remaining < MIN_CALL_MS) return undefined;
-  // The shared rules first, so a duplicate ext_id or the same-amount limit answers as usual
-  // without bothering the provider.
-  await transaction(ctx.db, (tx) => checkCreation(ctx, tx, base));
-
-  const { rows: ids } = await ctx.db.query<{ id: string }>('SELECT gen_random_uuid() AS id');
-  const paymentId = ids[0]!.id;
-  const token = randomToken('', 24);
-  let upstream;
+  remainingMs: number,
+  what: 'payment' | 'payout',
+  call: (adapter: ProviderAdapter, signal: AbortSignal) => Promise<A>,
+): Promise<A | undefined> {
+  let answer: A;
   try {
-    upstream = await adapterFor(ctx, provider).createPayment(
-      {
-        extId: paymentId,
-        amount: base.amount,
-        currency: base.currency,
-        method: base.method,
-        bank: options.bank ?? undefined,
-        country: options.country ?? undefined,
-        clientId: base.clientId ?? undefined,
-        notifyUrl: callbackUrl(ctx, provider.id),
-        notificationToken: token,
-      },
-      AbortSignal.timeout(Math.min(remaining, ctx.config.providerTimeoutMs)),
-    );
+    answer = await call(adapterFor(ctx, provider), AbortSignal.timeout(Math.min(remainingMs, ctx.config.providerTimeoutMs)));
   } catch (err) {
     if (!(err instanceof ProviderError)) throw err;
     if (err.kind === 'unavailable') await providerFailed(ctx, provider.id);
-    ctx.log.warn({ provider: provider.id, kind: err.kind, code: err.code, reason: err.message }, 'provider did not take the payment; trying the next route');
+    ctx.log.warn({ provider: provider.id, kind: err.kind, code: err.code, reason: err.message }, `provider did not take the ${what}; trying the next route`);
     return undefined;
   }
   await providerSucceeded(ctx, provider.id);
+  return answer;
+}
 
+/** A payment to create at a provider, as its merchant: our payment id is its ext_id. */
+export interface ProviderPaymentRequest {
+  paymentId: string;
+  amount: string;
+  currency: string;
+  method: string;
+  bank: string | null;
+  country: string | null;
+  clientId: string | null;
+}
+
+/** What a provider answered to a payment it took. */
+export interface ProviderPaymentAnswer {
+  providerId: string;
+  /** The provider's id for the payment. */
+  upstreamId: string;
+  /** The token the provider's callbacks about this payment must carry. */
+  token: string;
+  requisites: {
+    type: string;
+    value: string;
+    bankCode: string | null;
+    holder: string;
+    country: string;
+    currency: string;
+    /** What the payer pays in the requisites' currency, when the provider says. */
+    amountLocal: number | undefined;
+  };
+  /** The provider's own deadline for the payment, if it has one. */
+  validUntil: Date | undefined;
+}
+
+/**
+ * Creates the payment at the provider (our callback URL and a per-payment token): its answer, or
+ * undefined when the provider did not take it or answered without an id or requisites.
+ */
+export async function requestPayment(
+  ctx: AppContext,
+  provider: ProviderRow,
+  request: ProviderPaymentRequest,
+  remainingMs: number,
+): Promise<ProviderPaymentAnswer | undefined> {
+  const token = randomToken('', 24);
+  const upstream = await callProvider(ctx, provider, remainingMs, 'payment', (adapter, signal) =>
+    adapter.createPayment(
+      {
+        extId: request.paymentId,
+        amount: request.amount,
+        currency: request.currency,
+        method: request.method,
+        bank: request.bank ?? undefined,
+        country: request.country ?? undefined,
+        clientId: request.clientId ?? undefined,
+        notifyUrl: callbackUrl(ctx, provider.id),
+        notificationToken: token,
+      },
+      signal,
+    ),
+  );
+  if (!upstream) return undefined;
   const requisites = upstream.requisites ?? ({} as Partial<typeof upstream.requisites>);
   if (!upstream.id || !requisites.type || !requisites.value) {
     ctx.log.warn({ provider: provider.id }, 'provider answered a payment without id or requisites; trying the next route');
     return undefined;
   }
-  const payerAmount = requisites.amount_local !== undefined ? roundTo(money(requisites.amount_local), requisites.currency ?? base.currency) : money(base.amount);
-  const providerDeadline = upstream.valid_until ? new Date(upstream.valid_until) : undefined;
-  try {
-    await transaction(ctx.db, async (tx) => {
-      await checkCreation(ctx, tx, base);
-      await tx.query(
-        `INSERT INTO payments (id, merchant_id, terminal_id, ext_id, amount, currency, method, status, rate, payin_rate,
-                               provider_id, provider_payment_id, provider_token, req_type, req_value, req_bank_code, req_holder,
-                               req_country, req_currency, payer_amount, cross_border, client_id, notify_url, notification_token,
-                               page_token, valid_until)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, 'PENDING', $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24,
-                 least(now() + make_interval(secs => $25), coalesce($26, 'infinity'::timestamptz)))`,
-        [
-          paymentId, base.merchantId, base.terminalId, base.extId, base.amount, base.currency, base.method, base.rate, base.payinRate,
-          provider.id, upstream.id, token, requisites.type, requisites.value, requisites.bank_code ?? requisites.bank ?? null,
-          requisites.holder ?? '', requisites.country ?? '', requisites.currency ?? base.currency, payerAmount.toFixed(2), base.crossBorder,
-          base.clientId, base.notifyUrl, base.notificationToken, randomToken('', 24), base.ttlSeconds, providerDeadline ?? null,
-        ],
-      );
-    });
-  } catch (err) {
-    if (pgErrorCode(err) === PgCode.uniqueViolation && pgConstraint(err) === 'payments_merchant_ext_id_key') throw duplicateExtIdError(base.extId);
-    throw err;
-  }
-  return findPayment(ctx.db, paymentId);
+  return {
+    providerId: provider.id,
+    upstreamId: upstream.id,
+    token,
+    requisites: {
+      type: requisites.type,
+      value: requisites.value,
+      bankCode: requisites.bank_code ?? requisites.bank ?? null,
+      holder: requisites.holder ?? '',
+      country: requisites.country ?? '',
+      currency: requisites.currency ?? request.currency,
+      amountLocal: requisites.amount_local,
+    },
+    validUntil: upstream.valid_until ? new Date(upstream.valid_until) : undefined,
+  };
+}
+
+/** A payout to create at a provider, as its merchant: our payout id is its ext_id. */
+export interface ProviderPayoutRequest {
+  payoutId: string;
+  amount: string;
+  method: string;
+  requisites: string;
+  holderName: string;
+  bank: string | null;
+}
+
+/** What a provider answered to a payout it took. */
+export interface ProviderPayoutAnswer {
+  providerId: string;
+  /** The provider's id for the payout. */
+  upstreamId: string;
+}
+
+/** Creates the payout at the provider: its answer, or undefined when the provider did not take it. */
+export async function requestPayout(
+  ctx: AppContext,
+  provider: ProviderRow,
+  request: ProviderPayoutRequest,
+  remainingMs: number,
+): Promise<ProviderPayoutAnswer | undefined> {
+  const upstream = await callProvider(ctx, provider, remainingMs, 'payout', (adapter, signal) =>
+    adapter.createPayout(
+      {
+        extId: request.payoutId,
+        amount: request.amount,
+        method: request.method,
+        requisites: request.requisites,
+        holderName: request.holderName,
+        bank: request.bank ?? undefined,
+        notifyUrl: callbackUrl(ctx, provider.id),
+      },
+      signal,
+    ),
+  );
+  return upstream ? { providerId: provider.id, upstreamId: String(upstream.id) } : undefined;
 }
