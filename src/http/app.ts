@@ -26,6 +26,8 @@ import { payoutRoutes } from '../payouts/payouts.routes.js';
 import { transferRoutes } from '../transfers/transfers.routes.js';
 import { withdrawalRoutes } from '../withdrawals/withdrawals.routes.js';
 import { providerCallbackRoutes } from '../providers/callbacks.js';
+import { applyPaymentCallback } from '../payments/provider-status.js';
+import { applyPayoutCallback } from '../payouts/payouts.service.js';
 import { executorRoutes } from '../executors/executor.routes.js';
 import { pagesRoutes } from '../pages/pages.routes.js';
 
@@ -128,7 +130,12 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   });
   await app.register(async (executorApi) => executorRoutes(executorApi, ctx), { prefix: '/executor/v1' });
   await app.register(async (admin) => adminRoutes(admin, ctx), { prefix: '/admin/v1' });
-  await app.register(async (callbacks) => providerCallbackRoutes(callbacks, ctx));
+  await app.register(async (callbacks) =>
+    providerCallbackRoutes(callbacks, ctx, {
+      payment: (tx, providerId, payment, token) => applyPaymentCallback(ctx, tx, providerId, payment, token),
+      payout: (tx, providerId, payout) => applyPayoutCallback(ctx, tx, providerId, payout),
+    }),
+  );
   await app.register(async (pages) => pagesRoutes(pages, ctx));
   return app;
 }

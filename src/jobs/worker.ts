@@ -9,7 +9,8 @@ import type { ChainClient } from '../withdrawals/chain.js';
 import { resumeSends, sendTask } from '../withdrawals/send.js';
 import { createTronClient } from '../withdrawals/tron.js';
 import { SEND_TASK } from '../withdrawals/withdrawals.service.js';
-import { ACTIONS_TASK, POLL_TASK, actionsTask, pollTask } from '../providers/jobs.js';
+import { POLL_TASK, pollTask } from '../payments/provider-status.js';
+import { ACTIONS_TASK, actionsTask } from '../providers/jobs.js';
 
 /** How many payments one sweep statement expires; the sweep repeats until none are due. */
 const EXPIRY_BATCH = 500;

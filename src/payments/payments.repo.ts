@@ -446,3 +446,23 @@ export async function insertProviderPayment(tx: Tx, p: NewProviderPayment): Prom
     throw translateInsertError(err, p.extId);
   }
 }
+
+/** Up to 200 open provider-executed payments unchanged for `seconds`, oldest change first: the poll's work. */
+export async function findStaleProviderPayments(
+  db: Queryable,
+  seconds: number,
+): Promise<{ id: string; provider_id: string; provider_payment_id: string }[]> {
+  const { rows } = await db.query<{ id: string; provider_id: string; provider_payment_id: string }>(
+    `SELECT id, provider_id, provider_payment_id FROM payments
+      WHERE provider_id IS NOT NULL AND status IN ('PENDING', 'PROCESSING', 'DISPUTE')
+        AND updated_at < now() - make_interval(secs => $1)
+      ORDER BY updated_at LIMIT 200`,
+    [seconds],
+  );
+  return rows;
+}
+
+/** Marks a payment looked at (updated_at), its status unchanged. */
+export async function touchPayment(tx: Tx, id: string): Promise<void> {
+  await tx.query('UPDATE payments SET updated_at = now() WHERE id = $1', [id]);
+}

@@ -144,3 +144,12 @@ export async function recordProvider(db: Queryable, id: string, providerId: stri
   );
   return rows[0]!;
 }
+
+/** A provider-executed payout's id, by the provider's id for it, locked. */
+export async function lockProviderPayout(tx: Tx, providerId: string, providerPayoutId: string): Promise<string | undefined> {
+  const { rows } = await tx.query<{ id: string }>('SELECT id FROM payouts WHERE provider_id = $1 AND provider_payout_id = $2 FOR UPDATE', [
+    providerId,
+    providerPayoutId,
+  ]);
+  return rows[0]?.id;
+}

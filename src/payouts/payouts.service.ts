@@ -13,6 +13,8 @@ import { enqueueWebhooks } from '../webhooks/outbox.js';
 import { checkWebhookUrl } from '../webhooks/sender.js';
 import * as repo from './payouts.repo.js';
 import { toPayout, type CreatePayoutBody } from './payouts.schemas.js';
+import type { CallbackOutcome } from '../providers/callbacks.js';
+import type { ProviderPayout } from '../providers/provider.js';
 import { terminalRoutes } from '../providers/providers.repo.js';
 import { payoutRoutes, requestPayout, tryRoutes } from '../providers/routing.js';
 
@@ -139,6 +141,26 @@ async function routePayout(ctx: AppContext, payout: repo.PayoutRow): Promise<rep
   if (routed) return routed;
   await transaction(ctx.db, (tx) => changePayout(ctx, tx, payout.id, 'fail', { reason: 'no route could take the payout' }));
   throw new DomainError('UNAVAILABLE', 'No route can take this payout right now; its reserve was released. Retry later with a new ext_id', { payout_id: payout.id });
+}
+
+/** Provider payout statuses (the spec's) and the local event that follows each. */
+const PROVIDER_PAYOUT_EVENTS: Record<string, repo.PayoutEvent | undefined> = {
+  processing: 'take',
+  completed: 'complete',
+  failed: 'fail',
+  cancelled: 'cancel',
+};
+
+/**
+ * A provider's callback about a payout it executes (signature and event id already checked by
+ * providers/callbacks.ts): the payout follows the status the provider reports.
+ */
+export async function applyPayoutCallback(ctx: AppContext, tx: Tx, providerId: string, upstream: ProviderPayout): Promise<CallbackOutcome> {
+  const id = await repo.lockProviderPayout(tx, providerId, String(upstream.id));
+  if (!id) return { refused: 'NOT_FOUND', reason: `No payout ${upstream.id} of this provider` };
+  const event = PROVIDER_PAYOUT_EVENTS[upstream.status];
+  const after = event ? await changePayout(ctx, tx, id, event, event === 'fail' ? { reason: 'failed at the provider' } : {}) : undefined;
+  return { applied: { payout: id, status: after?.status } };
 }
 
 export async function getPayout(ctx: AppContext, merchantId: string, id: string): Promise<repo.PayoutRow> {

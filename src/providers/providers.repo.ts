@@ -102,3 +102,70 @@ export async function recordFailure(db: Queryable, id: string, threshold: number
 export async function recordSuccess(db: Queryable, id: string): Promise<void> {
   await db.query('UPDATE providers SET failures = 0, open_until = NULL WHERE id = $1 AND (failures <> 0 OR open_until IS NOT NULL)', [id]);
 }
+
+export type ProviderActionKind = 'open_dispute' | 'send_receipt' | 'cancel_dispute';
+
+/** Queues an action at the provider for a payment it executes; carried out in order by a job. */
+export async function insertProviderAction(
+  tx: Queryable,
+  a: { providerId: string; paymentId: string; action: ProviderActionKind; receiptId: string | null; params: Record<string, unknown> },
+): Promise<void> {
+  await tx.query(
+    `INSERT INTO provider_actions (provider_id, payment_id, action, receipt_id, params) VALUES ($1, $2, $3, $4, $5)`,
+    [a.providerId, a.paymentId, a.action, a.receiptId, JSON.stringify(a.params)],
+  );
+}
+
+/** Schedules the job `task` that carries out a payment's provider actions: one queue per payment, in order. */
+export async function addProviderActionsJob(db: Queryable, task: string, paymentId: string): Promise<void> {
+  await db.query(
+    `SELECT graphile_worker.add_job($1, json_build_object('payment_id', $2::text), queue_name => $3, job_key => $3)`,
+    [task, paymentId, `provider-actions:${paymentId}`],
+  );
+}
+
+export interface ProviderActionRow {
+  id: string;
+  provider_id: string;
+  action: ProviderActionKind;
+  receipt_id: string | null;
+  params: Record<string, unknown>;
+  /** The provider's id for the payment the action is about. */
+  provider_payment_id: string;
+}
+
+/** A payment's oldest pending provider action. */
+export async function nextProviderAction(db: Queryable, paymentId: string): Promise<ProviderActionRow | undefined> {
+  const { rows } = await db.query<ProviderActionRow>(
+    `SELECT a.id, a.provider_id, a.action, a.receipt_id, a.params, p.provider_payment_id
+       FROM provider_actions a JOIN payments p ON p.id = a.payment_id
+      WHERE a.payment_id = $1 AND a.status = 'pending' ORDER BY a.seq LIMIT 1`,
+    [paymentId],
+  );
+  return rows[0];
+}
+
+/** Counts a failed attempt; `final` when a retry cannot help (the action is then failed). */
+export async function recordActionFailure(db: Queryable, id: string, message: string, final: boolean): Promise<void> {
+  await db.query(
+    `UPDATE provider_actions SET attempts = attempts + 1, last_error = $2, status = CASE WHEN $3 THEN 'failed' ELSE status END WHERE id = $1`,
+    [id, message, final],
+  );
+}
+
+export async function recordActionDone(db: Queryable, id: string): Promise<void> {
+  await db.query(`UPDATE provider_actions SET status = 'done', attempts = attempts + 1, done_at = now() WHERE id = $1`, [id]);
+}
+
+/**
+ * Records a provider callback's event id: false when it was recorded before (a replay, to be
+ * acknowledged without effect).
+ */
+export async function recordCallback(tx: Queryable, c: { providerId: string; eventId: string; resourceId: string; event: string }): Promise<boolean> {
+  const { rowCount } = await tx.query(
+    `INSERT INTO provider_callbacks (provider_id, event_id, resource_id, event) VALUES ($1, $2, $3, $4)
+     ON CONFLICT (provider_id, event_id) DO NOTHING RETURNING 1`,
+    [c.providerId, c.eventId, c.resourceId, c.event],
+  );
+  return rowCount !== null && rowCount > 0;
+}

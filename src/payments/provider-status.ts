@@ -1,17 +1,79 @@
+import type { Task } from 'graphile-worker';
 import type { AppContext } from '../context.js';
-import type { Tx } from '../db/pool.js';
+import { transaction, type Tx } from '../db/pool.js';
 import { closeDispute, insertDispute } from '../disputes/disputes.repo.js';
+import { constantTimeEqual } from '../lib/crypto.js';
 import { checkDecimal } from '../lib/money.js';
-import { changePayment, type ChangeOptions, type PaymentEvent } from '../payments/lifecycle.js';
-import type { PaymentRow } from '../payments/payments.repo.js';
-import type { ProviderPayment } from './provider.js';
+import type { CallbackOutcome } from '../providers/callbacks.js';
+import type { ProviderPayment } from '../providers/provider.js';
+import { findProvider } from '../providers/providers.repo.js';
+import { adapterFor } from '../providers/providers.service.js';
+import { changePayment, type ChangeOptions, type PaymentEvent } from './lifecycle.js';
+import { findStaleProviderPayments, lockPayment, lockProviderPayment, touchPayment, type PaymentRow } from './payments.repo.js';
+
+/**
+ * Payments a provider executes, kept in step with it: its callbacks and, when one is missed,
+ * polling bring each payment to the status the provider reports, through changePayment.
+ */
+
+export const POLL_TASK = 'providers_poll';
+
+/**
+ * A provider's callback about a payment it executes (the route in providers/callbacks.ts has
+ * verified the signature and the event id): refused when the payment is not this provider's or
+ * the notification token is not the one given for it.
+ */
+export async function applyPaymentCallback(
+  ctx: AppContext,
+  tx: Tx,
+  providerId: string,
+  upstream: ProviderPayment,
+  notificationToken: string | undefined,
+): Promise<CallbackOutcome> {
+  const payment = await lockProviderPayment(tx, providerId, String(upstream.id));
+  if (!payment) return { refused: 'NOT_FOUND', reason: `No payment ${upstream.id} of this provider` };
+  if (!notificationToken || !payment.provider_token || !constantTimeEqual(notificationToken, payment.provider_token)) {
+    return { refused: 'AUTH_002', reason: 'The notification token does not match the one given for this payment' };
+  }
+  const change = await applyProviderStatus(ctx, tx, payment, upstream);
+  return { applied: { payment: payment.id, change } };
+}
+
+/**
+ * A missed callback is not a lost payment: open provider-executed payments that have not changed
+ * for a poll interval are read back from their provider and brought up to date.
+ */
+export function pollTask(ctx: AppContext): Task {
+  return async () => {
+    const rows = await findStaleProviderPayments(ctx.db, ctx.config.providerPollSeconds);
+    for (const row of rows) {
+      const provider = await findProvider(ctx.db, row.provider_id);
+      if (!provider?.is_active) continue;
+      let upstream;
+      try {
+        upstream = await adapterFor(ctx, provider).getPayment(row.provider_payment_id);
+      } catch (err) {
+        ctx.log.warn({ payment: row.id, provider: row.provider_id, error: err instanceof Error ? err.message : String(err) }, 'provider status poll failed');
+        continue;
+      }
+      await transaction(ctx.db, async (tx) => {
+        const payment = await lockPayment(tx, null, row.id);
+        if (!payment) return;
+        const change = await applyProviderStatus(ctx, tx, payment, upstream);
+        // Touched even when unchanged, so the next poll looks at other payments first.
+        if (!change) await touchPayment(tx, row.id);
+        else ctx.log.info({ payment: row.id, change }, 'provider status recovered by polling');
+      });
+    }
+  };
+}
 
 /**
  * Brings a provider-executed payment (locked by the caller) to the status its provider reports,
  * through the same state machine as every other path. Returns what changed, or undefined when
  * nothing did — callbacks and polls may repeat a status, and applying it twice is a no-op.
  */
-export async function applyProviderStatus(ctx: AppContext, tx: Tx, payment: PaymentRow, upstream: ProviderPayment): Promise<string | undefined> {
+async function applyProviderStatus(ctx: AppContext, tx: Tx, payment: PaymentRow, upstream: ProviderPayment): Promise<string | undefined> {
   const local = payment.status;
   const changed = async (event: PaymentEvent, options: ChangeOptions = {}) =>
     (await changePayment(tx, ctx.config, payment.id, event, options)) ? `${local} → ${upstream.status}` : undefined;
