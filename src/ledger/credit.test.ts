@@ -7,7 +7,7 @@
 import { Decimal } from 'decimal.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { creditForPayin } from './credit.js';
+import { creditForPayin, payoutReserve } from './credit.js';
 
 const Exact = Decimal.clone({ precision: 100, rounding: Decimal.ROUND_HALF_UP });
 
@@ -177,5 +177,125 @@ describe('creditForPayin', () => {
     expect(() => creditForPayin('NaN', '95.5', '2.5')).toThrow();
     expect(() => creditForPayin('1500', '95.5', 'NaN')).toThrow(/payin_rate/);
     expect(() => creditForPayin('abc', '95.5', '2.5')).toThrow();
+  });
+});
+
+/*
+ * The payout reserve (DESIGN.md decision 12): `amount / rate × (1 + payout_rate / 100)` USDT,
+ * rounded once, half up, to 6 decimals; the fee is what it holds beyond round6(amount / rate).
+ * The domain the service accepts: amounts with 2 decimals in (0, 10^12) (payouts.service.ts), rates
+ * as for pay-ins, payout_rate with 4 decimals in [0, 100) (terminals.service.ts).
+ */
+const PAYOUT_AMOUNT_UNITS = { min: 1n, max: 10n ** 14n - 1n };
+const arbPayoutAmountUnits = fc.oneof(
+  { weight: 3, arbitrary: fc.bigInt({ min: 1n, max: 100_000_000n }) },
+  { weight: 1, arbitrary: fc.bigInt(PAYOUT_AMOUNT_UNITS) },
+);
+const arbPayout = fc.record({ a: arbPayoutAmountUnits, r: arbRateUnits, p: arbPercentUnits });
+
+/** Exact integers: the reserve is a × (10^6 + p) / r USDT and the base a × 10^6 / r USDT; times 10^6 for micro-USDT. */
+function exactReserve(a: bigint, r: bigint, p: number): { reserve: string; base: string } {
+  return { reserve: micro(divHalfUp(a * (1_000_000n + BigInt(p)) * 10n ** 6n, r)), base: micro(divHalfUp(a * 10n ** 12n, r)) };
+}
+
+/** decimal.js, regrouped as amount × (100 + p) / (100 × rate), then rounded half up to 6 places. */
+function reserveByDecimal(amount: string, rate: string, payoutRate: string): string {
+  return new Exact(amount).mul(new Exact(100).plus(payoutRate)).div(new Exact(rate).mul(100)).toDecimalPlaces(6, Decimal.ROUND_HALF_UP).toFixed(6);
+}
+
+function reserveOf(a: bigint, r: bigint, p: number) {
+  return payoutReserve(units(a, 2), units(r, 8), units(p, 4));
+}
+
+describe('payoutReserve', () => {
+  it('reserve is amount / rate × (1 + payout_rate / 100) rounded half up to 6 decimals, exactly (two independent oracles)', () => {
+    fc.assert(
+      fc.property(arbPayout, ({ a, r, p }) => {
+        const { reserve, fee } = reserveOf(a, r, p);
+        const exact = exactReserve(a, r, p);
+        expect(reserve.toFixed(6)).toBe(exact.reserve);
+        expect(reserve.toFixed(6)).toBe(reserveByDecimal(units(a, 2), units(r, 8), units(p, 4)));
+        expect(fee.toFixed(6)).toBe(new Exact(exact.reserve).minus(exact.base).toFixed(6));
+        // Already rounded: the hold and the fee posting carry no digits numeric(38, 6) would cut.
+        expect(reserve.decimalPlaces()).toBeLessThanOrEqual(6);
+        expect(fee.decimalPlaces()).toBeLessThanOrEqual(6);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('fee ≥ 0; reserve − fee = round6(amount / rate), what leaves on completion; the fee is within a micro-USDT of amount / rate × payout_rate / 100', () => {
+    fc.assert(
+      fc.property(arbPayout, ({ a, r, p }) => {
+        const { reserve, fee } = reserveOf(a, r, p);
+        const sent = new Exact(units(a, 2)).div(units(r, 8));
+        expect(fee.gte(0)).toBe(true);
+        expect(reserve.minus(fee).toFixed(6)).toBe(sent.toDecimalPlaces(6, Decimal.ROUND_HALF_UP).toFixed(6));
+        expect(reserve.gte(fee)).toBe(true);
+        expect(fee.minus(sent.mul(units(p, 4)).div(100)).abs().lte('0.000001')).toBe(true);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('no fee at payout_rate 0: the reserve is round6(amount / rate)', () => {
+    fc.assert(
+      fc.property(arbPayoutAmountUnits, arbRateUnits, (a, r) => {
+        const { reserve, fee } = reserveOf(a, r, 0);
+        expect(fee.isZero()).toBe(true);
+        expect(reserve.toFixed(6)).toBe(exactReserve(a, r, 0).base);
+      }),
+    );
+  });
+
+  it('is monotonic: more amount or a higher payout_rate never reserves less, nor takes a smaller fee for a higher rate', () => {
+    fc.assert(
+      fc.property(arbPayoutAmountUnits, arbPayoutAmountUnits, arbRateUnits, arbPercentUnits, (a1, a2, r, p) => {
+        const [lo, hi] = a1 <= a2 ? [a1, a2] : [a2, a1];
+        expect(reserveOf(lo, r, p).reserve.lte(reserveOf(hi, r, p).reserve)).toBe(true);
+      }),
+    );
+    fc.assert(
+      fc.property(arbPayoutAmountUnits, arbRateUnits, arbPercentUnits, arbPercentUnits, (a, r, p1, p2) => {
+        const [lo, hi] = p1 <= p2 ? [p1, p2] : [p2, p1];
+        expect(reserveOf(a, r, lo).reserve.lte(reserveOf(a, r, hi).reserve)).toBe(true);
+        expect(reserveOf(a, r, lo).fee.lte(reserveOf(a, r, hi).fee)).toBe(true);
+      }),
+    );
+  });
+
+  it('the worked example: 1000 RUB at 95.5 with 2 % → reserve 10.680628, fee 0.209424', () => {
+    const { reserve, fee } = payoutReserve('1000', '95.5', '2');
+    expect([reserve.toFixed(), fee.toFixed()]).toEqual(['10.680628', '0.209424']);
+  });
+
+  it('rounds an exact half-micro tie up, not to even', () => {
+    // 0.01 / 20000 = 0.0000005 exactly: banker's rounding would reserve 0.
+    expect(payoutReserve('0.01', '20000', '0').reserve.toFixed()).toBe('0.000001');
+    // 0.01 / 1 × 1.00005 = 0.0100005 → 0.010001 (a tie on the reserve, not the base).
+    const tie = payoutReserve('0.01', '1', '0.005');
+    expect([tie.reserve.toFixed(), tie.fee.toFixed()]).toEqual(['0.010001', '0.000001']);
+  });
+
+  it('edge cases: payout_rate 99.9999, dust at big rates, the largest amount at the smallest rate', () => {
+    const top = payoutReserve('1000000', '1', '99.9999');
+    expect([top.reserve.toFixed(), top.fee.toFixed()]).toEqual(['1999999', '999999']);
+    const dust = payoutReserve('0.01', '99999999999.99999999', '2.5');
+    expect([dust.reserve.toFixed(), dust.fee.toFixed()]).toEqual(['0', '0']);
+    const huge = payoutReserve('999999999999.99', '0.00000001', '2.5');
+    expect([huge.reserve.toFixed(), huge.fee.toFixed()]).toEqual(['102499999999998975000', '2499999999999975000']);
+    expect(payoutReserve('1500', '95.12345678', '1.2345').reserve.toFixed(6)).toBe(reserveByDecimal('1500', '95.12345678', '1.2345'));
+  });
+
+  it('refuses what cannot be a payout: rate 0 or negative, amount 0 or negative, payout_rate outside [0, 100), non-numbers', () => {
+    expect(() => payoutReserve('1500', '0', '2')).toThrow(/rate must be positive/);
+    expect(() => payoutReserve('1500', '-95.5', '2')).toThrow(/rate must be positive/);
+    expect(() => payoutReserve('0', '95.5', '2')).toThrow(/amount must be positive/);
+    expect(() => payoutReserve('-1', '95.5', '2')).toThrow(/amount must be positive/);
+    expect(() => payoutReserve('1500', '95.5', '100')).toThrow(/payout_rate/);
+    expect(() => payoutReserve('1500', '95.5', '-0.0001')).toThrow(/payout_rate/);
+    expect(() => payoutReserve('1500', '95.5', 'NaN')).toThrow(/payout_rate/);
+    expect(() => payoutReserve('Infinity', '95.5', '2')).toThrow(/amount must be positive/);
+    expect(() => payoutReserve('abc', '95.5', '2')).toThrow();
   });
 });

@@ -1,10 +1,10 @@
-import { Decimal } from 'decimal.js';
 import type { AppContext } from '../context.js';
 import { pgConstraint, pgErrorCode, PgCode, transaction, type Tx } from '../db/pool.js';
 import { DomainError } from '../errors.js';
 import { checkDecimal, Money, USDT_DECIMALS } from '../lib/money.js';
 import { isRussianMobile, isUuid, normalizeCard, normalizePhone } from '../lib/validators.js';
 import { findBank } from '../banks/banks.repo.js';
+import { payoutReserve } from '../ledger/credit.js';
 import { isInsufficientFunds, release, reserve, settle, type Hold } from '../ledger/holds.js';
 import type { MerchantIdentity } from '../merchants/merchants.auth.js';
 import { effectiveRates } from '../rates/rates.repo.js';
@@ -20,16 +20,6 @@ import { payoutRoutes, requestPayout, tryRoutes } from '../providers/routing.js'
 
 function invalid(message: string, data?: Record<string, unknown>): never {
   throw new DomainError('PAY_002', message, data);
-}
-
-/**
- * DESIGN.md decision 12: a payout reserves `amount / rate × (1 + payout_rate / 100)` USDT,
- * rounded once, half-up, to 6 decimals. The fee is what the reserve holds beyond amount / rate.
- */
-export function payoutReserve(amount: Decimal.Value, rate: Decimal.Value, payoutRate: Decimal.Value): { reserve: Decimal; fee: Decimal } {
-  const base = new Money(amount).div(rate);
-  const total = base.mul(new Money(1).plus(new Money(payoutRate).div(100))).toDecimalPlaces(USDT_DECIMALS, Decimal.ROUND_HALF_UP);
-  return { reserve: total, fee: total.minus(base.toDecimalPlaces(USDT_DECIMALS, Decimal.ROUND_HALF_UP)) };
 }
 
 function holdOf(payout: repo.PayoutRow): Hold {
