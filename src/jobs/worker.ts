@@ -2,6 +2,7 @@ import { Logger as WorkerLogger, run, type Runner, type Task, type TaskList } fr
 import type { AppContext } from '../context.js';
 import { isDatabaseUnavailable, transaction, type Db, type Tx } from '../db/pool.js';
 import { expireDuePayments } from '../payments/lifecycle.js';
+import { removeIdempotencyKeysOlderThan } from './jobs.repo.js';
 import { dispatchTask } from '../webhooks/dispatch.js';
 import { DISPATCH_KEY, DISPATCH_TASK, LEGACY_DELIVER_TASK, scheduleDispatch } from '../webhooks/outbox.js';
 import { wakeDispatchOnNewEvents } from '../webhooks/wakeup.js';
@@ -45,8 +46,8 @@ const CLEANUP_TASK = 'idempotency_cleanup';
 /** Stored Idempotency-Key answers are kept 24 hours. */
 function cleanupTask(ctx: AppContext): Task {
   return async () => {
-    const { rowCount } = await ctx.db.query(`DELETE FROM idempotency_keys WHERE created_at < now() - interval '24 hours'`);
-    if (rowCount) ctx.log.info({ removed: rowCount }, 'removed expired idempotency keys');
+    const removed = await removeIdempotencyKeysOlderThan(ctx.db, 24);
+    if (removed) ctx.log.info({ removed }, 'removed expired idempotency keys');
   };
 }
 

@@ -3,7 +3,7 @@ import { DomainError } from '../errors.js';
 import { insertConfirmation } from '../receipts/receipts.repo.js';
 import { receiptLink, saveReceipt, withUpload } from '../receipts/receipts.service.js';
 import type { UploadInput } from '../receipts/upload.js';
-import { lockPayment, type PaymentRow } from './payments.repo.js';
+import { lockPayment, startVerification, type PaymentRow } from './payments.repo.js';
 import { isUuid } from '../lib/validators.js';
 
 export const CONFIRM_MESSAGE = 'Confirmation received; the transfer is awaiting verification';
@@ -32,11 +32,6 @@ export async function confirmPayment(
     }
     const receipt = await saveReceipt(tx, payment, upload, link, source === 'page' ? 'page' : 'confirm');
     await insertConfirmation(tx, { paymentId: payment.id, merchantId: payment.merchant_id, source, receiptId: receipt?.id ?? null });
-    const { rows } = await tx.query<{ verify_until: Date }>(
-      `UPDATE payments SET verify_until = coalesce(verify_until, now() + make_interval(secs => $2)), updated_at = now()
-        WHERE id = $1 RETURNING verify_until`,
-      [payment.id, ctx.config.confirmVerifySeconds],
-    );
-    return { ...payment, verify_until: rows[0]!.verify_until };
+    return { ...payment, verify_until: await startVerification(tx, payment.id, ctx.config.confirmVerifySeconds) };
   });
 }

@@ -467,3 +467,16 @@ export async function findStaleProviderPayments(
 export async function touchPayment(tx: Tx, id: string): Promise<void> {
   await tx.query('UPDATE payments SET updated_at = now() WHERE id = $1', [id]);
 }
+
+/**
+ * Starts a confirmed payment's verification: it ends `seconds` from the first confirm (later
+ * confirms keep that deadline). Returns the deadline.
+ */
+export async function startVerification(tx: Tx, id: string, seconds: number): Promise<Date> {
+  const { rows } = await tx.query<{ verify_until: Date }>(
+    `UPDATE payments SET verify_until = coalesce(verify_until, now() + make_interval(secs => $2)), updated_at = now()
+      WHERE id = $1 RETURNING verify_until`,
+    [id, seconds],
+  );
+  return rows[0]!.verify_until;
+}

@@ -1,4 +1,5 @@
-import type { Queryable, Tx } from '../db/pool.js';
+import { pgConstraint, pgErrorCode, PgCode, type Queryable, type Tx } from '../db/pool.js';
+import { DomainError } from '../errors.js';
 
 export interface PayoutRow {
   id: string;
@@ -42,16 +43,24 @@ export const PAYOUT_TRANSITIONS = {
 } as const satisfies Record<string, { from: readonly PayoutStatus[]; to: PayoutStatus }>;
 export type PayoutEvent = keyof typeof PAYOUT_TRANSITIONS;
 
+/** Records a new payout; the merchant's ext_id taken already is PAY_003. */
 export async function insertPayout(
   tx: Tx,
   p: Omit<PayoutRow, 'id' | 'status' | 'executor_id' | 'proof_key' | 'failure_reason' | 'created_at' | 'updated_at' | 'taken_at' | 'completed_at' | 'currency' | 'provider_id' | 'provider_payout_id'>,
 ): Promise<PayoutRow> {
-  const { rows } = await tx.query<PayoutRow>(
-    `INSERT INTO payouts (merchant_id, terminal_id, ext_id, amount, method, requisites, holder_name, bank, notify_url, rate, payout_rate, reserve)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING *`,
-    [p.merchant_id, p.terminal_id, p.ext_id, p.amount, p.method, p.requisites, p.holder_name, p.bank, p.notify_url, p.rate, p.payout_rate, p.reserve],
-  );
-  return rows[0]!;
+  try {
+    const { rows } = await tx.query<PayoutRow>(
+      `INSERT INTO payouts (merchant_id, terminal_id, ext_id, amount, method, requisites, holder_name, bank, notify_url, rate, payout_rate, reserve)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING *`,
+      [p.merchant_id, p.terminal_id, p.ext_id, p.amount, p.method, p.requisites, p.holder_name, p.bank, p.notify_url, p.rate, p.payout_rate, p.reserve],
+    );
+    return rows[0]!;
+  } catch (err) {
+    if (pgErrorCode(err) === PgCode.uniqueViolation && pgConstraint(err) === 'payouts_merchant_ext_id_key') {
+      throw new DomainError('PAY_003', `A payout with ext_id ${p.ext_id} already exists`, { ext_id: p.ext_id });
+    }
+    throw err;
+  }
 }
 
 export async function findMerchantPayout(db: Queryable, merchantId: string, id: string): Promise<PayoutRow | undefined> {

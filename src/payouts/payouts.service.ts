@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.js';
-import { pgConstraint, pgErrorCode, PgCode, transaction, type Tx } from '../db/pool.js';
+import { transaction, type Tx } from '../db/pool.js';
 import { DomainError } from '../errors.js';
 import { checkDecimal, Money, USDT_DECIMALS } from '../lib/money.js';
 import { isRussianMobile, isUuid, normalizeCard, normalizePhone } from '../lib/validators.js';
@@ -92,9 +92,6 @@ export async function createPayout(ctx: AppContext, identity: MerchantIdentity, 
       return payout;
     });
   } catch (err) {
-    if (pgErrorCode(err) === PgCode.uniqueViolation && pgConstraint(err) === 'payouts_merchant_ext_id_key') {
-      throw new DomainError('PAY_003', `A payout with ext_id ${body.ext_id} already exists`, { ext_id: body.ext_id });
-    }
     if (isInsufficientFunds(err)) {
       const now = await findTerminal(ctx.db, identity.terminalId);
       invalid(`Insufficient balance: the payout needs ${amountToHold.toFixed()} USDT`, { available: Number(now!.balance), required: Number(amountToHold.toFixed()) });

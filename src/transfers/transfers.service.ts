@@ -1,12 +1,13 @@
 import type { Decimal } from 'decimal.js';
 import type { AppContext } from '../context.js';
-import { pgConstraint, pgErrorCode, PgCode, transaction } from '../db/pool.js';
+import { transaction } from '../db/pool.js';
 import { DomainError } from '../errors.js';
 import { checkDecimal, USDT_DECIMALS } from '../lib/money.js';
 import { isInsufficientFunds } from '../ledger/holds.js';
 import { post } from '../ledger/ledger.repo.js';
 import { isUuid } from '../lib/validators.js';
 import { findMerchantTerminal } from '../terminals/terminals.repo.js';
+import { insertTransfer, isIdempotencyRequestTaken } from './transfers.repo.js';
 
 export interface TransferInput {
   from_terminal_id: unknown;
@@ -35,13 +36,10 @@ export async function transfer(ctx: AppContext, merchantId: string, input: Trans
   try {
     await transaction(ctx.db, async (tx) => {
       // Opposite transfers cannot deadlock: the posting locks both accounts in one fixed order.
-      const { rows } = await tx.query<{ id: string }>(
-        'INSERT INTO transfers (merchant_id, from_terminal_id, to_terminal_id, amount, idempotency_request) VALUES ($1, $2, $3, $4, $5) RETURNING id',
-        [merchantId, from, to, amount.toFixed(), idempotencyRequest ?? null],
-      );
+      const id = await insertTransfer(tx, { merchantId, fromTerminalId: from, toTerminalId: to, amount: amount.toFixed(), idempotencyRequest: idempotencyRequest ?? null });
       await post(tx, {
         kind: 'transfer',
-        refId: rows[0]!.id,
+        refId: id,
         merchantId,
         memo: null,
         entries: [
@@ -52,7 +50,7 @@ export async function transfer(ctx: AppContext, merchantId: string, input: Trans
     });
   } catch (err) {
     // The same request (by its Idempotency-Key) was done by an earlier attempt: done, once.
-    if (idempotencyRequest && pgErrorCode(err) === PgCode.uniqueViolation && pgConstraint(err) === 'transfers_idempotency_request_key') {
+    if (idempotencyRequest && isIdempotencyRequestTaken(err)) {
       return { from, to, amount };
     }
     if (isInsufficientFunds(err)) {
