@@ -136,7 +136,7 @@ async function creditPayin(tx: Tx, config: Config, paymentId: string): Promise<v
  * payment the end of its verification (`verify_until`: "PENDING — verification after confirm,
  * transfer not found — CANCELLED"). Rows another instance is already expiring are skipped, so any
  * number of instances may sweep at once; each payment is cancelled exactly once by the status guard.
- * This is the `expire` event (TRANSITIONS) applied in bulk.
+ * These are the `expire` and `verificationFailed` events (TRANSITIONS) applied in bulk.
  */
 export async function expireDuePayments(tx: Tx, config: Config, limit: number): Promise<PaymentChange[]> {
   const { rows } = await tx.query<PaymentChange>(
