@@ -3,7 +3,6 @@ import { Type } from 'typebox';
 import type { AppContext } from '../context.js';
 import { ErrorBody } from '../payments/payments.schemas.js';
 import { uploadRoute } from '../receipts/receipts.routes.js';
-import { readUpload } from '../receipts/upload.js';
 import { cancelDispute, openDispute } from './disputes.service.js';
 
 const security = [{ identity: [], signature: [] }];
@@ -41,7 +40,7 @@ export async function disputeRoutes(app: FastifyInstance, ctx: AppContext): Prom
         response: { 200: DisputeResponse, ...errors },
       },
     },
-    async (request) => openDispute(ctx, request.merchant!.merchantId, request.params.id, await readUpload(request, ctx)),
+    async (request) => openDispute(ctx, request.merchant!.merchantId, request.params.id, await request.readUpload()),
   );
 
   app.post<{ Params: { id: string } }>(

@@ -17,7 +17,8 @@ import './types.js';
 import { bankRoutes } from '../banks/banks.routes.js';
 import { paymentRoutes } from '../payments/payments.routes.js';
 import { adminRoutes } from '../admin/admin.routes.js';
-import { merchantAuth } from '../merchants/merchants.auth.js';
+import { merchantAuth } from './merchant-auth.js';
+import { readUpload } from './multipart.js';
 import { idempotency } from './idempotency.js';
 import { terminalRoutes } from '../terminals/terminals.routes.js';
 import { receiptRoutes } from '../receipts/receipts.routes.js';
@@ -64,6 +65,11 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     route.preValidation = [...own, rejectUnreadableInput];
   });
   registerJsonParser(app);
+  app.decorateRequest('readUpload', function (this: FastifyRequest) {
+    const policy = this.routeOptions.config.upload;
+    if (!policy) throw new Error(`${this.method} ${this.routeOptions.url} reads an upload but has no upload policy in its config`);
+    return readUpload(this, ctx.files, policy);
+  });
   registerMultipartPassThrough(app);
   await app.register(swagger, { openapi: openApiInfo(ctx.config.publicBaseUrl) });
   // First of the request hooks: a request refused for overload costs neither a body read nor a lookup.

@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { textProblem } from '../lib/input.js';
 import { DomainError } from '../errors.js';
-import { isMultipart } from '../receipts/upload.js';
+import { isMultipart } from './multipart.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

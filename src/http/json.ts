@@ -34,7 +34,7 @@ export function registerJsonParser(app: FastifyInstance): void {
 
 /**
  * Multipart bodies are handed to the route as the (signature-tapped) stream itself; upload routes
- * read it with busboy (src/receipts/upload.ts), so the bytes the signature covers are exactly the
+ * read it with busboy (src/http/multipart.ts), so the bytes the signature covers are exactly the
  * bytes parsed.
  */
 export function registerMultipartPassThrough(app: FastifyInstance): void {

@@ -7,14 +7,13 @@ declare module 'fastify' {
     invalidCode?: ErrorKey;
     /** The catalogue code answered for an unexpected failure (default SYS_001). */
     internalCode?: ErrorKey;
-    /** The route takes multipart uploads; it reads them with readUpload, which checks the signature. */
-    upload?: boolean;
     /**
-     * More of the caller's terminal that the route needs, read in the same round trip as the
-     * merchant's identity: SQL select-list items over `i.terminal_id`; they arrive, by column
-     * name, in request.merchant.extras.
+     * The route takes multipart uploads under this policy (the feature's limits and types); it
+     * reads them with request.readUpload(), which checks the signature of a signed route.
      */
-    identityColumns?: string;
+    upload?: import('./multipart.js').UploadPolicy;
+    /** Every body of the route is signed (the merchant API, set by merchantAuth). */
+    signed?: boolean;
     /**
      * Which requests go first under overload (src/http/overload.ts): `low` (starting new money:
      * payment, payout and withdrawal creates) is refused first, `high` (completing money already
@@ -29,5 +28,10 @@ declare module 'fastify' {
     signer?: import('./signature.js').BodySigner;
     /** Who acts on the operator API, for the audit log. */
     operator?: string;
+    /**
+     * Reads the body of an upload route (config `upload`): JSON, or multipart with its file
+     * streamed to the file store; on a signed route the signature is checked before anything is used.
+     */
+    readUpload(): Promise<import('../receipts/upload.js').UploadInput>;
   }
 }

@@ -6,7 +6,7 @@ import type { AppContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import { statusOf } from '../http/errors.js';
 import { routePriority } from '../http/overload.js';
-import { readUpload } from '../receipts/upload.js';
+import { RECEIPT_FILES } from '../receipts/upload.js';
 import { errorText, isErrorText, pickLang, TEXTS, type Lang } from './i18n.js';
 import { confirmFromPage, loadPage, PageNotFound, pageStatus } from './pages.service.js';
 import { renderMessage, renderPage, type AssetUrls } from './render.js';
@@ -176,11 +176,11 @@ export async function pagesRoutes(app: FastifyInstance, ctx: AppContext): Promis
 
   app.post<{ Params: { token: string } }>(
     `${mount}/:token/confirm`,
-    { config: { page: 'confirm', upload: true, invalidCode: 'PAY_002', rateLimit: perToken(LIMITS.confirm) }, schema: { hide: true } },
+    { config: { page: 'confirm', upload: RECEIPT_FILES, invalidCode: 'PAY_002', rateLimit: perToken(LIMITS.confirm) }, schema: { hide: true } },
     async (request, reply) => {
       const lang = langOf(request);
       const payment = await loadPage(ctx, request.params.token);
-      const upload = await readUpload(request, ctx, 'PAY_002', { signed: false });
+      const upload = await request.readUpload();
       const status = await confirmFromPage(ctx, payment, upload);
       if (wantsJson(request)) return { ...status, message: TEXTS[lang].checkingTitle };
       return reply.redirect(`${baseOf(payment.page_token)}?lang=${lang}`, 303);

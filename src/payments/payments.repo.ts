@@ -1,7 +1,5 @@
 import { pgConstraint, pgErrorCode, PgCode, prepared, queryPrepared, type Db, type Queryable, type Tx } from '../db/pool.js';
 import { DomainError } from '../errors.js';
-import { terminalRoutesSql, toTerminalRoute, type RouteJson, type TerminalRoute } from '../providers/providers.repo.js';
-import { effectiveRatesSql } from '../rates/rates.repo.js';
 
 export interface PaymentRow {
   id: string;
@@ -138,33 +136,6 @@ export async function listPayments(db: Queryable, f: PaymentFilter): Promise<{ r
     db.query<{ n: number }>(`SELECT count(*) AS n FROM payments p ${where}`, params),
   ]);
   return { rows, total: count.rows[0]!.n };
-}
-
-/** What a create needs of its terminal besides the identity: the rates it sees and its routes. */
-export interface CreationContext {
-  rates: Map<string, string>;
-  routes: TerminalRoute[];
-}
-
-/** The creation context as it comes from SQL (creationContextColumns). */
-export interface CreationContextRow {
-  rates: { currency: string; rate: string }[];
-  routes: RouteJson[];
-}
-
-/**
- * The creation context as two select-list items (`rates`, `routes`, JSON) over `terminal`, an SQL
- * expression naming the terminal: the rates it sees in every currency (effectiveRates) and its
- * routes (terminalRoutes). The create route reads them with the caller's identity
- * (route config identityColumns): one round trip for both.
- */
-export function creationContextColumns(terminal: string): string {
-  return `(SELECT coalesce(json_agg(x), '[]') FROM (${effectiveRatesSql(terminal, null)}) x) AS rates,
-            (SELECT coalesce(json_agg(y ORDER BY y.position), '[]') FROM (${terminalRoutesSql(terminal)}) y) AS routes`;
-}
-
-export function toCreationContext(row: CreationContextRow): CreationContext {
-  return { rates: new Map(row.rates.map((r) => [r.currency, r.rate])), routes: row.routes.map(toTerminalRoute) };
 }
 
 /**

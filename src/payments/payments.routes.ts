@@ -2,17 +2,13 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../context.js';
 import * as service from './payments.service.js';
-import { creationContextColumns, toCreationContext, type CreationContextRow } from './payments.repo.js';
 import { CreatePaymentBody, ErrorBody, Payment, toPayment } from './payments.schemas.js';
 import { CONFIRM_MESSAGE, confirmPayment } from './confirm.service.js';
 import { uploadRoute } from '../receipts/receipts.routes.js';
-import { readUpload } from '../receipts/upload.js';
 
 const security = [{ identity: [], signature: [] }];
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 429: ErrorBody, 500: ErrorBody, 503: ErrorBody };
 const paymentRoute = { invalidCode: 'PAY_002', internalCode: 'PAY_001' } as const;
-/** A create reads its terminal's rates and routes with the caller's identity: one round trip. */
-const creationColumns = creationContextColumns('i.terminal_id');
 
 /** The merchant's payment endpoints (spec "Endpoints"); authentication is installed by the caller. */
 export async function paymentRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
@@ -21,13 +17,11 @@ export async function paymentRoutes(app: FastifyInstance, ctx: AppContext): Prom
   app.post(
     '/v1/payments',
     {
-      config: { ...paymentRoute, identityColumns: creationColumns, priority: 'low' },
+      config: { ...paymentRoute, priority: 'low' },
       schema: { tags: ['payments'], summary: 'Create a payment', security, body: CreatePaymentBody, response: { 200: Payment, ...errors } },
     },
     async (request) => {
-      const merchant = request.merchant!;
-      const context = toCreationContext(merchant.extras as unknown as CreationContextRow);
-      return toPayment(await service.createPayment(ctx, merchant, context, request.body as CreatePaymentBody), pageUrl);
+      return toPayment(await service.createPayment(ctx, request.merchant!, request.body as CreatePaymentBody), pageUrl);
     },
   );
 
@@ -63,7 +57,7 @@ export async function paymentRoutes(app: FastifyInstance, ctx: AppContext): Prom
       },
     },
     async (request) => {
-      const upload = await readUpload(request, ctx);
+      const upload = await request.readUpload();
       const payment = await confirmPayment(ctx, request.merchant!.merchantId, request.params.id, upload, 'merchant');
       return { ...toPayment(payment, pageUrl), message: CONFIRM_MESSAGE };
     },

@@ -121,18 +121,17 @@ async function validateCreate(ctx: AppContext, identity: MerchantIdentity, body:
  * Creates a payment and hands out requisites (spec "POST /v1/payments"). The rate is fixed now
  * from the terminal's rate source. The terminal's routes are tried in order — its own executors
  * (the cascade) and upstream providers — until one gives requisites, within the route budget;
- * a terminal without routes uses the executors only. `context` holds the terminal's rates and
- * routes, read with the caller's identity (payments.routes: identityColumns).
+ * a terminal without routes uses the executors only. The terminal's rates and routes come with
+ * the caller's identity (read and cached by authentication).
  */
 export async function createPayment(
   ctx: AppContext,
   identity: MerchantIdentity,
-  context: repo.CreationContext,
   body: CreatePaymentBody,
 ): Promise<repo.PaymentView> {
   const input = await validateCreate(ctx, identity, body);
   const crossBorder = CROSS_BORDER_METHODS.has(input.method);
-  const { rates, routes } = context;
+  const { rates, routes } = identity;
   const rate = rates.get(input.currency);
   if (!rate) {
     throw new DomainError('PAY_004', `Payments in ${input.currency} are not available: no USDT rate is set (operator: PUT /admin/v1/rates/${input.currency})`);

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import type { AppContext } from '../context.js';
 import { DomainError } from '../errors.js';
-import { readUpload } from '../receipts/upload.js';
+import { RECEIPT_FILES } from '../receipts/upload.js';
 import { listAvailablePayouts, listExecutorPayouts } from './payouts.repo.js';
 import { actOnPayout } from './payouts.service.js';
 import { toAvailablePayout, toTakenPayout } from './payouts.schemas.js';
@@ -24,8 +24,8 @@ export async function payoutExecutorRoutes(app: FastifyInstance, ctx: AppContext
   );
 
   /** Completed, with the proof of the transfer (a png/jpg/webp/heic/pdf, multipart field `proof`). */
-  app.post<{ Params: { id: string } }>('/payouts/:id/complete', { config: { upload: true }, schema: { tags, params: IdParams } }, async (request) => {
-    const upload = await readUpload(request, ctx, 'VALIDATION', { signed: false });
+  app.post<{ Params: { id: string } }>('/payouts/:id/complete', { config: { upload: RECEIPT_FILES }, schema: { tags, params: IdParams } }, async (request) => {
+    const upload = await request.readUpload();
     if (!upload.file) throw new DomainError('VALIDATION', 'Attach the proof of the transfer as a file (multipart field proof)');
     try {
       return toTakenPayout(

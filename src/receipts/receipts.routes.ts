@@ -4,13 +4,14 @@ import type { AppContext } from '../context.js';
 import { attachReceipt } from '../disputes/disputes.service.js';
 import { ErrorBody } from '../payments/payments.schemas.js';
 import { openReceiptFile, receiptUrl } from './receipts.service.js';
-import { readUpload } from './upload.js';
+import { RECEIPT_FILES } from './upload.js';
 import type { ReceiptRow } from './receipts.repo.js';
 
 const security = [{ identity: [], signature: [] }];
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 413: ErrorBody, 500: ErrorBody };
 const IdParams = Type.Object({ id: Type.String() });
-export const uploadRoute = { upload: true, invalidCode: 'PAY_002', internalCode: 'PAY_001' } as const;
+/** An upload route of the merchant API: a receipt file, or JSON naming one. */
+export const uploadRoute = { upload: RECEIPT_FILES, invalidCode: 'PAY_002', internalCode: 'PAY_001' } as const;
 const ReceiptResponse = Type.Object({ id: Type.String(), ext_id: Type.String(), status: Type.String(), receipt_url: Type.String() });
 
 const EXTENSIONS: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp', 'image/heic': 'heic', 'application/pdf': 'pdf' };
@@ -46,7 +47,7 @@ export async function receiptRoutes(app: FastifyInstance, ctx: AppContext): Prom
       },
     },
     async (request) => {
-      const upload = await readUpload(request, ctx);
+      const upload = await request.readUpload();
       const { payment, receipt } = await attachReceipt(ctx, request.merchant!.merchantId, request.params.id, upload);
       return { id: payment.id, ext_id: payment.ext_id, status: payment.status, receipt_url: receiptUrl(ctx, receipt) };
     },

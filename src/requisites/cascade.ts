@@ -17,7 +17,7 @@ export function candidatesFor(input: {
   amount: Decimal;
   country: string | null;
   /** Price of 1 USDT per currency, as the terminal sees it. */
-  rates: Map<string, string>;
+  rates: ReadonlyMap<string, string>;
 }): Candidate[] {
   const { method, orderCurrency, amount, rates } = input;
   if (!CROSS_BORDER_METHODS.has(method)) {
@@ -35,7 +35,7 @@ export function candidatesFor(input: {
 }
 
 /** amount × (price of 1 USDT in `to`) ÷ (price of 1 USDT in `from`), rounded to `to`'s minor unit. */
-export function convert(amount: Decimal, from: string, to: string, rates: Map<string, string>): Decimal | undefined {
+export function convert(amount: Decimal, from: string, to: string, rates: ReadonlyMap<string, string>): Decimal | undefined {
   const fromRate = rates.get(from);
   const toRate = rates.get(to);
   if (!fromRate || !toRate) return undefined;
