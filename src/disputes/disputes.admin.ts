@@ -3,7 +3,7 @@ import { Type, type Static } from 'typebox';
 import type { AppContext } from '../context.js';
 import { audit } from '../admin/audit.js';
 import { DomainError } from '../errors.js';
-import { parseListQuery } from '../http/pagination.js';
+import { parseListQuery } from '../lib/pagination.js';
 import { toNumber } from '../lib/money.js';
 import { findPayments } from '../payments/payments.repo.js';
 import { toPayment } from '../payments/payments.schemas.js';

@@ -4,7 +4,7 @@ import type { AppContext } from '../context.js';
 import { audit } from '../admin/audit.js';
 import { transaction } from '../db/pool.js';
 import { DomainError } from '../errors.js';
-import { parseListQuery } from '../http/pagination.js';
+import { parseListQuery } from '../lib/pagination.js';
 import { toNumber } from '../lib/money.js';
 import { changePayment } from '../payments/lifecycle.js';
 import { findPayment } from '../payments/payments.repo.js';

@@ -9,28 +9,13 @@ import { DomainError, type ErrorKey } from '../errors.js';
 import { errorBody, statusOf } from './errors.js';
 import { isDatabaseUnavailable, isTransientConflict } from '../db/pool.js';
 import { registerJsonParser, registerMultipartPassThrough } from './json.js';
+import { readUpload } from './multipart.js';
 import { describeValidationError, rejectUnreadableInput, validatorCompiler } from './validation.js';
 import { openApiInfo } from './openapi.js';
 import { loadShedding } from './overload.js';
 import { serverTimeouts } from './timeouts.js';
 import './types.js';
-import { bankRoutes } from '../banks/banks.routes.js';
-import { paymentRoutes } from '../payments/payments.routes.js';
-import { adminRoutes } from '../admin/admin.routes.js';
-import { merchantAuth } from './merchant-auth.js';
-import { readUpload } from './multipart.js';
-import { idempotency } from './idempotency.js';
-import { terminalRoutes } from '../terminals/terminals.routes.js';
-import { receiptRoutes } from '../receipts/receipts.routes.js';
-import { disputeRoutes } from '../disputes/disputes.routes.js';
-import { payoutRoutes } from '../payouts/payouts.routes.js';
-import { transferRoutes } from '../transfers/transfers.routes.js';
-import { withdrawalRoutes } from '../withdrawals/withdrawals.routes.js';
-import { providerCallbackRoutes } from '../providers/callbacks.js';
-import { applyPaymentCallback } from '../payments/provider-status.js';
-import { applyPayoutCallback } from '../payouts/payouts.service.js';
-import { executorRoutes } from '../executors/executor.routes.js';
-import { pagesRoutes } from '../pages/pages.routes.js';
+import { registerRoutes } from './routes.js';
 
 /** Retry-After of a 503 answered while the database cannot be reached. */
 const DATABASE_RETRY_AFTER_SECONDS = 2;
@@ -96,6 +81,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
+    const renderError = request.routeOptions.config?.renderError;
+    if (renderError) return renderError(error, request, reply, statusOf);
     const apiError = toApiError(error, request);
     if (apiError.key === 'UNAVAILABLE' && isDatabaseUnavailable(error)) {
       // One line per request while the database is away, without a stack to scroll past.
@@ -122,27 +109,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
-  await app.register(async (pub) => bankRoutes(pub, ctx));
-  await app.register(async (merchantApi) => {
-    merchantAuth(merchantApi, ctx);
-    idempotency(merchantApi, ctx);
-    await paymentRoutes(merchantApi, ctx);
-    await terminalRoutes(merchantApi, ctx);
-    await receiptRoutes(merchantApi, ctx);
-    await disputeRoutes(merchantApi, ctx);
-    await payoutRoutes(merchantApi, ctx);
-    await withdrawalRoutes(merchantApi, ctx);
-    await transferRoutes(merchantApi, ctx);
-  });
-  await app.register(async (executorApi) => executorRoutes(executorApi, ctx), { prefix: '/executor/v1' });
-  await app.register(async (admin) => adminRoutes(admin, ctx), { prefix: '/admin/v1' });
-  await app.register(async (callbacks) =>
-    providerCallbackRoutes(callbacks, ctx, {
-      payment: (tx, providerId, payment, token) => applyPaymentCallback(ctx, tx, providerId, payment, token),
-      payout: (tx, providerId, payout) => applyPayoutCallback(ctx, tx, providerId, payout),
-    }),
-  );
-  await app.register(async (pages) => pagesRoutes(pages, ctx));
+  await registerRoutes(app, ctx);
   return app;
 }
 

@@ -12,6 +12,16 @@ declare module 'fastify' {
      * reads them with request.readUpload(), which checks the signature of a signed route.
      */
     upload?: import('./multipart.js').UploadPolicy;
+    /**
+     * Answers the route's failures itself instead of with the spec's JSON body (the payment page:
+     * a page in the payer's language), given the edge's status of each domain error.
+     */
+    renderError?: (
+      error: import('fastify').FastifyError | import('../errors.js').DomainError,
+      request: import('fastify').FastifyRequest,
+      reply: import('fastify').FastifyReply,
+      statusOf: (error: import('../errors.js').DomainError) => number,
+    ) => import('fastify').FastifyReply;
     /** Every body of the route is signed (the merchant API, set by merchantAuth). */
     signed?: boolean;
     /**
@@ -26,6 +36,8 @@ declare module 'fastify' {
     merchant?: MerchantIdentity;
     /** Set by the signing stream in preParsing; finished in preValidation. */
     signer?: import('./signature.js').BodySigner;
+    /** The authenticated executor (executor API only). */
+    executor?: import('../executors/executors.repo.js').ExecutorRow;
     /** Who acts on the operator API, for the audit log. */
     operator?: string;
     /**

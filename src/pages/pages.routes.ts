@@ -1,11 +1,9 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import rateLimit from '@fastify/rate-limit';
-import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { DomainError } from '../errors.js';
-import { statusOf } from '../http/errors.js';
-import { routePriority } from '../http/overload.js';
 import { RECEIPT_FILES } from '../receipts/upload.js';
 import { errorText, isErrorText, pickLang, TEXTS, type Lang } from './i18n.js';
 import { confirmFromPage, loadPage, PageNotFound, pageStatus } from './pages.service.js';
@@ -88,8 +86,11 @@ function tokenOf(request: FastifyRequest): string {
   return (request.params as { token?: string }).token ?? '';
 }
 
-/** The payer's reading of a failure: a catalogue key the page has a sentence for, or INTERNAL. */
-function classify(error: FastifyError | DomainError): { status: number; code: string; text: string } {
+/**
+ * The payer's reading of a failure: a catalogue key the page has a sentence for, or INTERNAL; a
+ * domain error keeps the status the HTTP edge gives it (`statusOf`).
+ */
+function classify(error: FastifyError | DomainError, statusOf: (error: DomainError) => number): { status: number; code: string; text: string } {
   if (error instanceof DomainError) return { status: statusOf(error), code: error.code, text: error.key };
   if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return { status: 413, code: 'PAYLOAD_TOO_LARGE', text: 'PAYLOAD_TOO_LARGE' };
   if (error.statusCode === 429) return { status: 429, code: 'RATE_LIMITED', text: 'RATE_LIMITED' };
@@ -107,9 +108,6 @@ export async function pagesRoutes(app: FastifyInstance, ctx: AppContext): Promis
   const assets = loadAssets(mount);
   const baseOf = (token: string) => `${mount}/${token}`;
 
-  // The payer's view of a payment already made or being made: served under a load that sheds new
-  // payments (src/http/overload.ts); the catch-all for mistyped links below is not.
-  routePriority(app, 'high');
   await app.register(rateLimit, { global: false });
   const perToken = (max: number) => ({
     max,
@@ -125,10 +123,10 @@ export async function pagesRoutes(app: FastifyInstance, ctx: AppContext): Promis
     return payload;
   });
 
-  app.setErrorHandler((error: FastifyError | DomainError, request, reply) => {
+  const renderError = (error: FastifyError | DomainError, request: FastifyRequest, reply: FastifyReply, statusOf: (error: DomainError) => number) => {
     const lang = langOf(request);
     const kind = request.routeOptions.config?.page ?? 'html';
-    const { status, code, text } = classify(error);
+    const { status, code, text } = classify(error, statusOf);
     if (status >= 500) request.log.error({ err: error }, 'payment page failed');
     // Answered before the body was read whole (an unknown token, an upload refused part-way): the
     // rest is still on the wire, so this connection cannot carry another request.
@@ -144,6 +142,10 @@ export async function pagesRoutes(app: FastifyInstance, ctx: AppContext): Promis
     }
     const page = error instanceof PageNotFound || status === 404 ? 'notFound' : status === 429 ? 'tooMany' : 'failed';
     return reply.status(status).type('text/html; charset=utf-8').header('content-language', lang).send(renderMessage(page, lang, assets.urls));
+  };
+  // Every failure under the page's path reads as the page's own, not as the API's JSON body.
+  app.addHook('onRoute', (route) => {
+    route.config = { ...route.config, renderError };
   });
 
   app.get<{ Params: { name: string } }>(

@@ -3,7 +3,7 @@ import { Type, type Static } from 'typebox';
 import type { AppContext } from '../context.js';
 import { audit } from '../admin/audit.js';
 import { DomainError } from '../errors.js';
-import { parseListQuery } from '../http/pagination.js';
+import { parseListQuery } from '../lib/pagination.js';
 import { PAYOUT_STATUSES, findPayout, listPayouts, type PayoutEvent } from './payouts.repo.js';
 import { actOnPayout } from './payouts.service.js';
 import { toPayout } from './payouts.schemas.js';

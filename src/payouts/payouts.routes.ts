@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../context.js';
 import { DomainError } from '../errors.js';
-import { parseListQuery } from '../http/pagination.js';
+import { parseListQuery } from '../lib/pagination.js';
 import { ErrorBody } from '../payments/payments.schemas.js';
 import { PAYOUT_STATUSES, listPayouts } from './payouts.repo.js';
 import { createPayout, getPayout, getPayoutByExtId } from './payouts.service.js';

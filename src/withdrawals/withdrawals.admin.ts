@@ -4,7 +4,7 @@ import type { AppContext } from '../context.js';
 import { audit } from '../admin/audit.js';
 import { transaction } from '../db/pool.js';
 import { DomainError } from '../errors.js';
-import { parseListQuery } from '../http/pagination.js';
+import { parseListQuery } from '../lib/pagination.js';
 import { isUuid } from '../lib/validators.js';
 import { findWithdrawal, listWithdrawals, WITHDRAWAL_STATUSES, type WithdrawalRow } from './withdrawals.repo.js';
 import { changeWithdrawal, toWithdrawal } from './withdrawals.service.js';

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../context.js';
-import { parseListQuery } from '../http/pagination.js';
+import { parseListQuery } from '../lib/pagination.js';
 import { toNumber } from '../lib/money.js';
 import { ErrorBody } from '../payments/payments.schemas.js';
 import { findTerminal } from '../terminals/terminals.repo.js';

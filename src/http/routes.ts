@@ -1,0 +1,119 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../context.js';
+import { bankAdminRoutes, bankRoutes } from '../banks/banks.routes.js';
+import { disputeAdminRoutes } from '../disputes/disputes.admin.js';
+import { disputeRoutes } from '../disputes/disputes.routes.js';
+import { executorRoutes } from '../executors/executor.routes.js';
+import { executorAdminRoutes } from '../executors/executors.admin.js';
+import { notificationAdminRoutes } from '../executors/notifications.admin.js';
+import { ledgerAdminRoutes } from '../ledger/ledger.admin.js';
+import { merchantAdminRoutes } from '../merchants/merchants.admin.js';
+import { pagesRoutes } from '../pages/pages.routes.js';
+import { paymentAdminRoutes } from '../payments/payments.admin.js';
+import { paymentRoutes } from '../payments/payments.routes.js';
+import { applyPaymentCallback } from '../payments/provider-status.js';
+import { payoutAdminRoutes } from '../payouts/payouts.admin.js';
+import { payoutExecutorRoutes } from '../payouts/payouts.executor.js';
+import { payoutRoutes } from '../payouts/payouts.routes.js';
+import { applyPayoutCallback } from '../payouts/payouts.service.js';
+import { providerCallbackRoutes } from '../providers/callbacks.js';
+import { providerAdminRoutes } from '../providers/providers.admin.js';
+import { rateAdminRoutes } from '../rates/rates.admin.js';
+import { receiptRoutes } from '../receipts/receipts.routes.js';
+import { terminalAdminRoutes } from '../terminals/terminals.admin.js';
+import { terminalRoutes } from '../terminals/terminals.routes.js';
+import { transferRoutes } from '../transfers/transfers.routes.js';
+import { webhookAdminRoutes } from '../webhooks/webhooks.admin.js';
+import { withdrawalAdminRoutes } from '../withdrawals/withdrawals.admin.js';
+import { withdrawalRoutes } from '../withdrawals/withdrawals.routes.js';
+import { adminAuth } from './admin-auth.js';
+import { executorAuth } from './executor-auth.js';
+import { idempotency } from './idempotency.js';
+import { merchantAuth } from './merchant-auth.js';
+import { routePriority, type Priority } from './overload.js';
+
+type Routes = (app: FastifyInstance, ctx: AppContext) => Promise<void>;
+
+/** One audience of the API: where it is mounted, who may call it, how it fares under load, its routes. */
+interface RouteGroup {
+  name: string;
+  prefix?: string;
+  /** Installs the group's authentication (and what goes with it) on its scope; none: public. */
+  auth?: (app: FastifyInstance, ctx: AppContext) => void;
+  /** The group's default under overload (src/http/overload.ts); a route may set its own in config. */
+  priority?: Priority;
+  routes: Routes[];
+}
+
+/**
+ * Every route of the service, by audience. Each group is its own plugin scope, so its
+ * authentication covers exactly its routes; order is the order of the OpenAPI document.
+ */
+const ROUTE_GROUPS: RouteGroup[] = [
+  { name: 'public directory', routes: [bankRoutes] },
+  {
+    name: 'merchant API (X-Identity key, X-Signature over the body; Idempotency-Key)',
+    auth: (app, ctx) => {
+      merchantAuth(app, ctx);
+      idempotency(app, ctx);
+    },
+    routes: [paymentRoutes, terminalRoutes, receiptRoutes, disputeRoutes, payoutRoutes, withdrawalRoutes, transferRoutes],
+  },
+  {
+    name: 'executor API (executor bearer token)',
+    prefix: '/executor/v1',
+    auth: executorAuth,
+    // Notifications and payouts complete money already on its way: served under a load that sheds new payments.
+    priority: 'high',
+    routes: [executorRoutes, payoutExecutorRoutes],
+  },
+  {
+    name: 'operator API (ADMIN_TOKEN bearer)',
+    prefix: '/admin/v1',
+    auth: adminAuth,
+    routes: [
+      merchantAdminRoutes,
+      terminalAdminRoutes,
+      rateAdminRoutes,
+      executorAdminRoutes,
+      bankAdminRoutes,
+      paymentAdminRoutes,
+      ledgerAdminRoutes,
+      notificationAdminRoutes,
+      webhookAdminRoutes,
+      disputeAdminRoutes,
+      payoutAdminRoutes,
+      withdrawalAdminRoutes,
+      providerAdminRoutes,
+    ],
+  },
+  // Each callback checks its provider's signature itself (the provider is named in the path), then
+  // hands the payment or payout to the feature that owns it.
+  {
+    name: 'provider callbacks',
+    routes: [
+      (app, ctx) =>
+        providerCallbackRoutes(app, ctx, {
+          payment: (tx, providerId, payment, token) => applyPaymentCallback(ctx, tx, providerId, payment, token),
+          payout: (tx, providerId, payout) => applyPayoutCallback(ctx, tx, providerId, payout),
+        }),
+    ],
+  },
+  // Authorised by the page token in the path alone; the payer's view of a payment already made
+  // or being made is served under a load that sheds new payments.
+  { name: 'payment page', priority: 'high', routes: [pagesRoutes] },
+];
+
+/** Registers every route group on `app`. */
+export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  for (const group of ROUTE_GROUPS) {
+    await app.register(
+      async (scope) => {
+        if (group.priority) routePriority(scope, group.priority);
+        group.auth?.(scope, ctx);
+        for (const routes of group.routes) await routes(scope, ctx);
+      },
+      group.prefix ? { prefix: group.prefix } : {},
+    );
+  }
+}
