@@ -1,3 +1,5 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
 import type { Config } from './config.js';
 import type { Db } from './db/pool.js';
 import type { SecretBox } from './lib/crypto.js';
@@ -21,3 +23,6 @@ export interface AppContext {
   /** A chain client to use instead of the configured Tron node (tests). */
   chain?: import('./withdrawals/chain.js').ChainClient;
 }
+
+/** The HTTP application as route modules see it: bodies, params and queries typed by their TypeBox schemas. */
+export type RouteApp = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;

@@ -1,12 +1,11 @@
-import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import type { AppContext } from '../context.js';
+import type { AppContext, RouteApp } from '../context.js';
 import { audit } from '../admin/audit.js';
 import * as service from './banks.service.js';
 import { AdminBank, BankDirectory, CreateBankBody, UpdateBankBody } from './banks.schemas.js';
 
 /** `GET /v1/public/banks`: the public directory, no authentication (spec "Endpoints"). */
-export async function bankRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function bankRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
   app.get(
     '/v1/public/banks',
     { schema: { tags: ['directory'], summary: 'Bank and operator directory (public)', response: { 200: BankDirectory } } },
@@ -15,22 +14,22 @@ export async function bankRoutes(app: FastifyInstance, ctx: AppContext): Promise
 }
 
 /** Operator side of the directory: every entry, and edits (the directory is operator-editable). */
-export async function bankAdminRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function bankAdminRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
   app.get('/banks', { schema: { tags: ['operator'], response: { 200: Type.Object({ banks: Type.Array(AdminBank) }) } } }, async () => ({
     banks: await service.listAllBanks(ctx),
   }));
 
   app.post('/banks', { schema: { tags: ['operator'], body: CreateBankBody, response: { 201: AdminBank } } }, async (request, reply) => {
-    const bank = await service.createBank(ctx, request.body as CreateBankBody);
+    const bank = await service.createBank(ctx, request.body);
     await audit(ctx.db, request, 'bank.create', 'bank', bank.code, null, bank);
     return reply.status(201).send(bank);
   });
 
-  app.patch<{ Params: { code: string } }>(
+  app.patch(
     '/banks/:code',
-    { schema: { tags: ['operator'], body: UpdateBankBody, response: { 200: AdminBank } } },
+    { schema: { tags: ['operator'], params: Type.Object({ code: Type.String() }), body: UpdateBankBody, response: { 200: AdminBank } } },
     async (request) => {
-      const { before, after } = await service.updateBank(ctx, request.params.code, request.body as UpdateBankBody);
+      const { before, after } = await service.updateBank(ctx, request.params.code, request.body);
       await audit(ctx.db, request, 'bank.update', 'bank', after.code, before, after);
       return after;
     },

@@ -1,6 +1,5 @@
-import type { FastifyInstance } from 'fastify';
-import { Type, type Static } from 'typebox';
-import type { AppContext } from '../context.js';
+import { Type } from 'typebox';
+import type { AppContext, RouteApp } from '../context.js';
 import { audit } from '../admin/audit.js';
 import { DomainError } from '../errors.js';
 import { parseListQuery } from '../lib/pagination.js';
@@ -67,8 +66,8 @@ async function disputeCards(ctx: AppContext, disputes: repo.DisputeRow[]) {
 }
 
 /** Operator review of disputes (DESIGN.md decision 7) and access to stored receipts. */
-export async function disputeAdminRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  app.get<{ Querystring: Record<string, string | undefined> }>('/disputes', { schema: { tags } }, async (request) => {
+export async function disputeAdminRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
+  app.get('/disputes', { schema: { tags, querystring: Type.Object({ status: Type.Optional(Type.String()), limit: Type.Optional(Type.String()), offset: Type.Optional(Type.String()) }) } }, async (request) => {
     const { limit, offset } = parseListQuery(request.query, 'VALIDATION');
     const status = request.query.status ?? 'open';
     if (!['open', 'cancelled', 'approved', 'rejected', 'all'].includes(status)) {
@@ -78,28 +77,28 @@ export async function disputeAdminRoutes(app: FastifyInstance, ctx: AppContext):
     return { disputes: await disputeCards(ctx, rows), limit, offset };
   });
 
-  app.get<{ Params: { id: string } }>('/disputes/:id', { schema: { tags, params: IdParams } }, async (request) => {
+  app.get('/disputes/:id', { schema: { tags, params: IdParams } }, async (request) => {
     const row = /^[0-9a-f-]{36}$/i.test(request.params.id) ? await repo.findDispute(ctx.db, request.params.id) : undefined;
     if (!row) throw new DomainError('NOT_FOUND', `Dispute ${request.params.id} not found`);
     return (await disputeCards(ctx, [row]))[0];
   });
 
-  app.post<{ Params: { id: string } }>('/payments/:id/dispute/approve', { schema: { tags, params: IdParams, body: ApproveBody } }, async (request) => {
-    const { amount } = request.body as Static<typeof ApproveBody>;
+  app.post('/payments/:id/dispute/approve', { schema: { tags, params: IdParams, body: ApproveBody } }, async (request) => {
+    const { amount } = request.body;
     await decideDispute(ctx, request.params.id, { approve: true, amount }, request.operator ?? 'operator', async (tx, before, after) =>
       audit(tx, request, 'dispute.approve', 'payment', before.id, { status: before.status }, { status: after, amount }),
     );
     return paymentView(ctx, request.params.id);
   });
 
-  app.post<{ Params: { id: string } }>('/payments/:id/dispute/reject', { schema: { tags, params: IdParams } }, async (request) => {
+  app.post('/payments/:id/dispute/reject', { schema: { tags, params: IdParams } }, async (request) => {
     await decideDispute(ctx, request.params.id, { approve: false }, request.operator ?? 'operator', async (tx, before, after) =>
       audit(tx, request, 'dispute.reject', 'payment', before.id, { status: before.status }, { status: after }),
     );
     return paymentView(ctx, request.params.id);
   });
 
-  app.get<{ Params: { id: string } }>('/receipts/:id', { schema: { tags, params: IdParams } }, async (request, reply) => {
+  app.get('/receipts/:id', { schema: { tags, params: IdParams } }, async (request, reply) => {
     const { receipt, content } = await openReceiptFile(ctx, null, request.params.id);
     return sendReceiptFile(reply, receipt, content);
   });

@@ -1,6 +1,5 @@
-import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import type { AppContext } from '../context.js';
+import type { AppContext, RouteApp } from '../context.js';
 import { ErrorBody } from '../payments/payments.schemas.js';
 import { uploadRoute } from '../receipts/receipts.routes.js';
 import { cancelDispute, openDispute } from './disputes.service.js';
@@ -26,8 +25,8 @@ const DisputeResponse = Type.Object({
 });
 
 /** `POST /v1/payments/{id}/dispute` and `/dispute/cancel` (merchant side). */
-export async function disputeRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  app.post<{ Params: { id: string } }>(
+export async function disputeRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
+  app.post(
     '/v1/payments/:id/dispute',
     {
       config: uploadRoute,
@@ -43,7 +42,7 @@ export async function disputeRoutes(app: FastifyInstance, ctx: AppContext): Prom
     async (request) => openDispute(ctx, request.merchant!.merchantId, request.params.id, await request.readUpload()),
   );
 
-  app.post<{ Params: { id: string } }>(
+  app.post(
     '/v1/payments/:id/dispute/cancel',
     {
       config: { invalidCode: 'PAY_002', internalCode: 'SYS_001' },

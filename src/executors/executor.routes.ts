@@ -1,7 +1,6 @@
-import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import type { AppContext } from '../context.js';
-import { receiveNotification, type NotificationInput } from './notifications.service.js';
+import type { AppContext, RouteApp } from '../context.js';
+import { receiveNotification } from './notifications.service.js';
 import { listRequisites } from '../requisites/requisites.repo.js';
 import { Requisite, toRequisite } from '../requisites/requisites.schemas.js';
 
@@ -14,9 +13,9 @@ const NotificationBody = Type.Object({
 });
 
 /** The executor API's own routes (the banking-app companion's side): notifications and requisites. */
-export async function executorRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function executorRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
   app.post('/notifications', { schema: { tags, body: NotificationBody } }, async (request) => {
-    const result = await receiveNotification(ctx, request.executor!, request.body as NotificationInput);
+    const result = await receiveNotification(ctx, request.executor!, request.body);
     return result;
   });
 

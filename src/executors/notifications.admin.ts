@@ -1,6 +1,5 @@
-import type { FastifyInstance } from 'fastify';
-import { Type, type Static } from 'typebox';
-import type { AppContext } from '../context.js';
+import { Type } from 'typebox';
+import type { AppContext, RouteApp } from '../context.js';
 import { audit } from '../admin/audit.js';
 import { transaction } from '../db/pool.js';
 import { DomainError } from '../errors.js';
@@ -21,8 +20,8 @@ function view(row: repo.NotificationRow) {
 }
 
 /** Unmatched and late notifications, for the operator to link to a payment or set aside. */
-export async function notificationAdminRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  app.get<{ Querystring: Record<string, string | undefined> }>('/notifications', { schema: { tags } }, async (request) => {
+export async function notificationAdminRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
+  app.get('/notifications', { schema: { tags, querystring: Type.Object({ status: Type.Optional(Type.String()), limit: Type.Optional(Type.String()), offset: Type.Optional(Type.String()) }) } }, async (request) => {
     const { limit, offset } = parseListQuery(request.query, 'VALIDATION');
     const status = request.query.status;
     if (status !== undefined && !['matched', 'unmatched', 'late', 'resolved'].includes(status)) {
@@ -31,7 +30,7 @@ export async function notificationAdminRoutes(app: FastifyInstance, ctx: AppCont
     return { notifications: (await repo.listNotifications(ctx.db, { status, limit, offset })).map(view), limit, offset };
   });
 
-  app.get<{ Params: { id: string } }>('/notifications/:id', { schema: { tags, params: IdParams } }, async (request) => {
+  app.get('/notifications/:id', { schema: { tags, params: IdParams } }, async (request) => {
     const row = await repo.findNotification(ctx.db, request.params.id);
     if (!row) throw new DomainError('NOT_FOUND', `Notification ${request.params.id} not found`);
     return view(row);
@@ -41,8 +40,8 @@ export async function notificationAdminRoutes(app: FastifyInstance, ctx: AppCont
    * Links an unmatched or late notification to a PENDING payment on the same requisite, which
    * completes it exactly as a matching notification would have.
    */
-  app.post<{ Params: { id: string } }>('/notifications/:id/link', { schema: { tags, params: IdParams, body: LinkBody } }, async (request) => {
-    const { payment_id: paymentId } = request.body as Static<typeof LinkBody>;
+  app.post('/notifications/:id/link', { schema: { tags, params: IdParams, body: LinkBody } }, async (request) => {
+    const { payment_id: paymentId } = request.body;
     const notification = await repo.findNotification(ctx.db, request.params.id);
     if (!notification) throw new DomainError('NOT_FOUND', `Notification ${request.params.id} not found`);
     const payment = isUuid(paymentId) ? await findPayment(ctx.db, paymentId) : undefined;
@@ -72,8 +71,8 @@ export async function notificationAdminRoutes(app: FastifyInstance, ctx: AppCont
     return view(linked);
   });
 
-  app.post<{ Params: { id: string } }>('/notifications/:id/resolve', { schema: { tags, params: IdParams, body: ResolveBody } }, async (request) => {
-    const { note } = request.body as Static<typeof ResolveBody>;
+  app.post('/notifications/:id/resolve', { schema: { tags, params: IdParams, body: ResolveBody } }, async (request) => {
+    const { note } = request.body;
     const resolved = await transaction(ctx.db, async (tx) => {
       const before = await repo.findNotification(tx, request.params.id);
       if (!before) throw new DomainError('NOT_FOUND', `Notification ${request.params.id} not found`);

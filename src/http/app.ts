@@ -3,7 +3,8 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
-import type { AppContext } from '../context.js';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { AppContext, RouteApp } from '../context.js';
 import { maskUrl } from '../lib/mask.js';
 import { DomainError, type ErrorKey } from '../errors.js';
 import { errorBody, statusOf } from './errors.js';
@@ -24,7 +25,7 @@ const DATABASE_RETRY_AFTER_SECONDS = 2;
 const JSON_BODY_LIMIT = 1024 * 1024;
 
 /** Builds the HTTP application: merchant API, public directory, operator API, health. */
-export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
+export async function buildApp(ctx: AppContext): Promise<RouteApp> {
   const app = Fastify({
     loggerInstance: ctx.log as FastifyBaseLogger,
     // One line per request is written by the onResponse hook below, not Fastify's two.
@@ -41,7 +42,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
       reply.status(400).send(errorBody(new DomainError('VALIDATION', 'The URL cannot be read: its percent-encoding is not valid UTF-8')));
     },
     ...serverTimeouts(ctx.config.timeouts),
-  });
+  }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   // Every route's input is judged after its own authentication hooks (route-level hooks run after
   // the plugin's) and before its schema: see rejectUnreadableInput.

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../context.js';
+import type { AppContext, RouteApp } from '../context.js';
 import { bankAdminRoutes, bankRoutes } from '../banks/banks.routes.js';
 import { disputeAdminRoutes } from '../disputes/disputes.admin.js';
 import { disputeRoutes } from '../disputes/disputes.routes.js';
@@ -32,7 +32,7 @@ import { idempotency } from './idempotency.js';
 import { merchantAuth } from './merchant-auth.js';
 import { routePriority, type Priority } from './overload.js';
 
-type Routes = (app: FastifyInstance, ctx: AppContext) => Promise<void>;
+type Routes = (app: RouteApp, ctx: AppContext) => Promise<void>;
 
 /** One audience of the API: where it is mounted, who may call it, how it fares under load, its routes. */
 interface RouteGroup {

@@ -1,6 +1,5 @@
-import type { FastifyInstance } from 'fastify';
-import { Type, type Static } from 'typebox';
-import type { AppContext } from '../context.js';
+import { Type } from 'typebox';
+import type { AppContext, RouteApp } from '../context.js';
 import { audit } from '../admin/audit.js';
 import * as merchants from './merchants.service.js';
 import * as terminals from '../terminals/terminals.service.js';
@@ -12,9 +11,9 @@ const IdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
 const CreateMerchantBody = Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) });
 
 /** Operator API for merchants and their secrets (DESIGN.md "The operator side"). */
-export async function merchantAdminRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function merchantAdminRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
   app.post('/merchants', { schema: { tags, body: CreateMerchantBody } }, async (request, reply) => {
-    const { name } = request.body as Static<typeof CreateMerchantBody>;
+    const { name } = request.body;
     const merchant = await merchants.createMerchant(ctx, name);
     await audit(ctx.db, request, 'merchant.create', 'merchant', merchant.id, null, { id: merchant.id, name });
     return reply.status(201).send({ id: merchant.id, name: merchant.name, secret_key: merchant.secret_key, created_at: merchant.created_at });
@@ -22,31 +21,31 @@ export async function merchantAdminRoutes(app: FastifyInstance, ctx: AppContext)
 
   app.get('/merchants', { schema: { tags } }, async () => ({ merchants: await merchants.listMerchants(ctx) }));
 
-  app.get<{ Params: { id: string } }>('/merchants/:id', { schema: { tags, params: IdParams } }, async (request) => {
+  app.get('/merchants/:id', { schema: { tags, params: IdParams } }, async (request) => {
     const merchant = await merchants.getMerchant(ctx, request.params.id);
     const rows = await listMerchantTerminals(ctx.db, merchant.id);
     return { ...merchant, terminals: rows.map((row) => toAdminTerminal(row)) };
   });
 
-  app.post<{ Params: { id: string } }>('/merchants/:id/secret-key/rotate', { schema: { tags, params: IdParams, body: RotateBody } }, async (request) => {
-    const grace = (request.body as Static<typeof RotateBody>).grace_seconds ?? 0;
+  app.post('/merchants/:id/secret-key/rotate', { schema: { tags, params: IdParams, body: RotateBody } }, async (request) => {
+    const grace = request.body.grace_seconds ?? 0;
     const rotated = await merchants.rotateSecret(ctx, request.params.id, grace);
     await audit(ctx.db, request, 'merchant.rotate_secret', 'merchant', request.params.id, null, { previous_valid_until: rotated.previous_valid_until });
     return { id: request.params.id, ...rotated };
   });
 
-  app.post<{ Params: { id: string } }>(
+  app.post(
     '/merchants/:id/terminals',
     { schema: { tags, params: IdParams, body: CreateTerminalBody, response: { 201: AdminTerminal } } },
     async (request, reply) => {
-      const { terminal, apiKey } = await terminals.createTerminal(ctx, request.params.id, request.body as CreateTerminalBody);
+      const { terminal, apiKey } = await terminals.createTerminal(ctx, request.params.id, request.body);
       const view = toAdminTerminal(terminal);
       await audit(ctx.db, request, 'terminal.create', 'terminal', terminal.id, null, view);
       return reply.status(201).send({ ...view, api_key: apiKey });
     },
   );
 
-  app.get<{ Params: { id: string } }>('/merchants/:id/terminals', { schema: { tags, params: IdParams } }, async (request) => {
+  app.get('/merchants/:id/terminals', { schema: { tags, params: IdParams } }, async (request) => {
     await merchants.getMerchant(ctx, request.params.id);
     return { terminals: (await listMerchantTerminals(ctx.db, request.params.id)).map((row) => toAdminTerminal(row)) };
   });

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import rateLimit from '@fastify/rate-limit';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../context.js';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext, RouteApp } from '../context.js';
+import { Type } from 'typebox';
 import { DomainError } from '../errors.js';
 import { RECEIPT_FILES } from '../receipts/upload.js';
 import { errorText, isErrorText, pickLang, TEXTS, type Lang } from './i18n.js';
@@ -48,6 +49,7 @@ const SECURITY_HEADERS = {
  */
 const LIMITS = { page: 60, status: 90, confirm: 10, unknown: 60 };
 const WINDOW_MS = 60_000;
+const TokenParams = Type.Object({ token: Type.String() });
 
 interface Asset {
   body: Buffer;
@@ -75,7 +77,8 @@ function loadAssets(mount: string): { urls: AssetUrls; files: Map<string, Asset>
 }
 
 function langOf(request: FastifyRequest): Lang {
-  return pickLang((request.query as { lang?: unknown } | undefined)?.lang, request.headers['accept-language']);
+  const query = request.query;
+  return pickLang(typeof query === 'object' && query !== null && 'lang' in query ? query.lang : undefined, request.headers['accept-language']);
 }
 
 function wantsJson(request: FastifyRequest): boolean {
@@ -83,7 +86,8 @@ function wantsJson(request: FastifyRequest): boolean {
 }
 
 function tokenOf(request: FastifyRequest): string {
-  return (request.params as { token?: string }).token ?? '';
+  const params = request.params;
+  return typeof params === 'object' && params !== null && 'token' in params && typeof params.token === 'string' ? params.token : '';
 }
 
 /**
@@ -103,7 +107,7 @@ function classify(error: FastifyError | DomainError, statusOf: (error: DomainErr
  * status document and "I paid", authorised by the token in the path alone — no merchant secret
  * ever reaches the browser.
  */
-export async function pagesRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function pagesRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
   const mount = new URL(ctx.config.paymentPageUrl).pathname.replace(/\/+$/, '');
   const assets = loadAssets(mount);
   const baseOf = (token: string) => `${mount}/${token}`;
@@ -148,9 +152,9 @@ export async function pagesRoutes(app: FastifyInstance, ctx: AppContext): Promis
     route.config = { ...route.config, renderError };
   });
 
-  app.get<{ Params: { name: string } }>(
+  app.get(
     `${mount}/assets/:name`,
-    { config: { page: 'asset' }, schema: { hide: true } },
+    { config: { page: 'asset' }, schema: { hide: true, params: Type.Object({ name: Type.String() }) } },
     async (request, reply) => {
       const asset = assets.files.get(request.params.name);
       if (!asset) throw new PageNotFound();
@@ -158,9 +162,13 @@ export async function pagesRoutes(app: FastifyInstance, ctx: AppContext): Promis
     },
   );
 
-  app.get<{ Params: { token: string }; Querystring: { lang?: string; error?: string } }>(
+  app.get(
     `${mount}/:token`,
-    { config: { page: 'html', rateLimit: perToken(LIMITS.page) }, schema: { hide: true } },
+    {
+      config: { page: 'html', rateLimit: perToken(LIMITS.page) },
+      // lang and error are read for what they say, whatever they hold: never a reason to refuse the page.
+      schema: { hide: true, params: TokenParams, querystring: Type.Object({ lang: Type.Optional(Type.Unknown()), error: Type.Optional(Type.Unknown()) }) },
+    },
     async (request, reply) => {
       const lang = langOf(request);
       const payment = await loadPage(ctx, request.params.token);
@@ -170,15 +178,15 @@ export async function pagesRoutes(app: FastifyInstance, ctx: AppContext): Promis
     },
   );
 
-  app.get<{ Params: { token: string } }>(
+  app.get(
     `${mount}/:token/status`,
-    { config: { page: 'json', rateLimit: perToken(LIMITS.status) }, schema: { hide: true } },
+    { config: { page: 'json', rateLimit: perToken(LIMITS.status) }, schema: { hide: true, params: TokenParams } },
     async (request) => pageStatus(await loadPage(ctx, request.params.token)),
   );
 
-  app.post<{ Params: { token: string } }>(
+  app.post(
     `${mount}/:token/confirm`,
-    { config: { page: 'confirm', upload: RECEIPT_FILES, invalidCode: 'PAY_002', rateLimit: perToken(LIMITS.confirm) }, schema: { hide: true } },
+    { config: { page: 'confirm', upload: RECEIPT_FILES, invalidCode: 'PAY_002', rateLimit: perToken(LIMITS.confirm) }, schema: { hide: true, params: TokenParams } },
     async (request, reply) => {
       const lang = langOf(request);
       const payment = await loadPage(ctx, request.params.token);

@@ -1,6 +1,5 @@
-import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import type { AppContext } from '../context.js';
+import type { AppContext, RouteApp } from '../context.js';
 import { audit } from '../admin/audit.js';
 import { transaction } from '../db/pool.js';
 import { DomainError } from '../errors.js';
@@ -14,10 +13,10 @@ const tags = ['operator'];
 const IdParams = Type.Object({ id: Type.String() });
 
 /** Operator API for payments: look-ups across merchants and manual cancellation. */
-export async function paymentAdminRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function paymentAdminRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
   const pageUrl = ctx.config.paymentPageUrl;
 
-  app.get<{ Querystring: Record<string, string | undefined> }>('/payments', { schema: { tags } }, async (request) => {
+  app.get('/payments', { schema: { tags, querystring: Type.Object({ merchant_id: Type.Optional(Type.String()), terminal_id: Type.Optional(Type.String()), status: Type.Optional(Type.String()), limit: Type.Optional(Type.String()), offset: Type.Optional(Type.String()) }) } }, async (request) => {
     const { limit, offset } = parseListQuery(request.query, 'VALIDATION');
     const { merchant_id: merchantId, terminal_id: terminalId, status } = request.query;
     for (const [name, value] of Object.entries({ merchant_id: merchantId, terminal_id: terminalId })) {
@@ -35,14 +34,14 @@ export async function paymentAdminRoutes(app: FastifyInstance, ctx: AppContext):
     };
   });
 
-  app.get<{ Params: { id: string } }>('/payments/:id', { schema: { tags, params: IdParams } }, async (request) => {
+  app.get('/payments/:id', { schema: { tags, params: IdParams } }, async (request) => {
     const row = isUuid(request.params.id) ? await findPayment(ctx.db, request.params.id) : undefined;
     if (!row) throw new DomainError('PAY_006', `Payment ${request.params.id} not found`);
     return { ...toPayment(row, pageUrl), merchant_id: row.merchant_id, requisite_id: row.requisite_id, client_id: row.client_id, cancel_reason: row.cancel_reason };
   });
 
   /** Manual cancellation: "PENDING — timeout or manual cancellation — CANCELLED". */
-  app.post<{ Params: { id: string } }>('/payments/:id/cancel', { schema: { tags, params: IdParams } }, async (request) => {
+  app.post('/payments/:id/cancel', { schema: { tags, params: IdParams } }, async (request) => {
     const id = request.params.id;
     const before = isUuid(id) ? await findPayment(ctx.db, id) : undefined;
     if (!before) throw new DomainError('PAY_006', `Payment ${id} not found`);

@@ -1,6 +1,5 @@
-import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import type { AppContext } from '../context.js';
+import type { AppContext, RouteApp } from '../context.js';
 import * as service from './payments.service.js';
 import { CreatePaymentBody, ErrorBody, Payment, toPayment } from './payments.schemas.js';
 import { CONFIRM_MESSAGE, confirmPayment } from './confirm.service.js';
@@ -11,7 +10,7 @@ const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody,
 const paymentRoute = { invalidCode: 'PAY_002', internalCode: 'PAY_001' } as const;
 
 /** The merchant's payment endpoints (spec "Endpoints"); authentication is installed by the caller. */
-export async function paymentRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function paymentRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
   const pageUrl = ctx.config.paymentPageUrl;
 
   app.post(
@@ -21,11 +20,11 @@ export async function paymentRoutes(app: FastifyInstance, ctx: AppContext): Prom
       schema: { tags: ['payments'], summary: 'Create a payment', security, body: CreatePaymentBody, response: { 200: Payment, ...errors } },
     },
     async (request) => {
-      return toPayment(await service.createPayment(ctx, request.merchant!, request.body as CreatePaymentBody), pageUrl);
+      return toPayment(await service.createPayment(ctx, request.merchant!, request.body), pageUrl);
     },
   );
 
-  app.get<{ Params: { id: string } }>(
+  app.get(
     '/v1/payments/:id',
     {
       config: paymentRoute,
@@ -34,7 +33,7 @@ export async function paymentRoutes(app: FastifyInstance, ctx: AppContext): Prom
     async (request) => toPayment(await service.getPayment(ctx, request.merchant!.merchantId, request.params.id), pageUrl),
   );
 
-  app.get<{ Params: { extId: string } }>(
+  app.get(
     '/v1/payments/by-ext-id/:extId',
     {
       config: paymentRoute,
@@ -43,7 +42,7 @@ export async function paymentRoutes(app: FastifyInstance, ctx: AppContext): Prom
     async (request) => toPayment(await service.getPaymentByExtId(ctx, request.merchant!.merchantId, request.params.extId), pageUrl),
   );
 
-  app.post<{ Params: { id: string } }>(
+  app.post(
     '/v1/payments/:id/confirm',
     {
       config: uploadRoute,

@@ -1,6 +1,5 @@
-import type { FastifyInstance } from 'fastify';
-import { Type, type Static } from 'typebox';
-import type { AppContext } from '../context.js';
+import { Type } from 'typebox';
+import type { AppContext, RouteApp } from '../context.js';
 import { audit } from '../admin/audit.js';
 import { DomainError } from '../errors.js';
 import { parseListQuery } from '../lib/pagination.js';
@@ -17,8 +16,8 @@ function adminView(row: Awaited<ReturnType<typeof findPayout>> & object) {
 }
 
 /** Operator API for payouts: look-ups and completing, failing or cancelling (each audited). */
-export async function payoutAdminRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  app.get<{ Querystring: Record<string, string | undefined> }>('/payouts', { schema: { tags } }, async (request) => {
+export async function payoutAdminRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
+  app.get('/payouts', { schema: { tags, querystring: Type.Object({ status: Type.Optional(Type.String()), merchant_id: Type.Optional(Type.String()), limit: Type.Optional(Type.String()), offset: Type.Optional(Type.String()) }) } }, async (request) => {
     const { limit, offset } = parseListQuery(request.query, 'VALIDATION');
     const { status, merchant_id: merchantId } = request.query;
     if (status !== undefined && !(PAYOUT_STATUSES as readonly string[]).includes(status)) throw new DomainError('VALIDATION', `status must be one of ${PAYOUT_STATUSES.join(', ')}`);
@@ -27,15 +26,15 @@ export async function payoutAdminRoutes(app: FastifyInstance, ctx: AppContext): 
     return { payouts: rows.map(adminView), total, limit, offset };
   });
 
-  app.get<{ Params: { id: string } }>('/payouts/:id', { schema: { tags, params: IdParams } }, async (request) => {
+  app.get('/payouts/:id', { schema: { tags, params: IdParams } }, async (request) => {
     const row = /^[0-9a-f-]{36}$/i.test(request.params.id) ? await findPayout(ctx.db, request.params.id) : undefined;
     if (!row) throw new DomainError('PAYOUT_NOT_FOUND', `Payout ${request.params.id} not found`);
     return adminView(row);
   });
 
   for (const event of ['complete', 'fail', 'cancel'] as const satisfies readonly PayoutEvent[]) {
-    app.post<{ Params: { id: string } }>(`/payouts/:id/${event}`, { schema: { tags, params: IdParams, body: ReasonBody } }, async (request) => {
-      const reason = (request.body as Static<typeof ReasonBody>).reason;
+    app.post(`/payouts/:id/${event}`, { schema: { tags, params: IdParams, body: ReasonBody } }, async (request) => {
+      const reason = request.body.reason;
       const after = await actOnPayout(ctx, request.params.id, event, { reason: event === 'complete' ? undefined : reason ?? `${event}ed by the operator` }, (tx, before, changed) =>
         audit(tx, request, `payout.${event}`, 'payout', changed.id, { status: before.status }, { status: changed.status, reason }),
       );

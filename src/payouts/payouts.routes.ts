@@ -1,6 +1,5 @@
-import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import type { AppContext } from '../context.js';
+import type { AppContext, RouteApp } from '../context.js';
 import { DomainError } from '../errors.js';
 import { parseListQuery } from '../lib/pagination.js';
 import { ErrorBody } from '../payments/payments.schemas.js';
@@ -26,14 +25,14 @@ function parseDate(value: string | undefined, name: 'from' | 'to'): Date | undef
 }
 
 /** The merchant's payout endpoints (spec "POST /v1/payouts", "GET /v1/payouts…"). */
-export async function payoutRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function payoutRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
   app.post(
     '/v1/payouts',
     { config: { ...config, priority: 'low' }, schema: { tags, summary: 'Create a payout', security, body: CreatePayoutBody, response: { 200: Payout, ...errors } } },
-    async (request) => toPayout(await createPayout(ctx, request.merchant!, request.body as CreatePayoutBody), { withCompletedAt: false }),
+    async (request) => toPayout(await createPayout(ctx, request.merchant!, request.body), { withCompletedAt: false }),
   );
 
-  app.get<{ Querystring: Record<string, string | undefined> }>(
+  app.get(
     '/v1/payouts',
     {
       config,
@@ -64,13 +63,13 @@ export async function payoutRoutes(app: FastifyInstance, ctx: AppContext): Promi
     },
   );
 
-  app.get<{ Params: { id: string } }>(
+  app.get(
     '/v1/payouts/:id',
     { config, schema: { tags, summary: 'Get a payout by ID', security, params: Type.Object({ id: Type.String() }), response: { 200: Payout, ...errors } } },
     async (request) => toPayout(await getPayout(ctx, request.merchant!.merchantId, request.params.id)),
   );
 
-  app.get<{ Params: { extId: string } }>(
+  app.get(
     '/v1/payouts/by-ext-id/:extId',
     { config, schema: { tags, summary: 'Get a payout by merchant ID', security, params: Type.Object({ extId: Type.String() }), response: { 200: Payout, ...errors } } },
     async (request) => toPayout(await getPayoutByExtId(ctx, request.merchant!.merchantId, request.params.extId)),

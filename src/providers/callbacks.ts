@@ -1,5 +1,5 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { AppContext } from '../context.js';
+import { Type } from 'typebox';
+import type { AppContext, RouteApp } from '../context.js';
 import { transaction, type Tx } from '../db/pool.js';
 import { DomainError } from '../errors.js';
 import { isUuid } from '../lib/validators.js';
@@ -25,13 +25,13 @@ export interface CallbackHandlers {
  * notification token that is not the one we gave for that payment. A replayed event (same event
  * id) is acknowledged without effect, so the provider stops re-sending it.
  */
-export async function providerCallbackRoutes(app: FastifyInstance, ctx: AppContext, handlers: CallbackHandlers): Promise<void> {
+export async function providerCallbackRoutes(app: RouteApp, ctx: AppContext, handlers: CallbackHandlers): Promise<void> {
   // A callback completes or fails money already on its way: served under a load that sheds creates
   // (src/http/overload.ts). The signature covers the raw body: keep the bytes, parse after checking.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
-  app.post<{ Params: { providerId: string } }>('/callbacks/providers/:providerId', { config: { priority: 'high' }, schema: { hide: true } }, async (request: FastifyRequest<{ Params: { providerId: string } }>) => {
+  app.post('/callbacks/providers/:providerId', { config: { priority: 'high' }, schema: { hide: true, params: Type.Object({ providerId: Type.String() }) } }, async (request) => {
     const refuse = (key: 'AUTH_002' | 'NOT_FOUND', reason: string): never => {
       request.log.warn({ provider: request.params.providerId, reason }, 'provider callback refused');
       throw new DomainError(key, reason);

@@ -1,10 +1,9 @@
-import type { FastifyInstance } from 'fastify';
-import { Type, type Static } from 'typebox';
-import type { AppContext } from '../context.js';
+import { Type } from 'typebox';
+import type { AppContext, RouteApp } from '../context.js';
 import { audit } from '../admin/audit.js';
 import { getTerminal } from '../terminals/terminals.service.js';
 import { terminalRoutes, listProviders, type ProviderRow } from './providers.repo.js';
-import { callbackUrl, createProvider, routeView, setRoutes, updateProvider, type RouteInput } from './providers.service.js';
+import { callbackUrl, createProvider, routeView, setRoutes, updateProvider } from './providers.service.js';
 
 const tags = ['operator'];
 const IdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
@@ -43,9 +42,9 @@ function view(ctx: AppContext, provider: ProviderRow) {
 }
 
 /** Operator API for upstream providers and the terminals' routes (DESIGN.md operator table). */
-export async function providerAdminRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function providerAdminRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
   app.post('/providers', { schema: { tags, body: CreateBody } }, async (request, reply) => {
-    const provider = await createProvider(ctx, request.body as Static<typeof CreateBody>);
+    const provider = await createProvider(ctx, request.body);
     await audit(ctx.db, request, 'provider.create', 'provider', provider.id, null, { name: provider.name, kind: provider.kind, base_url: provider.base_url });
     const { id, name, kind } = provider;
     return reply.status(201).send({ id, name, kind, callback_url: callbackUrl(ctx, id) });
@@ -53,21 +52,21 @@ export async function providerAdminRoutes(app: FastifyInstance, ctx: AppContext)
 
   app.get('/providers', { schema: { tags } }, async () => ({ providers: (await listProviders(ctx.db)).map((p) => view(ctx, p)) }));
 
-  app.patch<{ Params: { id: string } }>('/providers/:id', { schema: { tags, params: IdParams, body: UpdateBody } }, async (request) => {
-    const { before, after } = await updateProvider(ctx, request.params.id, request.body as Static<typeof UpdateBody>);
+  app.patch('/providers/:id', { schema: { tags, params: IdParams, body: UpdateBody } }, async (request) => {
+    const { before, after } = await updateProvider(ctx, request.params.id, request.body);
     await audit(ctx.db, request, 'provider.update', 'provider', after.id, view(ctx, before), view(ctx, after));
     return view(ctx, after);
   });
 
-  app.get<{ Params: { id: string } }>('/terminals/:id/routes', { schema: { tags, params: IdParams } }, async (request) => {
+  app.get('/terminals/:id/routes', { schema: { tags, params: IdParams } }, async (request) => {
     await getTerminal(ctx, request.params.id);
     return (await terminalRoutes(ctx.db, request.params.id)).map(routeView);
   });
 
-  app.put<{ Params: { id: string } }>('/terminals/:id/routes', { schema: { tags, params: IdParams, body: Type.Array(Route, { maxItems: 20 }) } }, async (request) => {
+  app.put('/terminals/:id/routes', { schema: { tags, params: IdParams, body: Type.Array(Route, { maxItems: 20 }) } }, async (request) => {
     await getTerminal(ctx, request.params.id);
     const before = (await terminalRoutes(ctx.db, request.params.id)).map(routeView);
-    await setRoutes(ctx, request.params.id, request.body as RouteInput[]);
+    await setRoutes(ctx, request.params.id, request.body);
     const after = (await terminalRoutes(ctx.db, request.params.id)).map(routeView);
     await audit(ctx.db, request, 'terminal.set_routes', 'terminal', request.params.id, before, after);
     return after;

@@ -1,6 +1,5 @@
-import type { FastifyInstance } from 'fastify';
-import { Type, type Static } from 'typebox';
-import type { AppContext } from '../context.js';
+import { Type } from 'typebox';
+import type { AppContext, RouteApp } from '../context.js';
 import { audit } from '../admin/audit.js';
 import * as service from './rates.service.js';
 
@@ -8,16 +7,16 @@ const tags = ['operator'];
 const RateBody = Type.Object({ rate: Type.Number({ description: 'price of 1 USDT in the currency' }) });
 
 /** Manual USDT rates per currency. */
-export async function rateAdminRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function rateAdminRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
   app.get('/rates', { schema: { tags } }, async () => ({
     rates: (await service.listRates(ctx)).map((r) => ({ currency: r.currency, rate: Number(r.rate), updated_at: r.updated_at })),
   }));
 
-  app.put<{ Params: { currency: string } }>(
+  app.put(
     '/rates/:currency',
     { schema: { tags, params: Type.Object({ currency: Type.String() }), body: RateBody } },
     async (request) => {
-      const row = await service.setRate(ctx, request.params.currency, (request.body as Static<typeof RateBody>).rate);
+      const row = await service.setRate(ctx, request.params.currency, request.body.rate);
       await audit(ctx.db, request, 'rate.set', 'rate', row.currency, null, { rate: row.rate });
       return { currency: row.currency, rate: Number(row.rate), updated_at: row.updated_at };
     },

@@ -1,6 +1,6 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
-import type { AppContext } from '../context.js';
+import type { AppContext, RouteApp } from '../context.js';
 import { attachReceipt } from '../disputes/disputes.service.js';
 import { ErrorBody } from '../payments/payments.schemas.js';
 import { openReceiptFile, receiptUrl } from './receipts.service.js';
@@ -31,8 +31,8 @@ export async function sendReceiptFile(reply: FastifyReply, receipt: ReceiptRow, 
 }
 
 /** `POST /v1/payments/{id}/receipt` and the download of stored receipts (merchant side). */
-export async function receiptRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  app.post<{ Params: { id: string } }>(
+export async function receiptRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
+  app.post(
     '/v1/payments/:id/receipt',
     {
       config: uploadRoute,
@@ -53,7 +53,7 @@ export async function receiptRoutes(app: FastifyInstance, ctx: AppContext): Prom
     },
   );
 
-  app.get<{ Params: { id: string } }>(
+  app.get(
     '/v1/receipts/:id',
     { schema: { tags: ['payments'], summary: 'Download a stored receipt', security, params: IdParams } },
     async (request, reply) => {

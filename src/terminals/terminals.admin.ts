@@ -1,6 +1,5 @@
-import type { FastifyInstance } from 'fastify';
-import { Type, type Static } from 'typebox';
-import type { AppContext } from '../context.js';
+import { Type } from 'typebox';
+import type { AppContext, RouteApp } from '../context.js';
 import { audit } from '../admin/audit.js';
 import { transaction } from '../db/pool.js';
 import { DomainError } from '../errors.js';
@@ -15,33 +14,33 @@ const RateParams = Type.Object({ id: Type.String({ format: 'uuid' }), currency: 
 const RateBody = Type.Object({ rate: Type.Number() });
 
 /** Operator API for terminals: settings, keys, balance adjustments and the terminal's own rates. */
-export async function terminalAdminRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  app.get<{ Params: { id: string } }>('/terminals/:id', { schema: { tags, params: IdParams, response: { 200: AdminTerminal } } }, async (request) =>
+export async function terminalAdminRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
+  app.get('/terminals/:id', { schema: { tags, params: IdParams, response: { 200: AdminTerminal } } }, async (request) =>
     toAdminTerminal(await service.getTerminal(ctx, request.params.id)),
   );
 
-  app.patch<{ Params: { id: string } }>(
+  app.patch(
     '/terminals/:id',
     { schema: { tags, params: IdParams, body: UpdateTerminalBody, response: { 200: AdminTerminal } } },
     async (request) => {
-      const { before, after } = await service.updateTerminal(ctx, request.params.id, request.body as UpdateTerminalBody);
+      const { before, after } = await service.updateTerminal(ctx, request.params.id, request.body);
       await audit(ctx.db, request, 'terminal.update', 'terminal', after.id, toAdminTerminal(before), toAdminTerminal(after));
       return toAdminTerminal(after);
     },
   );
 
-  app.post<{ Params: { id: string } }>('/terminals/:id/api-key/rotate', { schema: { tags, params: IdParams, body: RotateBody } }, async (request) => {
-    const grace = (request.body as Static<typeof RotateBody>).grace_seconds ?? 0;
+  app.post('/terminals/:id/api-key/rotate', { schema: { tags, params: IdParams, body: RotateBody } }, async (request) => {
+    const grace = request.body.grace_seconds ?? 0;
     const rotated = await service.rotateApiKey(ctx, request.params.id, grace);
     await audit(ctx.db, request, 'terminal.rotate_api_key', 'terminal', request.params.id, null, { previous_valid_until: rotated.previous_valid_until });
     return { id: request.params.id, ...rotated };
   });
 
-  app.post<{ Params: { id: string } }>(
+  app.post(
     '/terminals/:id/adjustments',
     { schema: { tags, params: IdParams, body: AdjustmentBody } },
     async (request, reply) => {
-      const body = request.body as AdjustmentBody;
+      const body = request.body;
       const before = await service.getTerminal(ctx, request.params.id);
       const after = await service.adjustBalance(ctx, request.params.id, body);
       await audit(ctx.db, request, 'terminal.adjust_balance', 'terminal', after.id,
@@ -51,19 +50,19 @@ export async function terminalAdminRoutes(app: FastifyInstance, ctx: AppContext)
     },
   );
 
-  app.get<{ Params: { id: string } }>('/terminals/:id/rates', { schema: { tags, params: IdParams } }, async (request) => {
+  app.get('/terminals/:id/rates', { schema: { tags, params: IdParams } }, async (request) => {
     await service.getTerminal(ctx, request.params.id);
     const own = await rates.listTerminalRates(ctx.db, request.params.id);
     return { rates: own.map((r) => ({ currency: r.currency, rate: Number(r.rate), updated_at: r.updated_at })) };
   });
 
-  app.put<{ Params: { id: string; currency: string } }>(
+  app.put(
     '/terminals/:id/rates/:currency',
     { schema: { tags, params: RateParams, body: RateBody } },
     async (request) => {
       await service.getTerminal(ctx, request.params.id);
       const currency = parseCurrency(request.params.currency);
-      const rate = parseRate((request.body as Static<typeof RateBody>).rate);
+      const rate = parseRate(request.body.rate);
       const row = await transaction(ctx.db, async (tx) => {
         const saved = await rates.upsertTerminalRate(tx, request.params.id, currency, rate);
         await audit(tx, request, 'terminal.set_rate', 'terminal', request.params.id, null, { currency, rate });
@@ -73,7 +72,7 @@ export async function terminalAdminRoutes(app: FastifyInstance, ctx: AppContext)
     },
   );
 
-  app.delete<{ Params: { id: string; currency: string } }>('/terminals/:id/rates/:currency', { schema: { tags, params: RateParams } }, async (request, reply) => {
+  app.delete('/terminals/:id/rates/:currency', { schema: { tags, params: RateParams } }, async (request, reply) => {
     const currency = parseCurrency(request.params.currency);
     if (!(await rates.deleteTerminalRate(ctx.db, request.params.id, currency))) {
       throw new DomainError('NOT_FOUND', `Terminal ${request.params.id} has no own ${currency} rate`);

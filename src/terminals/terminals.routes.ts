@@ -1,6 +1,5 @@
-import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import type { AppContext } from '../context.js';
+import type { AppContext, RouteApp } from '../context.js';
 import { money, toNumber } from '../lib/money.js';
 import { ErrorBody } from '../payments/payments.schemas.js';
 import { listMerchantTerminals } from './terminals.repo.js';
@@ -11,7 +10,7 @@ const errors = { 401: ErrorBody, 403: ErrorBody, 500: ErrorBody };
 const Balance = Type.Object({ balance: Type.Number(), balance_frozen: Type.Number(), currency: Type.String() });
 
 /** `GET /v1/terminals` and `GET /v1/balance`: the merchant's own terminals only. */
-export async function terminalRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function terminalRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
   app.get(
     '/v1/terminals',
     { schema: { tags: ['balances'], summary: 'List terminals with balances', security, response: { 200: Type.Object({ terminals: Type.Array(Terminal) }), ...errors } } },

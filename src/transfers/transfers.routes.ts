@@ -1,9 +1,8 @@
-import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import type { AppContext } from '../context.js';
+import type { AppContext, RouteApp } from '../context.js';
 import { toNumber } from '../lib/money.js';
 import { ErrorBody } from '../payments/payments.schemas.js';
-import { transfer, type TransferInput } from './transfers.service.js';
+import { transfer } from './transfers.service.js';
 
 const security = [{ identity: [], signature: [] }];
 
@@ -21,7 +20,7 @@ const TransferResponse = Type.Object({
 });
 
 /** `POST /v1/transfers`. */
-export async function transferRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function transferRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
   app.post(
     '/v1/transfers',
     {
@@ -35,7 +34,7 @@ export async function transferRoutes(app: FastifyInstance, ctx: AppContext): Pro
       },
     },
     async (request) => {
-      const done = await transfer(ctx, request.merchant!.merchantId, request.body as TransferInput, request.idempotency?.requestId);
+      const done = await transfer(ctx, request.merchant!.merchantId, request.body, request.idempotency?.requestId);
       return { success: true, from_terminal_id: done.from, to_terminal_id: done.to, amount: toNumber(done.amount)!, currency: 'USDT' };
     },
   );

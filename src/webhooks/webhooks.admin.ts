@@ -1,6 +1,5 @@
-import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import type { AppContext } from '../context.js';
+import type { AppContext, RouteApp } from '../context.js';
 import { audit } from '../admin/audit.js';
 import { transaction } from '../db/pool.js';
 import { DomainError } from '../errors.js';
@@ -11,8 +10,8 @@ const tags = ['operator'];
 const IdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
 
 /** The webhook delivery log: events with their attempts (status code, latency), and re-sending. */
-export async function webhookAdminRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  app.get<{ Querystring: Record<string, string | undefined> }>('/webhooks', { schema: { tags } }, async (request) => {
+export async function webhookAdminRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
+  app.get('/webhooks', { schema: { tags, querystring: Type.Object({ resource_id: Type.Optional(Type.String()), status: Type.Optional(Type.String()), limit: Type.Optional(Type.String()), offset: Type.Optional(Type.String()) }) } }, async (request) => {
     const { limit, offset } = parseListQuery(request.query, 'VALIDATION');
     const { resource_id: resourceId, status } = request.query;
     if (resourceId !== undefined && !/^[0-9a-f-]{36}$/i.test(resourceId)) throw new DomainError('VALIDATION', 'resource_id must be a UUID');
@@ -28,7 +27,7 @@ export async function webhookAdminRoutes(app: FastifyInstance, ctx: AppContext):
     return { webhooks: rows, limit, offset };
   });
 
-  app.get<{ Params: { id: string } }>('/webhooks/:id', { schema: { tags, params: IdParams } }, async (request) => {
+  app.get('/webhooks/:id', { schema: { tags, params: IdParams } }, async (request) => {
     const { rows } = await ctx.db.query(
       `SELECT id, merchant_id, resource_type, resource_id, event, payload, url, status, attempts, next_attempt_at, last_error, created_at, delivered_at
          FROM webhook_events WHERE id = $1`,
@@ -43,7 +42,7 @@ export async function webhookAdminRoutes(app: FastifyInstance, ctx: AppContext):
   });
 
   /** Sends a delivered or failed event again, now (same event id, so the merchant can deduplicate). */
-  app.post<{ Params: { id: string } }>('/webhooks/:id/resend', { schema: { tags, params: IdParams } }, async (request, reply) => {
+  app.post('/webhooks/:id/resend', { schema: { tags, params: IdParams } }, async (request, reply) => {
     const event = await transaction(ctx.db, async (tx) => {
       const { rows } = await tx.query<{ id: string; resource_id: string; status: string }>(
         `UPDATE webhook_events e SET status = 'pending', next_attempt_at = now(), delivered_at = NULL

@@ -1,6 +1,5 @@
-import type { FastifyInstance } from 'fastify';
-import { Type, type Static } from 'typebox';
-import type { AppContext } from '../context.js';
+import { Type } from 'typebox';
+import type { AppContext, RouteApp } from '../context.js';
 import { audit } from '../admin/audit.js';
 import { transaction } from '../db/pool.js';
 import { DomainError } from '../errors.js';
@@ -29,8 +28,8 @@ async function load(ctx: AppContext, id: string): Promise<WithdrawalRow> {
  * and records the transaction hash; an automatic (Tron) withdrawal is completed by its own job once
  * the chain confirms it, and can be failed by hand only before anything was signed for it.
  */
-export async function withdrawalAdminRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  app.get<{ Querystring: Record<string, string | undefined> }>('/withdrawals', { schema: { tags } }, async (request) => {
+export async function withdrawalAdminRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
+  app.get('/withdrawals', { schema: { tags, querystring: Type.Object({ status: Type.Optional(Type.String()), limit: Type.Optional(Type.String()), offset: Type.Optional(Type.String()) }) } }, async (request) => {
     const { limit, offset } = parseListQuery(request.query, 'VALIDATION');
     const status = request.query.status;
     if (status !== undefined && !(WITHDRAWAL_STATUSES as readonly string[]).includes(status)) {
@@ -40,12 +39,12 @@ export async function withdrawalAdminRoutes(app: FastifyInstance, ctx: AppContex
     return { withdrawals: rows.map(adminView), limit, offset };
   });
 
-  app.get<{ Params: { id: string } }>('/withdrawals/:id', { schema: { tags, params: IdParams } }, async (request) => adminView(await load(ctx, request.params.id)));
+  app.get('/withdrawals/:id', { schema: { tags, params: IdParams } }, async (request) => adminView(await load(ctx, request.params.id)));
 
-  app.post<{ Params: { id: string } }>('/withdrawals/:id/complete', { schema: { tags, params: IdParams, body: CompleteBody } }, async (request) => {
+  app.post('/withdrawals/:id/complete', { schema: { tags, params: IdParams, body: CompleteBody } }, async (request) => {
     const before = await load(ctx, request.params.id);
     if (before.adapter !== 'manual') throw new DomainError('CONFLICT', 'This withdrawal is sent by the Tron adapter and completes when the chain confirms it');
-    const txHash = (request.body as Static<typeof CompleteBody>).tx_hash.replace(/^0x/, '').toLowerCase();
+    const txHash = request.body.tx_hash.replace(/^0x/, '').toLowerCase();
     const after = await transaction(ctx.db, async (tx) => {
       const done = await changeWithdrawal(tx, before.id, { event: 'complete', txHash });
       if (!done) throw new DomainError('CONFLICT', `Withdrawal is ${before.status}; only a pending or processing one can be completed`, { status: before.status });
@@ -55,12 +54,12 @@ export async function withdrawalAdminRoutes(app: FastifyInstance, ctx: AppContex
     return adminView(after);
   });
 
-  app.post<{ Params: { id: string } }>('/withdrawals/:id/fail', { schema: { tags, params: IdParams, body: FailBody } }, async (request) => {
+  app.post('/withdrawals/:id/fail', { schema: { tags, params: IdParams, body: FailBody } }, async (request) => {
     const before = await load(ctx, request.params.id);
     if (before.adapter !== 'manual' && before.tx_hash) {
       throw new DomainError('CONFLICT', `A transaction (${before.tx_hash}) was already signed for this withdrawal; it fails on its own if the chain rejects it`);
     }
-    const reason = (request.body as Static<typeof FailBody>).reason ?? 'failed by the operator';
+    const reason = request.body.reason ?? 'failed by the operator';
     const after = await transaction(ctx.db, async (tx) => {
       const done = await changeWithdrawal(tx, before.id, { event: 'fail', reason });
       if (!done) throw new DomainError('CONFLICT', 'Only a pending or processing withdrawal with nothing signed for it can be failed by hand', { status: before.status });

@@ -1,11 +1,10 @@
-import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import type { AppContext } from '../context.js';
+import type { AppContext, RouteApp } from '../context.js';
 import { parseListQuery } from '../lib/pagination.js';
 import { toNumber } from '../lib/money.js';
 import { ErrorBody } from '../payments/payments.schemas.js';
 import { findTerminal } from '../terminals/terminals.repo.js';
-import { createWithdrawal, getWithdrawal, listWithdrawals, toWithdrawal, type CreateWithdrawalInput } from './withdrawals.service.js';
+import { createWithdrawal, getWithdrawal, listWithdrawals, toWithdrawal } from './withdrawals.service.js';
 
 const security = [{ identity: [], signature: [] }];
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 500: ErrorBody };
@@ -31,12 +30,12 @@ const CreateBody = Type.Object({
 });
 
 /** The merchant's withdrawal endpoints (spec "POST /v1/withdrawals", "GET /v1/withdrawals…"). */
-export async function withdrawalRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function withdrawalRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
   app.post(
     '/v1/withdrawals',
     { config: { ...config, priority: 'low' }, schema: { tags, summary: 'Create a withdrawal', security, body: CreateBody, response: { 200: Withdrawal, ...errors } } },
     async (request) =>
-      toWithdrawal(await createWithdrawal(ctx, request.merchant!.merchantId, request.body as CreateWithdrawalInput, request.idempotency?.requestId)),
+      toWithdrawal(await createWithdrawal(ctx, request.merchant!.merchantId, request.body, request.idempotency?.requestId)),
   );
 
   // Registered before /:id so that "fee" is never taken for an id.
@@ -49,7 +48,7 @@ export async function withdrawalRoutes(app: FastifyInstance, ctx: AppContext): P
     },
   );
 
-  app.get<{ Querystring: Record<string, string | undefined> }>(
+  app.get(
     '/v1/withdrawals',
     {
       config,
@@ -67,7 +66,7 @@ export async function withdrawalRoutes(app: FastifyInstance, ctx: AppContext): P
     },
   );
 
-  app.get<{ Params: { id: string } }>(
+  app.get(
     '/v1/withdrawals/:id',
     { config, schema: { tags, summary: 'Get a withdrawal', security, params: Type.Object({ id: Type.String() }), response: { 200: Withdrawal, ...errors } } },
     async (request) => toWithdrawal(await getWithdrawal(ctx, request.merchant!.merchantId, request.params.id)),
