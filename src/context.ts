@@ -20,8 +20,6 @@ export interface AppContext {
   identities: IdentityCache<MerchantIdentity>;
   /** Where uploaded receipts are stored. */
   files: FileStore;
-  /** A chain client to use instead of the configured Tron node (tests). */
-  chain?: import('./withdrawals/chain.js').ChainClient;
 }
 
 /** The HTTP application as route modules see it: bodies, params and queries typed by their TypeBox schemas. */

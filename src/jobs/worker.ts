@@ -55,7 +55,7 @@ export function taskList(ctx: AppContext): TaskList {
   let chain: ChainClient | undefined;
   const chainClient = () => {
     if (!ctx.config.tron) throw new Error('a withdrawal needs the Tron adapter, but KASSIR_TRON_FULL_NODE is not set');
-    return (chain ??= ctx.chain ?? createTronClient(ctx.config.tron));
+    return (chain ??= createTronClient(ctx.config.tron));
   };
   return {
     [EXPIRE_TASK]: expireTask(ctx),
