@@ -102,6 +102,25 @@ describe('identity cache', () => {
     await until(async () => ((await create(1000 + Math.floor(Math.random() * 1000))) === '91.5' ? true : undefined), 5_000, 20, 'rate 91.5');
   });
 
+  it("a terminal's routes changed by any writer are the ones the next creates on another instance follow", async () => {
+    const merchant = await createMerchant(service.app);
+    const executor = await createExecutor(service.app);
+    await createRequisite(service.app, executor.id);
+    await createRequisite(service.app, executor.id);
+    await setRate(service.app, 'RUB', 90);
+    const create = async () => {
+      const res = await signed(other.app, merchant, 'POST', '/v1/payments', { ext_id: uniqueExtId(), amount: 1000 + Math.floor(Math.random() * 1000), currency: 'RUB', method: 'CARD' });
+      return res.statusCode === 200 ? '200' : `${res.statusCode} ${res.json().error}`;
+    };
+    // No routes: the terminal's own executors. Kept in memory on the other instance from here on.
+    expect(await create()).toBe('200');
+    // Plain SQL: one route, to the executors, for KZT only — a RUB create has nowhere to go.
+    await service.ctx.db.query(`INSERT INTO terminal_routes (terminal_id, position, provider_id, currencies) VALUES ($1, 0, NULL, '{KZT}')`, [merchant.terminalId]);
+    await until(async () => ((await create()) === '503 PAY_004' ? true : undefined), 5_000, 20, 'the RUB create refused by the new route');
+    await service.ctx.db.query(`DELETE FROM terminal_routes WHERE terminal_id = $1`, [merchant.terminalId]);
+    await until(async () => ((await create()) === '200' ? true : undefined), 5_000, 20, 'the RUB create served again');
+  });
+
   it('a change made as the announcing connection is lost is not served from memory either', async () => {
     const merchant = await createMerchant(service.app);
     expect(await statusOf(other.app, merchant)).toBe('200');
