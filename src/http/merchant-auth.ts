@@ -48,7 +48,7 @@ export function merchantAuth(app: FastifyInstance, ctx: AppContext): void {
       return;
     }
     const signature = request.headers['x-signature'] as string;
-    if (!request.signer || !request.signer.matches(signature)) throw new DomainError('AUTH_002');
+    if (!request.signer?.matches(signature)) throw new DomainError('AUTH_002');
     if (!request.merchant?.terminalActive) throw new DomainError('AUTH_003');
   });
 }

@@ -44,8 +44,9 @@ export const RECEIPT_FILES = {
   sniffBytes: 4100,
   async accept(head: Buffer): Promise<{ contentType: string; extension: string } | undefined> {
     const extension = (await fileTypeFromBuffer(head))?.ext;
-    const contentType = extension === undefined ? undefined : ALLOWED_TYPES.get(extension);
-    return contentType === undefined ? undefined : { contentType, extension: extension! };
+    if (extension === undefined) return undefined;
+    const contentType = ALLOWED_TYPES.get(extension);
+    return contentType === undefined ? undefined : { contentType, extension };
   },
   refuse: {
     field: (name: string) => new DomainError('PAY_002', `Unexpected file field ${name}; send the receipt as receipt (or attachment, file, proof)`),
