@@ -689,6 +689,19 @@ describe('the signature covers the exact multipart bytes', () => {
     expect(ok.statusCode, ok.body).toBe(200);
   });
 
+  it('a correctly signed upload from a deactivated terminal → 403 AUTH_003, and the file it stored is deleted', async () => {
+    const payment = await pendingPayment();
+    const before = await storedFiles();
+    await adminOk(service.app, 'PATCH', `/terminals/${merchant.terminalId}`, { is_active: false });
+    try {
+      const res = await signedMultipart(service.app, merchant, `/v1/payments/${payment.id}/receipt`, multipartBody({}, { content: TINY_PNG }));
+      expect(errorOf(res)).toMatchObject({ status: 403, error: 'AUTH_003' });
+      await expectNothingStored(payment.id, before);
+    } finally {
+      await adminOk(service.app, 'PATCH', `/terminals/${merchant.terminalId}`, { is_active: true });
+    }
+  });
+
   it('a multipart body signed correctly but sent to a JSON-only route (POST /v1/payments) → 415', async () => {
     const res = await signedMultipart(service.app, merchant, '/v1/payments', multipartBody({ data: JSON.stringify({ ext_id: uniqueExtId(), amount: 500 }) }));
     expect(errorOf(res)).toMatchObject({ status: 415, error: 'UNSUPPORTED_MEDIA_TYPE' });
