@@ -24,7 +24,7 @@ const DATABASE_RETRY_AFTER_SECONDS = 2;
 /** Default body limit for JSON routes; upload routes raise their own. */
 const JSON_BODY_LIMIT = 1024 * 1024;
 
-/** Builds the HTTP application: merchant API, public directory, operator API, health. */
+/** Builds the HTTP application: parsing, validation, errors, overload and logging for every route; health and the OpenAPI document; the route groups of src/http/routes.ts. */
 export async function buildApp(ctx: AppContext): Promise<RouteApp> {
   const app = Fastify({
     loggerInstance: ctx.log as FastifyBaseLogger,

@@ -36,6 +36,7 @@ type Routes = (app: RouteApp, ctx: AppContext) => Promise<void>;
 
 /** One audience of the API: where it is mounted, who may call it, how it fares under load, its routes. */
 interface RouteGroup {
+  /** Who the group serves and how it authenticates them, in the start-up log. */
   name: string;
   prefix?: string;
   /** Installs the group's authentication (and what goes with it) on its scope; none: public. */
@@ -112,6 +113,7 @@ export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Pro
         if (group.priority) routePriority(scope, group.priority);
         group.auth?.(scope, ctx);
         for (const routes of group.routes) await routes(scope, ctx);
+        ctx.log.debug({ group: group.name, prefix: group.prefix ?? '/' }, 'routes registered');
       },
       group.prefix ? { prefix: group.prefix } : {},
     );
