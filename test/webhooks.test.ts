@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import dns from 'node:dns';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import net, { type AddressInfo } from 'node:net';
@@ -396,6 +397,22 @@ describe('webhook delivery', () => {
     expect(detail.attempts[0]).toMatchObject({ attempt: 1, status_code: null, error: 'timeout after 300 ms' });
     expect(hook.hits.length).toBeGreaterThanOrEqual(1);
     await hook.close();
+  });
+
+  it('migration 016 removes queued jobs of the per-event task of before 013, and only those', async () => {
+    const later = new Date(Date.now() + 3_600_000);
+    const add = (task: string, key: string) =>
+      service.ctx.db.query(`SELECT graphile_worker.add_job($1, '{}'::json, job_key => $2, run_at => $3)`, [task, key, later]);
+    await add('webhooks_deliver', 'legacy-deliver-1');
+    await add('idempotency_cleanup', 'kept-by-016');
+    const sql = await readFile(new URL('../src/db/migrations/016_drop_webhooks_deliver_jobs.sql', import.meta.url), 'utf8');
+    await service.ctx.db.query(sql);
+    const { rows } = await service.ctx.db.query<{ key: string }>(
+      `SELECT key FROM graphile_worker.jobs WHERE key = ANY($1::text[]) ORDER BY key`,
+      [['legacy-deliver-1', 'kept-by-016']],
+    );
+    expect(rows.map((row) => row.key)).toEqual(['kept-by-016']);
+    await service.ctx.db.query(`SELECT graphile_worker.remove_job('kept-by-016')`);
   });
 });
 

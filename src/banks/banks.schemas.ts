@@ -4,7 +4,7 @@ import { COUNTRY_CURRENCY } from '../payments/methods.js';
 /** A country the directory serves: one whose currency Kassir prices. */
 const Country = Type.String({ enum: Object.keys(COUNTRY_CURRENCY) });
 
-export const BankEntry = Type.Object({ code: Type.String(), name: Type.String() });
+const BankEntry = Type.Object({ code: Type.String(), name: Type.String() });
 export const BankDirectory = Type.Object({ banks: Type.Array(BankEntry) });
 
 export const AdminBank = Type.Object({

@@ -9,7 +9,7 @@ import type { BankRow } from './banks.repo.js';
 // collation, so the order is the same on every PostgreSQL build.
 const russian = new Intl.Collator('ru', { sensitivity: 'base', numeric: true });
 
-export function sortByRussianName<T extends { name: string }>(banks: T[]): T[] {
+function sortByRussianName<T extends { name: string }>(banks: T[]): T[] {
   return [...banks].sort((a, b) => russian.compare(a.name, b.name));
 }
 
@@ -49,10 +49,4 @@ export async function updateBank(ctx: AppContext, code: string, patch: Parameter
   const after = await repo.updateBank(ctx.db, code, patch);
   if (!after) throw new DomainError('NOT_FOUND', `Bank ${code} not found`);
   return { before, after };
-}
-
-/** True when the code is a known, active bank or operator. */
-export async function isActiveBank(ctx: AppContext, code: string): Promise<boolean> {
-  const bank = await repo.findBank(ctx.db, code);
-  return bank?.is_active === true;
 }

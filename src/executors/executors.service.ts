@@ -30,10 +30,4 @@ export async function rotateExecutorToken(ctx: AppContext, id: string): Promise<
   return { token };
 }
 
-/** The executor holding a bearer token, when it is active. */
-export async function authenticateExecutor(ctx: AppContext, token: string): Promise<repo.ExecutorRow | undefined> {
-  const executor = await repo.findExecutorByToken(ctx.db, hashToken(token));
-  return executor?.is_active ? executor : undefined;
-}
-
 export const listExecutors = (ctx: AppContext) => repo.listExecutors(ctx.db);

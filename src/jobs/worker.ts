@@ -4,7 +4,7 @@ import { isDatabaseUnavailable, transaction, type Db, type Tx } from '../db/pool
 import { expireDuePayments } from '../payments/lifecycle.js';
 import { removeIdempotencyKeysOlderThan } from './jobs.repo.js';
 import { dispatchTask } from '../webhooks/dispatch.js';
-import { DISPATCH_KEY, DISPATCH_TASK, LEGACY_DELIVER_TASK, scheduleDispatch } from '../webhooks/outbox.js';
+import { DISPATCH_KEY, DISPATCH_TASK, scheduleDispatch } from '../webhooks/outbox.js';
 import { wakeDispatchOnNewEvents } from '../webhooks/wakeup.js';
 import type { ChainClient } from '../withdrawals/chain.js';
 import { resumeSends, sendTask } from '../withdrawals/send.js';
@@ -60,7 +60,6 @@ export function taskList(ctx: AppContext): TaskList {
   return {
     [EXPIRE_TASK]: expireTask(ctx),
     [DISPATCH_TASK]: dispatchTask(ctx),
-    [LEGACY_DELIVER_TASK]: dispatchTask(ctx),
     [SEND_TASK]: sendTask(ctx, chainClient),
     [CLEANUP_TASK]: cleanupTask(ctx),
     [ACTIONS_TASK]: actionsTask(ctx),

@@ -1,10 +1,10 @@
 import type { Decimal } from 'decimal.js';
 import { prepared, type Queryable, type Tx } from '../db/pool.js';
 
-export type TerminalAccountKind = 'terminal_available' | 'terminal_frozen';
-export type SystemAccountKind = 'system_incoming' | 'system_fee_revenue' | 'system_adjustments' | 'system_outgoing';
+type TerminalAccountKind = 'terminal_available' | 'terminal_frozen';
+type SystemAccountKind = 'system_incoming' | 'system_fee_revenue' | 'system_adjustments' | 'system_outgoing';
 
-export type AccountRef =
+type AccountRef =
   | { terminalId: string; kind: TerminalAccountKind }
   | { kind: SystemAccountKind };
 
@@ -107,20 +107,3 @@ export async function post(tx: Tx, posting: Posting): Promise<string> {
   return row.id;
 }
 
-export interface TerminalBalance {
-  terminal_id: string;
-  available: string;
-  frozen: string;
-}
-
-/** Available and frozen balances of the given terminals. */
-export async function terminalBalances(db: Queryable, terminalIds: string[]): Promise<Map<string, TerminalBalance>> {
-  const { rows } = await db.query<TerminalBalance>(
-    `SELECT terminal_id,
-            sum(balance) FILTER (WHERE kind = 'terminal_available')::text AS available,
-            sum(balance) FILTER (WHERE kind = 'terminal_frozen')::text AS frozen
-       FROM ledger_accounts WHERE terminal_id = ANY($1::uuid[]) GROUP BY terminal_id`,
-    [terminalIds],
-  );
-  return new Map(rows.map((row) => [row.terminal_id, row]));
-}

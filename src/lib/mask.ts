@@ -90,7 +90,7 @@ export function maskUrl(url: string, secretPathPrefix?: string): string {
  * The payment page's URL is its only credential (`<prefix>/<token>/…`): the log keeps the first
  * 6 characters of the token, enough to tell pages apart, never enough to open one.
  */
-export function maskPathSecret(url: string, prefix: string): string {
+function maskPathSecret(url: string, prefix: string): string {
   if (!url.startsWith(`${prefix}/`)) return url;
   const rest = url.slice(prefix.length + 1);
   const end = rest.search(/[/?#]/);

@@ -30,7 +30,7 @@ export function money(value: string | number | Decimal): Decimal {
  * round-trip text (`String(n)`) is the literal the client sent for every amount with up to 15
  * significant digits, so the decimal is exact. Returns undefined for non-finite or non-numbers.
  */
-export function decimalFromJson(value: unknown): Decimal | undefined {
+function decimalFromJson(value: unknown): Decimal | undefined {
   if (typeof value !== 'number' || !Number.isFinite(value)) return undefined;
   return new Money(String(value));
 }

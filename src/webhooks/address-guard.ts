@@ -1,7 +1,7 @@
 import net from 'node:net';
 
 /** Why an address is off limits for webhooks; used to word the refusal. */
-export type ForbiddenKind = 'metadata' | 'loopback' | 'private' | 'link-local' | 'multicast' | 'reserved';
+type ForbiddenKind = 'metadata' | 'loopback' | 'private' | 'link-local' | 'multicast' | 'reserved';
 
 type Subnet = readonly [network: string, prefix: number];
 
@@ -69,7 +69,7 @@ const RULES: ReadonlyArray<readonly [ForbiddenKind, net.BlockList]> = CATEGORIES
  * The category that makes `ip` unsafe to send webhooks to, or undefined for a public address.
  * A string that is not an IP address counts as 'reserved': fail closed.
  */
-export function forbiddenKind(ip: string): ForbiddenKind | undefined {
+function forbiddenKind(ip: string): ForbiddenKind | undefined {
   const family = net.isIP(ip);
   if (family === 0) return 'reserved';
   const type = family === 4 ? 'ipv4' : 'ipv6';

@@ -53,7 +53,7 @@ export function dispatchTask(ctx: AppContext): Task {
  * lease is taken with SKIP LOCKED, so an event is never sent by two of them (unless its lease
  * ran out, its dispatcher having died: delivery is at least once).
  */
-export async function dispatchDue(ctx: AppContext, maxMs: number): Promise<boolean> {
+async function dispatchDue(ctx: AppContext, maxMs: number): Promise<boolean> {
   const started = Date.now();
   const inFlight = new Set<Promise<void>>();
   for (;;) {

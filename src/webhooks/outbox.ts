@@ -2,11 +2,6 @@ import { prepared, type Queryable, type Tx } from '../db/pool.js';
 
 /** The graphile-worker task that delivers due webhook events (webhooks/dispatch.ts). */
 export const DISPATCH_TASK = 'webhooks_dispatch';
-/**
- * The task of the per-resource jobs of earlier versions; jobs of it still queued at an upgrade
- * run a dispatch.
- */
-export const LEGACY_DELIVER_TASK = 'webhooks_deliver';
 /** The job key of "dispatch now": one such job waits at a time, however many ask for it. */
 export const DISPATCH_KEY = 'webhooks_dispatch';
 /** The channel migration 013 announces new events on. */

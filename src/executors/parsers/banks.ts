@@ -654,7 +654,7 @@ export const BANK_FORMS: readonly BankForm[] = [
  * that rewords. A credit here needs an unmistakable credit phrase; the debit shape only names an
  * outgoing operation (it never credits anything).
  */
-export const GENERIC_FORMS: readonly BankForm[] = [
+const GENERIC_FORMS: readonly BankForm[] = [
   {
     bank: 'unknown', form: 'any', currency: 'RUB', accepts: ['RUB', 'KZT', 'TJS'], senders: [],
     credit: [
@@ -679,7 +679,7 @@ export const GENERIC_FORMS: readonly BankForm[] = [
  * transfer being confirmed, "Перевод 1 500р … Код: 12345"), declines and cancellations, refunds,
  * cashback, interest and bonus credits, adverts ("Пополнение на 1 000 ₽ — кешбэк 5%").
  */
-export const REFUSE: readonly string[] = [
+const REFUSE: readonly string[] = [
   r`никому не (?:сообщайте|говорите|называйте|передавайте|показывайте)|nikomu ne (?:soobshchaite|soobshaite|govorite)`,
   r`(?<![а-яё])код(?![а-яё])(?! (?:операции|транзакции|авторизации))|(?<![a-z])(?:kod|code)(?![a-z])|парол|parol`,
   r`(?<![а-яё])(?:отказ|отклон[её]н|недостаточно средств|не выполнен|не зачислен|отмен[её]н|отмена)|(?<![a-z])(?:otkaz|otmena|otklonen)`,
@@ -689,7 +689,7 @@ export const REFUSE: readonly string[] = [
 ];
 
 /** Names an executor's app may send instead of the directory code. */
-export const ALIASES: Readonly<Record<string, string>> = {
+const ALIASES: Readonly<Record<string, string>> = {
   sber: 'sberbank', tbank: 'tinkoff', 't-bank': 'tinkoff', 'т-банк': 'tinkoff', alfa: 'alfabank', 'alfa-bank': 'alfabank',
   raiffeisen: 'raiffeisenbank', sovcombank: 'sovkom', halva: 'sovkom', mtsbank: 'mts', 'mts-bank': 'mts',
   ozonbank: 'ozon', psb: 'promsvyazn', psbank: 'promsvyazn', otkritie: 'bank_open', open: 'bank_open',

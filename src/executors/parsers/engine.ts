@@ -27,7 +27,7 @@ import { moneyGroup, readMoney, type Currency } from './amount.js';
  */
 
 export type Form = 'sms' | 'push';
-export type DigitsKind = 'card' | 'account' | 'phone';
+type DigitsKind = 'card' | 'account' | 'phone';
 export type Direction = 'incoming' | 'outgoing';
 
 /** One bank's messages of one form, as banks.ts lists them. */
@@ -196,7 +196,7 @@ export function compileTable(table: ParserTable): CompiledTable {
 const MAX_LENGTH = 1000;
 
 /** One line, ordinary spaces and a plain hyphen-minus, as the patterns expect. */
-export function normalize(text: string): string {
+function normalize(text: string): string {
   return text
     .replace(/[\u00A0\u202F\u2009\u2007]/g, ' ')
     .replace(/[−–]/g, '-')

@@ -1,9 +1,7 @@
 import { PARSER_TABLE } from './banks.js';
 import { bankForSender, compileTable, parseWith, type ParseHint, type ParsedTransfer } from './engine.js';
 
-export type { Currency } from './amount.js';
-export { readAmount, readMoney } from './amount.js';
-export type { DigitsKind, Direction, Form, ParseHint, ParsedTransfer } from './engine.js';
+export type { ParseHint, ParsedTransfer } from './engine.js';
 
 /** Compiled once at start: a bad pattern in banks.ts fails here, naming itself. */
 const TABLE = compileTable(PARSER_TABLE);
