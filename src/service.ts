@@ -52,7 +52,7 @@ export async function startService(
     const adminToken = await loadAdminToken(db, config.adminToken);
     // Shown at once: should anything below fail, the one chance to see the token is not lost.
     if (adminToken.created) options.onNewAdminToken?.(adminToken.created);
-    const files = config.s3 ? new S3FileStore(config.s3) : new LocalFileStore(join(config.dataDir, 'receipts'));
+    const files = config.s3 ? new S3FileStore(config.s3, log) : new LocalFileStore(join(config.dataDir, 'receipts'), log);
     // After the migrations: they create the triggers that announce what it listens for.
     await identities.start(databaseUrl);
     const ctx: AppContext = { config, db, log, box, adminTokenHash: adminToken.hash, identities, files };
@@ -76,12 +76,21 @@ export async function startService(
       },
     };
   } catch (err) {
-    await app?.close().catch(() => undefined);
-    await upkeep?.stop().catch(() => undefined);
-    await worker?.stop().catch(() => undefined);
+    // Each part started so far is stopped, even if another fails to; the start's own error is
+    // what the caller gets, a failure to stop is only logged.
+    const undo = async (part: string, stop: () => Promise<void> | undefined) => {
+      try {
+        await stop();
+      } catch (stopErr) {
+        log.warn({ err: stopErr }, `could not stop the ${part} after a failed start`);
+      }
+    };
+    await undo('HTTP server', () => app?.close());
+    await undo('table upkeep', () => upkeep?.stop());
+    await undo('job worker', () => worker?.stop());
     await identities.stop();
-    await db.end().catch(() => undefined);
-    await embedded?.stop().catch(() => undefined);
+    await undo('database pool', () => db.end());
+    await undo('embedded PostgreSQL', () => embedded?.stop());
     throw err;
   }
 }

@@ -15,6 +15,7 @@ export async function migrate(db: Db, log: { info(msg: string): void }): Promise
   const files = (await readdir(MIGRATIONS_DIR)).filter((f) => /^\d{3}_.+\.sql$/.test(f)).sort();
   const client = await db.connect();
   const applied: string[] = [];
+  let broken: Error | undefined;
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
     await client.query(
@@ -30,15 +31,17 @@ export async function migrate(db: Db, log: { info(msg: string): void }): Promise
         await client.query('INSERT INTO schema_migrations (name) VALUES ($1)', [file]);
         await client.query('COMMIT');
       } catch (err) {
-        await client.query('ROLLBACK').catch(() => undefined);
+        // A failed ROLLBACK means a broken connection, closed below; the migration's error is the one to report.
+        broken = await client.query('ROLLBACK').then(() => undefined, (rollbackErr: Error) => rollbackErr);
         throw new Error(`migration ${file} failed: ${err instanceof Error ? err.message : String(err)}`);
       }
       log.info(`applied migration ${file}`);
       applied.push(file);
     }
   } finally {
-    await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
-    client.release();
+    // The lock belongs to the session: when the unlock fails, closing the connection releases it.
+    broken ??= await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).then(() => undefined, (unlockErr: Error) => unlockErr);
+    client.release(broken);
   }
   return applied;
 }

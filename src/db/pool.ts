@@ -89,12 +89,14 @@ async function runTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T>
     await client.query('BEGIN');
     const result = await fn(client);
     await client.query('COMMIT');
+    client.release();
     return result;
   } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
+    // A ROLLBACK fails only on a connection that is itself broken, which `err` already reports:
+    // that connection is closed rather than handed to the next transaction.
+    const broken = await client.query('ROLLBACK').then(() => undefined, (rollbackErr: Error) => rollbackErr);
+    client.release(broken);
     throw err;
-  } finally {
-    client.release();
   }
 }
 

@@ -50,7 +50,7 @@ export async function readUpload(request: FastifyRequest, store: FileStore, poli
 
   const parsed = await readMultipart(request, store, policy);
   const cleanup = async () => {
-    if (parsed.file) await store.delete(parsed.file.key).catch(() => undefined);
+    if (parsed.file) await store.discard(parsed.file.key, 'a refused upload');
   };
   if (request.routeOptions.config.signed) {
     // The spec's signature covers "the whole multipart body including boundaries and file content".
@@ -175,7 +175,7 @@ async function readMultipart(request: FastifyRequest, store: FileStore, policy: 
     source.pipe(parser);
   }).catch(async (err: unknown) => {
     await Promise.allSettled(pending);
-    if (result.file) await store.delete(result.file.key).catch(() => undefined);
+    if (result.file) await store.discard(result.file.key, 'an unreadable multipart body');
     throw err;
   });
   await Promise.all(pending);
@@ -221,7 +221,7 @@ async function storeFile(stream: Readable & { truncated?: boolean }, store: File
   // write, which then removes what it wrote, instead of leaving it waiting for an end.
   const key = await store.put(pipeline(stream, body, measure, () => undefined), accepted.contentType);
   if (stream.truncated) {
-    await store.delete(key).catch(() => undefined);
+    await store.discard(key, 'a file over the size limit');
     return { problem: policy.refuse.tooLarge() };
   }
   return { file: { key, contentType: accepted.contentType, extension: accepted.extension, size, sha256: hash.digest() } };

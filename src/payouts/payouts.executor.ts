@@ -31,7 +31,7 @@ export async function payoutExecutorRoutes(app: RouteApp, ctx: AppContext): Prom
         await actOnPayout(ctx, request.params.id, 'complete', { requireExecutor: request.executor!.id, proofKey: upload.file.key }),
       );
     } catch (err) {
-      await ctx.files.delete(upload.file.key).catch(() => undefined);
+      await ctx.files.discard(upload.file.key, 'a payout completion that failed');
       throw err;
     }
   });

@@ -45,7 +45,7 @@ export async function withUpload<T>(ctx: AppContext, upload: UploadInput, work: 
   try {
     return await transaction(ctx.db, work);
   } catch (err) {
-    if (upload.file) await ctx.files.delete(upload.file.key).catch(() => undefined);
+    if (upload.file) await ctx.files.discard(upload.file.key, 'a request that failed');
     throw err;
   }
 }

@@ -6,6 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import { GetObjectCommand, DeleteObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { randomToken } from '../lib/crypto.js';
+import type { Logger } from '../lib/logger.js';
 
 /** Where uploaded receipts live. Keys are random: a stored name says nothing about its content. */
 export interface FileStore {
@@ -13,6 +14,29 @@ export interface FileStore {
   put(content: Readable, contentType: string): Promise<string>;
   get(key: string): Promise<Readable>;
   delete(key: string): Promise<void>;
+  /**
+   * Deletes a file that a refused or failed request stored (`why` says which). A failure to delete
+   * is logged, not thrown: the request's own error is what gets answered, and the file only stays
+   * in the store with nothing pointing at it.
+   */
+  discard(key: string, why: string): Promise<void>;
+}
+
+/** What both stores share: discarding a file, logging what could not be deleted. */
+abstract class LoggingFileStore implements FileStore {
+  constructor(protected readonly log: Logger) {}
+
+  abstract put(content: Readable, contentType: string): Promise<string>;
+  abstract get(key: string): Promise<Readable>;
+  abstract delete(key: string): Promise<void>;
+
+  async discard(key: string, why: string): Promise<void> {
+    try {
+      await this.delete(key);
+    } catch (err) {
+      this.log.warn({ err, key }, `could not delete the receipt file stored for ${why}; it stays in the store unreferenced`);
+    }
+  }
 }
 
 export function newStorageKey(): string {
@@ -22,8 +46,10 @@ export function newStorageKey(): string {
 }
 
 /** Receipts in a local directory (default: `$KASSIR_DATA_DIR/receipts`). */
-export class LocalFileStore implements FileStore {
-  constructor(private readonly root: string) {}
+export class LocalFileStore extends LoggingFileStore {
+  constructor(private readonly root: string, log: Logger) {
+    super(log);
+  }
 
   async put(content: Readable): Promise<string> {
     const key = newStorageKey();
@@ -65,10 +91,11 @@ export interface S3Settings {
 }
 
 /** Receipts in an S3-compatible bucket (AWS S3, MinIO, Ceph, …), uploaded as a stream. */
-export class S3FileStore implements FileStore {
+export class S3FileStore extends LoggingFileStore {
   private readonly client: S3Client;
 
-  constructor(private readonly settings: S3Settings) {
+  constructor(private readonly settings: S3Settings, log: Logger) {
+    super(log);
     this.client = new S3Client({
       region: settings.region,
       endpoint: settings.endpoint,
@@ -84,7 +111,8 @@ export class S3FileStore implements FileStore {
     // lib-storage uploads in parts as the stream arrives: the file is never held in memory whole.
     // pipeline, not pipe: a source that fails mid-way must fail (and abort) the upload, not stall it.
     const body = new PassThrough();
-    pipeline(content, body).catch(() => undefined);
+    // The source's failure destroys `body` with it and so fails the upload, which put reports.
+    pipeline(content, body).catch((err: unknown) => this.log.debug({ err }, 'a receipt stream failed while uploading to S3; the upload fails with it'));
     await new Upload({
       client: this.client,
       params: { Bucket: this.settings.bucket, Key: this.settings.prefix + key, Body: body, ContentType: contentType },

@@ -55,7 +55,7 @@ export async function wakeDispatchOnNewEvents(
     async stop() {
       stopped = true;
       clearTimeout(timer);
-      await subscriber.close().catch(() => undefined);
+      await subscriber.close().catch((err: unknown) => log.debug({ err }, 'closing the webhook announcement connection failed; it is dropped all the same'));
     },
   };
 }
