@@ -81,17 +81,15 @@ export class ConfigError extends Error {}
 /**
  * The embedded PostgreSQL's shared_buffers unless KASSIR_PG_SHARED_BUFFERS says otherwise.
  * PostgreSQL's own 128MB no longer holds the indexes a payment insert touches once the payments
- * table is large: issue 4's benchmark with 10^6 payments created 18 % slower at 128MB and
- * 6 % faster at 512MB than on an empty table.
+ * table is large (measurements: docs/performance.md).
  */
 export const DEFAULT_SHARED_BUFFERS = '512MB';
 
 /**
  * Connections per instance. On the 2-core machines this is built on, 8 gave the most payment
- * creates per second (issue 4's benchmark: 6, 8 and 10 within noise of each other; 20 a few per
- * cent fewer, with about a fifth more database CPU per create): a create holds a connection for
- * one round trip, and more of them only queue inside PostgreSQL for the same two cores. The worker's
- * listening connection and its jobs (4 at most) share the pool, hence at least 6.
+ * creates per second (docs/performance.md): a create holds a connection for one round trip, and
+ * more of them only queue inside PostgreSQL for the same two cores. The worker's listening
+ * connection and its jobs (4 at most) share the pool, hence at least 6.
  */
 export const DEFAULT_DB_POOL_SIZE = 8;
 
@@ -164,10 +162,9 @@ function timeouts(env: NodeJS.ProcessEnv): HttpTimeouts {
 }
 
 /**
- * Shedding limits. 50 clients creating payments as fast as they are answered (the benchmark's (b))
- * queue ~40 creates for the pool's connections, 20–50 ms of waiting on the 2-core machine this is
- * measured on: the creates' limits sit above that; past them, new money waits its turn outside
- * (503 + Retry-After) rather than in the queue that every notification then waits behind.
+ * Shedding limits. The creates' limits sit above the queue that 50 clients creating payments as
+ * fast as they are answered build (docs/performance.md); past them, new money waits its turn
+ * outside (503 + Retry-After) rather than in the queue that every notification then waits behind.
  */
 function shedding(env: NodeJS.ProcessEnv): Shedding {
   const result = {

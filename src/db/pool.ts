@@ -29,8 +29,7 @@ export function createPool(connectionString: string, max: number): Db {
 /**
  * A named statement: PostgreSQL plans it once per connection and reuses the plan, where an
  * unnamed statement is planned again on every call. For the hot paths, whose queries (joins, CTEs,
- * many candidate indexes) cost more to plan than to run: issue 4's benchmark measured about 3 ms
- * of database CPU per payment create saved. The name comes from the text: a new text, a new name.
+ * many candidate indexes) cost more to plan than to run (docs/performance.md). The name comes from the text: a new text, a new name.
  */
 export function prepared(text: string, values: unknown[]): pg.QueryConfig {
   let digest = preparedDigests.get(text);

@@ -49,7 +49,7 @@ export function keepTablesInShape(db: Db, log: Logger): { stop(): Promise<void> 
  * made for one until the statistics of a table it reads change. A plan made while a table was
  * empty — on a new installation, in its first minute of traffic — reads that table as if it were
  * still empty: a payment create scanned every PENDING payment for each requisite it looked at
- * (issue 4 benchmark: 3–27 ms of database time per create instead of 0.1 ms). Autovacuum
+ * (docs/performance.md). Autovacuum
  * analyses such a table after 50 changes plus 10 %, but only when it next wakes (every minute by
  * default), so until then every create pays.
  *
@@ -67,9 +67,8 @@ export async function refreshStatistics(db: Db, log: Logger): Promise<string[]> 
     // Another instance is at it; its analysis serves this one too.
     if (!lock[0]!.ok) return [];
     // A coarse sample is enough to end a plan made on an empty table, and costs a tenth of the
-    // default one: analysing 16,000 payments took ~110 ms of a core at the default (issue 4's
-    // benchmark, the creates around it slowed down for as long). Autovacuum's later analyses use
-    // the server's own target.
+    // default one, which slowed the creates around it (docs/performance.md). Autovacuum's later
+    // analyses use the server's own target.
     await tx.query(`SET LOCAL default_statistics_target = ${STATISTICS_TARGET}`);
     for (const { table } of rows) await tx.query(`ANALYZE ${tx.escapeIdentifier(table)}`);
     log.debug({ tables: rows.map((r) => r.table) }, 'analysed growing tables');

@@ -25,8 +25,7 @@ export interface Loaded<T> {
 
 /**
  * The merchant API's callers, kept in memory between requests: one database round trip less on
- * every signed request (issue 4's benchmark: about a third of the service's CPU per payment
- * create, and a sixth of the database's).
+ * every signed request, a large share of a create's cost (docs/performance.md).
  *
  * Served only while it cannot be stale:
  * - every change to a table an identity comes from is announced on commit, by any writer
