@@ -4,17 +4,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Db } from './db/pool.js';
 import { hashToken, randomToken, SecretBox } from './lib/crypto.js';
-
-async function getSetting(db: Db, key: string): Promise<string | undefined> {
-  const { rows } = await db.query<{ value: string }>('SELECT value FROM settings WHERE key = $1', [key]);
-  return rows[0]?.value;
-}
-
-/** Inserts the value unless another instance got there first; returns the stored value. */
-async function initSetting(db: Db, key: string, value: string): Promise<string> {
-  await db.query('INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING', [key, value]);
-  return (await getSetting(db, key))!;
-}
+import { getSetting, initSetting } from './settings.repo.js';
 
 /**
  * The master key that seals merchant secrets: `KASSIR_MASTER_KEY` (base64 of 32 bytes), or a

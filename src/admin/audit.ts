@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { Queryable } from '../db/pool.js';
+import { insertAuditEntry } from './audit.repo.js';
 
 /**
  * Writes one operator action to the audit log: who (the operator credential and the client
@@ -15,10 +16,14 @@ export async function audit(
   before: unknown,
   after: unknown,
 ): Promise<void> {
-  await db.query(
-    `INSERT INTO audit_log (actor, action, object_type, object_id, before, after) VALUES ($1, $2, $3, $4, $5, $6)`,
-    [`${request.operator ?? 'operator'}@${request.ip}`, action, objectType, objectId, jsonOrNull(before), jsonOrNull(after)],
-  );
+  await insertAuditEntry(db, {
+    actor: `${request.operator ?? 'operator'}@${request.ip}`,
+    action,
+    objectType,
+    objectId,
+    before: jsonOrNull(before),
+    after: jsonOrNull(after),
+  });
 }
 
 function jsonOrNull(value: unknown): string | null {

@@ -1,4 +1,5 @@
-import type { Queryable } from '../db/pool.js';
+import { pgConstraint, pgErrorCode, PgCode, type Queryable } from '../db/pool.js';
+import { DomainError } from '../errors.js';
 
 export interface BankRow {
   code: string;
@@ -34,12 +35,20 @@ export async function findBankAs(db: Queryable, code: string, meant: 'bank' | 'o
   return entry;
 }
 
+/** Adds a directory entry; CONFLICT when its code is taken. */
 export async function insertBank(db: Queryable, bank: Omit<BankRow, 'is_active' | 'operator_code'> & { is_active?: boolean }): Promise<BankRow> {
-  const { rows } = await db.query<BankRow>(
-    `INSERT INTO banks (code, name, country, kind, is_active) VALUES ($1, $2, $3, $4, $5) RETURNING ${COLUMNS}`,
-    [bank.code, bank.name, bank.country, bank.kind, bank.is_active ?? true],
-  );
-  return rows[0]!;
+  try {
+    const { rows } = await db.query<BankRow>(
+      `INSERT INTO banks (code, name, country, kind, is_active) VALUES ($1, $2, $3, $4, $5) RETURNING ${COLUMNS}`,
+      [bank.code, bank.name, bank.country, bank.kind, bank.is_active ?? true],
+    );
+    return rows[0]!;
+  } catch (err) {
+    if (pgErrorCode(err) === PgCode.uniqueViolation && pgConstraint(err) === 'banks_pkey') {
+      throw new DomainError('CONFLICT', `Bank code ${bank.code} already exists; change it with PATCH /admin/v1/banks/${bank.code}`);
+    }
+    throw err;
+  }
 }
 
 export async function updateBank(

@@ -1,6 +1,5 @@
 import type { AppContext } from '../context.js';
 import { DomainError } from '../errors.js';
-import { pgErrorCode, PgCode } from '../db/pool.js';
 import * as repo from './banks.repo.js';
 import type { BankRow } from './banks.repo.js';
 
@@ -24,14 +23,7 @@ export async function listAllBanks(ctx: AppContext): Promise<BankRow[]> {
 }
 
 export async function createBank(ctx: AppContext, bank: Parameters<typeof repo.insertBank>[1]): Promise<BankRow> {
-  try {
-    return await repo.insertBank(ctx.db, bank);
-  } catch (err) {
-    if (pgErrorCode(err) === PgCode.uniqueViolation) {
-      throw new DomainError('CONFLICT', `Bank code ${bank.code} already exists; change it with PATCH /admin/v1/banks/${bank.code}`);
-    }
-    throw err;
-  }
+  return repo.insertBank(ctx.db, bank);
 }
 
 export async function updateBank(ctx: AppContext, code: string, patch: Parameters<typeof repo.updateBank>[2]): Promise<{ before: BankRow; after: BankRow }> {

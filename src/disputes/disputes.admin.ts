@@ -6,7 +6,8 @@ import { parseListQuery } from '../lib/pagination.js';
 import { toNumber } from '../lib/money.js';
 import { findPayments } from '../payments/payments.repo.js';
 import { toPayment } from '../payments/payments.schemas.js';
-import { listPaymentReceipts, type ReceiptRow } from '../receipts/receipts.repo.js';
+import { listNotificationsAround } from '../executors/notifications.repo.js';
+import { listPaymentConfirmations, listPaymentReceipts, type ReceiptRow } from '../receipts/receipts.repo.js';
 import { openReceiptFile } from '../receipts/receipts.service.js';
 import { sendReceiptFile } from '../receipts/receipts.routes.js';
 import { decideDispute } from './disputes.service.js';
@@ -23,18 +24,8 @@ async function disputeCards(ctx: AppContext, disputes: repo.DisputeRow[]) {
   const [payments, receipts, confirmations, notifications] = await Promise.all([
     findPayments(ctx.db, paymentIds),
     listPaymentReceipts(ctx.db, paymentIds),
-    ctx.db.query<{ payment_id: string; source: string; receipt_id: string | null; created_at: Date }>(
-      'SELECT payment_id, source, receipt_id, created_at FROM payment_confirmations WHERE payment_id = ANY($1::uuid[]) ORDER BY created_at',
-      [paymentIds],
-    ),
-    // Notifications on the payment's requisite for its amount since it was created: matched or
-    // not, they are the executor's side of the story.
-    ctx.db.query<{ payment: string; id: string; amount: string; status: string; text: string | null; received_at: Date | null; created_at: Date }>(
-      `SELECT p.id AS payment, n.id, n.amount::text, n.status, n.text, n.received_at, n.created_at
-         FROM payments p JOIN notifications n ON n.requisite_id = p.requisite_id AND n.amount = p.payer_amount AND n.created_at >= p.created_at
-        WHERE p.id = ANY($1::uuid[]) ORDER BY n.created_at`,
-      [paymentIds],
-    ),
+    listPaymentConfirmations(ctx.db, paymentIds),
+    listNotificationsAround(ctx.db, paymentIds),
   ]);
   const receiptView = (r: ReceiptRow) => ({
     id: r.id,
@@ -59,8 +50,12 @@ async function disputeCards(ctx: AppContext, disputes: repo.DisputeRow[]) {
       created_at: d.created_at,
       payment: { ...toPayment(payment, ctx.config.paymentPageUrl), merchant_id: payment.merchant_id, cancel_reason: payment.cancel_reason },
       receipts: receipts.filter((r) => r.payment_id === d.payment_id).map(receiptView),
-      confirmations: confirmations.rows.filter((c) => c.payment_id === d.payment_id),
-      notifications: notifications.rows.filter((n) => n.payment === d.payment_id).map(({ payment: _p, ...n }) => ({ ...n, amount: Number(n.amount) })),
+      confirmations: confirmations
+        .filter((c) => c.payment_id === d.payment_id)
+        .map((c) => ({ payment_id: c.payment_id, source: c.source, receipt_id: c.receipt_id, created_at: c.created_at })),
+      notifications: notifications
+        .filter((n) => n.payment === d.payment_id)
+        .map((n) => ({ id: n.id, amount: Number(n.amount), status: n.status, text: n.text, received_at: n.received_at, created_at: n.created_at })),
     };
   });
 }

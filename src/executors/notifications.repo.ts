@@ -1,4 +1,4 @@
-import { prepared, type Queryable, type Tx } from '../db/pool.js';
+import { pgConstraint, pgErrorCode, PgCode, prepared, type Queryable, type Tx } from '../db/pool.js';
 
 export interface NotificationRow {
   id: string;
@@ -17,6 +17,11 @@ export interface NotificationRow {
 
 const COLUMNS = `id, executor_id, requisite_id, amount, text, received_at, parsed_bank, status, payment_id,
   candidate_payment_id, resolved_note, created_at`;
+
+/** True when an insert failed because a notification with the same dedupe key is already stored. */
+export function isDuplicateNotification(err: unknown): boolean {
+  return pgErrorCode(err) === PgCode.uniqueViolation && pgConstraint(err) === 'notifications_dedupe_key_key';
+}
 
 export async function findByDedupeKey(db: Queryable, key: Buffer): Promise<NotificationRow | undefined> {
   const { rows } = await db.query<NotificationRow>(prepared(`SELECT ${COLUMNS} FROM notifications WHERE dedupe_key = $1`, [key]));
@@ -86,4 +91,29 @@ export async function resolveNotification(
     [id, change.status, change.paymentId, change.note],
   );
   return rows[0];
+}
+
+/** A notification on a payment's requisite for its amount, named with that payment. */
+export interface PaymentNotificationRow {
+  payment: string;
+  id: string;
+  amount: string;
+  status: NotificationRow['status'];
+  text: string | null;
+  received_at: Date | null;
+  created_at: Date;
+}
+
+/**
+ * The notifications on each payment's requisite for its amount since it was created, matched or
+ * not, oldest first: the executor's side of a dispute.
+ */
+export async function listNotificationsAround(db: Queryable, paymentIds: string[]): Promise<PaymentNotificationRow[]> {
+  const { rows } = await db.query<PaymentNotificationRow>(
+    `SELECT p.id AS payment, n.id, n.amount::text, n.status, n.text, n.received_at, n.created_at
+       FROM payments p JOIN notifications n ON n.requisite_id = p.requisite_id AND n.amount = p.payer_amount AND n.created_at >= p.created_at
+      WHERE p.id = ANY($1::uuid[]) ORDER BY n.created_at`,
+    [paymentIds],
+  );
+  return rows;
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { AppContext } from '../context.js';
-import { pgConstraint, pgErrorCode, PgCode, transaction } from '../db/pool.js';
+import { transaction } from '../db/pool.js';
 import { DomainError } from '../errors.js';
 import { checkDecimal, minorUnits, money } from '../lib/money.js';
 import { changePayment } from '../payments/lifecycle.js';
@@ -116,7 +116,7 @@ export async function receiveNotification(ctx: AppContext, executor: ExecutorRow
     });
   } catch (err) {
     // The same notification raced itself: the first one's answer is the answer.
-    if (dedupeKey && pgErrorCode(err) === PgCode.uniqueViolation && pgConstraint(err) === 'notifications_dedupe_key_key') {
+    if (dedupeKey && repo.isDuplicateNotification(err)) {
       const existing = await repo.findByDedupeKey(ctx.db, dedupeKey);
       if (existing) return toResult(existing, true);
     }

@@ -107,3 +107,76 @@ export async function post(tx: Tx, posting: Posting): Promise<string> {
   return row.id;
 }
 
+// The ledger check's queries (ledger.check.ts): each returns the rows that break one invariant.
+
+/** Transactions whose entries do not sum to zero. */
+export async function unbalancedTransactions(db: Queryable): Promise<Array<{ id: string; kind: string; total: string }>> {
+  const { rows } = await db.query<{ id: string; kind: string; total: string }>(
+    `SELECT t.id, t.kind, sum(e.amount)::text AS total
+       FROM ledger_transactions t JOIN ledger_entries e ON e.transaction_id = t.id
+      GROUP BY t.id, t.kind HAVING sum(e.amount) <> 0`,
+  );
+  return rows;
+}
+
+/** Transactions with no entries at all. */
+export async function transactionsWithoutEntries(db: Queryable): Promise<Array<{ id: string; kind: string }>> {
+  const { rows } = await db.query<{ id: string; kind: string }>(
+    `SELECT t.id, t.kind FROM ledger_transactions t WHERE NOT EXISTS (SELECT 1 FROM ledger_entries e WHERE e.transaction_id = t.id)`,
+  );
+  return rows;
+}
+
+/** The sum of every entry of the ledger, as text. */
+export async function entriesTotal(db: Queryable): Promise<string> {
+  const { rows } = await db.query<{ total: string }>('SELECT coalesce(sum(amount), 0)::text AS total FROM ledger_entries');
+  return rows[0]!.total;
+}
+
+/** Terminal accounts whose kept balance differs from the sum of their entries. */
+export async function driftedTerminalAccounts(
+  db: Queryable,
+): Promise<Array<{ id: string; kind: string; terminal_id: string; balance: string; entries: string }>> {
+  const { rows } = await db.query<{ id: string; kind: string; terminal_id: string; balance: string; entries: string }>(
+    `SELECT a.id, a.kind, a.terminal_id, a.balance::text, coalesce(s.total, 0)::text AS entries
+       FROM ledger_accounts a
+       LEFT JOIN (SELECT account_id, sum(amount) AS total FROM ledger_entries GROUP BY account_id) s ON s.account_id = a.id
+      WHERE a.kind LIKE 'terminal_%' AND a.balance <> coalesce(s.total, 0)`,
+  );
+  return rows;
+}
+
+/** Terminal accounts below zero. */
+export async function negativeTerminalAccounts(db: Queryable): Promise<Array<{ terminal_id: string; kind: string; balance: string }>> {
+  const { rows } = await db.query<{ terminal_id: string; kind: string; balance: string }>(
+    `SELECT terminal_id, kind, balance::text FROM ledger_accounts WHERE kind LIKE 'terminal_%' AND balance < 0`,
+  );
+  return rows;
+}
+
+/** Frozen accounts that differ from the reserves of their terminal's payouts and withdrawals still in progress. */
+export async function frozenApartFromOpenHolds(db: Queryable): Promise<Array<{ terminal_id: string; frozen: string; held: string }>> {
+  const { rows } = await db.query<{ terminal_id: string; frozen: string; held: string }>(
+    `SELECT a.terminal_id, a.balance::text AS frozen, coalesce(h.held, 0)::text AS held
+       FROM ledger_accounts a
+       LEFT JOIN (
+         SELECT terminal_id, sum(reserve) AS held FROM (
+           SELECT terminal_id, reserve FROM payouts WHERE status IN ('pending', 'processing')
+           UNION ALL
+           SELECT terminal_id, reserve FROM withdrawals WHERE status IN ('pending', 'processing')
+         ) open GROUP BY terminal_id
+       ) h ON h.terminal_id = a.terminal_id
+      WHERE a.kind = 'terminal_frozen' AND a.balance <> coalesce(h.held, 0)`,
+  );
+  return rows;
+}
+
+/** Payments credited though not completed, or completed without a credit, with their count of pay-in credits. */
+export async function miscreditedPayments(db: Queryable): Promise<Array<{ id: string; status: string; credits: number }>> {
+  const { rows } = await db.query<{ id: string; status: string; credits: number }>(
+    `SELECT p.id, p.status, (SELECT count(*) FROM ledger_transactions t WHERE t.kind = 'payin' AND t.ref_id = p.id) AS credits
+       FROM payments p
+      WHERE (p.status IN ('COMPLETED', 'COMPLETED_APPEAL')) <> EXISTS (SELECT 1 FROM ledger_transactions t WHERE t.kind = 'payin' AND t.ref_id = p.id)`,
+  );
+  return rows;
+}

@@ -53,3 +53,19 @@ export async function insertConfirmation(db: Queryable, c: { paymentId: string; 
     [c.paymentId, c.merchantId, c.source, c.receiptId],
   );
 }
+
+export interface ConfirmationRow {
+  payment_id: string;
+  source: string;
+  receipt_id: string | null;
+  created_at: Date;
+}
+
+/** The confirm signals of the given payments, oldest first. */
+export async function listPaymentConfirmations(db: Queryable, paymentIds: string[]): Promise<ConfirmationRow[]> {
+  const { rows } = await db.query<ConfirmationRow>(
+    'SELECT payment_id, source, receipt_id, created_at FROM payment_confirmations WHERE payment_id = ANY($1::uuid[]) ORDER BY created_at',
+    [paymentIds],
+  );
+  return rows;
+}

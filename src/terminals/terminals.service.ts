@@ -1,9 +1,10 @@
 import type { Decimal } from 'decimal.js';
 import type { AppContext } from '../context.js';
-import { pgConstraint, pgErrorCode, PgCode, transaction } from '../db/pool.js';
+import { transaction } from '../db/pool.js';
 import { hashToken, randomToken } from '../lib/crypto.js';
 import { checkDecimal, type DecimalRule, USDT_DECIMALS } from '../lib/money.js';
 import { DomainError } from '../errors.js';
+import { isInsufficientFunds } from '../ledger/holds.js';
 import { createTerminalAccounts, post } from '../ledger/ledger.repo.js';
 import { getMerchant } from '../merchants/merchants.service.js';
 import * as repo from './terminals.repo.js';
@@ -119,7 +120,7 @@ export async function adjustBalance(ctx: AppContext, id: string, body: Adjustmen
       return (await repo.findTerminal(tx, id))!;
     });
   } catch (err) {
-    if (pgErrorCode(err) === PgCode.checkViolation && pgConstraint(err) === 'ledger_accounts_terminal_nonnegative') {
+    if (isInsufficientFunds(err)) {
       const current = await getTerminal(ctx, id);
       throw new DomainError('VALIDATION', 'The adjustment would make the available balance negative', { available: Number(current.balance) });
     }

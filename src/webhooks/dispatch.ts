@@ -1,9 +1,9 @@
 import type { Task } from 'graphile-worker';
 import type { AppContext } from '../context.js';
-import { prepared } from '../db/pool.js';
 import { hmacSha1Base64 } from '../lib/crypto.js';
 import { retryKey, scheduleDispatch } from './outbox.js';
 import { sendWebhook } from './sender.js';
+import { leaseDueEvents, recordAttempt, type DueEventRow } from './webhooks.repo.js';
 
 /** Deliveries one dispatch keeps in flight at most. */
 const PARALLEL = 32;
@@ -12,22 +12,8 @@ const RUN_MS = 30_000;
 /** How long past its time limit an attempt's lease lasts: the lease must outlive the attempt. */
 const LEASE_MARGIN_MS = 60_000;
 
-interface DueEvent {
-  id: string;
-  merchant_id: string;
-  resource_id: string;
-  event: string;
-  payload: unknown;
-  url: string;
-  notification_token: string | null;
-  attempts: number;
-  created_at: Date;
-  /** The merchant's newest valid Secret Key, sealed; null when it has none. */
-  secret_enc: string | null;
-}
-
 /** The exact bytes sent for an event: the same on every attempt, so the signature is too. */
-export function webhookBody(event: Pick<DueEvent, 'id' | 'event' | 'payload' | 'created_at'>): string {
+export function webhookBody(event: Pick<DueEventRow, 'id' | 'event' | 'payload' | 'created_at'>): string {
   return JSON.stringify({ event: event.event, id: event.id, created_at: event.created_at.toISOString(), data: event.payload });
 }
 
@@ -55,12 +41,13 @@ export function dispatchTask(ctx: AppContext): Task {
  */
 async function dispatchDue(ctx: AppContext, maxMs: number): Promise<boolean> {
   const started = Date.now();
+  const leaseSeconds = (2 * ctx.config.webhookTimeoutMs + LEASE_MARGIN_MS) / 1000;
   const inFlight = new Set<Promise<void>>();
   for (;;) {
     const overtime = Date.now() - started >= maxMs;
     // Leases are taken in batches: only once half the slots are free again.
     if (!overtime && inFlight.size <= PARALLEL / 2) {
-      for (const event of await leaseDue(ctx, PARALLEL - inFlight.size)) {
+      for (const event of await leaseDueEvents(ctx.db, PARALLEL - inFlight.size, leaseSeconds)) {
         const delivery: Promise<void> = deliver(ctx, event)
           .catch((err: unknown) => ctx.log.error({ err, event_id: event.id }, 'webhook delivery could not be recorded; it is retried when its lease runs out'))
           .finally(() => inFlight.delete(delivery));
@@ -73,43 +60,11 @@ async function dispatchDue(ctx: AppContext, maxMs: number): Promise<boolean> {
 }
 
 /**
- * Leases up to `limit` due events, each the oldest pending event of its resource ("Deliveries of
- * one resource go out in order"): pending, its next attempt due, and not leased by a dispatch
- * that is still within its time. With each, the merchant's newest valid Secret Key, which signs it.
- */
-async function leaseDue(ctx: AppContext, limit: number): Promise<DueEvent[]> {
-  const { rows } = await ctx.db.query<DueEvent>(
-    prepared(
-      `WITH due AS (
-         SELECT e.id FROM webhook_events e
-          WHERE e.status = 'pending' AND e.next_attempt_at <= now()
-            AND (e.leased_until IS NULL OR e.leased_until < now())
-            AND NOT EXISTS (SELECT 1 FROM webhook_events o WHERE o.resource_id = e.resource_id AND o.status = 'pending' AND o.seq < e.seq)
-          ORDER BY e.next_attempt_at, e.seq
-          LIMIT $1
-          FOR UPDATE SKIP LOCKED
-       ), leased AS (
-         UPDATE webhook_events e SET leased_until = now() + make_interval(secs => $2)
-           FROM due WHERE e.id = due.id
-         RETURNING e.id, e.merchant_id, e.resource_id, e.event, e.payload, e.url, e.notification_token, e.attempts, e.created_at
-       )
-       SELECT l.*, s.secret_enc FROM leased l
-         LEFT JOIN LATERAL (
-           SELECT m.secret_enc FROM merchant_secrets m
-            WHERE m.merchant_id = l.merchant_id AND (m.expires_at IS NULL OR m.expires_at > now())
-            ORDER BY m.created_at DESC LIMIT 1) s ON true`,
-      [limit, (2 * ctx.config.webhookTimeoutMs + LEASE_MARGIN_MS) / 1000],
-    ),
-  );
-  return rows;
-}
-
-/**
  * One attempt at one leased event. A 2xx ends its delivery; anything else is recorded and the
  * next attempt scheduled with backoff, later events of the resource waiting behind it; after
  * `webhookRetryHours` the event is marked failed and the next one proceeds.
  */
-async function deliver(ctx: AppContext, event: DueEvent): Promise<void> {
+async function deliver(ctx: AppContext, event: DueEventRow): Promise<void> {
   if (!event.secret_enc) throw new Error(`merchant ${event.merchant_id} has no valid secret key to sign webhooks with`);
   const body = webhookBody(event);
   const headers: Record<string, string> = {
@@ -129,21 +84,18 @@ async function deliver(ctx: AppContext, event: DueEvent): Promise<void> {
   const attempt = event.attempts + 1;
   const givingUp = !result.ok && Date.now() - event.created_at.getTime() >= ctx.config.webhookRetryHours * 3600_000;
   const nextAttemptAt = new Date(Date.now() + retryDelayMs(attempt, ctx.config.webhookRetryBaseMs));
-  await ctx.db.query(
-    prepared(
-      `WITH attempt AS (
-         INSERT INTO webhook_attempts (event_id, attempt, started_at, status_code, latency_ms, error, response_snippet)
-         VALUES ($1, $2, $3, $4, $5, $6, $7)
-       )
-       UPDATE webhook_events SET attempts = $2, last_error = $6,
-              status = CASE WHEN $8 THEN 'delivered' WHEN $9 THEN 'failed' ELSE 'pending' END,
-              delivered_at = CASE WHEN $8 THEN now() ELSE NULL END,
-              next_attempt_at = $10, leased_until = NULL
-        WHERE id = $1`,
-      [event.id, attempt, startedAt, result.status, Math.round(result.latencyMs), result.error ?? null,
-        result.responseSnippet ?? null, result.ok, givingUp, nextAttemptAt],
-    ),
-  );
+  await recordAttempt(ctx.db, {
+    eventId: event.id,
+    attempt,
+    startedAt,
+    statusCode: result.status,
+    latencyMs: Math.round(result.latencyMs),
+    error: result.error ?? null,
+    responseSnippet: result.responseSnippet ?? null,
+    delivered: result.ok,
+    givingUp,
+    nextAttemptAt,
+  });
   if (!result.ok) {
     ctx.log.warn({ event_id: event.id, attempt, status: result.status, error: result.error, gave_up: givingUp }, 'webhook delivery failed');
     if (!givingUp) await scheduleDispatch(ctx.db, { runAt: nextAttemptAt, key: retryKey(event.resource_id) });

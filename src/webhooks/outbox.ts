@@ -1,4 +1,5 @@
-import { prepared, type Queryable, type Tx } from '../db/pool.js';
+import type { Queryable, Tx } from '../db/pool.js';
+import * as repo from './webhooks.repo.js';
 
 /** The graphile-worker task that delivers due webhook events (webhooks/dispatch.ts). */
 export const DISPATCH_TASK = 'webhooks_dispatch';
@@ -26,23 +27,9 @@ export interface OutboxEvent {
  * a resource's one at a time, in order. Events without a URL are not written.
  */
 export async function enqueueWebhooks(tx: Tx, events: OutboxEvent[]): Promise<void> {
-  const withUrl = events.filter((e) => e.url);
+  const withUrl = events.filter((e): e is OutboxEvent & { url: string } => e.url !== null && e.url !== '');
   if (withUrl.length === 0) return;
-  await tx.query(
-    prepared(
-      `INSERT INTO webhook_events (merchant_id, resource_type, resource_id, event, payload, url, notification_token)
-       SELECT * FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::text[], $5::jsonb[], $6::text[], $7::text[])`,
-      [
-        withUrl.map((e) => e.merchantId),
-        withUrl.map((e) => e.resourceType),
-        withUrl.map((e) => e.resourceId),
-        withUrl.map((e) => e.event),
-        withUrl.map((e) => JSON.stringify(e.payload)),
-        withUrl.map((e) => e.url),
-        withUrl.map((e) => e.notificationToken),
-      ],
-    ),
-  );
+  await repo.insertEvents(tx, withUrl);
 }
 
 /**
@@ -51,11 +38,7 @@ export async function enqueueWebhooks(tx: Tx, events: OutboxEvent[]): Promise<vo
  * resources do not push each other back.
  */
 export async function scheduleDispatch(db: Queryable, options: { runAt?: Date; key?: string } = {}): Promise<void> {
-  await db.query(`SELECT graphile_worker.add_job($1, '{}'::json, job_key => $2, run_at => coalesce($3, now()))`, [
-    DISPATCH_TASK,
-    options.key ?? DISPATCH_KEY,
-    options.runAt ?? null,
-  ]);
+  await repo.addJob(db, DISPATCH_TASK, options.key ?? DISPATCH_KEY, options.runAt ?? null);
 }
 
 /** The job key of a resource's next retry. */

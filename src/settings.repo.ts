@@ -1,0 +1,13 @@
+import type { Queryable } from './db/pool.js';
+
+/** A stored setting's value, or undefined when it was never set. */
+export async function getSetting(db: Queryable, key: string): Promise<string | undefined> {
+  const { rows } = await db.query<{ value: string }>('SELECT value FROM settings WHERE key = $1', [key]);
+  return rows[0]?.value;
+}
+
+/** Inserts the value unless another instance got there first; returns the stored value. */
+export async function initSetting(db: Queryable, key: string, value: string): Promise<string> {
+  await db.query('INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING', [key, value]);
+  return (await getSetting(db, key))!;
+}
