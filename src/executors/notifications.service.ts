@@ -1,9 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { AppContext } from '../context.js';
-import { transaction } from '../db/pool.js';
+import { transaction, type Tx } from '../db/pool.js';
 import { DomainError } from '../errors.js';
-import { checkDecimal, minorUnits, money } from '../lib/money.js';
+import { checkDecimal, minorUnits, money, toNumber } from '../lib/money.js';
+import { isUuid } from '../lib/validators.js';
 import { changePayment } from '../payments/lifecycle.js';
+import { findPayment } from '../payments/payments.repo.js';
 import { findRequisite } from '../requisites/requisites.repo.js';
 import type { ExecutorRow } from './executors.repo.js';
 import * as repo from './notifications.repo.js';
@@ -122,4 +124,85 @@ export async function receiveNotification(ctx: AppContext, executor: ExecutorRow
     }
     throw err;
   }
+}
+
+/** A notification as the operator API shows it. */
+export function toNotification(row: repo.NotificationRow) {
+  return {
+    id: row.id,
+    executor_id: row.executor_id,
+    requisite_id: row.requisite_id,
+    amount: toNumber(row.amount),
+    text: row.text,
+    received_at: row.received_at,
+    parsed_bank: row.parsed_bank,
+    status: row.status,
+    payment_id: row.payment_id,
+    candidate_payment_id: row.candidate_payment_id,
+    resolved_note: row.resolved_note,
+    created_at: row.created_at,
+  };
+}
+
+const STATUSES = ['matched', 'unmatched', 'late', 'resolved'];
+
+/** Notifications, newest first, optionally in one status. */
+export async function listNotifications(ctx: AppContext, filter: { status?: string; limit: number; offset: number }): Promise<repo.NotificationRow[]> {
+  if (filter.status !== undefined && !STATUSES.includes(filter.status)) {
+    throw new DomainError('VALIDATION', 'status must be one of matched, unmatched, late, resolved');
+  }
+  return repo.listNotifications(ctx.db, filter);
+}
+
+export async function getNotification(ctx: AppContext, id: string): Promise<repo.NotificationRow> {
+  const row = await repo.findNotification(ctx.db, id);
+  if (!row) throw new DomainError('NOT_FOUND', `Notification ${id} not found`);
+  return row;
+}
+
+/** Writes what the operator did, in the transaction of the change (the audit log). */
+type RecordAction = (tx: Tx, before: repo.NotificationRow, after: repo.NotificationRow) => Promise<void>;
+
+/**
+ * Links an unmatched or late notification to a PENDING payment on the same requisite, which
+ * completes it exactly as a matching notification would have.
+ */
+export async function linkNotification(ctx: AppContext, id: string, paymentId: string, record: RecordAction): Promise<repo.NotificationRow> {
+  const notification = await getNotification(ctx, id);
+  const payment = isUuid(paymentId) ? await findPayment(ctx.db, paymentId) : undefined;
+  if (!payment) throw new DomainError('PAY_006', `Payment ${paymentId} not found`);
+  if (payment.requisite_id !== notification.requisite_id) {
+    throw new DomainError('VALIDATION', 'The payment was made to another requisite than the notification reports');
+  }
+  return transaction(ctx.db, async (tx) => {
+    // The payment is completed (and so locked) before the notification is marked matched: marked
+    // first, a racing link or notification for the same payment collided with it on
+    // notifications_one_match_per_payment, or deadlocked, and answered 500.
+    const completed = (await changePayment(tx, ctx.config, paymentId, 'complete')) !== undefined;
+    const updated = completed
+      ? await repo.resolveNotification(tx, notification.id, { status: 'matched', paymentId, note: 'linked by the operator' })
+      : undefined;
+    if (!updated) {
+      const current = (await repo.findNotification(tx, notification.id)) ?? notification;
+      if (completed || (current.status !== 'unmatched' && current.status !== 'late')) {
+        throw new DomainError('CONFLICT', `Notification is ${current.status}; only unmatched or late ones can be linked`);
+      }
+      const now = (await findPayment(tx, paymentId)) ?? payment;
+      throw new DomainError('PAY_008', `Payment is ${now.status}; only a PENDING payment can be completed by a notification`, { status: now.status });
+    }
+    await record(tx, notification, updated);
+    return updated;
+  });
+}
+
+/** Sets an unmatched or late notification aside with the operator's note. */
+export async function resolveNotification(ctx: AppContext, id: string, note: string, record: RecordAction): Promise<repo.NotificationRow> {
+  return transaction(ctx.db, async (tx) => {
+    const before = await repo.findNotification(tx, id);
+    if (!before) throw new DomainError('NOT_FOUND', `Notification ${id} not found`);
+    const updated = await repo.resolveNotification(tx, before.id, { status: 'resolved', paymentId: null, note });
+    if (!updated) throw new DomainError('CONFLICT', `Notification is ${before.status}; only unmatched or late ones can be resolved`);
+    await record(tx, before, updated);
+    return updated;
+  });
 }
