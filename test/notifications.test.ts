@@ -117,7 +117,7 @@ describe('executor authentication', () => {
     expect(await notificationsOn(requisite.id)).toEqual([]);
   });
 
-  it('refuses a deactivated executor with 403 AUTH_003 and completes nothing; reactivated, it is served again', async () => {
+  it('refuses a deactivated executor with 403 AUTH_003 and completes nothing', async () => {
     const { executor: ex, requisite } = await fresh();
     const payment = await pay(2100, requisite.value);
     await adminOk(service.app, 'PATCH', `/executors/${ex.id}`, { is_active: false });
@@ -126,6 +126,13 @@ describe('executor authentication', () => {
     await expectError(await service.app.inject({ method: 'GET', url: '/executor/v1/requisites', headers: { authorization: `Bearer ${ex.token}` } }), 403, 'AUTH_003');
     expect(await paymentStatus(payment.id)).toBe('PENDING');
     expect(await payinPostings(payment.id)).toBe(0);
+  });
+
+  it('serves a reactivated executor again', async () => {
+    const { executor: ex, requisite } = await fresh();
+    const payment = await pay(2100, requisite.value);
+    await adminOk(service.app, 'PATCH', `/executors/${ex.id}`, { is_active: false });
+    await expectError(await notify(service.app, ex.token, { requisite_id: requisite.id, amount: 2100 }), 403, 'AUTH_003');
 
     await adminOk(service.app, 'PATCH', `/executors/${ex.id}`, { is_active: true });
     const res = await notify(service.app, ex.token, { requisite_id: requisite.id, amount: 2100 });
@@ -327,7 +334,7 @@ describe('reading the amount from the notification text', () => {
     expect(res.json()).toMatchObject({ matched: true, payment_id: payment.id });
   });
 
-  it('unparseable text without amount is 400 telling to send amount; neither amount nor text is 400; nothing is stored', async () => {
+  it('unparseable text without amount is 400 telling to send amount, and stores nothing', async () => {
     const { executor: ex, requisite } = await fresh({ bank: 'sberbank' });
     const payment = await pay(500, requisite.value);
     for (const text of [
@@ -339,6 +346,13 @@ describe('reading the amount from the notification text', () => {
       const body = await expectError(await notify(service.app, ex.token, { requisite_id: requisite.id, text }), 400, 'VALIDATION');
       expect(body.message).toMatch(/send amount/i);
     }
+    expect(await paymentStatus(payment.id)).toBe('PENDING');
+    expect(await notificationsOn(requisite.id)).toEqual([]);
+  });
+
+  it('neither amount nor text is 400, and stores nothing', async () => {
+    const { executor: ex, requisite } = await fresh({ bank: 'sberbank' });
+    const payment = await pay(500, requisite.value);
     await expectError(await notify(service.app, ex.token, { requisite_id: requisite.id }), 400, 'VALIDATION');
     await expectError(await notify(service.app, ex.token, { requisite_id: requisite.id, text: '' }), 400, 'VALIDATION');
     await expectError(await notify(service.app, ex.token, { requisite_id: requisite.id, received_at: new Date().toISOString() }), 400, 'VALIDATION');
@@ -422,7 +436,7 @@ describe('the operator links or resolves a notification', () => {
     return rows;
   }
 
-  it('links an unmatched notification to a PENDING payment on the same requisite: completed and credited once; twice is 409', async () => {
+  it('links an unmatched notification to a PENDING payment on the same requisite: completed, credited once, audited', async () => {
     const { executor: ex, requisite } = await fresh();
     const payment = await pay(1000, requisite.value);
     // The payer sent 999 instead of 1000; the operator decides it is this payment.
@@ -436,6 +450,17 @@ describe('the operator links or resolves a notification', () => {
     expect((await balance()).minus(before).toFixed(6)).toBe(expectedCredit(1000).toFixed(6));
     expect(await payinPostings(payment.id)).toBe(1);
     expect((await adminOk(service.app, 'GET', `/notifications/${id}`)).status).toBe('matched');
+    expect(await auditRows(id)).toEqual([
+      { action: 'notification.link', before: { status: 'unmatched' }, after: { status: 'matched', payment_id: payment.id } },
+    ]);
+    expect(await adminOk(service.app, 'GET', '/ledger/check')).toEqual({ ok: true, problems: [] });
+  });
+
+  it('linking a notification a second time is 409 and credits nothing more', async () => {
+    const { executor: ex, requisite } = await fresh();
+    const payment = await pay(1000, requisite.value);
+    const id = await unmatched(ex.token, requisite.id, 999);
+    expect((await admin(service.app, 'POST', `/notifications/${id}/link`, { payment_id: payment.id })).statusCode).toBe(200);
 
     await expectError(await admin(service.app, 'POST', `/notifications/${id}/link`, { payment_id: payment.id }), 409, 'CONFLICT');
     expect(await payinPostings(payment.id)).toBe(1);
@@ -520,25 +545,43 @@ describe('the operator links or resolves a notification', () => {
     expect(await payinPostings(payment.id)).toBe(1);
   });
 
-  it('resolves with a note: status resolved, audited; a resolved notification cannot be resolved or linked again', async () => {
+  it('refuses to resolve without a note (400)', async () => {
     const { executor: ex, requisite } = await fresh();
     const id = await unmatched(ex.token, requisite.id, 250);
-    const payment = await pay(250, requisite.value);
 
     await expectError(await admin(service.app, 'POST', `/notifications/${id}/resolve`, { note: '' }), 400, 'VALIDATION');
     await expectError(await admin(service.app, 'POST', `/notifications/${id}/resolve`, {}), 400, 'VALIDATION');
+    expect(await adminOk(service.app, 'GET', `/notifications/${id}`)).toMatchObject({ status: 'unmatched' });
+  });
+
+  it('resolves with a note: status resolved, listed as resolved, audited', async () => {
+    const { executor: ex, requisite } = await fresh();
+    const id = await unmatched(ex.token, requisite.id, 250);
     const res = await admin(service.app, 'POST', `/notifications/${id}/resolve`, { note: 'refunded to the payer by the trader' });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toMatchObject({ id, status: 'resolved', resolved_note: 'refunded to the payer by the trader', payment_id: null });
     expect((await adminOk(service.app, 'GET', '/notifications?status=resolved&limit=1000') as { notifications: { id: string }[] }).notifications.some((n) => n.id === id)).toBe(true);
+    expect(await auditRows(id)).toEqual([
+      { action: 'notification.resolve', before: { status: 'unmatched' }, after: { status: 'resolved', note: 'refunded to the payer by the trader' } },
+    ]);
+  });
+
+  it('a resolved notification cannot be resolved or linked again (409)', async () => {
+    const { executor: ex, requisite } = await fresh();
+    const id = await unmatched(ex.token, requisite.id, 250);
+    const payment = await pay(250, requisite.value);
+    await adminOk(service.app, 'POST', `/notifications/${id}/resolve`, { note: 'refunded to the payer by the trader' });
 
     await expectError(await admin(service.app, 'POST', `/notifications/${id}/resolve`, { note: 'again' }), 409, 'CONFLICT');
     await expectError(await admin(service.app, 'POST', `/notifications/${id}/link`, { payment_id: payment.id }), 409, 'CONFLICT');
     expect(await paymentStatus(payment.id)).toBe('PENDING');
-    await expectError(await admin(service.app, 'POST', '/notifications/00000000-0000-4000-8000-000000000000/resolve', { note: 'x' }), 404, 'NOT_FOUND');
     expect(await auditRows(id)).toEqual([
       { action: 'notification.resolve', before: { status: 'unmatched' }, after: { status: 'resolved', note: 'refunded to the payer by the trader' } },
     ]);
+  });
+
+  it('resolving an unknown notification is 404', async () => {
+    await expectError(await admin(service.app, 'POST', '/notifications/00000000-0000-4000-8000-000000000000/resolve', { note: 'x' }), 404, 'NOT_FOUND');
   });
 });
 
