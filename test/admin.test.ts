@@ -214,7 +214,7 @@ describe('PATCH /admin/v1/terminals/:id', () => {
     expect((await getPayment(merchant, early.id)).id).toBe(early.id);
   });
 
-  it('refuses bad values with 400 and leaves the terminal unchanged; an unknown terminal is 404', async () => {
+  it('refuses bad values with 400 and leaves the terminal unchanged', async () => {
     const merchant = await createMerchant(service.app, { payin_rate: 2 });
     for (const body of [{ payin_rate: 100 }, { payin_rate: -1 }, { withdrawal_fee: -0.5 }, { name: '' }, { is_active: 'yes' }]) {
       const res = await admin(service.app, 'PATCH', `/terminals/${merchant.terminalId}`, body);
@@ -222,6 +222,9 @@ describe('PATCH /admin/v1/terminals/:id', () => {
       expect(res.json()).toMatchObject({ error: 'VALIDATION' });
     }
     expect(await adminOk(service.app, 'GET', `/terminals/${merchant.terminalId}`)).toMatchObject({ payin_rate: 2, withdrawal_fee: 1, is_active: true });
+  });
+
+  it('an unknown terminal is 404', async () => {
     const unknown = await admin(service.app, 'PATCH', `/terminals/${randomUUID()}`, { name: 'x' });
     expect(unknown.statusCode).toBe(404);
     expect(unknown.json()).toMatchObject({ error: 'NOT_FOUND' });

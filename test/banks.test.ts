@@ -116,17 +116,20 @@ describe('editing the directory', () => {
     expect(res.json()).toMatchObject({ error: 'NOT_FOUND' });
   });
 
-  it('adds an entry with POST /admin/v1/banks, which then appears publicly; a duplicate code is 409', async () => {
+  it('adds an entry with POST /admin/v1/banks, which then appears publicly', async () => {
     const res = await admin(service.app, 'POST', '/banks', { code: 'test_bank_1', name: 'Тестбанк', country: 'RU', kind: 'bank' });
     expect(res.statusCode).toBe(201);
     expect(res.json()).toEqual({ code: 'test_bank_1', name: 'Тестбанк', country: 'RU', kind: 'bank', is_active: true, operator_code: null });
     expect((await directory()).find((b) => b.code === 'test_bank_1')).toEqual({ code: 'test_bank_1', name: 'Тестбанк' });
+  });
 
-    const dup = await admin(service.app, 'POST', '/banks', { code: 'test_bank_1', name: 'Другой', country: 'RU', kind: 'bank' });
+  it('refuses a duplicate code with 409, the first entry untouched', async () => {
+    await adminOk(service.app, 'POST', '/banks', { code: 'test_bank_2', name: 'Тестбанк', country: 'RU', kind: 'bank' });
+    const dup = await admin(service.app, 'POST', '/banks', { code: 'test_bank_2', name: 'Другой', country: 'RU', kind: 'bank' });
     expect(dup.statusCode).toBe(409);
     expect(dup.json()).toMatchObject({ error: 'CONFLICT', message: expect.any(String) });
     // The first entry is untouched by the refused duplicate.
-    expect((await directory()).find((b) => b.code === 'test_bank_1')?.name).toBe('Тестбанк');
+    expect((await directory()).find((b) => b.code === 'test_bank_2')?.name).toBe('Тестбанк');
 
     const seeded = await admin(service.app, 'POST', '/banks', { code: 'sberbank', name: 'Сбер', country: 'RU' });
     expect(seeded.statusCode).toBe(409);
