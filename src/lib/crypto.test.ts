@@ -3,13 +3,18 @@ import { describe, expect, it } from 'vitest';
 import { SecretBox } from './crypto.js';
 
 describe('SecretBox', () => {
-  it('opens what it sealed, again and again, and each sealing differs', () => {
+  it('opens what it sealed, again and again', () => {
     const box = new SecretBox(randomBytes(32));
     const sealed = box.seal('merchant secret');
     expect(sealed).toMatch(/^v1\./);
+    expect(box.open(sealed)).toBe('merchant secret');
+    expect(box.open(sealed)).toBe('merchant secret');
+  });
+
+  it('seals the same secret differently each time', () => {
+    const box = new SecretBox(randomBytes(32));
+    const sealed = box.seal('merchant secret');
     expect(box.seal('merchant secret')).not.toBe(sealed);
-    expect(box.open(sealed)).toBe('merchant secret');
-    expect(box.open(sealed)).toBe('merchant secret');
   });
 
   it('refuses a tampered sealed secret even after opening the original, and another key cannot open it', () => {

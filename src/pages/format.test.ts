@@ -20,19 +20,28 @@ describe('payment page formatting', () => {
     expect(groupCard('2200123456789012345')).toBe('2200 1234 5678 9012 345');
   });
 
-  it('phone numbers in their national format; unknown shapes as +digits', () => {
+  it('phone numbers in their national format', () => {
     expect(formatPhone('+79123456789')).toBe('+7 912 345-67-89');
     expect(formatPhone('+77011234567')).toBe('+7 701 123-45-67');
     expect(formatPhone('+992901234567')).toBe('+992 90 123 4567');
     expect(formatPhone('+998901234567')).toBe('+998 90 123-45-67');
     expect(formatPhone('+996555123456')).toBe('+996 555 123 456');
+  });
+
+  it('phone numbers of unknown shapes as +digits', () => {
     expect(formatPhone('+4915112345678')).toBe('+4915112345678');
+  });
+
+  it('a phone number copied as +digits', () => {
     expect(phoneForCopy('+7 912 345-67-89')).toBe('+79123456789');
   });
 
-  it('countries by name in the page language; the countdown as m:ss or h:mm:ss', () => {
+  it('countries by name in the page language', () => {
     expect(countryName('TJ', 'ru')).toBe('Таджикистан');
     expect(countryName('TJ', 'en')).toBe('Tajikistan');
+  });
+
+  it('the countdown as m:ss or h:mm:ss, never below 0:00', () => {
     expect(formatCountdown(899_001)).toBe('15:00');
     expect(formatCountdown(61_000)).toBe('1:01');
     expect(formatCountdown(3_723_000)).toBe('1:02:03');
