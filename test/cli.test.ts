@@ -115,10 +115,13 @@ describe('kassir CLI against a running service', { timeout: 120_000 }, () => {
     expect(await ok(['rate', 'list'])).toMatch(/^RUB\s+95\.5\s/m);
   });
 
-  it('executor create prints its token once; requisite add creates a card requisite', async () => {
+  it('executor create prints its token once', async () => {
     const out = await ok(['executor', 'create', '--name', 'CLI Trader']);
     executorId = field(out, 'id');
     storedSecret(out, 'ex_');
+  });
+
+  it('requisite add creates a card requisite', async () => {
     const req = await ok([
       'requisite', 'add', '--executor', executorId, '--type', 'card', '--value', card, '--bank', 'sberbank', '--holder', 'Ivan C.',
       '--currency', 'RUB', '--country', 'RU', '--methods', 'card', '--min', '100', '--max', '50000',
@@ -148,9 +151,13 @@ describe('kassir CLI against a running service', { timeout: 120_000 }, () => {
     expect(listed.requisites.map((r: { id: string }) => r.id)).toContain(requisiteId);
   });
 
-  it('terminal adjust sends signed amounts; update changes settings', async () => {
+  it('terminal adjust sends signed amounts', async () => {
     expect(field(await ok(['terminal', 'adjust', terminalId, '--amount', '10.25', '--reason', 'opening credit']), 'balance')).toBe('10.25');
     expect(field(await ok(['terminal', 'adjust', terminalId, '--amount', '-0.25', '--reason', 'correction']), 'balance')).toBe('10');
+    expect(await adminOk(service.app, 'GET', `/terminals/${terminalId}`)).toMatchObject({ balance: 10 });
+  });
+
+  it('terminal update changes settings', async () => {
     const updated = await ok(['terminal', 'update', terminalId, '--payin-rate', '3', '--name', 'Web shop']);
     expect(field(updated, 'payin_rate')).toBe('3');
     expect(field(updated, 'name')).toBe('Web shop');
@@ -174,11 +181,13 @@ describe('kassir CLI against a running service', { timeout: 120_000 }, () => {
     expect(rates.find((r) => r.currency === 'RUB')?.rate).toBe(95.5);
   });
 
-  it('a wrong token exits 1 with the AUTH error; a missing one says where to get it', async () => {
+  it('a wrong token exits 1 with the AUTH error', async () => {
     const wrong = await kassir(['merchant', 'list', '--token', 'not-the-token']);
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toMatch(/^error AUTH_002: /m);
+  });
 
+  it('a missing token exits 1 saying where to get it', async () => {
     const missing = await kassir(['merchant', 'list'], { ADMIN_TOKEN: undefined });
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/ADMIN_TOKEN/);
@@ -237,10 +246,13 @@ describe('kassir CLI against a running service', { timeout: 120_000 }, () => {
     secretKey = newSecret;
   });
 
-  it('terminal update --active false makes the merchant API refuse the terminal; an empty update is refused', async () => {
+  it('terminal update --active false makes the merchant API refuse the terminal', async () => {
     expect(field(await ok(['terminal', 'update', terminalId, '--active', 'false']), 'is_active')).toBe('false');
     const refused = await signedFetch({ apiKey, secretKey }, 'POST', '/v1/payments', { ext_id: uniqueExtId('cli'), amount: 1500, currency: 'RUB', method: 'CARD' });
     expect(refused).toMatchObject({ status: 403, body: { error: 'AUTH_003' } });
+  });
+
+  it('terminal update with nothing to change is refused', async () => {
     const run = await kassir(['terminal', 'update', terminalId]);
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/nothing to update/);
@@ -282,8 +294,11 @@ describe('kassir CLI: ledger, notifications, webhooks, executor tokens', { timeo
     expect((await notify(1, first)).status).toBe(401);
   });
 
-  it('ledger check prints "ledger OK" and exits 0 on a healthy ledger; --json gives the raw answer', async () => {
+  it('ledger check prints "ledger OK" and exits 0 on a healthy ledger', async () => {
     expect(await ok(['ledger', 'check'])).toBe('ledger OK\n');
+  });
+
+  it('ledger check --json gives the raw answer', async () => {
     expect(JSON.parse(await ok(['--json', 'ledger', 'check']))).toEqual({ ok: true, problems: [] });
   });
 
