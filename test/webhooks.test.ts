@@ -551,9 +551,8 @@ describe('expiry webhook and giving up', () => {
     expect(rows[0]).toEqual({ cancel_reason: 'expired' });
   });
 
-  it('marks a delivery failed when the retry window is over; the operator re-sends it with the same event id', async () => {
-    let recovered = false;
-    const hook = await receiver(() => (recovered ? 200 : 500));
+  it('marks a delivery failed when the retry window is over', async () => {
+    const hook = await receiver(() => 500);
     const payment = await pendingPayment(service, merchant, { notify_url: hook.url });
 
     const failed = await eventWhen(service, payment.id, (d) => d.status === 'failed');
@@ -562,6 +561,15 @@ describe('expiry webhook and giving up', () => {
     expect(failed.last_error).toMatch(/500/);
     expect(hook.hits).toHaveLength(1);
     expect(await eventsOf(service, payment.id)).toMatchObject([{ id: failed.id, status: 'failed', attempts: 1 }]);
+  });
+
+  it('the operator re-sends a failed delivery with the same event id and body, audited', async () => {
+    let recovered = false;
+    const hook = await receiver(() => (recovered ? 200 : 500));
+    const payment = await pendingPayment(service, merchant, { notify_url: hook.url });
+    const failed = await eventWhen(service, payment.id, (d) => d.status === 'failed');
+    await deliveryIdle(service, payment.id);
+    expect(hook.hits).toHaveLength(1);
 
     recovered = true;
     const res = await admin(service.app, 'POST', `/webhooks/${failed.id}/resend`);
