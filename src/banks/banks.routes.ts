@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import type { AppContext, RouteApp } from '../context.js';
 import { audit } from '../admin/audit.js';
 import * as service from './banks.service.js';
-import { AdminBank, BankDirectory, CreateBankBody, UpdateBankBody } from './banks.schemas.js';
+import { AdminBank, BankDirectory, CreateBankBody, toAdminBank, UpdateBankBody } from './banks.schemas.js';
 
 /** `GET /v1/public/banks`: the public directory, no authentication (spec "Endpoints"). */
 export async function bankRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
@@ -16,13 +16,13 @@ export async function bankRoutes(app: RouteApp, ctx: AppContext): Promise<void> 
 /** Operator side of the directory: every entry, and edits (the directory is operator-editable). */
 export async function bankAdminRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
   app.get('/banks', { schema: { tags: ['operator'], response: { 200: Type.Object({ banks: Type.Array(AdminBank) }) } } }, async () => ({
-    banks: await service.listAllBanks(ctx),
+    banks: (await service.listAllBanks(ctx)).map(toAdminBank),
   }));
 
   app.post('/banks', { schema: { tags: ['operator'], body: CreateBankBody, response: { 201: AdminBank } } }, async (request, reply) => {
     const bank = await service.createBank(ctx, request.body);
     await audit(ctx.db, request, 'bank.create', 'bank', bank.code, null, bank);
-    return reply.status(201).send(bank);
+    return reply.status(201).send(toAdminBank(bank));
   });
 
   app.patch(
@@ -31,7 +31,7 @@ export async function bankAdminRoutes(app: RouteApp, ctx: AppContext): Promise<v
     async (request) => {
       const { before, after } = await service.updateBank(ctx, request.params.code, request.body);
       await audit(ctx.db, request, 'bank.update', 'bank', after.code, before, after);
-      return after;
+      return toAdminBank(after);
     },
   );
 }

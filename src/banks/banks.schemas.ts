@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { COUNTRY_CURRENCY } from '../payments/methods.js';
+import type { BankRow } from './banks.repo.js';
 
 /** A country the directory serves: one whose currency Kassir prices. */
 const Country = Type.String({ enum: Object.keys(COUNTRY_CURRENCY) });
@@ -17,6 +18,11 @@ export const AdminBank = Type.Object({
     description: 'for a bank code that also names a mobile operator (mts): the operator it stands for in sim requisites and SIM payments',
   }),
 });
+
+/** A directory entry as the operator API shows it. */
+export function toAdminBank(row: BankRow): Static<typeof AdminBank> {
+  return { code: row.code, name: row.name, country: row.country, kind: row.kind, is_active: row.is_active, operator_code: row.operator_code };
+}
 
 export const CreateBankBody = Type.Object({
   code: Type.String({ pattern: '^[a-z0-9_]{2,64}$' }),

@@ -21,18 +21,20 @@ export async function executorAdminRoutes(app: RouteApp, ctx: AppContext): Promi
     return reply.status(201).send({ id: executor.id, name: executor.name, token: executor.token, is_active: executor.is_active });
   });
 
-  app.get('/executors', { schema: { tags } }, async () => ({ executors: await executors.listExecutors(ctx) }));
+  app.get('/executors', { schema: { tags } }, async () => ({
+    executors: (await executors.listExecutors(ctx)).map((row) => ({ ...executors.toExecutor(row), requisites: row.requisites })),
+  }));
 
   app.get('/executors/:id', { schema: { tags, params: IdParams } }, async (request) => {
     const executor = await executors.getExecutor(ctx, request.params.id);
     const rows = await requisites.listRequisites(ctx, executor.id);
-    return { ...executor, requisites: rows.map((row) => toRequisite(row, true)) };
+    return { ...executors.toExecutor(executor), requisites: rows.map((row) => toRequisite(row, true)) };
   });
 
   app.patch('/executors/:id', { schema: { tags, params: IdParams, body: UpdateExecutorBody } }, async (request) => {
     const { before, after } = await executors.updateExecutor(ctx, request.params.id, request.body);
     await audit(ctx.db, request, 'executor.update', 'executor', after.id, before, after);
-    return after;
+    return executors.toExecutor(after);
   });
 
   app.post('/executors/:id/token/rotate', { schema: { tags, params: IdParams } }, async (request) => {

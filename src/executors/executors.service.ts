@@ -3,6 +3,11 @@ import { hashToken, randomToken } from '../lib/crypto.js';
 import { DomainError } from '../errors.js';
 import * as repo from './executors.repo.js';
 
+/** An executor as the operator API shows it. */
+export function toExecutor(row: repo.ExecutorRow): repo.ExecutorRow {
+  return { id: row.id, name: row.name, is_active: row.is_active, created_at: row.created_at };
+}
+
 /** Creates an executor; its bearer token is returned once and stored as a hash. */
 export async function createExecutor(ctx: AppContext, name: string): Promise<repo.ExecutorRow & { token: string }> {
   const token = randomToken('ex_', 32);

@@ -9,7 +9,7 @@ const RateBody = Type.Object({ rate: Type.Number({ description: 'price of 1 USDT
 /** Manual USDT rates per currency. */
 export async function rateAdminRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
   app.get('/rates', { schema: { tags } }, async () => ({
-    rates: (await service.listRates(ctx)).map((r) => ({ currency: r.currency, rate: Number(r.rate), updated_at: r.updated_at })),
+    rates: (await service.listRates(ctx)).map(service.toRate),
   }));
 
   app.put(
@@ -18,7 +18,7 @@ export async function rateAdminRoutes(app: RouteApp, ctx: AppContext): Promise<v
     async (request) => {
       const row = await service.setRate(ctx, request.params.currency, request.body.rate);
       await audit(ctx.db, request, 'rate.set', 'rate', row.currency, null, { rate: row.rate });
-      return { currency: row.currency, rate: Number(row.rate), updated_at: row.updated_at };
+      return service.toRate(row);
     },
   );
 }

@@ -19,6 +19,11 @@ export function parseCurrency(value: string): string {
   return currency;
 }
 
+/** A rate as the operator API shows it. */
+export function toRate(row: repo.RateRow): { currency: string; rate: number; updated_at: Date } {
+  return { currency: row.currency, rate: Number(row.rate), updated_at: row.updated_at };
+}
+
 export async function setRate(ctx: AppContext, currency: string, rate: unknown): Promise<repo.RateRow> {
   return repo.upsertRate(ctx.db, parseCurrency(currency), parseRate(rate));
 }
