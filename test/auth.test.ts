@@ -415,7 +415,7 @@ describe('key rotation', () => {
   const create = (creds: Pick<MerchantCredentials, 'apiKey' | 'secretKey'>) =>
     sendSigned(creds, { method: 'POST', url: '/v1/payments', body: JSON.stringify(paymentBody()) });
 
-  it('API key rotation with a grace period keeps the old key working; a rotation with grace 0 ends it at once', async () => {
+  it('API key rotation with a grace period keeps the old key working', async () => {
     const shop = await createMerchant(service.app);
     const first = shop.apiKey;
     const rotated = await adminOk<{ api_key: string; previous_valid_until: string }>(service.app, 'POST', `/terminals/${shop.terminalId}/api-key/rotate`, { grace_seconds: 3600 });
@@ -423,7 +423,12 @@ describe('key rotation', () => {
     expect(Date.parse(rotated.previous_valid_until)).toBeGreaterThan(Date.now() + 3000_000);
     expect((await create({ apiKey: first, secretKey: shop.secretKey })).statusCode).toBe(200);
     expect((await create({ apiKey: rotated.api_key, secretKey: shop.secretKey })).statusCode).toBe(200);
+  });
 
+  it('an API key rotation with grace 0 ends every earlier key at once', async () => {
+    const shop = await createMerchant(service.app);
+    const first = shop.apiKey;
+    const rotated = await adminOk<{ api_key: string }>(service.app, 'POST', `/terminals/${shop.terminalId}/api-key/rotate`, { grace_seconds: 3600 });
     const third = await adminOk<{ api_key: string }>(service.app, 'POST', `/terminals/${shop.terminalId}/api-key/rotate`, { grace_seconds: 0 });
     expectError(await create({ apiKey: first, secretKey: shop.secretKey }), 401, 'AUTH_002');
     expectError(await create({ apiKey: rotated.api_key, secretKey: shop.secretKey }), 401, 'AUTH_002');
@@ -432,15 +437,20 @@ describe('key rotation', () => {
     expect(res.json().terminal_id).toBe(shop.terminalId);
   });
 
-  it('Secret Key rotation with grace 3600 accepts both secrets; with grace 0 only the newest', async () => {
+  it('Secret Key rotation with grace 3600 accepts both secrets', async () => {
     const shop = await createMerchant(service.app);
-    const second = await createTerminal(service.app, shop.merchantId, { name: 'Second' });
     const first = shop.secretKey;
     const rotated = await adminOk<{ secret_key: string }>(service.app, 'POST', `/merchants/${shop.merchantId}/secret-key/rotate`, { grace_seconds: 3600 });
     expect(rotated.secret_key).not.toBe(first);
     expect((await create({ apiKey: shop.apiKey, secretKey: first })).statusCode).toBe(200);
     expect((await create({ apiKey: shop.apiKey, secretKey: rotated.secret_key })).statusCode).toBe(200);
+  });
 
+  it('a Secret Key rotation with grace 0 accepts only the newest, on every terminal of the merchant', async () => {
+    const shop = await createMerchant(service.app);
+    const second = await createTerminal(service.app, shop.merchantId, { name: 'Second' });
+    const first = shop.secretKey;
+    const rotated = await adminOk<{ secret_key: string }>(service.app, 'POST', `/merchants/${shop.merchantId}/secret-key/rotate`, { grace_seconds: 3600 });
     const latest = await adminOk<{ secret_key: string }>(service.app, 'POST', `/merchants/${shop.merchantId}/secret-key/rotate`, { grace_seconds: 0 });
     expectError(await create({ apiKey: shop.apiKey, secretKey: first }), 401, 'AUTH_002');
     expectError(await create({ apiKey: shop.apiKey, secretKey: rotated.secret_key }), 401, 'AUTH_002');

@@ -386,7 +386,7 @@ describe('live status', () => {
 });
 
 describe('not found, safety, size', () => {
-  it('an unknown token shows a friendly 404 page in both languages; its status is a JSON 404', async () => {
+  it('an unknown token shows a friendly 404 page in both languages', async () => {
     const context = await phoneContext();
     const page = await context.newPage();
     const response = await page.goto(`${origin}/pay/${'x'.repeat(32)}`);
@@ -397,7 +397,9 @@ describe('not found, safety, size', () => {
     const other = await page.goto(`${origin}/pay/nothing/here`);
     expect(other?.status()).toBe(404);
     await context.close();
+  });
 
+  it("an unknown token's status is a JSON 404", async () => {
     const status = await service.app.inject({ method: 'GET', url: `/pay/${'y'.repeat(32)}/status?lang=en` });
     expect(status.statusCode).toBe(404);
     expect(status.json()).toEqual({ error: 'PAY_006', message: 'Payment not found. Check the link.' });
