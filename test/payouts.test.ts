@@ -275,7 +275,7 @@ describe('POST /v1/payouts', () => {
     }
   });
 
-  it('PAY_003 (409) for a duplicate ext_id with data.ext_id, reserved once; another merchant may reuse it', async () => {
+  it('PAY_003 (409) for a duplicate ext_id with data.ext_id, reserved once', async () => {
     const body = payoutBody();
     expect((await signed(app, m, 'POST', '/v1/payouts', body)).statusCode).toBe(200);
     const before = await balances(m);
@@ -283,6 +283,12 @@ describe('POST /v1/payouts', () => {
     expect(dup.statusCode).toBe(409);
     expect(dup.json()).toEqual({ error: 'PAY_003', message: expect.any(String), data: { ext_id: body.ext_id } });
     expect(await balances(m)).toEqual(before);
+    await expectLedgerOk();
+  });
+
+  it("another merchant may reuse a merchant's payout ext_id", async () => {
+    const body = payoutBody();
+    expect((await signed(app, m, 'POST', '/v1/payouts', body)).statusCode).toBe(200);
     const theirs = await signed(app, other, 'POST', '/v1/payouts', body);
     expect(theirs.statusCode, theirs.body).toBe(200);
     expect(theirs.json().ext_id).toBe(body.ext_id);

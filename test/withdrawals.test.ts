@@ -258,7 +258,7 @@ describe('withdrawals with the manual adapter', () => {
     await ledgerOk(service.app);
   });
 
-  it('the same tx_hash cannot complete two withdrawals (409); a malformed tx_hash is refused', async () => {
+  it('the same tx_hash cannot complete two withdrawals (409)', async () => {
     const payer = await createMerchant(service.app, { withdrawal_fee: 0 });
     await fund(service.app, payer.terminalId, 100);
     const first = (await withdraw(service.app, payer, { amount: 10, address: VALID })).json();
@@ -268,11 +268,20 @@ describe('withdrawals with the manual adapter', () => {
     const dup = await admin(service.app, 'POST', `/withdrawals/${second.id}/complete`, { tx_hash: txHash });
     expect(dup.statusCode, dup.body).toBe(409);
     expect((await signed(service.app, payer, 'GET', `/v1/withdrawals/${second.id}`)).json()).toMatchObject({ status: 'pending', tx_hash: null });
+    expect(await balance(service.app, payer)).toMatchObject({ balance: 80, balance_frozen: 10 });
+    await ledgerOk(service.app);
+  });
+
+  it('a malformed tx_hash is refused (400), an unknown withdrawal is 404, and nothing changes', async () => {
+    const payer = await createMerchant(service.app, { withdrawal_fee: 0 });
+    await fund(service.app, payer.terminalId, 100);
+    const second = (await withdraw(service.app, payer, { amount: 10, address: VALID })).json();
     for (const bad of ['abc', 'zz'.repeat(32), randomBytes(31).toString('hex')]) {
       expect((await admin(service.app, 'POST', `/withdrawals/${second.id}/complete`, { tx_hash: bad })).statusCode).toBe(400);
     }
     expect((await admin(service.app, 'POST', `/withdrawals/${randomUUID()}/complete`, { tx_hash: randomBytes(32).toString('hex') })).statusCode).toBe(404);
-    expect(await balance(service.app, payer)).toMatchObject({ balance: 80, balance_frozen: 10 });
+    expect((await signed(service.app, payer, 'GET', `/v1/withdrawals/${second.id}`)).json()).toMatchObject({ status: 'pending', tx_hash: null });
+    expect(await balance(service.app, payer)).toMatchObject({ balance: 90, balance_frozen: 10 });
     await ledgerOk(service.app);
   });
 
