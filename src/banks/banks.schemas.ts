@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { COUNTRY_CURRENCY } from '../payments/methods.js';
+import { COUNTRY_CURRENCY } from '../lib/methods.js';
 import type { BankRow } from './banks.repo.js';
 
 /** A country the directory serves: one whose currency Kassir prices. */

@@ -15,7 +15,7 @@ import { paymentRoutes, requestPayment, tryRoutes } from '../providers/routing.j
 import {
   COUNTRY_CURRENCY, CROSS_BORDER_METHODS, CURRENCY_COUNTRY, METHOD_TYPES, METHODS, METHODS_BY_CURRENCY,
   ORDER_CURRENCIES, isMethod, isOrderCurrency, type Method, type OrderCurrency,
-} from './methods.js';
+} from '../lib/methods.js';
 import * as repo from './payments.repo.js';
 import type { CreatePaymentBody } from './payments.schemas.js';
 

@@ -1,7 +1,7 @@
 import type { AppContext } from '../context.js';
 import { transaction } from '../db/pool.js';
 import { DomainError } from '../errors.js';
-import { isMethod, isOrderCurrency, METHODS, ORDER_CURRENCIES } from '../payments/methods.js';
+import { isMethod, isOrderCurrency, METHODS, ORDER_CURRENCIES } from '../lib/methods.js';
 import { isUuid } from '../lib/validators.js';
 import { kassirProvider } from './kassir/adapter.js';
 import type { ProviderAdapter } from './provider.js';

@@ -1,7 +1,7 @@
 import type { Decimal } from 'decimal.js';
 import { money, roundTo } from '../lib/money.js';
 import type { Candidate } from '../payments/payments.repo.js';
-import { COUNTRY_CURRENCY, CROSS_BORDER_METHODS, CURRENCY_COUNTRY, type Method, type OrderCurrency } from '../payments/methods.js';
+import { COUNTRY_CURRENCY, CROSS_BORDER_METHODS, CURRENCY_COUNTRY, type Method, type OrderCurrency } from '../lib/methods.js';
 
 /**
  * Where a payment may go and what the payer pays there (spec "Cross-border rules" 2–6):

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { METHODS, REQUISITE_TYPES, type Method, type RequisiteType as RequisiteTypeName } from '../payments/methods.js';
+import { METHODS, REQUISITE_TYPES, type Method, type RequisiteType as RequisiteTypeName } from '../lib/methods.js';
 import { maskCard } from '../lib/mask.js';
 import { toNumber } from '../lib/money.js';
 import type { RequisiteRow } from './requisites.repo.js';

@@ -4,7 +4,7 @@ import { checkDecimal } from '../lib/money.js';
 import { emvProblem, normalizeCard, normalizePhone } from '../lib/validators.js';
 import { findBankAs } from '../banks/banks.repo.js';
 import { getExecutor } from '../executors/executors.service.js';
-import { COUNTRY_CURRENCY, METHOD_TYPES, type Method, type RequisiteType } from '../payments/methods.js';
+import { COUNTRY_CURRENCY, METHOD_TYPES, type Method, type RequisiteType } from '../lib/methods.js';
 import * as repo from './requisites.repo.js';
 import type { CreateRequisiteBody } from './requisites.schemas.js';
 

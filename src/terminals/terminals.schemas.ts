@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import type { TerminalRow } from './terminals.repo.js';
 import { toNumber } from '../lib/money.js';
-import { ORDER_CURRENCIES, type OrderCurrency } from '../payments/methods.js';
+import { ORDER_CURRENCIES, type OrderCurrency } from '../lib/methods.js';
 
 const Percent = Type.Number({ minimum: 0, exclusiveMaximum: 100, description: 'percent' });
 

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
-import { METHODS, REQUISITE_TYPES } from '../../src/payments/methods.js';
+import { METHODS, REQUISITE_TYPES } from '../../src/lib/methods.js';
 
 export type Schema = Record<string, any>;
 
