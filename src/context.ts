@@ -5,7 +5,7 @@ import type { Db } from './db/pool.js';
 import type { SecretBox } from './lib/crypto.js';
 import type { Logger } from './lib/logger.js';
 import type { IdentityCache } from './merchants/identity.cache.js';
-import type { MerchantIdentity } from './merchants/merchants.auth.js';
+import type { MerchantIdentity } from './merchants/identity.service.js';
 import type { FileStore } from './receipts/store.js';
 
 /** What every feature needs from the running service; built once at start-up. */

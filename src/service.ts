@@ -9,7 +9,7 @@ import { keepTablesInShape } from './db/upkeep.js';
 import { buildApp } from './http/app.js';
 import { startWorker, type Worker } from './jobs/worker.js';
 import { IdentityCache } from './merchants/identity.cache.js';
-import type { MerchantIdentity } from './merchants/merchants.auth.js';
+import type { MerchantIdentity } from './merchants/identity.service.js';
 import type { Logger } from './lib/logger.js';
 import { loadAdminToken, loadSecretBox } from './settings.js';
 import { join } from 'node:path';

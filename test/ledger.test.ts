@@ -5,7 +5,7 @@
  */
 import { Decimal } from 'decimal.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkLedger } from '../src/ledger/ledger.check.js';
+import { checkLedger } from '../src/ledger/ledger.service.js';
 import { creditForPayin } from '../src/ledger/credit.js';
 import { transaction, type Tx } from '../src/db/pool.js';
 import { post, type Posting } from '../src/ledger/ledger.repo.js';

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../src/db/embedded.js';
 import { taskList } from '../src/jobs/worker.js';
 import { hmacSha1Base64 } from '../src/lib/crypto.js';
-import { POLL_TASK } from '../src/payments/provider-status.js';
+import { POLL_TASK } from '../src/payments/provider-status.service.js';
 import type { RunningService } from '../src/service.js';
 import {
   admin, adminOk, createExecutor, createMerchant, createRequisite, multipartBody, setRate, signed, signedMultipart, startTestService,

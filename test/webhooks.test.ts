@@ -7,7 +7,7 @@ import os from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { transaction } from '../src/db/pool.js';
 import { hmacSha1Base64 } from '../src/lib/crypto.js';
-import { retryDelayMs, webhookBody } from '../src/webhooks/dispatch.js';
+import { retryDelayMs, webhookBody } from '../src/webhooks/webhooks.jobs.js';
 import { enqueueWebhooks } from '../src/webhooks/outbox.js';
 import {
   admin, adminOk, createExecutor, createMerchant, createPayment, createRequisite, setRate, signed, startTestService, uniqueExtId,

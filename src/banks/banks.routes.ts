@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import type { AppContext, RouteApp } from '../context.js';
-import { audit } from '../admin/audit.js';
+import { audit } from '../admin/audit.service.js';
 import * as service from './banks.service.js';
 import { AdminBank, BankDirectory, CreateBankBody, toAdminBank, UpdateBankBody } from './banks.schemas.js';
 

@@ -9,7 +9,7 @@ import type { ReceiptRow } from '../receipts/receipts.repo.js';
 import { receiptLink, receiptUrl, saveReceipt, withUpload } from '../receipts/receipts.service.js';
 import type { UploadInput } from '../receipts/upload.js';
 import * as repo from './disputes.repo.js';
-import { enqueueProviderAction } from '../providers/jobs.js';
+import { enqueueProviderAction } from '../providers/providers.jobs.js';
 
 /** Statuses that take a receipt (spec "POST /v1/payments/{id}/receipt"). */
 const RECEIPT_STATUSES = new Set(['PENDING', 'DISPUTE', 'CANCELLED', 'CANCELLED_APPEAL']);

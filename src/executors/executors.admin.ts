@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import type { AppContext, RouteApp } from '../context.js';
-import { audit } from '../admin/audit.js';
+import { audit } from '../admin/audit.service.js';
 import * as executors from './executors.service.js';
 import * as requisites from '../requisites/requisites.service.js';
 import { CreateRequisiteBody, Requisite, UpdateRequisiteBody, toRequisite } from '../requisites/requisites.schemas.js';

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { textProblem } from '../lib/input.js';
 import { DomainError } from '../errors.js';
+import { claimKey, findStoredKey, releaseKey, storeAnswer } from './idempotency.repo.js';
 import { isMultipart } from './multipart.js';
 
 declare module 'fastify' {
@@ -60,33 +61,12 @@ export function idempotency(app: FastifyInstance, ctx: AppContext): void {
     // the X-Identity key, so one key sent through two terminals is two different requests.
     const hash = createHash('sha256').update(request.signer.requestHash()).update(request.merchant.terminalId).digest();
     const merchantId = request.merchant.merchantId;
-    // Claims the key: a new one; one whose stored answer has expired (a new request: a new
-    // request id); or an abandoned claim of this same request (the same request id).
-    const claimed = await ctx.db.query<{ claim: string; request_id: string }>(
-      `INSERT INTO idempotency_keys (merchant_id, key, request_hash) VALUES ($1, $2, $3)
-       ON CONFLICT (merchant_id, key) DO UPDATE
-         SET request_id = CASE WHEN idempotency_keys.created_at < now() - make_interval(hours => $4)
-                               THEN EXCLUDED.request_id ELSE idempotency_keys.request_id END,
-             request_hash = EXCLUDED.request_hash, status_code = NULL, response_body = NULL,
-             claim = EXCLUDED.claim, created_at = now()
-         WHERE idempotency_keys.created_at < now() - make_interval(hours => $4)
-            OR (idempotency_keys.status_code IS NULL AND idempotency_keys.request_hash = EXCLUDED.request_hash
-                AND idempotency_keys.created_at < now() - make_interval(secs => $5))
-       RETURNING claim, request_id`,
-      [merchantId, key, hash, KEEP_HOURS, CLAIM_LEASE_SECONDS],
-    );
-    const claim = claimed.rows[0];
+    const claim = await claimKey(ctx.db, { merchantId, key, requestHash: hash }, KEEP_HOURS, CLAIM_LEASE_SECONDS);
     if (claim) {
       request.idempotency = { key, claim: claim.claim, requestId: claim.request_id };
       return;
     }
-    const { rows } = await ctx.db.query<{ request_hash: Buffer; status_code: number | null; response_body: string | null; lease_left: number }>(
-      `SELECT request_hash, status_code, response_body,
-              ceil(greatest(1, extract(epoch FROM created_at + make_interval(secs => $3) - now())))::int AS lease_left
-         FROM idempotency_keys WHERE merchant_id = $1 AND key = $2`,
-      [merchantId, key, CLAIM_LEASE_SECONDS],
-    );
-    const stored = rows[0];
+    const stored = await findStoredKey(ctx.db, merchantId, key, CLAIM_LEASE_SECONDS);
     if (!stored) throw new DomainError('CONFLICT', 'The Idempotency-Key is being released; retry the request', undefined, { retryAfter: 1 });
     if (!stored.request_hash.equals(hash)) {
       throw new DomainError('CONFLICT', 'This Idempotency-Key was already used for a different request', { idempotency_key: key });
@@ -109,12 +89,10 @@ export function idempotency(app: FastifyInstance, ctx: AppContext): void {
     request.idempotency = undefined;
     try {
       if (reply.statusCode >= 500) {
-        await ctx.db.query('DELETE FROM idempotency_keys WHERE merchant_id = $1 AND key = $2 AND claim = $3', [request.merchant.merchantId, held.key, held.claim]);
+        await releaseKey(ctx.db, request.merchant.merchantId, held.key, held.claim);
       } else {
-        await ctx.db.query(
-          'UPDATE idempotency_keys SET status_code = $4, response_body = $5 WHERE merchant_id = $1 AND key = $2 AND claim = $3',
-          [request.merchant.merchantId, held.key, held.claim, reply.statusCode, typeof payload === 'string' ? payload : JSON.stringify(payload ?? null)],
-        );
+        const body = typeof payload === 'string' ? payload : JSON.stringify(payload ?? null);
+        await storeAnswer(ctx.db, request.merchant.merchantId, held.key, held.claim, reply.statusCode, body);
       }
     } catch (err) {
       // The answer stands (what it reports has happened or not, whatever becomes of the key);

@@ -2,7 +2,7 @@ import { pipeline } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { DomainError } from '../errors.js';
-import { findIdentity } from '../merchants/merchants.auth.js';
+import { findIdentity } from '../merchants/identity.service.js';
 import { isMultipart } from './multipart.js';
 import { BodySigner } from './signature.js';
 

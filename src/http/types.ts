@@ -1,5 +1,5 @@
 import type { ErrorKey } from '../errors.js';
-import type { MerchantIdentity } from '../merchants/merchants.auth.js';
+import type { MerchantIdentity } from '../merchants/identity.service.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

@@ -3,15 +3,15 @@ import type { AppContext } from '../context.js';
 import { isDatabaseUnavailable, transaction, type Db, type Tx } from '../db/pool.js';
 import { expireDuePayments } from '../payments/lifecycle.js';
 import { removeIdempotencyKeysOlderThan } from './jobs.repo.js';
-import { dispatchTask } from '../webhooks/dispatch.js';
+import { dispatchTask } from '../webhooks/webhooks.jobs.js';
 import { DISPATCH_KEY, DISPATCH_TASK, scheduleDispatch } from '../webhooks/outbox.js';
 import { wakeDispatchOnNewEvents } from '../webhooks/wakeup.js';
 import type { ChainClient } from '../withdrawals/chain.js';
-import { resumeSends, sendTask } from '../withdrawals/send.js';
+import { resumeSends, sendTask } from '../withdrawals/withdrawals.jobs.js';
 import { createTronClient } from '../withdrawals/tron.js';
 import { SEND_TASK } from '../withdrawals/withdrawals.service.js';
-import { POLL_TASK, pollTask } from '../payments/provider-status.js';
-import { ACTIONS_TASK, actionsTask } from '../providers/jobs.js';
+import { POLL_TASK, pollTask } from '../payments/provider-status.service.js';
+import { ACTIONS_TASK, actionsTask } from '../providers/providers.jobs.js';
 
 /** How many payments one sweep statement expires; the sweep repeats until none are due. */
 const EXPIRY_BATCH = 500;

@@ -1,5 +1,5 @@
 import type { AppContext, RouteApp } from '../context.js';
-import { checkLedger } from './ledger.check.js';
+import { checkLedger } from './ledger.service.js';
 
 /** `GET /admin/v1/ledger/check`: every invariant of the ledger, with what breaks named. */
 export async function ledgerAdminRoutes(app: RouteApp, ctx: AppContext): Promise<void> {

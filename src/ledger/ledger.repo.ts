@@ -107,7 +107,7 @@ export async function post(tx: Tx, posting: Posting): Promise<string> {
   return row.id;
 }
 
-// The ledger check's queries (ledger.check.ts): each returns the rows that break one invariant.
+// The ledger check's queries (ledger.service.ts): each returns the rows that break one invariant.
 
 /** Transactions whose entries do not sum to zero. */
 export async function unbalancedTransactions(db: Queryable): Promise<Array<{ id: string; kind: string; total: string }>> {

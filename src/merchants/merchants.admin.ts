@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import type { AppContext, RouteApp } from '../context.js';
-import { audit } from '../admin/audit.js';
+import { audit } from '../admin/audit.service.js';
 import * as merchants from './merchants.service.js';
 import * as terminals from '../terminals/terminals.service.js';
 import { listMerchantTerminals } from '../terminals/terminals.repo.js';

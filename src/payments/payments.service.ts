@@ -6,7 +6,7 @@ import { randomToken } from '../lib/crypto.js';
 import { isUuid } from '../lib/validators.js';
 import { checkDecimal, minorUnits, money, roundTo } from '../lib/money.js';
 import { DomainError } from '../errors.js';
-import type { MerchantIdentity } from '../merchants/merchants.auth.js';
+import type { MerchantIdentity } from '../merchants/identity.service.js';
 import { findBankAs } from '../banks/banks.repo.js';
 import { candidatesFor } from '../requisites/cascade.js';
 import { checkWebhookUrl } from '../webhooks/sender.js';

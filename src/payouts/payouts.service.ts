@@ -6,14 +6,14 @@ import { isRussianMobile, isUuid, normalizeCard, normalizePhone } from '../lib/v
 import { findBank } from '../banks/banks.repo.js';
 import { payoutReserve } from '../ledger/credit.js';
 import { isInsufficientFunds, release, reserve, settle, type Hold } from '../ledger/holds.js';
-import type { MerchantIdentity } from '../merchants/merchants.auth.js';
+import type { MerchantIdentity } from '../merchants/identity.service.js';
 import { effectiveRates } from '../rates/rates.repo.js';
 import { findTerminal } from '../terminals/terminals.repo.js';
 import { enqueueWebhooks } from '../webhooks/outbox.js';
 import { checkWebhookUrl } from '../webhooks/sender.js';
 import * as repo from './payouts.repo.js';
 import { toPayout, type CreatePayoutBody } from './payouts.schemas.js';
-import type { CallbackOutcome } from '../providers/callbacks.js';
+import type { CallbackOutcome } from '../providers/providers.routes.js';
 import type { ProviderPayout } from '../providers/provider.js';
 import { terminalRoutes } from '../providers/providers.repo.js';
 import { payoutRoutes, requestPayout, tryRoutes } from '../providers/routing.js';
@@ -140,7 +140,7 @@ const PROVIDER_PAYOUT_EVENTS: Record<string, repo.PayoutEvent | undefined> = {
 
 /**
  * A provider's callback about a payout it executes (signature and event id already checked by
- * providers/callbacks.ts): the payout follows the status the provider reports.
+ * providers/providers.routes.ts): the payout follows the status the provider reports.
  */
 export async function applyPayoutCallback(ctx: AppContext, tx: Tx, providerId: string, upstream: ProviderPayout): Promise<CallbackOutcome> {
   const id = await repo.lockProviderPayout(tx, providerId, String(upstream.id));

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import type { AppContext, RouteApp } from '../context.js';
-import { audit } from '../admin/audit.js';
+import { audit } from '../admin/audit.service.js';
 import { getTerminal } from '../terminals/terminals.service.js';
 import { terminalRoutes, listProviders, type ProviderRow } from './providers.repo.js';
 import { callbackUrl, createProvider, routeView, setRoutes, updateProvider } from './providers.service.js';

@@ -1,7 +1,7 @@
 import type { Queryable, Tx } from '../db/pool.js';
 import * as repo from './webhooks.repo.js';
 
-/** The graphile-worker task that delivers due webhook events (webhooks/dispatch.ts). */
+/** The graphile-worker task that delivers due webhook events (webhooks/webhooks.jobs.ts). */
 export const DISPATCH_TASK = 'webhooks_dispatch';
 /** The job key of "dispatch now": one such job waits at a time, however many ask for it. */
 export const DISPATCH_KEY = 'webhooks_dispatch';

@@ -4,7 +4,7 @@ import { transaction, type Tx } from '../db/pool.js';
 import { closeDispute, insertDispute } from '../disputes/disputes.repo.js';
 import { constantTimeEqual } from '../lib/crypto.js';
 import { checkDecimal } from '../lib/money.js';
-import type { CallbackOutcome } from '../providers/callbacks.js';
+import type { CallbackOutcome } from '../providers/providers.routes.js';
 import type { ProviderPayment } from '../providers/provider.js';
 import { findProvider } from '../providers/providers.repo.js';
 import { adapterFor } from '../providers/providers.service.js';
@@ -19,7 +19,7 @@ import { findStaleProviderPayments, lockPayment, lockProviderPayment, touchPayme
 export const POLL_TASK = 'providers_poll';
 
 /**
- * A provider's callback about a payment it executes (the route in providers/callbacks.ts has
+ * A provider's callback about a payment it executes (the route in providers/providers.routes.ts has
  * verified the signature and the event id): refused when the payment is not this provider's or
  * the notification token is not the one given for it.
  */
