@@ -37,10 +37,11 @@ async function main(): Promise<void> {
     return transaction(db, async (tx) => {
       await tx.query('SELECT total, n FROM bench_counters WHERE id = $1 FOR UPDATE', [counter]);
       await tx.query('UPDATE bench_counters SET total = total + $2, n = n + 1 WHERE id = $1', [counter, amount]);
-      const { rows } = await tx.query<{ id: string }>(
-        'INSERT INTO bench_log (counter_id, amount, ext_id) VALUES ($1, $2, $3) RETURNING id',
-        [counter, amount, request.body?.ext_id ?? ''],
-      );
+      const { rows } = await tx.query<{ id: string }>('INSERT INTO bench_log (counter_id, amount, ext_id) VALUES ($1, $2, $3) RETURNING id', [
+        counter,
+        amount,
+        request.body?.ext_id ?? '',
+      ]);
       return { id: rows[0]!.id, counter };
     });
   });
@@ -48,7 +49,10 @@ async function main(): Promise<void> {
   const address = await app.listen({ host: '127.0.0.1', port: Number(process.env.PORT ?? 0) });
   process.stdout.write(`ready ${new URL(address).port}\n`);
   const stop = () => {
-    void app.close().then(() => db.end()).finally(() => process.exit(0));
+    void app
+      .close()
+      .then(() => db.end())
+      .finally(() => process.exit(0));
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);

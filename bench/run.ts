@@ -159,7 +159,6 @@ async function cleanup(): Promise<void> {
   if (workDir && !KEEP) rmSync(workDir, { recursive: true, force: true });
 }
 
-
 function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
@@ -647,12 +646,16 @@ async function printStats(db: pg.Client, figure: Figure): Promise<void> {
   if (walBefore) {
     const now = await walCounters(db);
     const per = (x: number) => (x / Math.max(figure.total, 1)).toFixed(1);
-    progress(`  WAL per request: ${per(now.records - walBefore.records)} records, ${per(now.fpi - walBefore.fpi)} full-page images, ${per(now.bytes - walBefore.bytes)} bytes`);
+    progress(
+      `  WAL per request: ${per(now.records - walBefore.records)} records, ${per(now.fpi - walBefore.fpi)} full-page images, ${per(now.bytes - walBefore.bytes)} bytes`,
+    );
   }
   progress(`  requisites: ${r.dead} dead rows, ${r.vacuums} vacuums and ${r.autovacuums} autovacuums so far, pool index ${r.pages} pages`);
   progress(`  top statements during ${figure.name} (${figure.total} requests):`);
   for (const row of rows) {
-    progress(`    ${String(row.total).padStart(7)} ms  ${(row.calls / figure.total).toFixed(2).padStart(5)}/req  exec ${row.mean} ms  plan ${row.plan} ms × ${(row.plans / Math.max(row.calls, 1)).toFixed(2)}  ${row.query.replace(/\s+/g, ' ').slice(0, 150)}`);
+    progress(
+      `    ${String(row.total).padStart(7)} ms  ${(row.calls / figure.total).toFixed(2).padStart(5)}/req  exec ${row.mean} ms  plan ${row.plan} ms × ${(row.plans / Math.max(row.calls, 1)).toFixed(2)}  ${row.query.replace(/\s+/g, ' ').slice(0, 150)}`,
+    );
   }
 }
 
@@ -689,8 +692,14 @@ function mergeOverload(label: string, slices: OverloadFigure[]): OverloadFigure 
     label,
     offered: slices[0]!.offered,
     sustained: slices[0]!.sustained,
-    creates: merge(`${label}: creates`, slices.map((x) => x.creates)),
-    notifications: merge(`${label}: notifications`, slices.map((x) => x.notifications)),
+    creates: merge(
+      `${label}: creates`,
+      slices.map((x) => x.creates),
+    ),
+    notifications: merge(
+      `${label}: notifications`,
+      slices.map((x) => x.notifications),
+    ),
     failures,
     wall,
     cores: { server: cores((x) => x.cores.server), postgres: cores((x) => x.cores.postgres), bench: cores((x) => x.cores.bench) },
@@ -930,9 +939,10 @@ async function main(): Promise<void> {
     await resetStats(db);
     const startedUs = process.hrtime.bigint() / 1000n;
     const logBefore = statSync(logFile).size;
-    const slice = which === 'a'
-      ? await load(label, ceilingUrl, sliceSeconds, ceilingSetup, { serverPid: ceiling.proc.pid })
-      : await load(label, createUrl, sliceSeconds, createSetup, { onResponse: countFailures, serverPid: service.proc.pid });
+    const slice =
+      which === 'a'
+        ? await load(label, ceilingUrl, sliceSeconds, ceilingSetup, { serverPid: ceiling.proc.pid })
+        : await load(label, createUrl, sliceSeconds, createSetup, { onResponse: countFailures, serverPid: service.proc.pid });
     // CLOCK_MONOTONIC microseconds, the clock of V8's CPU profiles: to look at one slice alone in them.
     if (CPU_PROF) progress(`  profile window of slice ${i + 1}: ${startedUs}..${process.hrtime.bigint() / 1000n}`);
     if (which === 'b') {
@@ -1036,7 +1046,10 @@ async function main(): Promise<void> {
     await load('warm-up', createUrl, WARMUP, createSetup, { onResponse: countFailures });
     progress(`(d) signed POST /v1/payments with ${historyLabel}: measuring`);
     await resetStats(db);
-    d = await load(`(d) signed POST /v1/payments, ${historyLabel} in the table`, createUrl, SECONDS, createSetup, { onResponse: countFailures, serverPid: service.proc.pid });
+    d = await load(`(d) signed POST /v1/payments, ${historyLabel} in the table`, createUrl, SECONDS, createSetup, {
+      onResponse: countFailures,
+      serverPid: service.proc.pid,
+    });
     progress(show(d));
     await printStats(db, d);
     if (failures.size > 0) progress(`(d) failures: ${[...failures].map(([k, n]) => `${k} × ${n}`).join(', ')}`);
@@ -1075,8 +1088,13 @@ async function main(): Promise<void> {
       const label = `${labels[which]}, slice ${slices[which].length + 1}/${ROUNDS}`;
       prepareCreates(Math.ceil(offered * sliceSeconds * 1.05));
       failures.clear();
-      progress(`${label}: creates asked at ${offered}/s over ${OVERLOAD_CONNECTIONS} connections, notifications at ${NOTIFY_RATE}/s over ${NOTIFY_CONNECTIONS}: measuring`);
-      const clients = { creates: await connectedPool(bases[which], OVERLOAD_CONNECTIONS), notifications: await connectedPool(bases[which], NOTIFY_CONNECTIONS) };
+      progress(
+        `${label}: creates asked at ${offered}/s over ${OVERLOAD_CONNECTIONS} connections, notifications at ${NOTIFY_RATE}/s over ${NOTIFY_CONNECTIONS}: measuring`,
+      );
+      const clients = {
+        creates: await connectedPool(bases[which], OVERLOAD_CONNECTIONS),
+        notifications: await connectedPool(bases[which], NOTIFY_CONNECTIONS),
+      };
       await resetStats(db);
       const cpu0 = { server: processCpuMs(pids[which]), postgres: postgresCpuMs(), bench: process.cpuUsage(), wall: Date.now() };
       const [creates, notified] = await Promise.all([
@@ -1132,7 +1150,9 @@ async function main(): Promise<void> {
   if (d) {
     const drop = (1 - d.rps / b.rps) * 100;
     lines.push(show(d));
-    lines.push(`(d) vs (b): ${drop >= 0 ? `${drop.toFixed(1)} % slower` : `${(-drop).toFixed(1)} % faster`} with ${historyLabel} in the table (limit: 20 % slower)`);
+    lines.push(
+      `(d) vs (b): ${drop >= 0 ? `${drop.toFixed(1)} % slower` : `${(-drop).toFixed(1)} % faster`} with ${historyLabel} in the table (limit: 20 % slower)`,
+    );
   }
   for (const run of overloadRuns) lines.push(...showOverload(run));
   if (overloadRuns.length === 2) {

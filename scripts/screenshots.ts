@@ -29,8 +29,16 @@ function cardNumber(prefix: string): string {
 
 function emv(): string {
   const tlv = (tag: string, value: string) => `${tag}${String(value.length).padStart(2, '0')}${value}`;
-  const body = tlv('00', '01') + tlv('01', '12') + tlv('26', tlv('00', 'ru.nspk.sbp') + tlv('01', 'AD10006M8KH6PQ7B8V9SR4ODFTGSV3M')) +
-    tlv('53', '643') + tlv('54', '3100.00') + tlv('58', 'RU') + tlv('59', 'OOO ROMASHKA') + tlv('60', 'Moscow') + '6304';
+  const body =
+    tlv('00', '01') +
+    tlv('01', '12') +
+    tlv('26', tlv('00', 'ru.nspk.sbp') + tlv('01', 'AD10006M8KH6PQ7B8V9SR4ODFTGSV3M')) +
+    tlv('53', '643') +
+    tlv('54', '3100.00') +
+    tlv('58', 'RU') +
+    tlv('59', 'OOO ROMASHKA') +
+    tlv('60', 'Moscow') +
+    '6304';
   return body + crc16ccitt(body);
 }
 
@@ -38,8 +46,13 @@ const dir = await mkdtemp(join(tmpdir(), 'kassir-shots-'));
 const port = await freePort();
 const origin = `http://127.0.0.1:${port}`;
 const config = loadConfig({
-  KASSIR_DATA_DIR: dir, PORT: String(port), PUBLIC_BASE_URL: origin, ADMIN_TOKEN: ADMIN,
-  KASSIR_MASTER_KEY: randomBytes(32).toString('base64'), LOG_LEVEL: 'silent', KASSIR_WORKER: 'false',
+  KASSIR_DATA_DIR: dir,
+  PORT: String(port),
+  PUBLIC_BASE_URL: origin,
+  ADMIN_TOKEN: ADMIN,
+  KASSIR_MASTER_KEY: randomBytes(32).toString('base64'),
+  LOG_LEVEL: 'silent',
+  KASSIR_WORKER: 'false',
 });
 const service = await startService(config, createLogger('silent'), { listen: true });
 const browser = await launchChromium();
@@ -47,7 +60,9 @@ const browser = await launchChromium();
 try {
   const call = async (method: string, url: string, body?: unknown, headers: Record<string, string> = {}) => {
     const res = await service.app.inject({
-      method: method as 'GET', url, headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+      method: method as 'GET',
+      url,
+      headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
       payload: body === undefined ? undefined : JSON.stringify(body),
     });
     if (res.statusCode >= 300) throw new Error(`${method} ${url} → ${res.statusCode} ${res.body}`);
@@ -58,19 +73,34 @@ try {
   await adminCall('PUT', '/rates/RUB', { rate: 95.5 });
   await adminCall('PUT', '/rates/TJS', { rate: 10.95 });
   const merchant = await adminCall('POST', '/merchants', { name: 'Romashka' });
-  const terminal = await adminCall('POST', `/merchants/${merchant.id}/terminals`, { name: 'Web store', currency: 'RUB', payin_rate: 2.5, payout_rate: 1.5, withdrawal_fee: 1 });
+  const terminal = await adminCall('POST', `/merchants/${merchant.id}/terminals`, {
+    name: 'Web store',
+    currency: 'RUB',
+    payin_rate: 2.5,
+    payout_rate: 1.5,
+    withdrawal_fee: 1,
+  });
   await adminCall('PATCH', `/terminals/${terminal.id}`, { return_url: 'https://romashka.example/orders/1042' });
   const executor = await adminCall('POST', '/executors', { name: 'Trader' });
   const requisite = (body: Record<string, unknown>) =>
     adminCall('POST', `/executors/${executor.id}/requisites`, { currency: 'RUB', country: 'RU', min_amount: 0, ...body });
   const card = await requisite({ type: 'card', value: cardNumber('220070012345678'), bank: 'sberbank', holder: 'Иван П.', methods: ['CARD'] });
   await requisite({ type: 'qr', value: emv(), bank: 'tinkoff', holder: 'ООО «Ромашка»', methods: ['SBP_QR'] });
-  await requisite({ type: 'card', value: cardNumber('444455556666777'), bank: 'eskhata', holder: 'Рустам К.', currency: 'TJS', country: 'TJ', methods: ['CROSS_BORDER_CARD'] });
+  await requisite({
+    type: 'card',
+    value: cardNumber('444455556666777'),
+    bank: 'eskhata',
+    holder: 'Рустам К.',
+    currency: 'TJS',
+    country: 'TJ',
+    methods: ['CROSS_BORDER_CARD'],
+  });
 
   const pay = (body: Record<string, unknown>) => {
     const raw = JSON.stringify({ ext_id: `shot-${randomBytes(4).toString('hex')}`, ...body });
     return call('POST', '/v1/payments', JSON.parse(raw), {
-      'x-identity': terminal.api_key, 'x-signature': signRequest(merchant.secret_key, 'POST', `${origin}/v1/payments`, raw),
+      'x-identity': terminal.api_key,
+      'x-signature': signRequest(merchant.secret_key, 'POST', `${origin}/v1/payments`, raw),
     });
   };
   const shots: Array<[name: string, url: string]> = [];
@@ -97,7 +127,11 @@ try {
   for (const [name, url] of shots) {
     const page = await contexts[name.endsWith('-ru') ? 'ru' : 'en'].newPage();
     await page.goto(url, { waitUntil: 'networkidle' });
-    await page.locator('button[data-copy]').first().waitFor({ state: 'visible' }).catch(() => undefined);
+    await page
+      .locator('button[data-copy]')
+      .first()
+      .waitFor({ state: 'visible' })
+      .catch(() => undefined);
     await page.screenshot({ path: join(OUT, `${name}.png`), fullPage: true });
     await page.close();
     console.log(`${OUT}/${name}.png`);

@@ -151,7 +151,10 @@ function decimalOrNone(text: string): number | 'none' {
 }
 
 function methodList(text: string): string[] {
-  const methods = text.split(',').map((m) => m.trim().toUpperCase()).filter(Boolean);
+  const methods = text
+    .split(',')
+    .map((m) => m.trim().toUpperCase())
+    .filter(Boolean);
   if (methods.length === 0) throw new InvalidArgumentError('give at least one method, e.g. CARD,SBP.');
   return methods;
 }
@@ -212,7 +215,11 @@ function printTable(rows: JsonObject[], columns: string[]): void {
   }
   const cells = rows.map((row) => columns.map((column) => text(row[column])));
   const widths = columns.map((column, i) => Math.max(column.length, ...cells.map((line) => line[i]!.length)));
-  const line = (values: string[]) => values.map((value, i) => value.padEnd(widths[i]!)).join('  ').trimEnd();
+  const line = (values: string[]) =>
+    values
+      .map((value, i) => value.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
   console.log(line(columns.map((column) => column.toUpperCase())));
   for (const row of cells) console.log(line(row));
 }
@@ -238,7 +245,9 @@ const REQUISITE_COLUMNS = ['id', 'executor_id', 'type', 'value', 'bank', 'holder
 function merchantCommands(program: Command): void {
   const merchant = program.command('merchant').description('merchants and their secret keys');
 
-  merchant.command('create').description('create a merchant; prints its secret key once')
+  merchant
+    .command('create')
+    .description('create a merchant; prints its secret key once')
     .requiredOption('--name <name>', 'merchant name')
     .action(async (options: { name: string }, command: Command) => {
       const s = session(command);
@@ -250,14 +259,19 @@ function merchantCommands(program: Command): void {
       });
     });
 
-  merchant.command('list').description('list merchants')
+  merchant
+    .command('list')
+    .description('list merchants')
     .action(async (_options: unknown, command: Command) => {
       const s = session(command);
       const body = await s.api<{ merchants: JsonObject[] }>('GET', '/merchants');
       output(s, body, (b) => printTable(b.merchants, ['id', 'name', 'terminals', 'created_at']));
     });
 
-  merchant.command('show').description('a merchant and its terminals').argument('<id>', 'merchant id')
+  merchant
+    .command('show')
+    .description('a merchant and its terminals')
+    .argument('<id>', 'merchant id')
     .action(async (merchantId: string, _options: unknown, command: Command) => {
       const s = session(command);
       const body = await s.api('GET', `/merchants/${id(merchantId)}`);
@@ -268,7 +282,9 @@ function merchantCommands(program: Command): void {
       });
     });
 
-  merchant.command('rotate-secret').description('issue a new secret key; the old one keeps working for --grace seconds')
+  merchant
+    .command('rotate-secret')
+    .description('issue a new secret key; the old one keeps working for --grace seconds')
     .argument('<id>', 'merchant id')
     .option('--grace <seconds>', 'how long the old key stays valid (default 0: stops at once)', integer)
     .action(async (merchantId: string, options: { grace?: number }, command: Command) => {
@@ -284,7 +300,9 @@ function merchantCommands(program: Command): void {
 function terminalCommands(program: Command): void {
   const terminal = program.command('terminal').description('terminals: settings, API keys, balances, own rates');
 
-  terminal.command('create').description('create a terminal for a merchant; prints its API key once')
+  terminal
+    .command('create')
+    .description('create a terminal for a merchant; prints its API key once')
     .requiredOption('--merchant <id>', 'merchant id')
     .requiredOption('--name <name>', 'terminal name')
     .requiredOption('--currency <code>', 'payment currency: RUB, KZT, AZN or TJS', upper)
@@ -301,7 +319,9 @@ function terminalCommands(program: Command): void {
       });
     });
 
-  terminal.command('list').description("a merchant's terminals")
+  terminal
+    .command('list')
+    .description("a merchant's terminals")
     .requiredOption('--merchant <id>', 'merchant id')
     .action(async (options: { merchant: string }, command: Command) => {
       const s = session(command);
@@ -309,13 +329,19 @@ function terminalCommands(program: Command): void {
       output(s, body, (b) => printTable(b.terminals, TERMINAL_COLUMNS));
     });
 
-  terminal.command('show').description('a terminal').argument('<id>', 'terminal id')
+  terminal
+    .command('show')
+    .description('a terminal')
+    .argument('<id>', 'terminal id')
     .action(async (terminalId: string, _options: unknown, command: Command) => {
       const s = session(command);
       output(s, await s.api('GET', `/terminals/${id(terminalId)}`), (t) => printObject(t));
     });
 
-  terminal.command('update').description("change a terminal's settings").argument('<id>', 'terminal id')
+  terminal
+    .command('update')
+    .description("change a terminal's settings")
+    .argument('<id>', 'terminal id')
     .option('--name <name>', 'terminal name')
     .option('--active <true|false>', 'accept payments or not', bool)
     .option('--payin-rate <percent>', 'fee on payments, percent', decimal)
@@ -330,7 +356,9 @@ function terminalCommands(program: Command): void {
       output(s, await s.api('PATCH', `/terminals/${id(terminalId)}`, body), (t) => printObject(t));
     });
 
-  terminal.command('rotate-key').description('issue a new API key; the old one keeps working for --grace seconds')
+  terminal
+    .command('rotate-key')
+    .description('issue a new API key; the old one keeps working for --grace seconds')
     .argument('<id>', 'terminal id')
     .option('--grace <seconds>', 'how long the old key stays valid (default 0: stops at once)', integer)
     .action(async (terminalId: string, options: { grace?: number }, command: Command) => {
@@ -342,7 +370,9 @@ function terminalCommands(program: Command): void {
       });
     });
 
-  terminal.command('adjust').description("credit (+) or debit (-) a terminal's available USDT balance")
+  terminal
+    .command('adjust')
+    .description("credit (+) or debit (-) a terminal's available USDT balance")
     .argument('<id>', 'terminal id')
     .requiredOption('--amount <usdt>', 'signed USDT amount, e.g. 100 or -25.5', signedDecimal)
     .requiredOption('--reason <text>', 'why (kept in the audit log)')
@@ -352,7 +382,9 @@ function terminalCommands(program: Command): void {
       output(s, body, (b) => printObject(b));
     });
 
-  terminal.command('set-rate').description("set a terminal's own USDT rate, overriding the global one")
+  terminal
+    .command('set-rate')
+    .description("set a terminal's own USDT rate, overriding the global one")
     .argument('<id>', 'terminal id')
     .argument('<currency>', 'currency code, e.g. RUB', upper)
     .argument('<rate>', 'price of 1 USDT in the currency', decimal)
@@ -361,15 +393,25 @@ function terminalCommands(program: Command): void {
       output(s, await s.api('PUT', `/terminals/${id(terminalId)}/rates/${id(currency)}`, { rate }), (r) => printObject(r));
     });
 
-  terminal.command('routes').description("a terminal's routes, in the order a payment tries them").argument('<id>', 'terminal id')
+  terminal
+    .command('routes')
+    .description("a terminal's routes, in the order a payment tries them")
+    .argument('<id>', 'terminal id')
     .action(async (terminalId: string, _options: unknown, command: Command) => {
       const s = session(command);
       output(s, await s.api<JsonObject[]>('GET', `/terminals/${id(terminalId)}/routes`), printRoutes);
     });
 
-  terminal.command('set-routes').description("replace a terminal's routes: payments and payouts try them in the order given")
+  terminal
+    .command('set-routes')
+    .description("replace a terminal's routes: payments and payouts try them in the order given")
     .argument('<id>', 'terminal id')
-    .option('--route <route>', 'executors or provider:<id>, optionally narrowed to methods: provider:<id>:SBP,CARD; repeat in the order tried', collectRoute, [])
+    .option(
+      '--route <route>',
+      'executors or provider:<id>, optionally narrowed to methods: provider:<id>:SBP,CARD; repeat in the order tried',
+      collectRoute,
+      [],
+    )
     .option('--routes-json <json>', 'the routes as the API takes them, e.g. [{"provider_id":"…","currencies":["RUB"]},{"executors":true}]', routesJson)
     .option('--clear', 'remove every route: the terminal uses its executors only')
     .action(async (terminalId: string, options: { route: JsonObject[]; routesJson?: JsonObject[]; clear?: boolean }, command: Command) => {
@@ -428,7 +470,9 @@ function printRoutes(routes: JsonObject[]): void {
 function rateCommands(program: Command): void {
   const rate = program.command('rate').description('USDT rates per currency');
 
-  rate.command('set').description('set the price of 1 USDT in a currency')
+  rate
+    .command('set')
+    .description('set the price of 1 USDT in a currency')
     .argument('<currency>', 'currency code, e.g. RUB', upper)
     .argument('<rate>', 'price of 1 USDT in the currency', decimal)
     .action(async (currency: string, value: number, _options: unknown, command: Command) => {
@@ -436,7 +480,9 @@ function rateCommands(program: Command): void {
       output(s, await s.api('PUT', `/rates/${id(currency)}`, { rate: value }), (r) => printObject(r));
     });
 
-  rate.command('list').description('all rates')
+  rate
+    .command('list')
+    .description('all rates')
     .action(async (_options: unknown, command: Command) => {
       const s = session(command);
       const body = await s.api<{ rates: JsonObject[] }>('GET', '/rates');
@@ -447,7 +493,9 @@ function rateCommands(program: Command): void {
 function executorCommands(program: Command): void {
   const executor = program.command('executor').description('executors (P2P traders)');
 
-  executor.command('create').description('create an executor; prints its token once')
+  executor
+    .command('create')
+    .description('create an executor; prints its token once')
     .requiredOption('--name <name>', 'executor name')
     .action(async (options: { name: string }, command: Command) => {
       const s = session(command);
@@ -458,24 +506,35 @@ function executorCommands(program: Command): void {
       });
     });
 
-  executor.command('list').description('list executors')
+  executor
+    .command('list')
+    .description('list executors')
     .action(async (_options: unknown, command: Command) => {
       const s = session(command);
       const body = await s.api<{ executors: JsonObject[] }>('GET', '/executors');
       output(s, body, (b) => printTable(b.executors, ['id', 'name', 'is_active', 'requisites', 'created_at']));
     });
 
-  executor.command('show').description('an executor and its requisites').argument('<id>', 'executor id')
+  executor
+    .command('show')
+    .description('an executor and its requisites')
+    .argument('<id>', 'executor id')
     .action(async (executorId: string, _options: unknown, command: Command) => {
       const s = session(command);
       output(s, await s.api('GET', `/executors/${id(executorId)}`), (e) => {
         printObject(e);
         console.log('\nrequisites:');
-        printTable((e.requisites ?? []) as JsonObject[], REQUISITE_COLUMNS.filter((c) => c !== 'executor_id'));
+        printTable(
+          (e.requisites ?? []) as JsonObject[],
+          REQUISITE_COLUMNS.filter((c) => c !== 'executor_id'),
+        );
       });
     });
 
-  executor.command('update').description("change an executor's name or switch it on or off").argument('<id>', 'executor id')
+  executor
+    .command('update')
+    .description("change an executor's name or switch it on or off")
+    .argument('<id>', 'executor id')
     .option('--name <name>', 'executor name')
     .option('--active <true|false>', 'whether its requisites are handed out', bool)
     .action(async (executorId: string, options: Record<string, unknown>, command: Command) => {
@@ -484,7 +543,9 @@ function executorCommands(program: Command): void {
       output(s, await s.api('PATCH', `/executors/${id(executorId)}`, body), (e) => printObject(e));
     });
 
-  executor.command('rotate-token').description('issue a new token; the old one stops working at once (a lost phone)')
+  executor
+    .command('rotate-token')
+    .description('issue a new token; the old one stops working at once (a lost phone)')
     .argument('<id>', 'executor id')
     .action(async (executorId: string, _options: unknown, command: Command) => {
       const s = session(command);
@@ -499,7 +560,9 @@ function executorCommands(program: Command): void {
 function requisiteCommands(program: Command): void {
   const requisite = program.command('requisite').description("executors' cards, phone numbers, SIMs and QR codes");
 
-  requisite.command('add').description('add a requisite to an executor')
+  requisite
+    .command('add')
+    .description('add a requisite to an executor')
     .requiredOption('--executor <id>', 'executor id')
     .requiredOption('--type <type>', 'card, sbp, phone, sim or qr')
     .requiredOption('--value <value>', 'card number, phone number, subscriber number or QR payload')
@@ -513,13 +576,22 @@ function requisiteCommands(program: Command): void {
     .action(async (options: Record<string, unknown> & { executor: string }, command: Command) => {
       const s = session(command);
       const body = pick(options, {
-        type: 'type', value: 'value', bank: 'bank', holder: 'holder', currency: 'currency', country: 'country',
-        methods: 'methods', min: 'min_amount', max: 'max_amount',
+        type: 'type',
+        value: 'value',
+        bank: 'bank',
+        holder: 'holder',
+        currency: 'currency',
+        country: 'country',
+        methods: 'methods',
+        min: 'min_amount',
+        max: 'max_amount',
       });
       output(s, await s.api('POST', `/executors/${id(options.executor)}/requisites`, body), (r) => printObject(r));
     });
 
-  requisite.command('list').description('requisites, all or of one executor (card numbers masked)')
+  requisite
+    .command('list')
+    .description('requisites, all or of one executor (card numbers masked)')
     .option('--executor <id>', 'only this executor')
     .action(async (options: { executor?: string }, command: Command) => {
       const s = session(command);
@@ -528,7 +600,10 @@ function requisiteCommands(program: Command): void {
       output(s, body, (b) => printTable(b.requisites, REQUISITE_COLUMNS));
     });
 
-  requisite.command('update').description('change a requisite').argument('<id>', 'requisite id')
+  requisite
+    .command('update')
+    .description('change a requisite')
+    .argument('<id>', 'requisite id')
     .option('--active <true|false>', 'hand it out or not', bool)
     .option('--min <amount>', 'smallest payment amount it takes', decimal)
     .option('--max <amount|none>', 'largest payment amount it takes; none lifts the limit', decimalOrNone)
@@ -549,14 +624,18 @@ function requisiteCommands(program: Command): void {
 function bankCommands(program: Command): void {
   const bank = program.command('bank').description('the bank and operator directory');
 
-  bank.command('list').description('every entry, active or not')
+  bank
+    .command('list')
+    .description('every entry, active or not')
     .action(async (_options: unknown, command: Command) => {
       const s = session(command);
       const body = await s.api<{ banks: JsonObject[] }>('GET', '/banks');
       output(s, body, (b) => printTable(b.banks, ['code', 'name', 'country', 'kind', 'is_active']));
     });
 
-  bank.command('add').description('add a bank or mobile operator')
+  bank
+    .command('add')
+    .description('add a bank or mobile operator')
     .requiredOption('--code <code>', 'code, lowercase letters, digits and _ (e.g. tinkoff)')
     .requiredOption('--name <name>', 'display name')
     .requiredOption('--country <CC>', 'ISO-2 country, e.g. RU', upper)
@@ -567,7 +646,10 @@ function bankCommands(program: Command): void {
       output(s, await s.api('POST', '/banks', body), (b) => printObject(b));
     });
 
-  bank.command('update').description('rename or switch an entry on or off').argument('<code>', 'bank code')
+  bank
+    .command('update')
+    .description('rename or switch an entry on or off')
+    .argument('<code>', 'bank code')
     .option('--name <name>', 'display name')
     .option('--active <true|false>', 'offered or not', bool)
     .action(async (code: string, options: Record<string, unknown>, command: Command) => {
@@ -580,13 +662,18 @@ function bankCommands(program: Command): void {
 function paymentCommands(program: Command): void {
   const payment = program.command('payment').description('payments across all merchants');
 
-  payment.command('show').description('a payment').argument('<id>', 'payment id')
+  payment
+    .command('show')
+    .description('a payment')
+    .argument('<id>', 'payment id')
     .action(async (paymentId: string, _options: unknown, command: Command) => {
       const s = session(command);
       output(s, await s.api('GET', `/payments/${id(paymentId)}`), (p) => printObject(p));
     });
 
-  payment.command('list').description('payments, newest first')
+  payment
+    .command('list')
+    .description('payments, newest first')
     .option('--status <status>', 'e.g. PENDING, COMPLETED, CANCELLED')
     .option('--merchant <id>', 'merchant id')
     .option('--terminal <id>', 'terminal id')
@@ -603,7 +690,10 @@ function paymentCommands(program: Command): void {
       });
     });
 
-  payment.command('cancel').description('cancel a PENDING payment').argument('<id>', 'payment id')
+  payment
+    .command('cancel')
+    .description('cancel a PENDING payment')
+    .argument('<id>', 'payment id')
     .action(async (paymentId: string, _options: unknown, command: Command) => {
       const s = session(command);
       output(s, await s.api('POST', `/payments/${id(paymentId)}/cancel`), (p) => printObject(p));
@@ -613,7 +703,9 @@ function paymentCommands(program: Command): void {
 function ledgerCommands(program: Command): void {
   const ledger = program.command('ledger').description('the double-entry ledger');
 
-  ledger.command('check').description('verify every ledger invariant; exits 1 and names each breach when one fails')
+  ledger
+    .command('check')
+    .description('verify every ledger invariant; exits 1 and names each breach when one fails')
     .action(async (_options: unknown, command: Command) => {
       const s = session(command);
       const body = await s.api<{ ok: boolean; problems: { invariant: string; detail: string }[] }>('GET', '/ledger/check');
@@ -631,7 +723,9 @@ const NOTIFICATION_COLUMNS = ['id', 'status', 'amount', 'requisite_id', 'payment
 function notificationCommands(program: Command): void {
   const notification = program.command('notification').description("executors' transfer notifications that matched no payment");
 
-  notification.command('list').description('notifications, newest first')
+  notification
+    .command('list')
+    .description('notifications, newest first')
     .option('--status <status>', 'unmatched, late, matched or resolved')
     .option('--limit <n>', 'at most this many (default 100, up to 1000)', integer)
     .option('--offset <n>', 'skip this many', integer)
@@ -642,13 +736,18 @@ function notificationCommands(program: Command): void {
       output(s, body, (b) => printTable(b.notifications, NOTIFICATION_COLUMNS));
     });
 
-  notification.command('show').description('a notification, with the text the bank sent').argument('<id>', 'notification id')
+  notification
+    .command('show')
+    .description('a notification, with the text the bank sent')
+    .argument('<id>', 'notification id')
     .action(async (notificationId: string, _options: unknown, command: Command) => {
       const s = session(command);
       output(s, await s.api('GET', `/notifications/${id(notificationId)}`), (n) => printObject(n));
     });
 
-  notification.command('link').description('link an unmatched or late notification to a PENDING payment, which completes it')
+  notification
+    .command('link')
+    .description('link an unmatched or late notification to a PENDING payment, which completes it')
     .argument('<id>', 'notification id')
     .requiredOption('--payment <id>', 'the payment the transfer was for')
     .action(async (notificationId: string, options: { payment: string }, command: Command) => {
@@ -656,7 +755,9 @@ function notificationCommands(program: Command): void {
       output(s, await s.api('POST', `/notifications/${id(notificationId)}/link`, { payment_id: options.payment }), (n) => printObject(n));
     });
 
-  notification.command('resolve').description('set an unmatched or late notification aside, with a note')
+  notification
+    .command('resolve')
+    .description('set an unmatched or late notification aside, with a note')
     .argument('<id>', 'notification id')
     .requiredOption('--note <text>', 'what was done about it (kept in the audit log)')
     .action(async (notificationId: string, options: { note: string }, command: Command) => {
@@ -668,7 +769,9 @@ function notificationCommands(program: Command): void {
 function webhookCommands(program: Command): void {
   const webhook = program.command('webhook').description("the merchants' webhook delivery log");
 
-  webhook.command('list').description('webhook events, newest first')
+  webhook
+    .command('list')
+    .description('webhook events, newest first')
     .option('--resource <id>', 'only the events of this payment or payout')
     .option('--status <status>', 'pending, delivered or failed')
     .option('--limit <n>', 'at most this many (default 100, up to 1000)', integer)
@@ -680,7 +783,10 @@ function webhookCommands(program: Command): void {
       output(s, body, (b) => printTable(b.webhooks, ['id', 'event', 'resource_id', 'status', 'attempts', 'next_attempt_at', 'last_error', 'created_at']));
     });
 
-  webhook.command('show').description('a webhook event and each delivery attempt').argument('<id>', 'webhook event id')
+  webhook
+    .command('show')
+    .description('a webhook event and each delivery attempt')
+    .argument('<id>', 'webhook event id')
     .action(async (eventId: string, _options: unknown, command: Command) => {
       const s = session(command);
       output(s, await s.api('GET', `/webhooks/${id(eventId)}`), (w) => {
@@ -691,7 +797,10 @@ function webhookCommands(program: Command): void {
       });
     });
 
-  webhook.command('resend').description('send an event again now, with the same event id').argument('<id>', 'webhook event id')
+  webhook
+    .command('resend')
+    .description('send an event again now, with the same event id')
+    .argument('<id>', 'webhook event id')
     .action(async (eventId: string, _options: unknown, command: Command) => {
       const s = session(command);
       output(s, await s.api('POST', `/webhooks/${id(eventId)}/resend`), (r) => printObject(r));
@@ -709,7 +818,9 @@ function providerRow(p: JsonObject): JsonObject {
 function providerCommands(program: Command): void {
   const provider = program.command('provider').description('upstream providers: aggregators that payments and payouts can be routed to');
 
-  provider.command('add').description('register a provider with our merchant credentials there (stored encrypted)')
+  provider
+    .command('add')
+    .description('register a provider with our merchant credentials there (stored encrypted)')
     .requiredOption('--name <name>', 'display name')
     .requiredOption('--kind <kind>', 'kassir: a provider speaking the Kassir merchant API')
     .requiredOption('--base-url <url>', "the provider's API base URL, e.g. https://provider.example")
@@ -725,14 +836,19 @@ function providerCommands(program: Command): void {
       });
     });
 
-  provider.command('list').description('providers, with their circuit breaker state')
+  provider
+    .command('list')
+    .description('providers, with their circuit breaker state')
     .action(async (_options: unknown, command: Command) => {
       const s = session(command);
       const body = await s.api<{ providers: JsonObject[] }>('GET', '/providers');
       output(s, body, (b) => printTable(b.providers.map(providerRow), PROVIDER_COLUMNS));
     });
 
-  provider.command('update').description("change a provider's settings or credentials, or switch it on or off").argument('<id>', 'provider id')
+  provider
+    .command('update')
+    .description("change a provider's settings or credentials, or switch it on or off")
+    .argument('<id>', 'provider id')
     .option('--name <name>', 'display name')
     .option('--base-url <url>', "the provider's API base URL")
     .option('--api-key <key>', 'our terminal API key at the provider')
@@ -750,7 +866,9 @@ function providerCommands(program: Command): void {
 
 function buildProgram(env: NodeJS.ProcessEnv): Command {
   const program = new Command('kassir')
-    .description('Kassir operator CLI: manage merchants, terminals, rates, executors, requisites, banks, payments, notifications, webhooks and providers; check the ledger')
+    .description(
+      'Kassir operator CLI: manage merchants, terminals, rates, executors, requisites, banks, payments, notifications, webhooks and providers; check the ledger',
+    )
     .option('--url <url>', 'Kassir base URL (env KASSIR_URL)', defaultUrl(env))
     // No default value here: commander would print it in --help.
     .option('--token <token>', 'operator token (env ADMIN_TOKEN)')

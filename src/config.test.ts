@@ -36,13 +36,20 @@ describe('KASSIR_DB_POOL_SIZE', () => {
 describe('HTTP timeouts against slow clients', () => {
   it('default to a 20 s head, a 60 s idle connection, an hour for a whole request and a 72 s keep-alive', () => {
     expect(loadConfig({}).timeouts).toEqual({ headersMs: 20_000, idleMs: 60_000, requestMs: 3_600_000, keepAliveMs: 72_000 });
-    expect(loadConfig({ KASSIR_HEADERS_TIMEOUT_MS: '5000', KASSIR_IDLE_TIMEOUT_MS: '0', KASSIR_REQUEST_TIMEOUT_MS: '0', KASSIR_KEEP_ALIVE_TIMEOUT_MS: '5000' }).timeouts)
-      .toEqual({ headersMs: 5000, idleMs: 0, requestMs: 0, keepAliveMs: 5000 });
+    expect(
+      loadConfig({ KASSIR_HEADERS_TIMEOUT_MS: '5000', KASSIR_IDLE_TIMEOUT_MS: '0', KASSIR_REQUEST_TIMEOUT_MS: '0', KASSIR_KEEP_ALIVE_TIMEOUT_MS: '5000' })
+        .timeouts,
+    ).toEqual({ headersMs: 5000, idleMs: 0, requestMs: 0, keepAliveMs: 5000 });
   });
 
   it('refuses a whole-request limit shorter than the head limit, and what is not a count of ms, naming the variable', () => {
     expect(() => loadConfig({ KASSIR_HEADERS_TIMEOUT_MS: '30000', KASSIR_REQUEST_TIMEOUT_MS: '10000' })).toThrow(/KASSIR_REQUEST_TIMEOUT_MS/);
-    for (const [name, raw] of [['KASSIR_HEADERS_TIMEOUT_MS', '0'], ['KASSIR_HEADERS_TIMEOUT_MS', '20s'], ['KASSIR_IDLE_TIMEOUT_MS', '-1'], ['KASSIR_KEEP_ALIVE_TIMEOUT_MS', '0']] as const) {
+    for (const [name, raw] of [
+      ['KASSIR_HEADERS_TIMEOUT_MS', '0'],
+      ['KASSIR_HEADERS_TIMEOUT_MS', '20s'],
+      ['KASSIR_IDLE_TIMEOUT_MS', '-1'],
+      ['KASSIR_KEEP_ALIVE_TIMEOUT_MS', '0'],
+    ] as const) {
       expect(() => loadConfig({ [name]: raw })).toThrow(ConfigError);
       expect(() => loadConfig({ [name]: raw })).toThrow(new RegExp(name));
     }
@@ -53,13 +60,21 @@ describe('load shedding', () => {
   it('is on by default: creates refused past a 100 ms delay or 64 in progress, other routes past 500 ms', () => {
     expect(loadConfig({}).shedding).toEqual({ enabled: true, retryAfterSeconds: 5, lowDelayMs: 100, lowConcurrency: 64, normalDelayMs: 500 });
     expect(loadConfig({ KASSIR_SHED: 'false' }).shedding.enabled).toBe(false);
-    expect(loadConfig({ KASSIR_SHED_LOW_DELAY_MS: '20', KASSIR_SHED_NORMAL_DELAY_MS: '20', KASSIR_SHED_LOW_CONCURRENCY: '1' }).shedding)
-      .toMatchObject({ lowDelayMs: 20, normalDelayMs: 20, lowConcurrency: 1 });
+    expect(loadConfig({ KASSIR_SHED_LOW_DELAY_MS: '20', KASSIR_SHED_NORMAL_DELAY_MS: '20', KASSIR_SHED_LOW_CONCURRENCY: '1' }).shedding).toMatchObject({
+      lowDelayMs: 20,
+      normalDelayMs: 20,
+      lowConcurrency: 1,
+    });
   });
 
   it('refuses limits that would shed other routes before creates, and what is not a positive integer, naming the variable', () => {
     expect(() => loadConfig({ KASSIR_SHED_LOW_DELAY_MS: '600' })).toThrow(/KASSIR_SHED_NORMAL_DELAY_MS/);
-    for (const [name, raw] of [['KASSIR_SHED', 'maybe'], ['KASSIR_SHED_RETRY_AFTER_SECONDS', '0'], ['KASSIR_SHED_LOW_CONCURRENCY', '0'], ['KASSIR_SHED_LOW_DELAY_MS', '1.5']] as const) {
+    for (const [name, raw] of [
+      ['KASSIR_SHED', 'maybe'],
+      ['KASSIR_SHED_RETRY_AFTER_SECONDS', '0'],
+      ['KASSIR_SHED_LOW_CONCURRENCY', '0'],
+      ['KASSIR_SHED_LOW_DELAY_MS', '1.5'],
+    ] as const) {
       expect(() => loadConfig({ [name]: raw })).toThrow(ConfigError);
       expect(() => loadConfig({ [name]: raw })).toThrow(new RegExp(name));
     }

@@ -44,7 +44,9 @@ export interface Config {
   /** How often open provider payments are polled when their callbacks are late. */
   providerPollSeconds: number;
   /** Receipts in an S3-compatible bucket instead of `$KASSIR_DATA_DIR/receipts` when set. */
-  s3: { bucket: string; endpoint?: string; region: string; accessKeyId?: string; secretAccessKey?: string; forcePathStyle: boolean; prefix: string } | undefined;
+  s3:
+    | { bucket: string; endpoint?: string; region: string; accessKeyId?: string; secretAccessKey?: string; forcePathStyle: boolean; prefix: string }
+    | undefined;
   /** What the HTTP server allows a slow client (src/http/timeouts.ts); 0 turns a limit off where noted. */
   timeouts: HttpTimeouts;
   /** Refusing work early under overload, by route priority (src/http/overload.ts). */

@@ -29,7 +29,10 @@ async function main(): Promise<void> {
           '  Lost it? Start Kassir with ADMIN_TOKEN=<a token of your choice>; that token then applies.\n\n',
       ),
   });
-  log.info({ url: config.publicBaseUrl, payment_page: config.paymentPageUrl, embedded_db: !config.databaseUrl }, `Kassir listening on http://${config.host}:${config.port}`);
+  log.info(
+    { url: config.publicBaseUrl, payment_page: config.paymentPageUrl, embedded_db: !config.databaseUrl },
+    `Kassir listening on http://${config.host}:${config.port}`,
+  );
 
   let stopping = false;
   const shutdown = (signal: string) => {

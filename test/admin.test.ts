@@ -3,8 +3,20 @@ import { Decimal } from 'decimal.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crc16ccitt } from '../src/lib/validators.js';
 import {
-  admin, adminOk, createExecutor, createMerchant, createPayment, createRequisite, setRate, signed, startTestService, testCard,
-  testPhone, uniqueExtId, type MerchantCredentials, type TestService,
+  admin,
+  adminOk,
+  createExecutor,
+  createMerchant,
+  createPayment,
+  createRequisite,
+  setRate,
+  signed,
+  startTestService,
+  testCard,
+  testPhone,
+  uniqueExtId,
+  type MerchantCredentials,
+  type TestService,
 } from './helpers.js';
 
 // The operator API: DESIGN.md "The operator side" and the extra routes in src/*/*.admin.ts.
@@ -40,10 +52,10 @@ async function getPayment(merchant: MerchantCredentials, id: string): Promise<Re
 }
 
 async function auditRows(action: string, objectId: string): Promise<{ actor: string; object_type: string; before: any; after: any }[]> {
-  const { rows } = await service.ctx.db.query(
-    'SELECT actor, object_type, before, after FROM audit_log WHERE action = $1 AND object_id = $2 ORDER BY id',
-    [action, objectId],
-  );
+  const { rows } = await service.ctx.db.query('SELECT actor, object_type, before, after FROM audit_log WHERE action = $1 AND object_id = $2 ORDER BY id', [
+    action,
+    objectId,
+  ]);
   return rows;
 }
 
@@ -109,7 +121,11 @@ describe('merchants, terminals and executors: secrets are never stored in clear'
   it('POST /merchants/:id/terminals answers 201 with the spec Terminal, its settings and an API key stored only as SHA-256', async () => {
     const merchant = await adminOk<{ id: string }>(service.app, 'POST', '/merchants', { name: 'Terminal owner' });
     const res = await admin(service.app, 'POST', `/merchants/${merchant.id}/terminals`, {
-      name: 'Web shop', currency: 'RUB', payin_rate: 2.5, payout_rate: 1.5, withdrawal_fee: 1,
+      name: 'Web shop',
+      currency: 'RUB',
+      payin_rate: 2.5,
+      payout_rate: 1.5,
+      withdrawal_fee: 1,
     });
     expect(res.statusCode).toBe(201);
     const terminal = res.json() as Record<string, any>;
@@ -156,7 +172,12 @@ describe('merchants, terminals and executors: secrets are never stored in clear'
   ])('refuses a terminal with %s: 400 VALIDATION', async (_label, override) => {
     const merchant = await adminOk<{ id: string }>(service.app, 'POST', '/merchants', { name: 'Validation' });
     const res = await admin(service.app, 'POST', `/merchants/${merchant.id}/terminals`, {
-      name: 'T', currency: 'RUB', payin_rate: 2, payout_rate: 1, withdrawal_fee: 1, ...override,
+      name: 'T',
+      currency: 'RUB',
+      payin_rate: 2,
+      payout_rate: 1,
+      withdrawal_fee: 1,
+      ...override,
     });
     expect(res.statusCode).toBe(400);
     expect(res.json()).toMatchObject({ error: 'VALIDATION', message: expect.any(String) });
@@ -165,7 +186,13 @@ describe('merchants, terminals and executors: secrets are never stored in clear'
   });
 
   it('answers 404 NOT_FOUND for a terminal of an unknown merchant', async () => {
-    const res = await admin(service.app, 'POST', `/merchants/${randomUUID()}/terminals`, { name: 'T', currency: 'RUB', payin_rate: 1, payout_rate: 1, withdrawal_fee: 0 });
+    const res = await admin(service.app, 'POST', `/merchants/${randomUUID()}/terminals`, {
+      name: 'T',
+      currency: 'RUB',
+      payin_rate: 1,
+      payout_rate: 1,
+      withdrawal_fee: 0,
+    });
     expect(res.statusCode).toBe(404);
     expect(res.json()).toMatchObject({ error: 'NOT_FOUND' });
   });
@@ -191,9 +218,20 @@ describe('PATCH /admin/v1/terminals/:id', () => {
     expect(early.payin_rate).toBe(2.5);
 
     const patched = await adminOk<Record<string, unknown>>(service.app, 'PATCH', `/terminals/${merchant.terminalId}`, {
-      name: 'After', payin_rate: 3.75, payout_rate: 2, withdrawal_fee: 2.5,
+      name: 'After',
+      payin_rate: 3.75,
+      payout_rate: 2,
+      withdrawal_fee: 2.5,
     });
-    expect(patched).toMatchObject({ id: merchant.terminalId, name: 'After', payin_rate: 3.75, payout_rate: 2, withdrawal_fee: 2.5, is_active: true, currency: 'USDT' });
+    expect(patched).toMatchObject({
+      id: merchant.terminalId,
+      name: 'After',
+      payin_rate: 3.75,
+      payout_rate: 2,
+      withdrawal_fee: 2.5,
+      is_active: true,
+      currency: 'USDT',
+    });
 
     const late = await pay(merchant);
     expect(late).toMatchObject({ payin_rate: 3.75, terminal_name: 'After' });
@@ -332,8 +370,17 @@ describe('requisites', () => {
     const created = await admin(service.app, 'POST', `/executors/${executor.id}/requisites`, { ...valid, value: spaced, max_amount: 50000 });
     expect(created.statusCode).toBe(201);
     expect(created.json()).toMatchObject({
-      id: expect.any(String), executor_id: executor.id, type: 'card', value: card, bank: 'sberbank', currency: 'RUB', country: 'RU',
-      methods: ['CARD'], min_amount: 0, max_amount: 50000, is_active: true,
+      id: expect.any(String),
+      executor_id: executor.id,
+      type: 'card',
+      value: card,
+      bank: 'sberbank',
+      currency: 'RUB',
+      country: 'RU',
+      methods: ['CARD'],
+      min_amount: 0,
+      max_amount: 50000,
+      is_active: true,
     });
 
     const phone = testPhone();
@@ -341,10 +388,17 @@ describe('requisites', () => {
     expect(sbp).toMatchObject({ type: 'sbp', value: phone });
 
     const qr = emvPayload();
-    expect(await adminOk(service.app, 'POST', `/executors/${executor.id}/requisites`, { ...valid, type: 'qr', value: qr, methods: ['SBP_QR'] })).toMatchObject({ value: qr });
+    expect(await adminOk(service.app, 'POST', `/executors/${executor.id}/requisites`, { ...valid, type: 'qr', value: qr, methods: ['SBP_QR'] })).toMatchObject({
+      value: qr,
+    });
 
     const sim = await adminOk(service.app, 'POST', `/executors/${executor.id}/requisites`, {
-      type: 'sim', value: testPhone('992'), bank: 'tcell', currency: 'TJS', country: 'TJ', methods: ['CROSS_BORDER_SIM'],
+      type: 'sim',
+      value: testPhone('992'),
+      bank: 'tcell',
+      currency: 'TJS',
+      country: 'TJ',
+      methods: ['CROSS_BORDER_SIM'],
     });
     expect(sim).toMatchObject({ type: 'sim', bank: 'tcell', country: 'TJ', currency: 'TJS' });
   });
@@ -362,8 +416,16 @@ describe('requisites', () => {
     ['an unsupported country', { country: 'US', currency: 'USD' }, /US/],
     ['an unknown bank', { bank: 'no_such_bank' }, /no_such_bank/],
     ['a bank of another country', { bank: 'kaspi' }, /kaspi/],
-    ['a sim without an operator', { type: 'sim', value: '+992901234567', bank: null, currency: 'TJS', country: 'TJ', methods: ['CROSS_BORDER_SIM'] }, /operator/],
-    ['a sim with a bank instead of an operator', { type: 'sim', value: '+992901234567', bank: 'eskhata', currency: 'TJS', country: 'TJ', methods: ['CROSS_BORDER_SIM'] }, /operator/],
+    [
+      'a sim without an operator',
+      { type: 'sim', value: '+992901234567', bank: null, currency: 'TJS', country: 'TJ', methods: ['CROSS_BORDER_SIM'] },
+      /operator/,
+    ],
+    [
+      'a sim with a bank instead of an operator',
+      { type: 'sim', value: '+992901234567', bank: 'eskhata', currency: 'TJS', country: 'TJ', methods: ['CROSS_BORDER_SIM'] },
+      /operator/,
+    ],
     ['max_amount below min_amount', { min_amount: 1000, max_amount: 500 }, /max_amount/],
     ['a negative min_amount', { min_amount: -1 }, /min_amount/],
     ['min_amount with 3 decimals', { min_amount: 1.005 }, /min_amount/],
@@ -438,7 +500,13 @@ describe('balance adjustments and the ledger', () => {
     expect(overdraft.json()).toMatchObject({ error: 'VALIDATION', message: expect.any(String), data: { available: 50.5 } });
     expect(await balanceOf(merchant.terminalId)).toMatchObject({ balance: 50.5, balance_frozen: 0 });
 
-    for (const body of [{ amount: 0, reason: 'x' }, { amount: 1.1234567, reason: 'x' }, { amount: 5 }, { amount: 5, reason: '' }, { amount: '5', reason: 'x' }]) {
+    for (const body of [
+      { amount: 0, reason: 'x' },
+      { amount: 1.1234567, reason: 'x' },
+      { amount: 5 },
+      { amount: 5, reason: '' },
+      { amount: '5', reason: 'x' },
+    ]) {
       const res = await admin(service.app, 'POST', url, body);
       expect(res.statusCode, JSON.stringify(body)).toBe(400);
       expect(res.json()).toMatchObject({ error: 'VALIDATION' });
@@ -481,10 +549,9 @@ describe('balance adjustments and the ledger', () => {
     );
     expect(drift.rows).toEqual([]);
 
-    const mine = await db.query<{ balance: string }>(
-      `SELECT balance::text FROM ledger_accounts WHERE terminal_id = $1 AND kind = 'terminal_available'`,
-      [merchant.terminalId],
-    );
+    const mine = await db.query<{ balance: string }>(`SELECT balance::text FROM ledger_accounts WHERE terminal_id = $1 AND kind = 'terminal_available'`, [
+      merchant.terminalId,
+    ]);
     expect(new Decimal(mine.rows[0]!.balance).eq(10)).toBe(true);
     expect(await balanceOf(merchant.terminalId)).toMatchObject({ balance: 10, balance_frozen: 0 });
   });
@@ -517,7 +584,9 @@ describe('balance adjustments and the ledger', () => {
       service.ctx.db.query(`UPDATE ledger_accounts SET balance = -1 WHERE terminal_id = $1 AND kind = 'terminal_frozen'`, [merchant.terminalId]),
     ).rejects.toMatchObject({ code: '23514' });
     // Entries are history.
-    await expect(service.ctx.db.query('UPDATE ledger_entries SET amount = amount WHERE id = (SELECT min(id) FROM ledger_entries)')).rejects.toThrow(/append-only/);
+    await expect(service.ctx.db.query('UPDATE ledger_entries SET amount = amount WHERE id = (SELECT min(id) FROM ledger_entries)')).rejects.toThrow(
+      /append-only/,
+    );
     expect(await balanceOf(merchant.terminalId)).toMatchObject({ balance: 0, balance_frozen: 0 });
   });
 
@@ -601,7 +670,9 @@ describe('GET /admin/v1/payments', () => {
     await adminOk(service.app, 'POST', `/payments/${cancelled.id}/cancel`);
 
     const all = await adminOk<{ payments: { id: string; status: string; merchant_id: string }[]; total: number }>(
-      service.app, 'GET', `/payments?merchant_id=${merchant.merchantId}`,
+      service.app,
+      'GET',
+      `/payments?merchant_id=${merchant.merchantId}`,
     );
     expect(all.payments.map((p) => p.id).sort()).toEqual([pending.id, cancelled.id].sort());
     expect(all.total).toBe(2);
@@ -612,9 +683,7 @@ describe('GET /admin/v1/payments', () => {
     expect(onlyPending.payments.map((p) => p.id)).toContain(pending.id);
     expect(onlyPending.payments.map((p) => p.id)).not.toContain(cancelled.id);
 
-    const mineCancelled = await adminOk<{ payments: { id: string }[] }>(
-      service.app, 'GET', `/payments?status=CANCELLED&merchant_id=${merchant.merchantId}`,
-    );
+    const mineCancelled = await adminOk<{ payments: { id: string }[] }>(service.app, 'GET', `/payments?status=CANCELLED&merchant_id=${merchant.merchantId}`);
     expect(mineCancelled.payments.map((p) => p.id)).toEqual([cancelled.id]);
 
     const page = await adminOk<{ payments: unknown[]; total: number }>(service.app, 'GET', `/payments?merchant_id=${merchant.merchantId}&limit=1&offset=1`);

@@ -11,8 +11,19 @@ import { BodySigner, signRequest } from '../src/http/signature.js';
 import { createLogger } from '../src/lib/logger.js';
 import { startService, type RunningService } from '../src/service.js';
 import {
-  ADMIN_TOKEN, admin, adminOk, createExecutor, createMerchant, createRequisite, createTerminal, createTestDatabase, setRate, signed,
-  testCard, uniqueExtId, type MerchantCredentials,
+  ADMIN_TOKEN,
+  admin,
+  adminOk,
+  createExecutor,
+  createMerchant,
+  createRequisite,
+  createTerminal,
+  createTestDatabase,
+  setRate,
+  signed,
+  testCard,
+  uniqueExtId,
+  type MerchantCredentials,
 } from './helpers.js';
 
 const BASE = 'http://kassir.test';
@@ -174,14 +185,19 @@ describe('AUTH_001: authentication headers missing', () => {
 describe('AUTH_002: unknown key or bad signature', () => {
   it('an unknown API key → 401 AUTH_002', async () => {
     const body = JSON.stringify(paymentBody());
-    const res = await sendSigned({ apiKey: `unknown-${randomBytes(16).toString('hex')}`, secretKey: merchant.secretKey }, { method: 'POST', url: '/v1/payments', body });
+    const res = await sendSigned(
+      { apiKey: `unknown-${randomBytes(16).toString('hex')}`, secretKey: merchant.secretKey },
+      { method: 'POST', url: '/v1/payments', body },
+    );
     expectError(res, 401, 'AUTH_002');
   });
 
   it('a signature that is not the HMAC at all → 401 AUTH_002', async () => {
     const body = JSON.stringify(paymentBody());
     const res = await send({
-      method: 'POST', url: '/v1/payments', body,
+      method: 'POST',
+      url: '/v1/payments',
+      body,
       headers: { 'x-identity': merchant.apiKey, 'x-signature': randomBytes(20).toString('base64') },
     });
     expectError(res, 401, 'AUTH_002');
@@ -307,7 +323,10 @@ describe('AUTH_003: inactive terminal', () => {
     const shop = await createMerchant(service.app);
     const second = await createTerminal(service.app, shop.merchantId, { name: 'Second' });
     await adminOk(service.app, 'PATCH', `/terminals/${shop.terminalId}`, { is_active: false });
-    const res = await sendSigned({ apiKey: second.api_key, secretKey: shop.secretKey }, { method: 'POST', url: '/v1/payments', body: JSON.stringify(paymentBody()) });
+    const res = await sendSigned(
+      { apiKey: second.api_key, secretKey: shop.secretKey },
+      { method: 'POST', url: '/v1/payments', body: JSON.stringify(paymentBody()) },
+    );
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({ terminal_id: second.id, terminal_name: 'Second' });
   });
@@ -418,7 +437,9 @@ describe('key rotation', () => {
   it('API key rotation with a grace period keeps the old key working', async () => {
     const shop = await createMerchant(service.app);
     const first = shop.apiKey;
-    const rotated = await adminOk<{ api_key: string; previous_valid_until: string }>(service.app, 'POST', `/terminals/${shop.terminalId}/api-key/rotate`, { grace_seconds: 3600 });
+    const rotated = await adminOk<{ api_key: string; previous_valid_until: string }>(service.app, 'POST', `/terminals/${shop.terminalId}/api-key/rotate`, {
+      grace_seconds: 3600,
+    });
     expect(rotated.api_key).not.toBe(first);
     expect(Date.parse(rotated.previous_valid_until)).toBeGreaterThan(Date.now() + 3000_000);
     expect((await create({ apiKey: first, secretKey: shop.secretKey })).statusCode).toBe(200);
@@ -479,7 +500,7 @@ describe('operator API authentication', () => {
     expectError(await send({ method: 'GET', url: '/admin/v1/merchants', headers: { authorization } }), 401, code);
   });
 
-  it("merchant credentials open nothing on the operator API", async () => {
+  it('merchant credentials open nothing on the operator API', async () => {
     const res = await sendSigned(merchant, { method: 'GET', url: '/admin/v1/merchants' });
     expectError(res, 401, 'AUTH_001');
   });
@@ -536,7 +557,9 @@ describe('request log', () => {
 
 describe('signRequest and BodySigner agree (property)', () => {
   const methods = fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'post', 'get');
-  const urls = fc.tuple(fc.webPath(), fc.option(fc.webQueryParameters(), { nil: undefined })).map(([path, query]) => `${BASE}${path || '/'}${query === undefined ? '' : `?${query}`}`);
+  const urls = fc
+    .tuple(fc.webPath(), fc.option(fc.webQueryParameters(), { nil: undefined }))
+    .map(([path, query]) => `${BASE}${path || '/'}${query === undefined ? '' : `?${query}`}`);
   const bodies = fc.oneof(fc.string({ unit: 'binary', maxLength: 300 }), fc.string({ unit: 'grapheme', maxLength: 100 }), fc.json());
   const secrets = fc.string({ unit: 'binary-ascii', minLength: 1, maxLength: 64 });
 
@@ -568,29 +591,46 @@ describe('signRequest and BodySigner agree (property)', () => {
 
   it('any one-byte change of the body never matches', () => {
     fc.assert(
-      fc.property(secrets, methods, urls, bodies, fc.nat(), fc.integer({ min: 1, max: 255 }), fc.array(fc.nat(), { maxLength: 6 }), (secret, method, url, body, at, flip, cuts) => {
-        const bytes = Buffer.from(body, 'utf8');
-        fc.pre(bytes.length > 0);
-        const signature = signRequest(secret, method, url, bytes);
-        const changed = Buffer.from(bytes);
-        changed[at % changed.length]! ^= flip;
-        const signer = new BodySigner([secret], method, url);
-        for (const chunk of split(changed, cuts)) signer.update(chunk);
-        expect(signer.matches(signature)).toBe(false);
-      }),
+      fc.property(
+        secrets,
+        methods,
+        urls,
+        bodies,
+        fc.nat(),
+        fc.integer({ min: 1, max: 255 }),
+        fc.array(fc.nat(), { maxLength: 6 }),
+        (secret, method, url, body, at, flip, cuts) => {
+          const bytes = Buffer.from(body, 'utf8');
+          fc.pre(bytes.length > 0);
+          const signature = signRequest(secret, method, url, bytes);
+          const changed = Buffer.from(bytes);
+          changed[at % changed.length]! ^= flip;
+          const signer = new BodySigner([secret], method, url);
+          for (const chunk of split(changed, cuts)) signer.update(chunk);
+          expect(signer.matches(signature)).toBe(false);
+        },
+      ),
     );
   });
 
   it('with several valid secrets (rotation grace) a signature by any of them matches, by none of them does not', () => {
     fc.assert(
-      fc.property(fc.uniqueArray(secrets, { minLength: 1, maxLength: 3 }), secrets, methods, urls, bodies, fc.nat(), (valid, stranger, method, url, body, pick) => {
-        fc.pre(!valid.includes(stranger));
-        const bytes = Buffer.from(body, 'utf8');
-        const signer = new BodySigner(valid, method, url);
-        signer.update(bytes);
-        expect(signer.matches(signRequest(valid[pick % valid.length]!, method, url, bytes))).toBe(true);
-        expect(signer.matches(signRequest(stranger, method, url, bytes))).toBe(false);
-      }),
+      fc.property(
+        fc.uniqueArray(secrets, { minLength: 1, maxLength: 3 }),
+        secrets,
+        methods,
+        urls,
+        bodies,
+        fc.nat(),
+        (valid, stranger, method, url, body, pick) => {
+          fc.pre(!valid.includes(stranger));
+          const bytes = Buffer.from(body, 'utf8');
+          const signer = new BodySigner(valid, method, url);
+          signer.update(bytes);
+          expect(signer.matches(signRequest(valid[pick % valid.length]!, method, url, bytes))).toBe(true);
+          expect(signer.matches(signRequest(stranger, method, url, bytes))).toBe(false);
+        },
+      ),
     );
   });
 

@@ -3,16 +3,48 @@ import { admin, adminOk, startTestService, type TestService } from './helpers.js
 
 // Seeded by src/db/migrations/002_banks_seed.sql; the spec's "Bank (directory entry)" section.
 const SPEC_BANK_CODES = [
-  'sberbank', 'tinkoff', 'alfabank', 'vtb', 'raiffeisenbank', 'gazprombank', 'ozon', 'sovkom', 'mts', 'pochta', 'rncb',
-  'home_bank', 'ros_bank', 'uralsib', 'promsvyazn', 'bank_open', 'mkb', 'rencredit', 'bspb', 'ak_bars_bank',
-  'kaspi', 'halyk_bank', 'jusan_bank', 'forte',
-  'eskhata', 'alif_bank', 'arvand', 'vasl_bank',
+  'sberbank',
+  'tinkoff',
+  'alfabank',
+  'vtb',
+  'raiffeisenbank',
+  'gazprombank',
+  'ozon',
+  'sovkom',
+  'mts',
+  'pochta',
+  'rncb',
+  'home_bank',
+  'ros_bank',
+  'uralsib',
+  'promsvyazn',
+  'bank_open',
+  'mkb',
+  'rencredit',
+  'bspb',
+  'ak_bars_bank',
+  'kaspi',
+  'halyk_bank',
+  'jusan_bank',
+  'forte',
+  'eskhata',
+  'alif_bank',
+  'arvand',
+  'vasl_bank',
 ];
 const TAJIK_OPERATORS = ['tcell', 'babilon_mobile', 'megafon_tjs', 'beeline_tj', 'zet_mobile'];
 const OTHER_OPERATOR_COUNTRIES = ['UZ', 'KZ', 'KG', 'AZ', 'AM', 'GE'];
 
-interface Entry { code: string; name: string }
-interface AdminEntry extends Entry { country: string; kind: 'bank' | 'operator'; is_active: boolean; operator_code: string | null }
+interface Entry {
+  code: string;
+  name: string;
+}
+interface AdminEntry extends Entry {
+  country: string;
+  kind: 'bank' | 'operator';
+  is_active: boolean;
+  operator_code: string | null;
+}
 
 let service: TestService;
 

@@ -14,8 +14,14 @@ export interface ChromiumExecutable {
  * the background connections that the closed network would refuse many at a time.
  */
 export const CHROMIUM_ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
 ];
 
 const SYSTEM_NAMES = ['chromium', 'chromium-browser'];

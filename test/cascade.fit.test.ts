@@ -79,7 +79,19 @@ async function layOut(c: Case): Promise<void> {
       `INSERT INTO requisites (id, executor_id, type, value, bank_code, currency, country, methods, min_amount, max_amount, is_active, last_used_at)
        VALUES ($11, $1, $2, $3, $4, 'RUB', $5, $6, $7, $8, $9, now() - make_interval(mins => $10))
        RETURNING id`,
-      [executors[r.executor], r.type, `fit-${index}`, r.bank, r.country, r.methods, r.min, r.max && String(Math.max(Number(r.max), Number(r.min))), r.active, r.usedMinutesAgo, requisiteId(index)],
+      [
+        executors[r.executor],
+        r.type,
+        `fit-${index}`,
+        r.bank,
+        r.country,
+        r.methods,
+        r.min,
+        r.max && String(Math.max(Number(r.max), Number(r.min))),
+        r.active,
+        r.usedMinutesAgo,
+        requisiteId(index),
+      ],
     );
     for (const amount of r.pending) {
       await session.query(

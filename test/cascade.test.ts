@@ -3,8 +3,18 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CASCADE_WINDOW } from '../src/payments/payments.repo.js';
 import type { RunningService } from '../src/service.js';
 import {
-  adminOk, createExecutor, createMerchant, createPayment, createRequisite, createTerminal, setRate, startTestService, uniqueExtId,
-  type MerchantCredentials, type RequisiteInput, type TestService,
+  adminOk,
+  createExecutor,
+  createMerchant,
+  createPayment,
+  createRequisite,
+  createTerminal,
+  setRate,
+  startTestService,
+  uniqueExtId,
+  type MerchantCredentials,
+  type RequisiteInput,
+  type TestService,
 } from './helpers.js';
 
 /**
@@ -275,9 +285,7 @@ describe('cascade under concurrency (two instances, one database)', () => {
     const executor = await createExecutor(app);
     const pool = new Set(await requisites(executor.id, 25));
     const apps = [unlimitedA.app, unlimitedB.app];
-    const results = await Promise.all(
-      Array.from({ length: 64 }, (_, i) => pay(merchants[i % terminals]!, 3000, {}, apps[i % 2]!)),
-    );
+    const results = await Promise.all(Array.from({ length: 64 }, (_, i) => pay(merchants[i % terminals]!, 3000, {}, apps[i % 2]!)));
     expect(tally(results)).toEqual({ '200': 25, '503 PAY_004': 39 });
     const got = await Promise.all(results.filter((r) => r.status === 200).map((r) => requisiteOf(r.body.id as string)));
     expect(new Set(got).size).toBe(25);
@@ -303,9 +311,7 @@ describe('cascade under concurrency (two instances, one database)', () => {
     const executor = await createExecutor(app);
     await requisites(executor.id, 3);
     const apps = [unlimitedA.app, unlimitedB.app];
-    const results = await Promise.all(
-      Array.from({ length: 60 }, (_, i) => pay(merchants[i % 2]!, 7000 + (i % 30), {}, apps[Math.floor(i / 2) % 2]!)),
-    );
+    const results = await Promise.all(Array.from({ length: 60 }, (_, i) => pay(merchants[i % 2]!, 7000 + (i % 30), {}, apps[Math.floor(i / 2) % 2]!)));
     expect(tally(results)).toEqual({ '200': 60 });
     expect(await duplicatePending()).toEqual([]);
   });
@@ -317,10 +323,9 @@ describe('cascade under concurrency (two instances, one database)', () => {
     const apps = [app, limited.app];
     const results = await Promise.all(Array.from({ length: 20 }, (_, i) => pay(merchant, 3500, {}, apps[i % 2]!)));
     expect(tally(results)).toEqual({ '200': 3, '429 PAY_005': 17 });
-    const { rows } = await service.ctx.db.query(
-      `SELECT count(*) AS n FROM payments WHERE terminal_id = $1 AND status = 'PENDING' AND amount = 3500`,
-      [merchant.terminalId],
-    );
+    const { rows } = await service.ctx.db.query(`SELECT count(*) AS n FROM payments WHERE terminal_id = $1 AND status = 'PENDING' AND amount = 3500`, [
+      merchant.terminalId,
+    ]);
     expect(rows[0].n).toBe(3);
   });
 
@@ -332,16 +337,11 @@ describe('cascade under concurrency (two instances, one database)', () => {
     const apps = [unlimitedA.app, unlimitedB.app];
     // Half share an amount (serialised by the terminal-amount lock), half differ (only the unique constraint stops them).
     const results = await Promise.all(
-      Array.from({ length: 30 }, (_, i) =>
-        createPayment(apps[i % 2]!, merchant, { ext_id: extId, amount: i % 2 === 0 ? 6000 : 6001 + i, method: 'CARD' }),
-      ),
+      Array.from({ length: 30 }, (_, i) => createPayment(apps[i % 2]!, merchant, { ext_id: extId, amount: i % 2 === 0 ? 6000 : 6001 + i, method: 'CARD' })),
     );
     expect(tally(results)).toEqual({ '200': 1, '409 PAY_003': 29 });
     for (const r of results.filter((x) => x.status === 409)) expect(r.body.data).toEqual({ ext_id: extId });
-    const { rows } = await service.ctx.db.query('SELECT count(*) AS n FROM payments WHERE merchant_id = $1 AND ext_id = $2', [
-      merchant.merchantId,
-      extId,
-    ]);
+    const { rows } = await service.ctx.db.query('SELECT count(*) AS n FROM payments WHERE merchant_id = $1 AND ext_id = $2', [merchant.merchantId, extId]);
     expect(rows[0].n).toBe(1);
   });
 });

@@ -4,7 +4,15 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signRequest } from '../src/http/signature.js';
 import {
-  ADMIN_TOKEN, adminOk, createMerchant, createPayment, createRequisite, setRate, startTestService, testCard, uniqueExtId,
+  ADMIN_TOKEN,
+  adminOk,
+  createMerchant,
+  createPayment,
+  createRequisite,
+  setRate,
+  startTestService,
+  testCard,
+  uniqueExtId,
   type TestService,
 } from './helpers.js';
 
@@ -98,7 +106,22 @@ describe('kassir CLI against a running service', { timeout: 120_000 }, () => {
   });
 
   it('terminal create sends the rates as JSON numbers and prints the API key once', async () => {
-    const out = await ok(['terminal', 'create', '--merchant', merchantId, '--name', 'Web', '--currency', 'rub', '--payin-rate', '2.5', '--payout-rate', '1.5', '--withdrawal-fee', '1']);
+    const out = await ok([
+      'terminal',
+      'create',
+      '--merchant',
+      merchantId,
+      '--name',
+      'Web',
+      '--currency',
+      'rub',
+      '--payin-rate',
+      '2.5',
+      '--payout-rate',
+      '1.5',
+      '--withdrawal-fee',
+      '1',
+    ]);
     terminalId = field(out, 'id');
     expect(field(out, 'payment_currency')).toBe('RUB');
     apiKey = storedSecret(out, 'tk_');
@@ -123,8 +146,28 @@ describe('kassir CLI against a running service', { timeout: 120_000 }, () => {
 
   it('requisite add creates a card requisite', async () => {
     const req = await ok([
-      'requisite', 'add', '--executor', executorId, '--type', 'card', '--value', card, '--bank', 'sberbank', '--holder', 'Ivan C.',
-      '--currency', 'RUB', '--country', 'RU', '--methods', 'card', '--min', '100', '--max', '50000',
+      'requisite',
+      'add',
+      '--executor',
+      executorId,
+      '--type',
+      'card',
+      '--value',
+      card,
+      '--bank',
+      'sberbank',
+      '--holder',
+      'Ivan C.',
+      '--currency',
+      'RUB',
+      '--country',
+      'RU',
+      '--methods',
+      'card',
+      '--min',
+      '100',
+      '--max',
+      '50000',
     ]);
     requisiteId = field(req, 'id');
     expect(field(req, 'methods')).toBe('CARD');
@@ -211,7 +254,12 @@ describe('kassir CLI against a running service', { timeout: 120_000 }, () => {
     const { status, body } = await signedFetch({ apiKey, secretKey }, 'POST', '/v1/payments', { ext_id: extId, amount: 1500, currency: 'RUB', method: 'CARD' });
     expect(status, JSON.stringify(body)).toBe(200);
     expect(body).toMatchObject({
-      ext_id: extId, status: 'PENDING', rate: 95.5, payin_rate: 3, terminal_id: terminalId, terminal_name: 'Web shop',
+      ext_id: extId,
+      status: 'PENDING',
+      rate: 95.5,
+      payin_rate: 3,
+      terminal_id: terminalId,
+      terminal_name: 'Web shop',
       requisites: { type: 'card', value: card, bank: 'sberbank', holder: 'Ivan C.' },
     });
     paymentId = body.id;
@@ -248,7 +296,12 @@ describe('kassir CLI against a running service', { timeout: 120_000 }, () => {
 
   it('terminal update --active false makes the merchant API refuse the terminal', async () => {
     expect(field(await ok(['terminal', 'update', terminalId, '--active', 'false']), 'is_active')).toBe('false');
-    const refused = await signedFetch({ apiKey, secretKey }, 'POST', '/v1/payments', { ext_id: uniqueExtId('cli'), amount: 1500, currency: 'RUB', method: 'CARD' });
+    const refused = await signedFetch({ apiKey, secretKey }, 'POST', '/v1/payments', {
+      ext_id: uniqueExtId('cli'),
+      amount: 1500,
+      currency: 'RUB',
+      method: 'CARD',
+    });
     expect(refused).toMatchObject({ status: 403, body: { error: 'AUTH_003' } });
   });
 
@@ -317,7 +370,11 @@ describe('kassir CLI: ledger, notifications, webhooks, executor tokens', { timeo
 
     // The payer paid before the payment existed (or the app was early): the operator links them.
     const { status, body } = await createPayment(service.app, merchant, {
-      ext_id: uniqueExtId('cli'), amount: 5000, currency: 'KZT', method: 'CARD', notify_url: 'http://127.0.0.1:9/kassir-hook',
+      ext_id: uniqueExtId('cli'),
+      amount: 5000,
+      currency: 'KZT',
+      method: 'CARD',
+      notify_url: 'http://127.0.0.1:9/kassir-hook',
     });
     expect(status, JSON.stringify(body)).toBe(200);
     paymentId = body.id;
@@ -355,7 +412,12 @@ describe('kassir CLI: ledger, notifications, webhooks, executor tokens', { timeo
     expect(field(shown, 'event')).toBe('payment.completed');
     expect(field(shown, 'url')).toBe('http://127.0.0.1:9/kassir-hook');
     expect(shown).toMatch(/\nattempts:\n\(none\)\n$/);
-    expect(JSON.parse(await ok(['--json', 'webhook', 'show', eventId]))).toMatchObject({ id: eventId, event: 'payment.completed', payload: { id: paymentId, status: 'COMPLETED' }, attempts: [] });
+    expect(JSON.parse(await ok(['--json', 'webhook', 'show', eventId]))).toMatchObject({
+      id: eventId,
+      event: 'payment.completed',
+      payload: { id: paymentId, status: 'COMPLETED' },
+      attempts: [],
+    });
 
     expect(field(await ok(['webhook', 'resend', eventId]), 'status')).toBe('pending');
     const bad = await kassir(['webhook', 'list', '--status', 'lost']);
@@ -370,7 +432,9 @@ describe('kassir CLI: ledger, notifications, webhooks, executor tokens', { timeo
     try {
       const run = await kassir(['ledger', 'check']);
       expect(run.code).toBe(1);
-      expect(run.stdout).toMatch(new RegExp(`^balance equals entries: terminal ${merchant.terminalId} terminal_available balance is \\S+ but its entries sum to \\S+$`, 'm'));
+      expect(run.stdout).toMatch(
+        new RegExp(`^balance equals entries: terminal ${merchant.terminalId} terminal_available balance is \\S+ but its entries sum to \\S+$`, 'm'),
+      );
       expect(run.stdout).not.toMatch(/ledger OK/);
       const json = await kassir(['--json', 'ledger', 'check']);
       expect(json.code).toBe(1);
@@ -384,7 +448,20 @@ describe('kassir CLI: ledger, notifications, webhooks, executor tokens', { timeo
 
 describe('kassir CLI: providers and terminal routes', { timeout: 120_000 }, () => {
   it('provider add (credentials sealed), list and update; terminal set-routes in every form, and routes', async () => {
-    const added = await ok(['provider', 'add', '--name', 'Upstream', '--kind', 'kassir', '--base-url', 'http://127.0.0.1:9/', '--api-key', 'tk_upstream_key', '--secret-key', 'sk_upstream_secret']);
+    const added = await ok([
+      'provider',
+      'add',
+      '--name',
+      'Upstream',
+      '--kind',
+      'kassir',
+      '--base-url',
+      'http://127.0.0.1:9/',
+      '--api-key',
+      'tk_upstream_key',
+      '--secret-key',
+      'sk_upstream_secret',
+    ]);
     const providerId = field(added, 'id');
     expect(field(added, 'callback_url')).toBe(`${PUBLIC_BASE_URL}/callbacks/providers/${providerId}`);
     expect(added).toMatch(new RegExp(`^Next: kassir terminal set-routes <terminal> --route provider:${providerId} --route executors$`, 'm'));
@@ -404,7 +481,10 @@ describe('kassir CLI: providers and terminal routes', { timeout: 120_000 }, () =
     const terminal = (await createMerchant(service.app)).terminalId;
     const set = await ok(['terminal', 'set-routes', terminal, '--route', `provider:${providerId}:sbp,card`, '--route', 'executors']);
     expect(set).toMatch(new RegExp(`^1\\s+provider ${providerId}\\s+-\\s+SBP,CARD$`, 'm'));
-    expect(await adminOk(service.app, 'GET', `/terminals/${terminal}/routes`)).toEqual([{ provider_id: providerId, methods: ['SBP', 'CARD'] }, { executors: true }]);
+    expect(await adminOk(service.app, 'GET', `/terminals/${terminal}/routes`)).toEqual([
+      { provider_id: providerId, methods: ['SBP', 'CARD'] },
+      { executors: true },
+    ]);
     const shown = await ok(['terminal', 'routes', terminal]);
     expect(shown.split('\n')[0]).toMatch(/^POSITION\s+ROUTE\s+CURRENCIES\s+METHODS$/);
     expect(shown).toMatch(/^2\s+executors\s+-\s+-$/m);

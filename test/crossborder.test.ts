@@ -16,8 +16,20 @@ import { Decimal } from 'decimal.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { crc16ccitt } from '../src/lib/validators.js';
 import {
-  admin, adminOk, createExecutor, createMerchant, createPayment, createRequisite, setRate, signed, startTestService, testCard,
-  uniqueExtId, type MerchantCredentials, type RequisiteInput, type TestService,
+  admin,
+  adminOk,
+  createExecutor,
+  createMerchant,
+  createPayment,
+  createRequisite,
+  setRate,
+  signed,
+  startTestService,
+  testCard,
+  uniqueExtId,
+  type MerchantCredentials,
+  type RequisiteInput,
+  type TestService,
 } from './helpers.js';
 
 /** Price of 1 USDT in each currency. */
@@ -79,8 +91,7 @@ beforeEach(async () => {
 });
 
 const requisite = (input: RequisiteInput) => createRequisite(service.app, executor.id, input);
-const pay = (creds: MerchantCredentials, body: Record<string, unknown>) =>
-  createPayment(service.app, creds, { ext_id: uniqueExtId('xb'), ...body });
+const pay = (creds: MerchantCredentials, body: Record<string, unknown>) => createPayment(service.app, creds, { ext_id: uniqueExtId('xb'), ...body });
 
 async function expectPay002(creds: MerchantCredentials, body: Record<string, unknown>, message: RegExp) {
   const res = await pay(creds, body);
@@ -101,7 +112,14 @@ describe('rule 1: requisite types per cross-border method', () => {
   it('CROSS_BORDER and CROSS_BORDER_CARD hand out card or phone requisites, never a sim', async () => {
     const sim = await requisite({ type: 'sim', value: tjPhone(), bank: 'tcell', currency: 'TJS', country: 'TJ', methods: ['CROSS_BORDER_SIM'] });
     const card = await requisite({ type: 'card', bank: 'eskhata', currency: 'TJS', country: 'TJ', methods: ['CROSS_BORDER', 'CROSS_BORDER_CARD'] });
-    const phoneReq = await requisite({ type: 'phone', value: tjPhone(), bank: 'alif_bank', currency: 'TJS', country: 'TJ', methods: ['CROSS_BORDER', 'CROSS_BORDER_CARD'] });
+    const phoneReq = await requisite({
+      type: 'phone',
+      value: tjPhone(),
+      bank: 'alif_bank',
+      currency: 'TJS',
+      country: 'TJ',
+      methods: ['CROSS_BORDER', 'CROSS_BORDER_CARD'],
+    });
 
     const seen = new Map<string, string>();
     for (const [i, method] of ['CROSS_BORDER', 'CROSS_BORDER_CARD', 'CROSS_BORDER', 'CROSS_BORDER_CARD'].entries()) {
@@ -119,13 +137,28 @@ describe('rule 1: requisite types per cross-border method', () => {
 
   it('CROSS_BORDER_SIM hands out a sim (operator) requisite and nothing else', async () => {
     await requisite({ type: 'card', bank: 'eskhata', currency: 'TJS', country: 'TJ', methods: ['CROSS_BORDER', 'CROSS_BORDER_CARD'] });
-    const sim = await requisite({ type: 'sim', value: tjPhone(), bank: 'megafon_tjs', holder: 'Rustam K.', currency: 'TJS', country: 'TJ', methods: ['CROSS_BORDER_SIM'] });
+    const sim = await requisite({
+      type: 'sim',
+      value: tjPhone(),
+      bank: 'megafon_tjs',
+      holder: 'Rustam K.',
+      currency: 'TJS',
+      country: 'TJ',
+      methods: ['CROSS_BORDER_SIM'],
+    });
 
     const { status, body } = await pay(rub, { amount: 1200, currency: 'RUB', method: 'CROSS_BORDER_SIM', country: 'TJ' });
     expect(status, JSON.stringify(body)).toBe(200);
     expect(body.requisites).toMatchObject({
-      type: 'sim', value: sim.value, bank: 'megafon_tjs', bank_code: 'megafon_tjs', bank_name: 'МегаФон Таджикистан',
-      holder: 'Rustam K.', country: 'TJ', currency: 'TJS', amount_local: expectedLocal(1200, 'RUB', 'TJS'),
+      type: 'sim',
+      value: sim.value,
+      bank: 'megafon_tjs',
+      bank_code: 'megafon_tjs',
+      bank_name: 'МегаФон Таджикистан',
+      holder: 'Rustam K.',
+      country: 'TJ',
+      currency: 'TJS',
+      amount_local: expectedLocal(1200, 'RUB', 'TJS'),
     });
   });
 
@@ -135,7 +168,13 @@ describe('rule 1: requisite types per cross-border method', () => {
     await expectPay004(rub, { amount: 1301, currency: 'RUB', method: 'CROSS_BORDER_CARD', country: 'TJ' });
 
     const res = await admin(service.app, 'POST', `/executors/${executor.id}/requisites`, {
-      type: 'sim', value: tjPhone(), bank: 'tcell', holder: 'X', currency: 'TJS', country: 'TJ', methods: ['CROSS_BORDER'],
+      type: 'sim',
+      value: tjPhone(),
+      bank: 'tcell',
+      holder: 'X',
+      currency: 'TJS',
+      country: 'TJ',
+      methods: ['CROSS_BORDER'],
     });
     expect(res.statusCode).toBe(400);
   });
@@ -171,8 +210,15 @@ describe('rule 2: conversion when the order currency is not the requisites curre
       status: 'PENDING',
       method: 'CROSS_BORDER',
       requisites: {
-        type: 'card', value: card.value, bank: 'alif_bank', bank_code: 'alif_bank', bank_name: 'Алиф Банк', holder: 'Farhod S.',
-        country: 'TJ', currency: 'TJS', amount_local: 573.3,
+        type: 'card',
+        value: card.value,
+        bank: 'alif_bank',
+        bank_code: 'alif_bank',
+        bank_name: 'Алиф Банк',
+        holder: 'Farhod S.',
+        country: 'TJ',
+        currency: 'TJS',
+        amount_local: 573.3,
       },
     });
 
@@ -182,7 +228,7 @@ describe('rule 2: conversion when the order currency is not the requisites curre
     expect(read.json()).toMatchObject({ amount: 5000, currency: 'RUB', rate: RATES.RUB, requisites: { currency: 'TJS', country: 'TJ', amount_local: 573.3 } });
   });
 
-  it('uses the terminal\'s own rates where the operator set them, for both currencies', async () => {
+  it("uses the terminal's own rates where the operator set them, for both currencies", async () => {
     await requisite({ type: 'card', bank: 'eskhata', currency: 'TJS', country: 'TJ', methods: ['CROSS_BORDER'] });
     const own = await createMerchant(service.app, { currency: 'RUB' });
     await adminOk(service.app, 'PUT', `/terminals/${own.terminalId}/rates/RUB`, { rate: 96 });
@@ -208,7 +254,7 @@ describe('rule 2: conversion when the order currency is not the requisites curre
     expect(second.body.requisites.amount_local).toBe(14.24);
   });
 
-  it('converts into every priced country with that currency\'s rate (UZ, KG, AZ, KZ)', async () => {
+  it("converts into every priced country with that currency's rate (UZ, KG, AZ, KZ)", async () => {
     await requisite({ type: 'card', bank: 'kapitalbank', currency: 'UZS', country: 'UZ', methods: ['CROSS_BORDER'] });
     await requisite({ type: 'phone', value: kgPhone(), bank: 'mbank', currency: 'KGS', country: 'KG', methods: ['CROSS_BORDER'] });
     await requisite({ type: 'card', bank: 'kapital_bank_az', currency: 'AZN', country: 'AZ', methods: ['CROSS_BORDER'] });
@@ -237,7 +283,10 @@ describe('rule 2: conversion when the order currency is not the requisites curre
     // 1000 ÷ 95.5 × 25400 = 265968.586… → 265969
     expect(expectedLocal(1000, 'RUB', 'VND')).toBe(265969);
     expect(body).toMatchObject({
-      amount: 1000, currency: 'RUB', rate: RATES.RUB, method: 'VIET_QR',
+      amount: 1000,
+      currency: 'RUB',
+      rate: RATES.RUB,
+      method: 'VIET_QR',
       requisites: { type: 'qr', value: payload, bank_code: 'vietcombank', country: 'VN', currency: 'VND', amount_local: 265969 },
     });
     expect(Number.isInteger(body.requisites.amount_local)).toBe(true);
@@ -261,7 +310,11 @@ describe('rule 3: no conversion when the order currency is the requisites curren
     const { status, body } = await pay(kzt, { amount: 48025.37, currency: 'KZT', method: 'CROSS_BORDER', country: 'KZ' });
     expect(status, JSON.stringify(body)).toBe(200);
     expect(body).toMatchObject({
-      amount: 48025.37, currency: 'KZT', rate: RATES.KZT, terminal_id: kzt.terminalId, terminal_name: 'KZT desk',
+      amount: 48025.37,
+      currency: 'KZT',
+      rate: RATES.KZT,
+      terminal_id: kzt.terminalId,
+      terminal_name: 'KZT desk',
       requisites: { type: 'card', value: card.value, bank_code: 'kaspi', country: 'KZ', currency: 'KZT', amount_local: 48025.37 },
     });
   });
@@ -271,7 +324,9 @@ describe('rule 3: no conversion when the order currency is the requisites curren
     const { status, body } = await pay(tjs, { amount: 250.05, currency: 'TJS', method: 'CROSS_BORDER_SIM', country: 'TJ' });
     expect(status, JSON.stringify(body)).toBe(200);
     expect(body).toMatchObject({
-      amount: 250.05, currency: 'TJS', rate: RATES.TJS,
+      amount: 250.05,
+      currency: 'TJS',
+      rate: RATES.TJS,
       requisites: { type: 'sim', value: sim.value, bank_code: 'zet_mobile', country: 'TJ', currency: 'TJS', amount_local: 250.05 },
     });
   });
@@ -281,7 +336,12 @@ describe('rule 3: no conversion when the order currency is the requisites curren
     const { status, body } = await pay(kzt, { amount: 10000, method: 'CROSS_BORDER_CARD', country: 'TJ' });
     expect(status, JSON.stringify(body)).toBe(200);
     // 10000 ÷ 480.25 × 10.95 = 228.0062… → 228.01
-    expect(body).toMatchObject({ amount: 10000, currency: 'KZT', rate: RATES.KZT, requisites: { currency: 'TJS', amount_local: expectedLocal(10000, 'KZT', 'TJS') } });
+    expect(body).toMatchObject({
+      amount: 10000,
+      currency: 'KZT',
+      rate: RATES.KZT,
+      requisites: { currency: 'TJS', amount_local: expectedLocal(10000, 'KZT', 'TJS') },
+    });
     expect(body.requisites.amount_local).toBe(228.01);
   });
 });
@@ -291,7 +351,12 @@ describe('rule 4: currency omitted', () => {
     await requisite({ type: 'card', bank: 'vasl_bank', currency: 'TJS', country: 'TJ', methods: ['CROSS_BORDER'] });
     const { status, body } = await pay(rub, { amount: 3500, method: 'CROSS_BORDER', country: 'TJ' });
     expect(status, JSON.stringify(body)).toBe(200);
-    expect(body).toMatchObject({ amount: 3500, currency: 'RUB', rate: RATES.RUB, requisites: { currency: 'TJS', country: 'TJ', amount_local: expectedLocal(3500, 'RUB', 'TJS') } });
+    expect(body).toMatchObject({
+      amount: 3500,
+      currency: 'RUB',
+      rate: RATES.RUB,
+      requisites: { currency: 'TJS', country: 'TJ', amount_local: expectedLocal(3500, 'RUB', 'TJS') },
+    });
   });
 
   it('without method either, a RUB terminal makes a domestic CARD payment (no cross-border fields)', async () => {
@@ -310,7 +375,9 @@ describe('rule 5: no requisites in the requested country', () => {
     const { status, body } = await pay(tjs, { amount: 640.5, currency: 'TJS', method: 'CROSS_BORDER', country: 'KZ' });
     expect(status, JSON.stringify(body)).toBe(200);
     expect(body).toMatchObject({
-      amount: 640.5, currency: 'TJS', rate: RATES.TJS,
+      amount: 640.5,
+      currency: 'TJS',
+      rate: RATES.TJS,
       requisites: { value: uz.value, country: 'UZ', currency: 'UZS', amount_local: expectedLocal(640.5, 'TJS', 'UZS') },
     });
   });
@@ -319,7 +386,11 @@ describe('rule 5: no requisites in the requested country', () => {
     const tj = await requisite({ type: 'phone', value: tjPhone(), bank: 'eskhata', currency: 'TJS', country: 'TJ', methods: ['CROSS_BORDER_CARD'] });
     const { status, body } = await pay(tjs, { amount: 777.7, method: 'CROSS_BORDER_CARD', country: 'KZ' });
     expect(status, JSON.stringify(body)).toBe(200);
-    expect(body).toMatchObject({ amount: 777.7, currency: 'TJS', requisites: { type: 'phone', value: tj.value, country: 'TJ', currency: 'TJS', amount_local: 777.7 } });
+    expect(body).toMatchObject({
+      amount: 777.7,
+      currency: 'TJS',
+      requisites: { type: 'phone', value: tj.value, country: 'TJ', currency: 'TJS', amount_local: 777.7 },
+    });
   });
 
   it('a non-ruble order keeps the requested country when it has requisites', async () => {
@@ -394,9 +465,17 @@ describe('rule 7: the payer pays the same way whatever the order currency', () =
     expect(fromTjs.status).toBe(200);
     expect(Object.keys(fromRub.body).sort()).toEqual(Object.keys(fromTjs.body).sort());
     expect(Object.keys(fromRub.body.requisites).sort()).toEqual(Object.keys(fromTjs.body.requisites).sort());
-    expect(Object.keys(fromRub.body.requisites).sort()).toEqual(
-      ['amount_local', 'bank', 'bank_code', 'bank_name', 'country', 'currency', 'holder', 'type', 'value'],
-    );
+    expect(Object.keys(fromRub.body.requisites).sort()).toEqual([
+      'amount_local',
+      'bank',
+      'bank_code',
+      'bank_name',
+      'country',
+      'currency',
+      'holder',
+      'type',
+      'value',
+    ]);
     expect(fromRub.body.requisites.value).toBe(fromTjs.body.requisites.value);
     // Only the order side differs.
     expect(fromRub.body).toMatchObject({ currency: 'RUB', rate: RATES.RUB, requisites: { currency: 'TJS', amount_local: expectedLocal(1095, 'RUB', 'TJS') } });
@@ -405,7 +484,7 @@ describe('rule 7: the payer pays the same way whatever the order currency', () =
 });
 
 describe('CROSS_BORDER_SIM operators', () => {
-  it('bank=<operator code> picks only that operator\'s sim', async () => {
+  it("bank=<operator code> picks only that operator's sim", async () => {
     const tcell = await requisite({ type: 'sim', value: tjPhone(), bank: 'tcell', currency: 'TJS', country: 'TJ', methods: ['CROSS_BORDER_SIM'] });
     await requisite({ type: 'sim', value: tjPhone(), bank: 'babilon_mobile', currency: 'TJS', country: 'TJ', methods: ['CROSS_BORDER_SIM'] });
     for (const amount of [1500, 1501, 1502]) {

@@ -1,8 +1,20 @@
 import { Decimal } from 'decimal.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  adminOk, createExecutor, createMerchant, createPayment, createRequisite, multipartBody, setRate, signed, signedMultipart,
-  startTestService, TINY_PNG, uniqueExtId, type MerchantCredentials, type TestService,
+  adminOk,
+  createExecutor,
+  createMerchant,
+  createPayment,
+  createRequisite,
+  multipartBody,
+  setRate,
+  signed,
+  signedMultipart,
+  startTestService,
+  TINY_PNG,
+  uniqueExtId,
+  type MerchantCredentials,
+  type TestService,
 } from './helpers.js';
 
 let service: TestService;
@@ -28,7 +40,9 @@ describe('confirm, receipt, dispute and operator review', () => {
 
     await adminOk(service.app, 'POST', `/payments/${payment.id}/cancel`);
     const dispute = await signedMultipart(
-      service.app, merchant, `/v1/payments/${payment.id}/dispute`,
+      service.app,
+      merchant,
+      `/v1/payments/${payment.id}/dispute`,
       multipartBody({ data: JSON.stringify({ amount: 900, comment: 'paid 900 by mistake' }) }, { field: 'proof', content: TINY_PNG }),
     );
     expect(dispute.statusCode).toBe(200);

@@ -66,8 +66,22 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningService } from '../src/service.js';
 import {
-  admin, adminOk, createExecutor, createMerchant, createPayment, createRequisite, multipartBody, setRate, signed, signedMultipart,
-  startTestService, TINY_PNG, uniqueExtId, until, type MerchantCredentials, type TestService,
+  admin,
+  adminOk,
+  createExecutor,
+  createMerchant,
+  createPayment,
+  createRequisite,
+  multipartBody,
+  setRate,
+  signed,
+  signedMultipart,
+  startTestService,
+  TINY_PNG,
+  uniqueExtId,
+  until,
+  type MerchantCredentials,
+  type TestService,
 } from './helpers.js';
 
 const RATE = '95.5';
@@ -79,7 +93,11 @@ type Json = Record<string, any>;
 
 /** The expected net pay-in credit (DESIGN.md decision 11), 6 decimals half-up. */
 function expectedCredit(amount: Decimal.Value, rate: Decimal.Value = RATE, payinRate: Decimal.Value = PAYIN_RATE): string {
-  return new Decimal(amount).div(rate).mul(new Decimal(1).minus(new Decimal(payinRate).div(100))).toDecimalPlaces(6, Decimal.ROUND_HALF_UP).toFixed(6);
+  return new Decimal(amount)
+    .div(rate)
+    .mul(new Decimal(1).minus(new Decimal(payinRate).div(100)))
+    .toDecimalPlaces(6, Decimal.ROUND_HALF_UP)
+    .toFixed(6);
 }
 
 /**
@@ -230,7 +248,9 @@ describe('POST /v1/payments/{id}/confirm', () => {
   it('confirm: a receipt_url in the multipart `data` part is kept as the confirm receipt', async () => {
     const payment = await w.newPayment();
     const res = await signedMultipart(
-      service.app, merchant, `/v1/payments/${payment.id}/confirm`,
+      service.app,
+      merchant,
+      `/v1/payments/${payment.id}/confirm`,
       multipartBody({ data: JSON.stringify({ receipt_url: 'https://shop.example/from-data.pdf' }) }),
     );
     expect(res.statusCode, res.body).toBe(200);
@@ -249,7 +269,9 @@ describe('POST /v1/payments/{id}/confirm', () => {
     expect(first).toBeInstanceOf(Date);
     // Let the clock move so a reset would be visible.
     await new Promise((resolve) => setTimeout(resolve, 50));
-    expect((await signed(service.app, merchant, 'POST', `/v1/payments/${payment.id}/confirm`, { receipt_url: 'https://shop.example/r2.png' })).statusCode).toBe(200);
+    expect((await signed(service.app, merchant, 'POST', `/v1/payments/${payment.id}/confirm`, { receipt_url: 'https://shop.example/r2.png' })).statusCode).toBe(
+      200,
+    );
     const second = (await w.row(payment.id)).verify_until as Date;
     expect(second.getTime()).toBe(first.getTime());
     const { rows } = await service.ctx.db.query('SELECT count(*)::int AS n FROM payment_confirmations WHERE payment_id = $1', [payment.id]);
@@ -273,7 +295,7 @@ describe('POST /v1/payments/{id}/confirm', () => {
     }
   });
 
-  it('confirm: PAY_006 for an unknown id, another merchant\'s payment and a non-UUID', async () => {
+  it("confirm: PAY_006 for an unknown id, another merchant's payment and a non-UUID", async () => {
     const mine = await w.newPayment();
     for (const [creds, id] of [
       [merchant, '00000000-0000-4000-8000-000000000000'],
@@ -306,7 +328,12 @@ describe('POST /v1/payments/{id}/receipt', () => {
     const payment = await w.paymentIn('CANCELLED');
     const res = await signedMultipart(service.app, merchant, `/v1/payments/${payment.id}/receipt`, multipartBody({}, { content: TINY_PNG }));
     expect(res.statusCode, res.body).toBe(200);
-    expect(res.json()).toEqual({ id: payment.id, ext_id: payment.ext_id, status: 'CANCELLED', receipt_url: expect.stringMatching(/^http:\/\/kassir\.test\/v1\/receipts\/[0-9a-f-]{36}$/) });
+    expect(res.json()).toEqual({
+      id: payment.id,
+      ext_id: payment.ext_id,
+      status: 'CANCELLED',
+      receipt_url: expect.stringMatching(/^http:\/\/kassir\.test\/v1\/receipts\/[0-9a-f-]{36}$/),
+    });
   });
 
   it('receipt: PAY_008 for completed payments, with data.status', async () => {
@@ -348,7 +375,7 @@ describe('POST /v1/payments/{id}/receipt', () => {
     }
   });
 
-  it('receipt in DISPUTE: the dispute\'s first receipt is never overwritten', async () => {
+  it("receipt in DISPUTE: the dispute's first receipt is never overwritten", async () => {
     const A = 'https://shop.example/first-A.pdf';
     const B = 'https://shop.example/later-B.pdf';
     const C = 'https://shop.example/later-C.pdf';
@@ -382,10 +409,12 @@ describe('POST /v1/payments/{id}/receipt', () => {
 });
 
 describe('POST /v1/payments/{id}/dispute', () => {
-  it('dispute: opens from CANCELLED with the spec\'s response shape', async () => {
+  it("dispute: opens from CANCELLED with the spec's response shape", async () => {
     const payment = await w.paymentIn('CANCELLED', { notify_url: 'http://127.0.0.1:9/hooks' });
     const res = await signed(service.app, merchant, 'POST', `/v1/payments/${payment.id}/dispute`, {
-      amount: 950.5, receipt_url: 'https://shop.example/proof.jpg', comment: 'payer sent 950.50',
+      amount: 950.5,
+      receipt_url: 'https://shop.example/proof.jpg',
+      comment: 'payer sent 950.50',
     });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toEqual({
@@ -447,7 +476,7 @@ describe('POST /v1/payments/{id}/dispute', () => {
     expect(rows).toHaveLength(0);
   });
 
-  it('dispute: PAY_006 for an unknown id, a non-UUID and another merchant\'s payment', async () => {
+  it("dispute: PAY_006 for an unknown id, a non-UUID and another merchant's payment", async () => {
     const mine = await w.paymentIn('CANCELLED');
     for (const [creds, id] of [
       [merchant, '00000000-0000-4000-8000-000000000000'],
@@ -468,7 +497,10 @@ describe('POST /v1/payments/{id}/dispute', () => {
     expect(res.json()).toMatchObject({ status: 'dispute', dispute: { comment: 'second try' } });
     expect(await w.statusOf(payment.id)).toBe('DISPUTE');
     const { rows } = await service.ctx.db.query('SELECT status, comment FROM disputes WHERE payment_id = $1 ORDER BY created_at', [payment.id]);
-    expect(rows).toEqual([{ status: 'cancelled', comment: null }, { status: 'open', comment: 'second try' }]);
+    expect(rows).toEqual([
+      { status: 'cancelled', comment: null },
+      { status: 'open', comment: 'second try' },
+    ]);
   });
 });
 
@@ -495,7 +527,7 @@ describe('POST /v1/payments/{id}/dispute/cancel', () => {
     }
   });
 
-  it('dispute/cancel: PAY_006 for an unknown id, a non-UUID and another merchant\'s payment', async () => {
+  it("dispute/cancel: PAY_006 for an unknown id, a non-UUID and another merchant's payment", async () => {
     const mine = await w.paymentIn('DISPUTE');
     for (const [creds, id] of [
       [merchant, '00000000-0000-4000-8000-000000000000'],
@@ -513,9 +545,15 @@ describe('POST /v1/payments/{id}/dispute/cancel', () => {
 describe('operator review', () => {
   it('lists open disputes with the payment, receipts, confirm signals and executor notifications', async () => {
     const payment = await w.newPayment();
-    expect((await signed(service.app, merchant, 'POST', `/v1/payments/${payment.id}/confirm`, { receipt_url: 'https://shop.example/c.pdf' })).statusCode).toBe(200);
+    expect((await signed(service.app, merchant, 'POST', `/v1/payments/${payment.id}/confirm`, { receipt_url: 'https://shop.example/c.pdf' })).statusCode).toBe(
+      200,
+    );
     await adminOk(service.app, 'POST', `/payments/${payment.id}/cancel`);
-    const opened = await signed(service.app, merchant, 'POST', `/v1/payments/${payment.id}/dispute`, { amount: payment.amount, receipt_url: 'https://shop.example/d.pdf', comment: 'paid' });
+    const opened = await signed(service.app, merchant, 'POST', `/v1/payments/${payment.id}/dispute`, {
+      amount: payment.amount,
+      receipt_url: 'https://shop.example/d.pdf',
+      comment: 'paid',
+    });
     expect(opened.statusCode, opened.body).toBe(200);
     // The executor's side: a transfer on that requisite for that amount that matched nothing.
     const notification = await w.notify(payment.id);
@@ -532,7 +570,10 @@ describe('operator review', () => {
       receipt: { url: 'https://shop.example/d.pdf' },
       payment: { id: payment.id, ext_id: payment.ext_id, status: 'DISPUTE', amount: payment.amount },
     });
-    expect(card.receipts.map((r: Json) => [r.source, r.url])).toEqual([['confirm', 'https://shop.example/c.pdf'], ['dispute', 'https://shop.example/d.pdf']]);
+    expect(card.receipts.map((r: Json) => [r.source, r.url])).toEqual([
+      ['confirm', 'https://shop.example/c.pdf'],
+      ['dispute', 'https://shop.example/d.pdf'],
+    ]);
     expect(card.confirmations).toHaveLength(1);
     expect(card.confirmations[0]).toMatchObject({ source: 'merchant', receipt_id: card.receipts[0].id });
     expect(card.notifications.map((n: Json) => n.id)).toEqual([notification.notification_id]);
@@ -559,8 +600,17 @@ describe('operator review', () => {
     const { rows: dispute } = await service.ctx.db.query('SELECT status, decided_amount::text FROM disputes WHERE payment_id = $1', [payment.id]);
     expect(dispute).toEqual([{ status: 'approved', decided_amount: new Decimal(payment.amount).toFixed(2) }]);
 
-    const { rows: audit } = await service.ctx.db.query(`SELECT actor, action, before, after FROM audit_log WHERE object_id = $1 AND action LIKE 'dispute.%'`, [payment.id]);
-    expect(audit).toEqual([{ actor: expect.stringContaining('@'), action: 'dispute.approve', before: { status: 'DISPUTE' }, after: expect.objectContaining({ status: 'COMPLETED' }) }]);
+    const { rows: audit } = await service.ctx.db.query(`SELECT actor, action, before, after FROM audit_log WHERE object_id = $1 AND action LIKE 'dispute.%'`, [
+      payment.id,
+    ]);
+    expect(audit).toEqual([
+      {
+        actor: expect.stringContaining('@'),
+        action: 'dispute.approve',
+        before: { status: 'DISPUTE' },
+        after: expect.objectContaining({ status: 'COMPLETED' }),
+      },
+    ]);
     const { rows: events } = await service.ctx.db.query('SELECT event, payload FROM webhook_events WHERE resource_id = $1 ORDER BY seq', [payment.id]);
     expect(events.map((e) => e.event)).toEqual(['payment.cancelled', 'payment.dispute', 'payment.completed']);
     expect(events[2].payload).toMatchObject({ id: payment.id, status: 'COMPLETED' });
@@ -575,7 +625,9 @@ describe('operator review', () => {
     const { rows } = await service.ctx.db.query('SELECT received_amount::text FROM payments WHERE id = $1', [payment.id]);
     expect(rows[0].received_amount).toBe(received.toFixed(2));
 
-    const { rows: audit } = await service.ctx.db.query(`SELECT action, before, after FROM audit_log WHERE object_id = $1 AND action LIKE 'dispute.%'`, [payment.id]);
+    const { rows: audit } = await service.ctx.db.query(`SELECT action, before, after FROM audit_log WHERE object_id = $1 AND action LIKE 'dispute.%'`, [
+      payment.id,
+    ]);
     expect(audit).toEqual([{ action: 'dispute.approve', before: { status: 'DISPUTE' }, after: { status: 'COMPLETED_APPEAL', amount: received.toNumber() } }]);
     const { rows: events } = await service.ctx.db.query('SELECT event FROM webhook_events WHERE resource_id = $1 ORDER BY seq', [payment.id]);
     expect(events.map((e) => e.event)).toEqual(['payment.cancelled', 'payment.dispute', 'payment.completed_appeal']);
@@ -592,7 +644,9 @@ describe('operator review', () => {
     const rejected = await adminOk<Json>(service.app, 'POST', `/payments/${payment.id}/dispute/reject`);
     expect(rejected).toMatchObject({ id: payment.id, status: 'CANCELLED' });
     expect(await w.payinCount(payment.id)).toBe(0);
-    const { rows: audit } = await service.ctx.db.query(`SELECT actor, action, before, after FROM audit_log WHERE object_id = $1 AND action LIKE 'dispute.%'`, [payment.id]);
+    const { rows: audit } = await service.ctx.db.query(`SELECT actor, action, before, after FROM audit_log WHERE object_id = $1 AND action LIKE 'dispute.%'`, [
+      payment.id,
+    ]);
     expect(audit).toEqual([{ actor: expect.stringContaining('@'), action: 'dispute.reject', before: { status: 'DISPUTE' }, after: { status: 'CANCELLED' } }]);
 
     // Spec: CANCELLED → DISPUTE.
@@ -609,7 +663,10 @@ describe('operator review', () => {
     for (const status of ALL_STATUSES.filter((s) => s !== 'DISPUTE')) {
       const payment = await w.paymentIn(status);
       const credits = await w.payinCount(payment.id);
-      for (const [path, body] of [['approve', { amount: payment.amount }], ['reject', undefined]] as const) {
+      for (const [path, body] of [
+        ['approve', { amount: payment.amount }],
+        ['reject', undefined],
+      ] as const) {
         const res = await admin(service.app, 'POST', `/payments/${payment.id}/dispute/${path}`, body);
         expect(res.statusCode, `${path} ${status}`).toBe(400);
         expect(res.json().error).toBe('DIS_003');
@@ -740,7 +797,10 @@ describe('races over two instances', () => {
       expect(results.find((r) => r.statusCode === 400)!.json().error).toBe('DIS_003');
       expect(['COMPLETED', 'COMPLETED_APPEAL']).toContain(await w.statusOf(payment.id));
       expect(await w.payinCount(payment.id)).toBe(1);
-      const { rows } = await service.ctx.db.query('SELECT count(*)::int AS n FROM audit_log WHERE object_id = $1 AND action = $2', [payment.id, 'dispute.approve']);
+      const { rows } = await service.ctx.db.query('SELECT count(*)::int AS n FROM audit_log WHERE object_id = $1 AND action = $2', [
+        payment.id,
+        'dispute.approve',
+      ]);
       expect(rows[0].n).toBe(1);
     }
     expect(await adminOk(service.app, 'GET', '/ledger/check')).toEqual({ ok: true, problems: [] });
@@ -779,14 +839,19 @@ describe('verification after confirm (worker on)', () => {
   it('verification: a confirmed payment without a notification is CANCELLED (transfer_not_found); an unconfirmed one is untouched', async () => {
     const { svc, v, confirmed, unconfirmed } = await confirmedAndUnconfirmed({ CONFIRM_VERIFY_SECONDS: '1', KASSIR_EXPIRY_SWEEP_SECONDS: '1' });
     try {
-
-      const cancelled = await until(async () => {
-        const r = await v.row(confirmed.id);
-        return r.status === 'PENDING' ? undefined : r;
-      }, 20_000, 200);
+      const cancelled = await until(
+        async () => {
+          const r = await v.row(confirmed.id);
+          return r.status === 'PENDING' ? undefined : r;
+        },
+        20_000,
+        200,
+      );
       expect(cancelled).toMatchObject({ status: 'CANCELLED', cancel_reason: 'transfer_not_found' });
       // Not before the verification deadline, and well before valid_until.
-      const { rows } = await svc.ctx.db.query('SELECT updated_at >= verify_until AS on_time, updated_at < valid_until AS early FROM payments WHERE id = $1', [confirmed.id]);
+      const { rows } = await svc.ctx.db.query('SELECT updated_at >= verify_until AS on_time, updated_at < valid_until AS early FROM payments WHERE id = $1', [
+        confirmed.id,
+      ]);
       expect(rows[0]).toEqual({ on_time: true, early: true });
       expect(await v.statusOf(unconfirmed.id)).toBe('PENDING');
       expect(await v.payinCount(confirmed.id)).toBe(0);
@@ -796,19 +861,30 @@ describe('verification after confirm (worker on)', () => {
   });
 
   it('verification: a confirmed payment stays PENDING past valid_until while an unconfirmed one expires; its notification completes it', async () => {
-    const { svc, v, confirmed, unconfirmed } = await confirmedAndUnconfirmed({ CONFIRM_VERIFY_SECONDS: '3600', PAYMENT_TTL_SECONDS: '2', KASSIR_EXPIRY_SWEEP_SECONDS: '1' });
+    const { svc, v, confirmed, unconfirmed } = await confirmedAndUnconfirmed({
+      CONFIRM_VERIFY_SECONDS: '3600',
+      PAYMENT_TTL_SECONDS: '2',
+      KASSIR_EXPIRY_SWEEP_SECONDS: '1',
+    });
     try {
-
-      const expired = await until(async () => {
-        const r = await v.row(unconfirmed.id);
-        return r.status === 'PENDING' ? undefined : r;
-      }, 20_000, 200);
+      const expired = await until(
+        async () => {
+          const r = await v.row(unconfirmed.id);
+          return r.status === 'PENDING' ? undefined : r;
+        },
+        20_000,
+        200,
+      );
       expect(expired).toMatchObject({ status: 'CANCELLED', cancel_reason: 'expired' });
       // The sweep has run past the confirmed payment's valid_until; give it one more round.
-      await until(async () => {
-        const { rows } = await svc.ctx.db.query('SELECT now() > valid_until + interval \'2 seconds\' AS past FROM payments WHERE id = $1', [confirmed.id]);
-        return rows[0].past ? true : undefined;
-      }, 20_000, 200);
+      await until(
+        async () => {
+          const { rows } = await svc.ctx.db.query("SELECT now() > valid_until + interval '2 seconds' AS past FROM payments WHERE id = $1", [confirmed.id]);
+          return rows[0].past ? true : undefined;
+        },
+        20_000,
+        200,
+      );
       expect(await v.statusOf(confirmed.id)).toBe('PENDING');
 
       // The transfer arrives within the verification window: COMPLETED and credited.

@@ -1,7 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  createExecutor, createMerchant, createPayment, createRequisite, setRate, signed, startTestService, uniqueExtId, until,
-  type MerchantCredentials, type TestService,
+  createExecutor,
+  createMerchant,
+  createPayment,
+  createRequisite,
+  setRate,
+  signed,
+  startTestService,
+  uniqueExtId,
+  until,
+  type MerchantCredentials,
+  type TestService,
 } from './helpers.js';
 
 // Expiry runs from the job queue (graphile-worker), with two instances sweeping the same database.
@@ -27,11 +36,15 @@ describe('expiry', () => {
       created.push(body as { id: string });
     }
     for (const payment of created) {
-      const cancelled = await until(async () => {
-        const res = await signed(service.app, merchant, 'GET', `/v1/payments/${payment.id}`);
-        const body = res.json() as { status: string };
-        return body.status === 'CANCELLED' ? body : undefined;
-      }, 20_000, 200);
+      const cancelled = await until(
+        async () => {
+          const res = await signed(service.app, merchant, 'GET', `/v1/payments/${payment.id}`);
+          const body = res.json() as { status: string };
+          return body.status === 'CANCELLED' ? body : undefined;
+        },
+        20_000,
+        200,
+      );
       expect(cancelled.status).toBe('CANCELLED');
       // Not before its time: the sweep only takes payments whose valid_until has passed.
       const { rows } = await service.ctx.db.query('SELECT updated_at >= valid_until AS on_time, cancel_reason FROM payments WHERE id = $1', [payment.id]);

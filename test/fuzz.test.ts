@@ -16,8 +16,25 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signRequest } from '../src/http/signature.js';
 import {
-  ADMIN_TOKEN, admin, adminOk, createExecutor, createMerchant, createPayment, createRequisite, createTerminal, multipartBody, setRate,
-  signed, signedMultipart, startTestService, testCard, TINY_PNG, uniqueExtId, webhookReceiver, type MerchantCredentials, type TestService,
+  ADMIN_TOKEN,
+  admin,
+  adminOk,
+  createExecutor,
+  createMerchant,
+  createPayment,
+  createRequisite,
+  createTerminal,
+  multipartBody,
+  setRate,
+  signed,
+  signedMultipart,
+  startTestService,
+  testCard,
+  TINY_PNG,
+  uniqueExtId,
+  webhookReceiver,
+  type MerchantCredentials,
+  type TestService,
 } from './helpers.js';
 import { bodyText, HOSTILE_STRINGS, maybeHostile, pathValue, queryString, RAW_BODIES, type Pools, type Schema } from './fuzz/requests.js';
 
@@ -74,8 +91,11 @@ function audienceOf(path: string): Audience {
 }
 
 const UPLOAD_ROUTES = new Set([
-  'POST /v1/payments/{id}/confirm', 'POST /v1/payments/{id}/receipt', 'POST /v1/payments/{id}/dispute',
-  'POST /executor/v1/payouts/{id}/complete', 'POST /pay/{token}/confirm',
+  'POST /v1/payments/{id}/confirm',
+  'POST /v1/payments/{id}/receipt',
+  'POST /v1/payments/{id}/dispute',
+  'POST /executor/v1/payouts/{id}/complete',
+  'POST /pay/{token}/confirm',
 ]);
 
 /** The routes of the OpenAPI description, and those it hides (page, callbacks, health). */
@@ -143,7 +163,13 @@ function multipartArbitrary(pools: Pools): fc.Arbitrary<{ body: Buffer; contentT
   return fc
     .record({
       fields: fc.dictionary(fc.constantFrom('amount', 'comment', 'receipt_url', 'reason', 'x\u0000', 'data'), field, { maxKeys: 3 }),
-      data: fc.option(fc.oneof(bodyText(undefined, pools).map((t) => t ?? ''), fc.constantFrom(...RAW_BODIES)), { nil: undefined }),
+      data: fc.option(
+        fc.oneof(
+          bodyText(undefined, pools).map((t) => t ?? ''),
+          fc.constantFrom(...RAW_BODIES),
+        ),
+        { nil: undefined },
+      ),
       file: fc.option(
         fc.record({
           field: fc.constantFrom('receipt', 'proof', 'file', 'other'),
@@ -159,13 +185,16 @@ function multipartArbitrary(pools: Pools): fc.Arbitrary<{ body: Buffer; contentT
 function requestArbitrary(route: Route): fc.Arbitrary<FuzzRequest> {
   const pools = route.audience === 'admin' ? operatorPools : ownPools;
   const params = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
-  const pathArb = fc.tuple(...params.map((name) => pathValue(poolFor(pools, route.path, name)))).map((values) =>
-    params.reduce((path, name, i) => path.replace(`{${name}}`, values[i]!), route.path),
-  );
+  const pathArb = fc
+    .tuple(...params.map((name) => pathValue(poolFor(pools, route.path, name))))
+    .map((values) => params.reduce((path, name, i) => path.replace(`{${name}}`, values[i]!), route.path));
   const takesBody = route.method === 'POST' || route.method === 'PUT' || route.method === 'PATCH';
   const jsonBody = takesBody ? bodyText(route.body, pools) : fc.constant(undefined);
   const body: fc.Arbitrary<{ payload?: string | Buffer; contentType?: string }> = route.upload
-    ? fc.oneof(jsonBody.map((payload) => ({ payload })), multipartArbitrary(pools).map(({ body, contentType }) => ({ payload: body, contentType })))
+    ? fc.oneof(
+        jsonBody.map((payload) => ({ payload })),
+        multipartArbitrary(pools).map(({ body, contentType }) => ({ payload: body, contentType })),
+      )
     : jsonBody.map((payload) => ({ payload }));
   // One body in twelve under a type no route takes.
   const oddContentType = fc.oneof(
@@ -173,7 +202,14 @@ function requestArbitrary(route: Route): fc.Arbitrary<FuzzRequest> {
     { weight: 1, arbitrary: fc.constantFrom('text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=latin1', 'application/xml') },
   );
   return fc
-    .record({ path: pathArb, query: queryString(route.query, pools), body, oddContentType, goodSignature: fc.nat(9), token: fc.constantFrom(...HOSTILE_STRINGS.slice(0, 3), 'tok') })
+    .record({
+      path: pathArb,
+      query: queryString(route.query, pools),
+      body,
+      oddContentType,
+      goodSignature: fc.nat(9),
+      token: fc.constantFrom(...HOSTILE_STRINGS.slice(0, 3), 'tok'),
+    })
     .map(({ path, query, body, oddContentType, goodSignature, token }) => {
       const url = path + query;
       const headers: Record<string, string> = {};
@@ -216,8 +252,12 @@ function checkAnswer(res: LightMyRequestResponse, request: FuzzRequest): void {
     const body = res.json() as Record<string, unknown>;
     expect(typeof body.error, `error code in ${where}`).toBe('string');
     expect(typeof body.message, `message in ${where}`).toBe('string');
-    expect(Object.keys(body).every((key) => key === 'error' || key === 'message' || key === 'data'), `only error, message, data in ${where}`).toBe(true);
-    if (body.data !== undefined) expect(typeof body.data === 'object' && body.data !== null && !Array.isArray(body.data), `data is an object in ${where}`).toBe(true);
+    expect(
+      Object.keys(body).every((key) => key === 'error' || key === 'message' || key === 'data'),
+      `only error, message, data in ${where}`,
+    ).toBe(true);
+    if (body.data !== undefined)
+      expect(typeof body.data === 'object' && body.data !== null && !Array.isArray(body.data), `data is an object in ${where}`).toBe(true);
   }
   if (res.statusCode >= 400 && !isJson) {
     // The payment page answers its people in HTML; everything else in the spec's JSON body.
@@ -227,15 +267,42 @@ function checkAnswer(res: LightMyRequestResponse, request: FuzzRequest): void {
 
 /** Creates what the routes act on: merchants, terminals with money, executors, payments, payouts, … */
 async function seed(app: TestService['app']): Promise<{ own: Pools; operator: Pools }> {
-  for (const [currency, rate] of [['RUB', 95.5], ['KZT', 480], ['TJS', 10.9], ['AZN', 1.7], ['UZS', 12700]] as const) await setRate(app, currency, rate);
+  for (const [currency, rate] of [
+    ['RUB', 95.5],
+    ['KZT', 480],
+    ['TJS', 10.9],
+    ['AZN', 1.7],
+    ['UZS', 12700],
+  ] as const)
+    await setRate(app, currency, rate);
   const pools = (): Pools => ({
-    payments: [], payouts: [], withdrawals: [], terminals: [], merchants: [], executors: [], requisites: [], notifications: [], webhooks: [],
-    receipts: [], providers: [], extIds: [], pageTokens: [], assets: ['page.css', 'page.js', 'nosuch.js'], cards: [], webhookUrl: receiver.url,
+    payments: [],
+    payouts: [],
+    withdrawals: [],
+    terminals: [],
+    merchants: [],
+    executors: [],
+    requisites: [],
+    notifications: [],
+    webhooks: [],
+    receipts: [],
+    providers: [],
+    extIds: [],
+    pageTokens: [],
+    assets: ['page.css', 'page.js', 'nosuch.js'],
+    cards: [],
+    webhookUrl: receiver.url,
   });
   const own = pools();
   const operator = pools();
 
-  const provider = await adminOk<{ id: string }>(app, 'POST', '/providers', { name: 'Upstream', kind: 'kassir', base_url: 'http://127.0.0.1:9', api_key: 'k', secret_key: PROVIDER_SECRET });
+  const provider = await adminOk<{ id: string }>(app, 'POST', '/providers', {
+    name: 'Upstream',
+    kind: 'kassir',
+    base_url: 'http://127.0.0.1:9',
+    api_key: 'k',
+    secret_key: PROVIDER_SECRET,
+  });
   own.providers.push(provider.id);
   operator.providers.push(provider.id);
 
@@ -256,7 +323,12 @@ async function seed(app: TestService['app']): Promise<{ own: Pools; operator: Po
       for (let i = 0; i < 3; i++) {
         const card = testCard();
         pool.cards.push(card);
-        const requisite = await createRequisite(app, executor.id, { ...input, value: input.type === 'card' ? card : undefined, min_amount: 0, max_amount: 1_000_000 });
+        const requisite = await createRequisite(app, executor.id, {
+          ...input,
+          value: input.type === 'card' ? card : undefined,
+          min_amount: 0,
+          max_amount: 1_000_000,
+        });
         pool.requisites.push(requisite.id);
       }
     }
@@ -267,9 +339,20 @@ async function seed(app: TestService['app']): Promise<{ own: Pools; operator: Po
       pool.extIds.push(extId);
       pool.pageTokens.push(String(created.body.payment_url).split('/').pop()!);
     }
-    const payout = await signed(app, creds, 'POST', '/v1/payouts', { ext_id: uniqueExtId('po'), amount: 1000, method: 'card', requisites: testCard(), holder_name: 'Ivan I.', notify_url: receiver.url });
+    const payout = await signed(app, creds, 'POST', '/v1/payouts', {
+      ext_id: uniqueExtId('po'),
+      amount: 1000,
+      method: 'card',
+      requisites: testCard(),
+      holder_name: 'Ivan I.',
+      notify_url: receiver.url,
+    });
     pool.payouts.push(payout.json().id);
-    const withdrawal = await signed(app, creds, 'POST', '/v1/withdrawals', { terminal_id: creds.terminalId, amount: 10, address: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t' });
+    const withdrawal = await signed(app, creds, 'POST', '/v1/withdrawals', {
+      terminal_id: creds.terminalId,
+      amount: 10,
+      address: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t',
+    });
     pool.withdrawals.push(withdrawal.json().id);
     const receipt = await signedMultipart(app, creds, `/v1/payments/${pool.payments[0]}/receipt`, multipartBody({}, { content: TINY_PNG }));
     const receiptId = (receipt.json() as { receipt_id?: string; receipt?: { id?: string } }).receipt_id;
@@ -286,7 +369,9 @@ async function seed(app: TestService['app']): Promise<{ own: Pools; operator: Po
   operator.payouts.push(...own.payouts);
   operator.withdrawals.push(...own.withdrawals);
   const unmatched = await app.inject({
-    method: 'POST', url: '/executor/v1/notifications', headers: { authorization: `Bearer ${a.executor.token}`, 'content-type': 'application/json' },
+    method: 'POST',
+    url: '/executor/v1/notifications',
+    headers: { authorization: `Bearer ${a.executor.token}`, 'content-type': 'application/json' },
     payload: JSON.stringify({ requisite_id: own.requisites[0], amount: 99999 }),
   });
   operator.notifications.push(unmatched.json().notification_id);
@@ -318,7 +403,10 @@ describe('route fuzz', () => {
   it('covers every route of the OpenAPI description and the hidden ones', () => {
     expect(routes.length).toBeGreaterThan(80);
     for (const audience of ['merchant', 'executor', 'admin', 'page', 'callback', 'public'] as const) {
-      expect(routes.some((r) => r.audience === audience), audience).toBe(true);
+      expect(
+        routes.some((r) => r.audience === audience),
+        audience,
+      ).toBe(true);
     }
   });
 
@@ -334,7 +422,8 @@ describe('route fuzz', () => {
           fc.asyncProperty(requestArbitrary(route), async (request) => {
             const res = await service.app.inject({ method: request.method as 'GET', url: request.url, headers: request.headers, payload: request.payload });
             seen.set(res.statusCode, (seen.get(res.statusCode) ?? 0) + 1);
-            if (process.env.FUZZ_STATS === '2' && res.statusCode >= 400) console.log(`${route.method} ${route.path} ${res.statusCode} ${res.body.slice(0, 160)} ${res.statusCode === 401 ? request.shown : ''}`);
+            if (process.env.FUZZ_STATS === '2' && res.statusCode >= 400)
+              console.log(`${route.method} ${route.path} ${res.statusCode} ${res.body.slice(0, 160)} ${res.statusCode === 401 ? request.shown : ''}`);
             checkAnswer(res, request);
           }),
           { seed: SEED + index, numRuns: RUNS, endOnFailure: true },
@@ -347,10 +436,18 @@ describe('route fuzz', () => {
       }
     }
     if (process.env.FUZZ_STATS === '1') {
-      for (const [route, seen] of statuses) console.log(`${route.padEnd(58)} ${[...seen].sort(([a], [b]) => a - b).map(([s, n]) => `${s}×${n}`).join(' ')}`);
+      for (const [route, seen] of statuses)
+        console.log(
+          `${route.padEnd(58)} ${[...seen]
+            .sort(([a], [b]) => a - b)
+            .map(([s, n]) => `${s}×${n}`)
+            .join(' ')}`,
+        );
     }
     const answered = [...statuses.values()].flatMap((seen) => [...seen]);
-    console.log(`route fuzz: ${answered.reduce((sum, [, n]) => sum + n, 0)} requests, ${answered.filter(([s]) => s < 300).reduce((sum, [, n]) => sum + n, 0)} accepted`);
+    console.log(
+      `route fuzz: ${answered.reduce((sum, [, n]) => sum + n, 0)} requests, ${answered.filter(([s]) => s < 300).reduce((sum, [, n]) => sum + n, 0)} accepted`,
+    );
     expect(failures, `seed ${SEED}:\n\n${failures.join('\n\n')}`).toEqual([]);
   }, 600_000);
 

@@ -52,15 +52,17 @@ export default async function setup(project: TestProject) {
   project.provide('templateDatabase', template);
   project.provide('runId', runId);
   const browser = await findChromium();
-  console.log(`browser tests use ${browser.source === 'bundled' ? 'the Chromium bundled in @sparticuz/chromium' : `Chromium from ${browser.source}`}: ${browser.path}`);
+  console.log(
+    `browser tests use ${browser.source === 'bundled' ? 'the Chromium bundled in @sparticuz/chromium' : `Chromium from ${browser.source}`}: ${browser.path}`,
+  );
   project.provide('chromiumPath', browser.path);
 
   return async () => {
     // Drop what the run created, including per-file databases left by a crashed worker.
-    const { rows } = await admin.query<{ datname: string }>(
-      `SELECT datname FROM pg_database WHERE datname = $1 OR datname LIKE $2`,
-      [template, `kassir_t_${runId}_%`],
-    );
+    const { rows } = await admin.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname = $1 OR datname LIKE $2`, [
+      template,
+      `kassir_t_${runId}_%`,
+    ]);
     for (const row of rows) await admin.query(`DROP DATABASE IF EXISTS ${row.datname} WITH (FORCE)`);
     await admin.end();
     await embedded?.stop();

@@ -153,7 +153,7 @@ export function testCard(prefix = '2200'): string {
 
 let phoneSeq = 0;
 export function testPhone(country = '7'): string {
-  return `+${country}9${String(100000000 + (phoneSeq++ * 7919 + Date.now()) % 900000000).padStart(9, '0')}`;
+  return `+${country}9${String(100000000 + ((phoneSeq++ * 7919 + Date.now()) % 900000000)).padStart(9, '0')}`;
 }
 
 export interface RequisiteInput {
@@ -263,10 +263,7 @@ export async function signedMultipart(
 }
 
 /** The smallest valid PNG (1×1 pixel). */
-export const TINY_PNG = Buffer.from(
-  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
-  'base64',
-);
+export const TINY_PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
 
 /** Polls `probe` until it returns something (not undefined/null), or fails after `timeoutMs` naming `what`. */
 export async function until<T>(

@@ -6,8 +6,18 @@ import { CLAIM_LEASE_SECONDS } from '../src/http/idempotency.js';
 import { signRequest } from '../src/http/signature.js';
 import { Money } from '../src/lib/money.js';
 import {
-  adminOk, createExecutor, createMerchant, createRequisite, createTerminal, multipartBody, setRate, startTestService, TINY_PNG, uniqueExtId,
-  type MerchantCredentials, type TestService,
+  adminOk,
+  createExecutor,
+  createMerchant,
+  createRequisite,
+  createTerminal,
+  multipartBody,
+  setRate,
+  startTestService,
+  TINY_PNG,
+  uniqueExtId,
+  type MerchantCredentials,
+  type TestService,
 } from './helpers.js';
 
 const ADDRESS = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
@@ -340,9 +350,7 @@ describe('Idempotency-Key: failures, concurrency, expiry', () => {
     const to = await freshTerminal();
     const key = newKey('race-trf');
     const body = { from_terminal_id: merchant.terminalId, to_terminal_id: to, amount: 0.5 };
-    const results = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => post('/v1/transfers', body, key, { app: i % 2 ? other.app : service.app })),
-    );
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => post('/v1/transfers', body, key, { app: i % 2 ? other.app : service.app })));
     const original = results.filter((r) => r.statusCode === 200 && r.headers['idempotent-replayed'] === undefined);
     expect(original).toHaveLength(1);
     for (const res of results) {
@@ -362,7 +370,9 @@ describe('Idempotency-Key: failures, concurrency, expiry', () => {
     const body = { terminal_id: merchant.terminalId, amount: 10, address: ADDRESS };
     const before = await withdrawalsOf(merchant.merchantId);
     const results = await Promise.all(Array.from({ length: 20 }, () => post('/v1/withdrawals', body, key)));
-    const statuses = results.map((r) => (r.statusCode === 200 ? (r.headers['idempotent-replayed'] ? 'replay' : 'created') : `${r.statusCode} ${r.json().error}`));
+    const statuses = results.map((r) =>
+      r.statusCode === 200 ? (r.headers['idempotent-replayed'] ? 'replay' : 'created') : `${r.statusCode} ${r.json().error}`,
+    );
     expect(statuses.filter((s) => s === 'created')).toHaveLength(1);
     expect(statuses.filter((s) => s !== 'created' && s !== 'replay' && s !== '409 CONFLICT')).toEqual([]);
     expect(await withdrawalsOf(merchant.merchantId)).toBe(before + 1);
@@ -461,10 +471,16 @@ describe('Idempotency-Key: failures, concurrency, expiry', () => {
     const first = { from_terminal_id: merchant.terminalId, to_terminal_id: to, amount: 1 };
     expect((await post('/v1/transfers', first, key)).statusCode).toBe(200);
     // 23 h old: still kept.
-    await service.ctx.db.query(`UPDATE idempotency_keys SET created_at = now() - interval '23 hours' WHERE merchant_id = $1 AND key = $2`, [merchant.merchantId, key]);
+    await service.ctx.db.query(`UPDATE idempotency_keys SET created_at = now() - interval '23 hours' WHERE merchant_id = $1 AND key = $2`, [
+      merchant.merchantId,
+      key,
+    ]);
     const different = { ...first, amount: 2 };
     expect((await post('/v1/transfers', different, key)).statusCode).toBe(409);
-    await service.ctx.db.query(`UPDATE idempotency_keys SET created_at = now() - interval '25 hours' WHERE merchant_id = $1 AND key = $2`, [merchant.merchantId, key]);
+    await service.ctx.db.query(`UPDATE idempotency_keys SET created_at = now() - interval '25 hours' WHERE merchant_id = $1 AND key = $2`, [
+      merchant.merchantId,
+      key,
+    ]);
     const reused = await post('/v1/transfers', different, key);
     expect(reused.statusCode, reused.body).toBe(200);
     expect(reused.headers['idempotent-replayed']).toBeUndefined();
@@ -481,7 +497,10 @@ describe('Idempotency-Key: failures, concurrency, expiry', () => {
     for (const key of [oldKey, freshKey]) {
       expect((await post('/v1/withdrawals', { terminal_id: merchant.terminalId, amount: 10, address: ADDRESS }, key)).statusCode).toBe(200);
     }
-    await service.ctx.db.query(`UPDATE idempotency_keys SET created_at = now() - interval '25 hours' WHERE merchant_id = $1 AND key = $2`, [merchant.merchantId, oldKey]);
+    await service.ctx.db.query(`UPDATE idempotency_keys SET created_at = now() - interval '25 hours' WHERE merchant_id = $1 AND key = $2`, [
+      merchant.merchantId,
+      oldKey,
+    ]);
     const task = taskList(service.ctx).idempotency_cleanup!;
     await task({}, {} as JobHelpers);
     expect(await storedKey(merchant.merchantId, oldKey)).toBe(0);

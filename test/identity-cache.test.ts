@@ -109,13 +109,20 @@ describe('identity cache', () => {
     await createRequisite(service.app, executor.id);
     await setRate(service.app, 'RUB', 90);
     const create = async () => {
-      const res = await signed(other.app, merchant, 'POST', '/v1/payments', { ext_id: uniqueExtId(), amount: 1000 + Math.floor(Math.random() * 1000), currency: 'RUB', method: 'CARD' });
+      const res = await signed(other.app, merchant, 'POST', '/v1/payments', {
+        ext_id: uniqueExtId(),
+        amount: 1000 + Math.floor(Math.random() * 1000),
+        currency: 'RUB',
+        method: 'CARD',
+      });
       return res.statusCode === 200 ? '200' : `${res.statusCode} ${res.json().error}`;
     };
     // No routes: the terminal's own executors. Kept in memory on the other instance from here on.
     expect(await create()).toBe('200');
     // Plain SQL: one route, to the executors, for KZT only — a RUB create has nowhere to go.
-    await service.ctx.db.query(`INSERT INTO terminal_routes (terminal_id, position, provider_id, currencies) VALUES ($1, 0, NULL, '{KZT}')`, [merchant.terminalId]);
+    await service.ctx.db.query(`INSERT INTO terminal_routes (terminal_id, position, provider_id, currencies) VALUES ($1, 0, NULL, '{KZT}')`, [
+      merchant.terminalId,
+    ]);
     await until(async () => ((await create()) === '503 PAY_004' ? true : undefined), 5_000, 20, 'the RUB create refused by the new route');
     await service.ctx.db.query(`DELETE FROM terminal_routes WHERE terminal_id = $1`, [merchant.terminalId]);
     await until(async () => ((await create()) === '200' ? true : undefined), 5_000, 20, 'the RUB create served again');
@@ -173,7 +180,11 @@ async function relay(target: URL): Promise<{ url: string; cut(): void; restore()
     restore() {
       open = true;
     },
-    close: () => new Promise((resolve) => { for (const s of sockets) s.destroy(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -182,10 +193,12 @@ describe('IdentityCache.get', () => {
     const cache = new IdentityCache<string>(createLogger('silent'));
     await cache.start(service.databaseUrl);
     try {
-      expect(await cache.get('a', async () => {
-        cache.forget(); // a change announced while the read was under way
-        return { value: 'old', validUntil: null };
-      })).toBe('old');
+      expect(
+        await cache.get('a', async () => {
+          cache.forget(); // a change announced while the read was under way
+          return { value: 'old', validUntil: null };
+        }),
+      ).toBe('old');
       expect(cache.size).toBe(0);
       expect(await cache.get('b', async () => undefined)).toBeUndefined();
       expect(cache.size).toBe(0);

@@ -9,8 +9,22 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kassirProvider } from '../src/providers/kassir/adapter.js';
 import { ProviderError } from '../src/providers/provider.js';
 import {
-  ADMIN_TOKEN, admin, adminOk, createExecutor, createMerchant, createPayment, createRequisite, multipartBody, setRate, signed,
-  signedMultipart, startTestService, testCard, uniqueExtId, type MerchantCredentials, type TestService,
+  ADMIN_TOKEN,
+  admin,
+  adminOk,
+  createExecutor,
+  createMerchant,
+  createPayment,
+  createRequisite,
+  multipartBody,
+  setRate,
+  signed,
+  signedMultipart,
+  startTestService,
+  testCard,
+  uniqueExtId,
+  type MerchantCredentials,
+  type TestService,
 } from './helpers.js';
 
 let service: TestService;
@@ -69,7 +83,9 @@ describe('a NUL in a correctly signed create answers 400, never 500, and stores 
 describe('numbers JSON cannot carry exactly', () => {
   it('an adjustment of 9007199254740993 is refused, not booked as 9007199254740992', async () => {
     const before = await adminOk<{ balance: number }>(service.app, 'GET', `/terminals/${merchant.terminalId}`);
-    const res = await raw('POST', `/admin/v1/terminals/${merchant.terminalId}/adjustments`, '{"amount": 9007199254740993, "reason": "x"}', { authorization: `Bearer ${ADMIN_TOKEN}` });
+    const res = await raw('POST', `/admin/v1/terminals/${merchant.terminalId}/adjustments`, '{"amount": 9007199254740993, "reason": "x"}', {
+      authorization: `Bearer ${ADMIN_TOKEN}`,
+    });
     expect(res.statusCode).toBe(400);
     expect(res.json()).toEqual({ error: 'VALIDATION', message: 'amount must be less than 10^15 in size' });
     const after = await adminOk<{ balance: number }>(service.app, 'GET', `/terminals/${merchant.terminalId}`);
@@ -79,11 +95,20 @@ describe('numbers JSON cannot carry exactly', () => {
   it('an amount written with more digits than a JSON number carries is refused, naming it', async () => {
     const res = await signed(service.app, merchant, 'POST', '/v1/payments', `{"ext_id":"${uniqueExtId()}","amount":1500.0000000000000001,"method":"CARD"}`);
     expect(res.statusCode).toBe(400);
-    expect(res.json()).toEqual({ error: 'PAY_002', message: 'amount 1500.0000000000000001 cannot be carried exactly by a JSON number; send at most 15 significant digits' });
+    expect(res.json()).toEqual({
+      error: 'PAY_002',
+      message: 'amount 1500.0000000000000001 cannot be carried exactly by a JSON number; send at most 15 significant digits',
+    });
   });
 
   it('a transfer of 1e400 answers the route’s own code', async () => {
-    const res = await signed(service.app, merchant, 'POST', '/v1/transfers', `{"from_terminal_id":"${merchant.terminalId}","to_terminal_id":"${merchant.terminalId}","amount":1e400}`);
+    const res = await signed(
+      service.app,
+      merchant,
+      'POST',
+      '/v1/transfers',
+      `{"from_terminal_id":"${merchant.terminalId}","to_terminal_id":"${merchant.terminalId}","amount":1e400}`,
+    );
     expect(res.statusCode).toBe(400);
     expect(res.json()).toEqual({ error: 'TRF_001', message: 'amount must be less than 10^15 in size' });
   });
@@ -119,7 +144,9 @@ describe('currencies and codes that do not exist', () => {
     const method = await admin(service.app, 'PUT', `/terminals/${merchant.terminalId}/routes`, [{ executors: true, methods: ['FOO'] }]);
     expect(method.statusCode).toBe(400);
     expect(method.json().message).toMatch(/^route 1: method FOO is not one of CARD, SBP, .*PAYOUT$/);
-    const payout = await admin(service.app, 'PUT', `/terminals/${merchant.terminalId}/routes`, [{ executors: true, methods: ['payout', 'CARD'], currencies: ['rub'] }]);
+    const payout = await admin(service.app, 'PUT', `/terminals/${merchant.terminalId}/routes`, [
+      { executors: true, methods: ['payout', 'CARD'], currencies: ['rub'] },
+    ]);
     expect(payout.json()).toEqual([{ executors: true, currencies: ['RUB'], methods: ['PAYOUT', 'CARD'] }]);
     await adminOk(service.app, 'PUT', `/terminals/${merchant.terminalId}/routes`, []);
   });
@@ -133,7 +160,9 @@ describe('currencies and codes that do not exist', () => {
 
 describe('every API and every part of a request', () => {
   it('the executor API: a NUL in a notification text', async () => {
-    const res = await raw('POST', '/executor/v1/notifications', JSON.stringify({ requisite_id: requisiteId, text: 'Поступление 1 500 ₽\u0000' }), { authorization: `Bearer ${executor.token}` });
+    const res = await raw('POST', '/executor/v1/notifications', JSON.stringify({ requisite_id: requisiteId, text: 'Поступление 1 500 ₽\u0000' }), {
+      authorization: `Bearer ${executor.token}`,
+    });
     expect(res.statusCode).toBe(400);
     expect(res.json()).toEqual({ error: 'VALIDATION', message: 'text must not contain control characters (U+0000 at position 19)' });
   });
@@ -160,7 +189,8 @@ describe('every API and every part of a request', () => {
 
   it('a signed plain-text body is refused as a media type, not as a bad signature', async () => {
     const res = await service.app.inject({
-      method: 'POST', url: '/v1/payments',
+      method: 'POST',
+      url: '/v1/payments',
       headers: { 'content-type': 'text/plain', 'x-identity': merchant.apiKey, 'x-signature': 'anything' },
       payload: 'hello',
     });
@@ -181,8 +211,15 @@ describe('every API and every part of a request', () => {
     const body = JSON.stringify({ ext_id: uniqueExtId(), amount: 1500, method: 'CARD' });
     const { signRequest } = await import('../src/http/signature.js');
     const res = await service.app.inject({
-      method: 'POST', url: '/v1/payments', payload: body,
-      headers: { 'content-type': 'application/json', 'x-identity': merchant.apiKey, 'x-signature': signRequest(merchant.secretKey, 'POST', 'http://kassir.test/v1/payments', body), 'idempotency-key': 'key\u0085' },
+      method: 'POST',
+      url: '/v1/payments',
+      payload: body,
+      headers: {
+        'content-type': 'application/json',
+        'x-identity': merchant.apiKey,
+        'x-signature': signRequest(merchant.secretKey, 'POST', 'http://kassir.test/v1/payments', body),
+        'idempotency-key': 'key\u0085',
+      },
     });
     expect(res.json()).toEqual({ error: 'PAY_002', message: 'Idempotency-Key must be 1 to 255 printable characters' });
   });
@@ -200,12 +237,23 @@ describe('an upstream provider’s answer is input too', () => {
   });
 
   it.each([
-    ['a NUL in the holder', '{"id":"p1","status":"PENDING","amount":1500,"currency":"RUB","requisites":{"type":"card","value":"2200700123456789","holder":"I\\u0000"}}', 'holder must not contain control characters'],
-    ['an inexact amount', '{"id":"p1","status":"PENDING","amount":1500.0000000000000001,"currency":"RUB","requisites":{"type":"card","value":"2200700123456789"}}', 'cannot be carried exactly'],
+    [
+      'a NUL in the holder',
+      '{"id":"p1","status":"PENDING","amount":1500,"currency":"RUB","requisites":{"type":"card","value":"2200700123456789","holder":"I\\u0000"}}',
+      'holder must not contain control characters',
+    ],
+    [
+      'an inexact amount',
+      '{"id":"p1","status":"PENDING","amount":1500.0000000000000001,"currency":"RUB","requisites":{"type":"card","value":"2200700123456789"}}',
+      'cannot be carried exactly',
+    ],
   ])('%s makes the provider a failing one, never a stored payment', async (_name, body, reason) => {
     answer = body;
     const provider = kassirProvider({ baseUrl: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`, apiKey: 'k', secretKey: 's', timeoutMs: 2000 });
-    const failure = await provider.getPayment('p1').then(() => undefined, (err: unknown) => err);
+    const failure = await provider.getPayment('p1').then(
+      () => undefined,
+      (err: unknown) => err,
+    );
     expect(failure).toBeInstanceOf(ProviderError);
     expect((failure as ProviderError).kind).toBe('unavailable');
     expect((failure as Error).message).toContain(reason);
@@ -235,8 +283,18 @@ describe('requests the HTTP parser cannot read', () => {
 
   it.each([
     ['a malformed request line', 'GARBAGE\r\n\r\n', 400, { error: 'VALIDATION', message: 'The request could not be read as HTTP' }],
-    ['headers beyond the limit', `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431, { error: 'HEADERS_TOO_LARGE', message: 'The request headers are too large' }],
-    ['a NUL in a header', 'GET /healthz HTTP/1.1\r\nHost: x\r\nX-Identity: a\u0000b\r\n\r\n', 400, { error: 'VALIDATION', message: 'The request could not be read as HTTP' }],
+    [
+      'headers beyond the limit',
+      `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+      431,
+      { error: 'HEADERS_TOO_LARGE', message: 'The request headers are too large' },
+    ],
+    [
+      'a NUL in a header',
+      'GET /healthz HTTP/1.1\r\nHost: x\r\nX-Identity: a\u0000b\r\n\r\n',
+      400,
+      { error: 'VALIDATION', message: 'The request could not be read as HTTP' },
+    ],
   ])('%s: answered in the spec body, connection closed', async (_name, bytes, status, body) => {
     const answer = await rawHttp(bytes);
     expect(answer.startsWith(`HTTP/1.1 ${status} `)).toBe(true);

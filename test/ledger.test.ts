@@ -10,8 +10,19 @@ import { creditForPayin } from '../src/ledger/credit.js';
 import { transaction, type Tx } from '../src/db/pool.js';
 import { post, type Posting } from '../src/ledger/ledger.repo.js';
 import {
-  admin, adminOk, createExecutor, createMerchant, createPayment, createRequisite, createTerminal, setRate, startTestService, uniqueExtId, until,
-  type MerchantCredentials, type TestService,
+  admin,
+  adminOk,
+  createExecutor,
+  createMerchant,
+  createPayment,
+  createRequisite,
+  createTerminal,
+  setRate,
+  startTestService,
+  uniqueExtId,
+  until,
+  type MerchantCredentials,
+  type TestService,
 } from './helpers.js';
 
 interface LedgerCheck {
@@ -26,8 +37,7 @@ let executor: { id: string; token: string };
 const completed: { id: string; amount: string }[] = [];
 
 const check = () => adminOk<LedgerCheck>(service.app, 'GET', '/ledger/check');
-const sql = <T extends Record<string, unknown>>(text: string, params: unknown[] = []) =>
-  service.ctx.db.query<T>(text, params).then((r) => r.rows);
+const sql = <T extends Record<string, unknown>>(text: string, params: unknown[] = []) => service.ctx.db.query<T>(text, params).then((r) => r.rows);
 
 /** Runs `fn` in a committed transaction with the ledger's user triggers (balancing, append-only) off. */
 async function withoutLedgerTriggers(fn: (tx: Tx) => Promise<void>): Promise<void> {
@@ -68,7 +78,9 @@ async function completePaymentFlow(creds: MerchantCredentials, amount: number, c
 }
 
 async function available(terminalId: string): Promise<string> {
-  const [row] = await sql<{ balance: string }>(`SELECT balance::text FROM ledger_accounts WHERE terminal_id = $1 AND kind = 'terminal_available'`, [terminalId]);
+  const [row] = await sql<{ balance: string }>(`SELECT balance::text FROM ledger_accounts WHERE terminal_id = $1 AND kind = 'terminal_available'`, [
+    terminalId,
+  ]);
   return row!.balance;
 }
 
@@ -174,8 +186,9 @@ describe('the SQL itself refuses to break the ledger', () => {
   });
 
   it('a terminal balance cannot go negative', async () => {
-    await expect(sql(`UPDATE ledger_accounts SET balance = -0.000001 WHERE terminal_id = $1 AND kind = 'terminal_frozen'`, [merchant.terminalId]))
-      .rejects.toThrow(/ledger_accounts_terminal_nonnegative/);
+    await expect(
+      sql(`UPDATE ledger_accounts SET balance = -0.000001 WHERE terminal_id = $1 AND kind = 'terminal_frozen'`, [merchant.terminalId]),
+    ).rejects.toThrow(/ledger_accounts_terminal_nonnegative/);
     expect(await check()).toEqual({ ok: true, problems: [] });
   });
 });
@@ -198,7 +211,10 @@ describe('credits applied at COMMIT (migration 012)', () => {
         { account: { terminalId: merchant.terminalId, kind: 'terminal_available' }, amount: new Decimal('1.5') },
       ],
       async (tx) => {
-        const { rows } = await tx.query<{ balance: string }>(`SELECT balance::text FROM ledger_accounts WHERE terminal_id = $1 AND kind = 'terminal_available'`, [merchant.terminalId]);
+        const { rows } = await tx.query<{ balance: string }>(
+          `SELECT balance::text FROM ledger_accounts WHERE terminal_id = $1 AND kind = 'terminal_available'`,
+          [merchant.terminalId],
+        );
         seen.push(rows[0]!.balance);
       },
     );
@@ -210,16 +226,26 @@ describe('credits applied at COMMIT (migration 012)', () => {
   it('a debit of a posting with credits at COMMIT is applied at once, its credit at COMMIT', async () => {
     await adminOk(service.app, 'POST', `/terminals/${merchant.terminalId}/adjustments`, { amount: 5, reason: 'funds to move' });
     const before = new Decimal(await available(merchant.terminalId));
-    const frozenBefore = await sql<{ balance: string }>(`SELECT balance::text FROM ledger_accounts WHERE terminal_id = $1 AND kind = 'terminal_frozen'`, [merchant.terminalId]);
+    const frozenBefore = await sql<{ balance: string }>(`SELECT balance::text FROM ledger_accounts WHERE terminal_id = $1 AND kind = 'terminal_frozen'`, [
+      merchant.terminalId,
+    ]);
     // available −2 (now, so an overdraft would be refused here), frozen +2 (at COMMIT)
-    await postAtCommit([
-      { account: { terminalId: merchant.terminalId, kind: 'terminal_available' }, amount: new Decimal(-2) },
-      { account: { terminalId: merchant.terminalId, kind: 'terminal_frozen' }, amount: new Decimal(2) },
-    ], async (tx) => {
-      const { rows } = await tx.query<{ balance: string }>(`SELECT balance::text FROM ledger_accounts WHERE terminal_id = $1 AND kind = 'terminal_available'`, [merchant.terminalId]);
-      expect(new Decimal(rows[0]!.balance).eq(before.minus(2))).toBe(true);
-    });
-    const frozen = await sql<{ balance: string }>(`SELECT balance::text FROM ledger_accounts WHERE terminal_id = $1 AND kind = 'terminal_frozen'`, [merchant.terminalId]);
+    await postAtCommit(
+      [
+        { account: { terminalId: merchant.terminalId, kind: 'terminal_available' }, amount: new Decimal(-2) },
+        { account: { terminalId: merchant.terminalId, kind: 'terminal_frozen' }, amount: new Decimal(2) },
+      ],
+      async (tx) => {
+        const { rows } = await tx.query<{ balance: string }>(
+          `SELECT balance::text FROM ledger_accounts WHERE terminal_id = $1 AND kind = 'terminal_available'`,
+          [merchant.terminalId],
+        );
+        expect(new Decimal(rows[0]!.balance).eq(before.minus(2))).toBe(true);
+      },
+    );
+    const frozen = await sql<{ balance: string }>(`SELECT balance::text FROM ledger_accounts WHERE terminal_id = $1 AND kind = 'terminal_frozen'`, [
+      merchant.terminalId,
+    ]);
     expect(new Decimal(frozen[0]!.balance).minus(frozenBefore[0]!.balance).toFixed()).toBe('2');
     // put it back so that frozen funds match the open holds again
     await postAtCommit([
@@ -273,29 +299,40 @@ describe('credits applied at COMMIT (migration 012)', () => {
     }
     const credited = payments.reduce((sum, p) => sum.plus(creditForPayin(String(p.amount), '95.5', '2.5').net), new Decimal(0));
     const final = new Decimal(await available(shop.terminalId));
-    expect(final.toFixed(6)).toBe(new Decimal(2).plus(credited).minus(5 * accepted.length).toFixed(6));
+    expect(final.toFixed(6)).toBe(
+      new Decimal(2)
+        .plus(credited)
+        .minus(5 * accepted.length)
+        .toFixed(6),
+    );
     expect(final.gte(0)).toBe(true);
     expect(await check()).toEqual({ ok: true, problems: [] });
   });
 
   it('SQL refuses a debit marked for COMMIT, and a mark on an account that keeps no balance', async () => {
     const [adjustments] = await sql<{ id: string }>(`SELECT id FROM ledger_accounts WHERE kind = 'system_adjustments'`);
-    const [terminal] = await sql<{ id: string }>(`SELECT id FROM ledger_accounts WHERE terminal_id = $1 AND kind = 'terminal_available'`, [merchant.terminalId]);
+    const [terminal] = await sql<{ id: string }>(`SELECT id FROM ledger_accounts WHERE terminal_id = $1 AND kind = 'terminal_available'`, [
+      merchant.terminalId,
+    ]);
     const client = await service.ctx.db.connect();
     try {
       await client.query('BEGIN');
       const { rows } = await client.query<{ id: string }>(`INSERT INTO ledger_transactions (kind, memo) VALUES ('adjustment', 'debit at commit') RETURNING id`);
       await expect(
-        client.query('INSERT INTO ledger_entries (transaction_id, account_id, amount, applied_at_commit) VALUES ($1, $2, -1, true)', [rows[0]!.id, terminal!.id]),
+        client.query('INSERT INTO ledger_entries (transaction_id, account_id, amount, applied_at_commit) VALUES ($1, $2, -1, true)', [
+          rows[0]!.id,
+          terminal!.id,
+        ]),
       ).rejects.toThrow(/ledger_entries_commit_credit/);
       await client.query('ROLLBACK');
 
       await client.query('BEGIN');
       const second = await client.query<{ id: string }>(`INSERT INTO ledger_transactions (kind, memo) VALUES ('adjustment', 'system at commit') RETURNING id`);
-      await client.query(
-        `INSERT INTO ledger_entries (transaction_id, account_id, amount, applied_at_commit) VALUES ($1, $2, 1, true), ($1, $3, -1, false)`,
-        [second.rows[0]!.id, adjustments!.id, terminal!.id],
-      );
+      await client.query(`INSERT INTO ledger_entries (transaction_id, account_id, amount, applied_at_commit) VALUES ($1, $2, 1, true), ($1, $3, -1, false)`, [
+        second.rows[0]!.id,
+        adjustments!.id,
+        terminal!.id,
+      ]);
       await expect(client.query('COMMIT')).rejects.toThrow(/keeps no balance/);
     } finally {
       client.release();
@@ -317,11 +354,13 @@ describe('a corrupted ledger: the check names what breaks, the repair restores i
 
     const result = await check();
     expect(result.ok).toBe(false);
-    expect(result.problems).toEqual(expect.arrayContaining([
-      { invariant: 'transaction balanced', detail: `ledger transaction ${unbalanced} (adjustment) sums to 1.500000` },
-      { invariant: 'transaction has entries', detail: `ledger transaction ${empty} (adjustment) has no entries` },
-      { invariant: 'ledger sums to zero', detail: 'all entries sum to 1.500000' },
-    ]));
+    expect(result.problems).toEqual(
+      expect.arrayContaining([
+        { invariant: 'transaction balanced', detail: `ledger transaction ${unbalanced} (adjustment) sums to 1.500000` },
+        { invariant: 'transaction has entries', detail: `ledger transaction ${empty} (adjustment) has no entries` },
+        { invariant: 'ledger sums to zero', detail: 'all entries sum to 1.500000' },
+      ]),
+    );
     expect(result.problems).toHaveLength(3);
 
     await withoutLedgerTriggers(async (tx) => {
@@ -331,16 +370,18 @@ describe('a corrupted ledger: the check names what breaks, the repair restores i
     expect(await check()).toEqual({ ok: true, problems: [] });
   });
 
-  it("a terminal balance that drifted from its entries (the CHECK still satisfied)", async () => {
+  it('a terminal balance that drifted from its entries (the CHECK still satisfied)', async () => {
     const before = await available(merchant.terminalId);
     await sql(`UPDATE ledger_accounts SET balance = balance + 1 WHERE terminal_id = $1 AND kind = 'terminal_available'`, [merchant.terminalId]);
 
     expect(await check()).toEqual({
       ok: false,
-      problems: [{
-        invariant: 'balance equals entries',
-        detail: `terminal ${merchant.terminalId} terminal_available balance is ${new Decimal(before).plus(1).toFixed(6)} but its entries sum to ${before}`,
-      }],
+      problems: [
+        {
+          invariant: 'balance equals entries',
+          detail: `terminal ${merchant.terminalId} terminal_available balance is ${new Decimal(before).plus(1).toFixed(6)} but its entries sum to ${before}`,
+        },
+      ],
     });
 
     await sql(`UPDATE ledger_accounts SET balance = balance - 1 WHERE terminal_id = $1 AND kind = 'terminal_available'`, [merchant.terminalId]);
@@ -353,10 +394,16 @@ describe('a corrupted ledger: the check names what breaks, the repair restores i
       await client.query('BEGIN');
       await client.query('ALTER TABLE ledger_accounts DROP CONSTRAINT ledger_accounts_terminal_nonnegative');
       // A balanced posting that overdraws the frozen account, so the only thing wrong is the sign.
-      const [frozen] = (await client.query<{ id: string }>(`SELECT id FROM ledger_accounts WHERE terminal_id = $1 AND kind = 'terminal_frozen'`, [merchant.terminalId])).rows;
+      const [frozen] = (
+        await client.query<{ id: string }>(`SELECT id FROM ledger_accounts WHERE terminal_id = $1 AND kind = 'terminal_frozen'`, [merchant.terminalId])
+      ).rows;
       const [adjustments] = (await client.query<{ id: string }>(`SELECT id FROM ledger_accounts WHERE kind = 'system_adjustments'`)).rows;
       const { rows } = await client.query<{ id: string }>(`INSERT INTO ledger_transactions (kind, memo) VALUES ('adjustment', 'overdraft') RETURNING id`);
-      await client.query('INSERT INTO ledger_entries (transaction_id, account_id, amount) VALUES ($1, $2, -5), ($1, $3, 5)', [rows[0]!.id, frozen!.id, adjustments!.id]);
+      await client.query('INSERT INTO ledger_entries (transaction_id, account_id, amount) VALUES ($1, $2, -5), ($1, $3, 5)', [
+        rows[0]!.id,
+        frozen!.id,
+        adjustments!.id,
+      ]);
       await client.query('UPDATE ledger_accounts SET balance = balance - 5 WHERE id = $1', [frozen!.id]);
       expect(await checkLedger(client)).toEqual({
         ok: false,
@@ -376,10 +423,12 @@ describe('a corrupted ledger: the check names what breaks, the repair restores i
   it('a COMPLETED payment whose pay-in credit was deleted', async () => {
     const paymentId = completed[0]!.id;
     const [txRow] = await sql<{ id: string; kind: string; ref_id: string; merchant_id: string; memo: string | null; created_at: Date }>(
-      `SELECT id, kind, ref_id, merchant_id, memo, created_at FROM ledger_transactions WHERE kind = 'payin' AND ref_id = $1`, [paymentId],
+      `SELECT id, kind, ref_id, merchant_id, memo, created_at FROM ledger_transactions WHERE kind = 'payin' AND ref_id = $1`,
+      [paymentId],
     );
     const entries = await sql<{ id: string; account_id: string; amount: string; created_at: Date }>(
-      'SELECT id, account_id, amount::text, created_at FROM ledger_entries WHERE transaction_id = $1', [txRow!.id],
+      'SELECT id, account_id, amount::text, created_at FROM ledger_entries WHERE transaction_id = $1',
+      [txRow!.id],
     );
     expect(entries).toHaveLength(3);
     const balance = await available(merchant.terminalId);
@@ -392,21 +441,37 @@ describe('a corrupted ledger: the check names what breaks, the repair restores i
     const result = await check();
     expect(result.ok).toBe(false);
     // The credit is gone from the history but not from the kept balance; the payment stands uncredited.
-    expect(result.problems).toEqual(expect.arrayContaining([
-      { invariant: 'balance equals entries', detail: `terminal ${merchant.terminalId} terminal_available balance is ${balance} but its entries sum to ${new Decimal(balance).minus(net).toFixed(6)}` },
-      { invariant: 'completed payments credited once', detail: `payment ${paymentId} is COMPLETED with 0 pay-in credit(s)` },
-    ]));
+    expect(result.problems).toEqual(
+      expect.arrayContaining([
+        {
+          invariant: 'balance equals entries',
+          detail: `terminal ${merchant.terminalId} terminal_available balance is ${balance} but its entries sum to ${new Decimal(balance).minus(net).toFixed(6)}`,
+        },
+        { invariant: 'completed payments credited once', detail: `payment ${paymentId} is COMPLETED with 0 pay-in credit(s)` },
+      ]),
+    );
     expect(result.problems).toHaveLength(2);
 
     // Put the very same rows back (inserting balanced entries needs no trigger switched off).
     const client = await service.ctx.db.connect();
     try {
       await client.query('BEGIN');
-      await client.query('INSERT INTO ledger_transactions (id, kind, ref_id, merchant_id, memo, created_at) VALUES ($1, $2, $3, $4, $5, $6)',
-        [txRow!.id, txRow!.kind, txRow!.ref_id, txRow!.merchant_id, txRow!.memo, txRow!.created_at]);
+      await client.query('INSERT INTO ledger_transactions (id, kind, ref_id, merchant_id, memo, created_at) VALUES ($1, $2, $3, $4, $5, $6)', [
+        txRow!.id,
+        txRow!.kind,
+        txRow!.ref_id,
+        txRow!.merchant_id,
+        txRow!.memo,
+        txRow!.created_at,
+      ]);
       for (const e of entries) {
-        await client.query('INSERT INTO ledger_entries (id, transaction_id, account_id, amount, created_at) VALUES ($1, $2, $3, $4, $5)',
-          [e.id, txRow!.id, e.account_id, e.amount, e.created_at]);
+        await client.query('INSERT INTO ledger_entries (id, transaction_id, account_id, amount, created_at) VALUES ($1, $2, $3, $4, $5)', [
+          e.id,
+          txRow!.id,
+          e.account_id,
+          e.amount,
+          e.created_at,
+        ]);
       }
       await client.query('COMMIT');
     } finally {
@@ -424,10 +489,12 @@ describe('a corrupted ledger: the check names what breaks, the repair restores i
 
     const result = await check();
     expect(result.ok).toBe(false);
-    expect(result.problems).toEqual(expect.arrayContaining([
-      { invariant: 'completed payments credited once', detail: `payment ${pending.id} is COMPLETED with 0 pay-in credit(s)` },
-      { invariant: 'completed payments credited once', detail: `payment ${credited} is DISPUTE with 1 pay-in credit(s)` },
-    ]));
+    expect(result.problems).toEqual(
+      expect.arrayContaining([
+        { invariant: 'completed payments credited once', detail: `payment ${pending.id} is COMPLETED with 0 pay-in credit(s)` },
+        { invariant: 'completed payments credited once', detail: `payment ${credited} is DISPUTE with 1 pay-in credit(s)` },
+      ]),
+    );
     expect(result.problems).toHaveLength(2);
 
     await sql(`UPDATE payments SET status = 'PENDING' WHERE id = $1`, [pending.id]);
@@ -471,19 +538,30 @@ describe('lock order', () => {
       await poster.query('BEGIN');
       const pid = (await poster.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
       const posting = post(poster, {
-        kind: 'lock_order_test', refId: null, merchantId: merchant.merchantId, memo: null,
+        kind: 'lock_order_test',
+        refId: null,
+        merchantId: merchant.merchantId,
+        memo: null,
         entries: [
           { account: { terminalId: terminal.id, kind: 'terminal_available' }, amount: new Decimal(-1) },
           { account: { terminalId: terminal.id, kind: 'terminal_frozen' }, amount: new Decimal(1) },
         ],
       });
-      await until(async () => {
-        const { rows: waiting } = await probe.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock'", [pid]);
-        return waiting.length > 0 || undefined;
-      }, 10_000, 20, 'the posting waiting for the held account');
+      await until(
+        async () => {
+          const { rows: waiting } = await probe.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock'", [pid]);
+          return waiting.length > 0 || undefined;
+        },
+        10_000,
+        20,
+        'the posting waiting for the held account',
+      );
       // Waiting for `high`, the posting must already hold `low`: taken the other way round, a
       // posting that held `high` and wanted `low` would deadlock with this one.
-      const taken = await probe.query('SELECT 1 FROM ledger_accounts WHERE id = $1 FOR NO KEY UPDATE NOWAIT', [low]).then(() => 'free', (err: { code?: string }) => err.code);
+      const taken = await probe.query('SELECT 1 FROM ledger_accounts WHERE id = $1 FOR NO KEY UPDATE NOWAIT', [low]).then(
+        () => 'free',
+        (err: { code?: string }) => err.code,
+      );
       expect(taken).toBe('55P03');
       await holder.query('ROLLBACK');
       await posting;

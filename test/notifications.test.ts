@@ -12,8 +12,20 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { Decimal } from 'decimal.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  admin, adminOk, createExecutor, createMerchant, createPayment, createRequisite, setRate, signed, startTestService, uniqueExtId, until,
-  type MerchantCredentials, type RequisiteInput, type TestService,
+  admin,
+  adminOk,
+  createExecutor,
+  createMerchant,
+  createPayment,
+  createRequisite,
+  setRate,
+  signed,
+  startTestService,
+  uniqueExtId,
+  until,
+  type MerchantCredentials,
+  type RequisiteInput,
+  type TestService,
 } from './helpers.js';
 
 // Enough precision that nothing is rounded before the one rounding the formula implies.
@@ -107,11 +119,24 @@ describe('executor authentication', () => {
     const { requisite } = await fresh();
     const body = JSON.stringify({ requisite_id: requisite.id, amount: 100 });
     for (const headers of [{}, { authorization: 'Basic dXNlcjpwYXNz' }, { authorization: 'Bearer' }]) {
-      await expectError(await service.app.inject({ method: 'POST', url: '/executor/v1/notifications', headers: { ...headers, 'content-type': 'application/json' }, payload: body }), 401, 'AUTH_001');
+      await expectError(
+        await service.app.inject({
+          method: 'POST',
+          url: '/executor/v1/notifications',
+          headers: { ...headers, 'content-type': 'application/json' },
+          payload: body,
+        }),
+        401,
+        'AUTH_001',
+      );
       await expectError(await service.app.inject({ method: 'GET', url: '/executor/v1/requisites', headers }), 401, 'AUTH_001');
     }
     await expectError(await notify(service.app, 'ex_not-a-real-token', { requisite_id: requisite.id, amount: 100 }), 401, 'AUTH_002');
-    await expectError(await service.app.inject({ method: 'GET', url: '/executor/v1/requisites', headers: { authorization: 'Bearer ex_not-a-real-token' } }), 401, 'AUTH_002');
+    await expectError(
+      await service.app.inject({ method: 'GET', url: '/executor/v1/requisites', headers: { authorization: 'Bearer ex_not-a-real-token' } }),
+      401,
+      'AUTH_002',
+    );
     // The operator's token is not an executor's.
     await expectError(await notify(service.app, 'test-admin-token', { requisite_id: requisite.id, amount: 100 }), 401, 'AUTH_002');
     expect(await notificationsOn(requisite.id)).toEqual([]);
@@ -123,7 +148,11 @@ describe('executor authentication', () => {
     await adminOk(service.app, 'PATCH', `/executors/${ex.id}`, { is_active: false });
 
     await expectError(await notify(service.app, ex.token, { requisite_id: requisite.id, amount: 2100 }), 403, 'AUTH_003');
-    await expectError(await service.app.inject({ method: 'GET', url: '/executor/v1/requisites', headers: { authorization: `Bearer ${ex.token}` } }), 403, 'AUTH_003');
+    await expectError(
+      await service.app.inject({ method: 'GET', url: '/executor/v1/requisites', headers: { authorization: `Bearer ${ex.token}` } }),
+      403,
+      'AUTH_003',
+    );
     expect(await paymentStatus(payment.id)).toBe('PENDING');
     expect(await payinPostings(payment.id)).toBe(0);
   });
@@ -146,7 +175,11 @@ describe('executor authentication', () => {
     expect(rotated.token).not.toBe(ex.token);
 
     await expectError(await notify(service.app, ex.token, { requisite_id: requisite.id, amount: 100 }), 401, 'AUTH_002');
-    await expectError(await service.app.inject({ method: 'GET', url: '/executor/v1/requisites', headers: { authorization: `Bearer ${ex.token}` } }), 401, 'AUTH_002');
+    await expectError(
+      await service.app.inject({ method: 'GET', url: '/executor/v1/requisites', headers: { authorization: `Bearer ${ex.token}` } }),
+      401,
+      'AUTH_002',
+    );
     const list = await service.app.inject({ method: 'GET', url: '/executor/v1/requisites', headers: { authorization: `Bearer ${rotated.token}` } });
     expect(list.statusCode).toBe(200);
     expect(list.json().requisites.map((r: { id: string }) => r.id)).toEqual([requisite.id]);
@@ -218,7 +251,14 @@ describe('matching a notification to the pending payment', () => {
     expect(await payinPostings(payment.id)).toBe(1);
 
     const stored = await adminOk(service.app, 'GET', `/notifications/${answer.notification_id}`);
-    expect(stored).toMatchObject({ status: 'matched', payment_id: payment.id, requisite_id: requisite.id, executor_id: ex.id, amount: 1234.56, candidate_payment_id: null });
+    expect(stored).toMatchObject({
+      status: 'matched',
+      payment_id: payment.id,
+      requisite_id: requisite.id,
+      executor_id: ex.id,
+      amount: 1234.56,
+      candidate_payment_id: null,
+    });
     expect(await adminOk(service.app, 'GET', '/ledger/check')).toEqual({ ok: true, problems: [] });
   });
 
@@ -279,7 +319,10 @@ describe('reading the amount from the notification text', () => {
 
     // And a T-Bank SMS on the T-Bank requisite.
     const third = await pay(236, tbank.requisite.value);
-    const res3 = await notify(service.app, tbank.executor.token, { requisite_id: tbank.requisite.id, text: 'Пополнение, счет RUB. 236 RUB. Доступно 713.79 RUB' });
+    const res3 = await notify(service.app, tbank.executor.token, {
+      requisite_id: tbank.requisite.id,
+      text: 'Пополнение, счет RUB. 236 RUB. Доступно 713.79 RUB',
+    });
     expect(res3.json()).toMatchObject({ matched: true, payment_id: third.id });
     expect(await paymentStatus(third.id)).toBe('COMPLETED');
   });
@@ -405,14 +448,26 @@ describe('repeats of one notification are idempotent', () => {
 describe('unmatched notifications', () => {
   it('an amount with no pending payment is stored as unmatched and listed for the operator', async () => {
     const { executor: ex, requisite } = await fresh();
-    const res = await notify(service.app, ex.token, { requisite_id: requisite.id, amount: 777.7, text: 'Поступление 777,70 RUR', received_at: new Date().toISOString() });
+    const res = await notify(service.app, ex.token, {
+      requisite_id: requisite.id,
+      amount: 777.7,
+      text: 'Поступление 777,70 RUR',
+      received_at: new Date().toISOString(),
+    });
     expect(res.statusCode, res.body).toBe(200);
     const answer = res.json();
     expect(answer).toEqual({ matched: false, payment_id: null, notification_id: expect.any(String), status: 'unmatched', duplicate: false });
 
     const unmatched = await adminOk<{ notifications: { id: string }[] }>(service.app, 'GET', '/notifications?status=unmatched&limit=1000');
     const listed = unmatched.notifications.find((n) => n.id === answer.notification_id);
-    expect(listed).toMatchObject({ status: 'unmatched', amount: 777.7, requisite_id: requisite.id, executor_id: ex.id, payment_id: null, candidate_payment_id: null });
+    expect(listed).toMatchObject({
+      status: 'unmatched',
+      amount: 777.7,
+      requisite_id: requisite.id,
+      executor_id: ex.id,
+      payment_id: null,
+      candidate_payment_id: null,
+    });
     const matched = await adminOk<{ notifications: { id: string; status: string }[] }>(service.app, 'GET', '/notifications?status=matched&limit=1000');
     expect(matched.notifications.some((n) => n.id === answer.notification_id)).toBe(false);
     expect(matched.notifications.every((n) => n.status === 'matched')).toBe(true);
@@ -481,7 +536,10 @@ describe('the operator links or resolves a notification', () => {
 
     // Not PENDING: one completed by its own notification, one cancelled by the operator.
     const completed = await pay(1200, b.requisite.value);
-    expect((await notify(service.app, b.executor.token, { requisite_id: b.requisite.id, amount: 1200 })).json()).toMatchObject({ matched: true, payment_id: completed.id });
+    expect((await notify(service.app, b.executor.token, { requisite_id: b.requisite.id, amount: 1200 })).json()).toMatchObject({
+      matched: true,
+      payment_id: completed.id,
+    });
     const cancelled = await pay(1300, b.requisite.value);
     await adminOk(service.app, 'POST', `/payments/${cancelled.id}/cancel`);
     for (const target of [completed, cancelled]) {
@@ -493,7 +551,11 @@ describe('the operator links or resolves a notification', () => {
     expect(await payinPostings(cancelled.id)).toBe(0);
 
     await expectError(await admin(service.app, 'POST', `/notifications/${id}/link`, { payment_id: '00000000-0000-4000-8000-000000000000' }), 404, 'PAY_006');
-    await expectError(await admin(service.app, 'POST', '/notifications/00000000-0000-4000-8000-000000000000/link', { payment_id: completed.id }), 404, 'NOT_FOUND');
+    await expectError(
+      await admin(service.app, 'POST', '/notifications/00000000-0000-4000-8000-000000000000/link', { payment_id: completed.id }),
+      404,
+      'NOT_FOUND',
+    );
     await expectError(await admin(service.app, 'POST', `/notifications/${id}/link`, { payment_id: 'nope' }), 400, 'VALIDATION');
     await expectError(await admin(service.app, 'POST', `/notifications/${id}/link`, {}), 400, 'VALIDATION');
     expect(await auditRows(id)).toEqual([]);
@@ -560,7 +622,11 @@ describe('the operator links or resolves a notification', () => {
     const res = await admin(service.app, 'POST', `/notifications/${id}/resolve`, { note: 'refunded to the payer by the trader' });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toMatchObject({ id, status: 'resolved', resolved_note: 'refunded to the payer by the trader', payment_id: null });
-    expect((await adminOk(service.app, 'GET', '/notifications?status=resolved&limit=1000') as { notifications: { id: string }[] }).notifications.some((n) => n.id === id)).toBe(true);
+    expect(
+      ((await adminOk(service.app, 'GET', '/notifications?status=resolved&limit=1000')) as { notifications: { id: string }[] }).notifications.some(
+        (n) => n.id === id,
+      ),
+    ).toBe(true);
     expect(await auditRows(id)).toEqual([
       { action: 'notification.resolve', before: { status: 'unmatched' }, after: { status: 'resolved', note: 'refunded to the payer by the trader' } },
     ]);
@@ -613,7 +679,12 @@ describe('validation of POST /executor/v1/notifications', () => {
       await expectError(res, 400, 'VALIDATION');
     }
     // Without a token the malformed body is not even read: authentication comes first.
-    const anonymous = await service.app.inject({ method: 'POST', url: '/executor/v1/notifications', headers: { 'content-type': 'application/json' }, payload: '{oops' });
+    const anonymous = await service.app.inject({
+      method: 'POST',
+      url: '/executor/v1/notifications',
+      headers: { 'content-type': 'application/json' },
+      payload: '{oops',
+    });
     await expectError(anonymous, 401, 'AUTH_001');
     expect(await paymentStatus(payment.id)).toBe('PENDING');
     expect(await notificationsOn(requisite.id)).toEqual([]);
@@ -652,18 +723,22 @@ describe('race: many notifications, repeats included, over two instances', () =>
       const kind = (['time', 'text', 'bare'] as const)[i % 3]!;
       const receivedAt = new Date(Date.now() - i * 1000).toISOString();
       const body =
-        kind === 'time' ? { requisite_id: p.requisiteId, amount: Number(p.amount), received_at: receivedAt }
-        : kind === 'text' ? { requisite_id: p.requisiteId, text: `СЧЁТ1234 12:${String(i).padStart(2, '0')} Перевод ${sberAmount(p.amount)} от ИВАН И. Баланс: 25 300.50р` }
-        : { requisite_id: p.requisiteId, amount: Number(p.amount) };
+        kind === 'time'
+          ? { requisite_id: p.requisiteId, amount: Number(p.amount), received_at: receivedAt }
+          : kind === 'text'
+            ? { requisite_id: p.requisiteId, text: `СЧЁТ1234 12:${String(i).padStart(2, '0')} Перевод ${sberAmount(p.amount)} от ИВАН И. Баланс: 25 300.50р` }
+            : { requisite_id: p.requisiteId, amount: Number(p.amount) };
       for (let copy = 0; copy < 3; copy++) requests.push({ payment: i, kind, body });
     });
     // Shuffled, deterministically, and spread over both instances.
     const order = requests.map((_, i) => i).sort((x, y) => ((x * 7919) % 101) - ((y * 7919) % 101));
     const apps = [service.app, other.app];
-    const answers = await Promise.all(order.map(async (index, n) => {
-      const res = await notify(apps[n % 2]!, executor!.token, requests[index]!.body);
-      return { ...requests[index]!, status: res.statusCode, body: res.json() };
-    }));
+    const answers = await Promise.all(
+      order.map(async (index, n) => {
+        const res = await notify(apps[n % 2]!, executor!.token, requests[index]!.body);
+        return { ...requests[index]!, status: res.statusCode, body: res.json() };
+      }),
+    );
 
     expect(answers.filter((a) => a.status !== 200).map((a) => JSON.stringify(a.body))).toEqual([]);
     let expected = new Exact(0);
@@ -722,7 +797,12 @@ describe('late notifications (the payment expired before the transfer was report
     const { status, body } = await createPayment(late.app, shop, { ext_id: uniqueExtId('late'), amount });
     expect(status, JSON.stringify(body)).toBe(200);
     expect(body.requisites.value).toBe(requisite.value);
-    await until(async () => ((await signed(late.app, shop, 'GET', `/v1/payments/${body.id}`)).json().status === 'CANCELLED' ? true : undefined), 30_000, 200, 'payment expired');
+    await until(
+      async () => ((await signed(late.app, shop, 'GET', `/v1/payments/${body.id}`)).json().status === 'CANCELLED' ? true : undefined),
+      30_000,
+      200,
+      'payment expired',
+    );
     return body as { id: string; valid_until: string; created_at: string };
   }
 
@@ -770,6 +850,8 @@ describe('late notifications (the payment expired before the transfer was report
     expect((await adminOk(late.app, 'GET', `/notifications/${old.json().notification_id}`)).candidate_payment_id).toBeNull();
     // Received before the payment even existed: not its transfer.
     const earlier = new Date(new Date(payment.created_at).getTime() - 60_000).toISOString();
-    expect((await notify(late.app, trader.token, { requisite_id: requisite.id, amount: 2000, received_at: earlier })).json()).toMatchObject({ status: 'unmatched' });
+    expect((await notify(late.app, trader.token, { requisite_id: requisite.id, amount: 2000, received_at: earlier })).json()).toMatchObject({
+      status: 'unmatched',
+    });
   });
 });

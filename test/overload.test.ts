@@ -2,8 +2,18 @@ import type { LightMyRequestResponse } from 'fastify';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  admin, createExecutor, createMerchant, createPayment, createRequisite, setRate, signed, startTestService, uniqueExtId, until,
-  type MerchantCredentials, type TestService,
+  admin,
+  createExecutor,
+  createMerchant,
+  createPayment,
+  createRequisite,
+  setRate,
+  signed,
+  startTestService,
+  uniqueExtId,
+  until,
+  type MerchantCredentials,
+  type TestService,
 } from './helpers.js';
 
 /** A service with one merchant, one executor and one requisite, ready to take payments. */
@@ -66,16 +76,26 @@ describe('shedding by the database queue: creates first, money on its way never'
     // and is answered once it is released; a refusal is answered at once.
     const admitted: Promise<LightMyRequestResponse>[] = [];
     const refusedOnce = (send: () => Promise<LightMyRequestResponse>, what: string) =>
-      until(async () => {
-        const res = send();
-        const answered = await Promise.race([res, new Promise<undefined>((resolve) => setTimeout(resolve, 500))]);
-        if (answered) return answered;
-        admitted.push(res);
-        return undefined;
-      }, 20_000, 0, what);
+      until(
+        async () => {
+          const res = send();
+          const answered = await Promise.race([res, new Promise<undefined>((resolve) => setTimeout(resolve, 500))]);
+          if (answered) return answered;
+          admitted.push(res);
+          return undefined;
+        },
+        20_000,
+        0,
+        what,
+      );
     try {
       // The queue's delay passes the creates' limit first.
-      expectShed(await refusedOnce(() => signed(service.app, merchant, 'POST', '/v1/payments', { ext_id: uniqueExtId(), amount: 5000 + amountSeq++ }), 'a create refused'));
+      expectShed(
+        await refusedOnce(
+          () => signed(service.app, merchant, 'POST', '/v1/payments', { ext_id: uniqueExtId(), amount: 5000 + amountSeq++ }),
+          'a create refused',
+        ),
+      );
       expectShed(await signed(service.app, merchant, 'POST', '/v1/payouts', { ext_id: uniqueExtId(), amount: 5000 }));
       expectShed(await signed(service.app, merchant, 'POST', '/v1/withdrawals', { terminal_id: merchant.terminalId, amount: 10, address: 'T' }));
 
@@ -116,10 +136,15 @@ describe('shedding by the database queue: creates first, money on its way never'
     }
 
     // The queue gone, creates are taken again.
-    await until(async () => {
-      const res = await createPayment(service.app, merchant, { ext_id: uniqueExtId(), amount: 8000 + amountSeq++ });
-      return res.status === 200 ? res : undefined;
-    }, 10_000, 50, 'a create taken once the queue is gone');
+    await until(
+      async () => {
+        const res = await createPayment(service.app, merchant, { ext_id: uniqueExtId(), amount: 8000 + amountSeq++ });
+        return res.status === 200 ? res : undefined;
+      },
+      10_000,
+      50,
+      'a create taken once the queue is gone',
+    );
   });
 });
 
@@ -180,20 +205,30 @@ describe('shedding by the event loop delay', () => {
       }
     }, 0);
     try {
-      const refused = await until(async () => {
-        const res = await signed(service.app, merchant, 'POST', '/v1/payments', { ext_id: uniqueExtId(), amount: 6000 + amountSeq++ });
-        return res.statusCode === 503 ? res : undefined;
-      }, 20_000, 0, 'a create refused for the loop delay');
+      const refused = await until(
+        async () => {
+          const res = await signed(service.app, merchant, 'POST', '/v1/payments', { ext_id: uniqueExtId(), amount: 6000 + amountSeq++ });
+          return res.statusCode === 503 ? res : undefined;
+        },
+        20_000,
+        0,
+        'a create refused for the loop delay',
+      );
       expectShed(refused);
       const notification = await notify(service, executor.token, requisite.id, payment.amount);
       expect(notification.json()).toMatchObject({ matched: true, payment_id: payment.id });
     } finally {
       clearInterval(hog);
     }
-    await until(async () => {
-      const res = await createPayment(service.app, merchant, { ext_id: uniqueExtId(), amount: 7000 + amountSeq++ });
-      return res.status === 200 ? res : undefined;
-    }, 20_000, 100, 'a create taken once the loop caught up');
+    await until(
+      async () => {
+        const res = await createPayment(service.app, merchant, { ext_id: uniqueExtId(), amount: 7000 + amountSeq++ });
+        return res.status === 200 ? res : undefined;
+      },
+      20_000,
+      100,
+      'a create taken once the loop caught up',
+    );
   });
 });
 

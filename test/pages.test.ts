@@ -13,8 +13,21 @@ import { freePort } from '../src/db/embedded.js';
 import { maskUrl } from '../src/lib/mask.js';
 import { crc16ccitt } from '../src/lib/validators.js';
 import {
-  admin, adminOk, createExecutor, createMerchant, createRequisite, multipartBody, setRate, signed, startTestService, testCard,
-  TINY_PNG, uniqueExtId, type MerchantCredentials, type TestService, until,
+  admin,
+  adminOk,
+  createExecutor,
+  createMerchant,
+  createRequisite,
+  multipartBody,
+  setRate,
+  signed,
+  startTestService,
+  testCard,
+  TINY_PNG,
+  uniqueExtId,
+  type MerchantCredentials,
+  type TestService,
+  until,
 } from './helpers.js';
 
 const PHONE = { width: 390, height: 844 };
@@ -55,7 +68,13 @@ beforeAll(async () => {
   qr = await createRequisite(service.app, executor.id, { type: 'qr', value: emvPayload(), bank: 'vtb', holder: 'Petr P.', methods: ['SBP_QR'] });
   sbp = await createRequisite(service.app, executor.id, { type: 'sbp', value: '+7 (912) 345-67-89', bank: 'tinkoff', holder: 'Anna S.', methods: ['SBP'] });
   tjCard = await createRequisite(service.app, executor.id, {
-    type: 'card', value: testCard('4444'), bank: 'eskhata', holder: 'Rustam K.', currency: 'TJS', country: 'TJ', methods: ['CROSS_BORDER_CARD'],
+    type: 'card',
+    value: testCard('4444'),
+    bank: 'eskhata',
+    holder: 'Rustam K.',
+    currency: 'TJS',
+    country: 'TJ',
+    methods: ['CROSS_BORDER_CARD'],
   });
 }, 120_000);
 
@@ -286,27 +305,37 @@ describe('"I paid"', () => {
     await context.close();
   });
 
-  it('the confirm endpoint takes JSON too and answers a finished payment with PAY_008 in the payer\'s words', async () => {
+  it("the confirm endpoint takes JSON too and answers a finished payment with PAY_008 in the payer's words", async () => {
     const payment = await newPayment();
     const token = payment.payment_url.split('/').pop();
-    const first = await service.app.inject({ method: 'POST', url: `/pay/${token}/confirm?lang=en`, headers: { accept: 'application/json', 'content-type': 'application/json' }, payload: '{}' });
+    const first = await service.app.inject({
+      method: 'POST',
+      url: `/pay/${token}/confirm?lang=en`,
+      headers: { accept: 'application/json', 'content-type': 'application/json' },
+      payload: '{}',
+    });
     expect(first.statusCode, first.body).toBe(200);
     expect(first.json()).toMatchObject({ state: 'checking', status: 'PENDING' });
 
     await adminOk(service.app, 'POST', `/payments/${payment.id}/cancel`);
     const form = multipartBody({}, { content: TINY_PNG });
     const refused = await service.app.inject({
-      method: 'POST', url: `/pay/${token}/confirm?lang=ru`, headers: { accept: 'application/json', 'content-type': form.contentType }, payload: form.body,
+      method: 'POST',
+      url: `/pay/${token}/confirm?lang=ru`,
+      headers: { accept: 'application/json', 'content-type': form.contentType },
+      payload: form.body,
     });
     expect(refused.statusCode).toBe(400);
     expect(refused.json()).toEqual({
-      error: 'PAY_008', message: 'Этот платёж уже не ждёт подтверждения. Показываем его текущий статус.', data: { status: 'CANCELLED' },
+      error: 'PAY_008',
+      message: 'Этот платёж уже не ждёт подтверждения. Показываем его текущий статус.',
+      data: { status: 'CANCELLED' },
     });
   });
 });
 
 describe('live status', () => {
-  it('an executor notification turns the page to success without a reload, with the terminal\'s return link', async () => {
+  it("an executor notification turns the page to success without a reload, with the terminal's return link", async () => {
     const returnUrl = 'https://shop.example/thanks?order=42';
     const bad = await admin(service.app, 'PATCH', `/terminals/${merchant.terminalId}`, { return_url: 'javascript:alert(1)' });
     expect(bad.statusCode).toBe(400);

@@ -2,8 +2,19 @@ import { Decimal } from 'decimal.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hmacSha1Base64 } from '../src/lib/crypto.js';
 import {
-  adminOk, createExecutor, createMerchant, createPayment, createRequisite, setRate, signed, startTestService, uniqueExtId,
-  type MerchantCredentials, type TestService, until, webhookReceiver,
+  adminOk,
+  createExecutor,
+  createMerchant,
+  createPayment,
+  createRequisite,
+  setRate,
+  signed,
+  startTestService,
+  uniqueExtId,
+  type MerchantCredentials,
+  type TestService,
+  until,
+  webhookReceiver,
 } from './helpers.js';
 
 let service: TestService;
@@ -28,7 +39,10 @@ describe('pay-in end to end', () => {
     const requisite = await createRequisite(service.app, executor.id);
     const before = (await signed(service.app, merchant, 'GET', '/v1/balance')).json();
     const { body: payment } = await createPayment(service.app, merchant, {
-      ext_id: uniqueExtId(), amount: 1500, notify_url: hook.url, notification_token: 'merchant-token-42',
+      ext_id: uniqueExtId(),
+      amount: 1500,
+      notify_url: hook.url,
+      notification_token: 'merchant-token-42',
     });
 
     const notified = await service.app.inject({
@@ -44,7 +58,10 @@ describe('pay-in end to end', () => {
     expect(read.status).toBe('COMPLETED');
 
     // DESIGN.md decision 11: amount / rate × (1 − payin_rate / 100), to 6 decimals.
-    const expected = new Decimal(1500).div('95.5').mul(new Decimal(1).minus(new Decimal('2.5').div(100))).toDecimalPlaces(6);
+    const expected = new Decimal(1500)
+      .div('95.5')
+      .mul(new Decimal(1).minus(new Decimal('2.5').div(100)))
+      .toDecimalPlaces(6);
     const after = (await signed(service.app, merchant, 'GET', '/v1/balance')).json();
     expect(new Decimal(after.balance).minus(before.balance).toFixed(6)).toBe(expected.toFixed(6));
     const terminals = (await signed(service.app, merchant, 'GET', '/v1/terminals')).json();

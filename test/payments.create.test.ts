@@ -1,15 +1,33 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crc16ccitt } from '../src/lib/validators.js';
 import {
-  adminOk, createExecutor, createMerchant, createPayment, createRequisite, setRate, signed, startTestService, testPhone, uniqueExtId,
-  type MerchantCredentials, type TestService,
+  adminOk,
+  createExecutor,
+  createMerchant,
+  createPayment,
+  createRequisite,
+  setRate,
+  signed,
+  startTestService,
+  testPhone,
+  uniqueExtId,
+  type MerchantCredentials,
+  type TestService,
 } from './helpers.js';
 
 const tlv = (tag: string, value: string) => tag + String(value.length).padStart(2, '0') + value;
 /** An SBP-style EMV QR payload with a correct CRC. */
 function emv(): string {
-  const body = tlv('00', '01') + tlv('01', '12') + tlv('26', tlv('00', 'ru.nspk.sbp') + tlv('01', 'A1B2C3D4')) +
-    tlv('52', '0000') + tlv('53', '643') + tlv('58', 'RU') + tlv('59', 'Shop') + tlv('60', 'Moscow') + '6304';
+  const body =
+    tlv('00', '01') +
+    tlv('01', '12') +
+    tlv('26', tlv('00', 'ru.nspk.sbp') + tlv('01', 'A1B2C3D4')) +
+    tlv('52', '0000') +
+    tlv('53', '643') +
+    tlv('58', 'RU') +
+    tlv('59', 'Shop') +
+    tlv('60', 'Moscow') +
+    '6304';
   return body + crc16ccitt(body);
 }
 
@@ -179,7 +197,11 @@ describe('POST /v1/payments: domestic methods', () => {
   it('keeps client_id, notify_url and notification_token on the payment', async () => {
     await createRequisite(service.app, executor.id);
     const { body } = await createPayment(service.app, merchant, {
-      ext_id: uniqueExtId(), amount: 999, client_id: 'payer-17', notify_url: 'https://shop.example/hooks/kassir', notification_token: 'tok-123',
+      ext_id: uniqueExtId(),
+      amount: 999,
+      client_id: 'payer-17',
+      notify_url: 'https://shop.example/hooks/kassir',
+      notification_token: 'tok-123',
     });
     const { rows } = await service.ctx.db.query('SELECT client_id, notify_url, notification_token FROM payments WHERE id = $1', [body.id]);
     expect(rows[0]).toEqual({ client_id: 'payer-17', notify_url: 'https://shop.example/hooks/kassir', notification_token: 'tok-123' });

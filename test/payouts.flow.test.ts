@@ -1,7 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  adminOk, createExecutor, createMerchant, createTerminal, multipartBody, setRate, signed, startTestService, TINY_PNG,
-  uniqueExtId, type MerchantCredentials, type TestService,
+  adminOk,
+  createExecutor,
+  createMerchant,
+  createTerminal,
+  multipartBody,
+  setRate,
+  signed,
+  startTestService,
+  TINY_PNG,
+  uniqueExtId,
+  type MerchantCredentials,
+  type TestService,
 } from './helpers.js';
 
 let service: TestService;
@@ -18,7 +28,11 @@ afterAll(async () => service?.close());
 describe('money out', () => {
   it('payout: reserve, take by an executor, complete with proof → frozen debited; ledger balanced', async () => {
     const created = await signed(service.app, merchant, 'POST', '/v1/payouts', {
-      ext_id: uniqueExtId(), amount: 5000, method: 'card', requisites: '4111 1111 1111 1111', holder_name: 'Ivan Petrov',
+      ext_id: uniqueExtId(),
+      amount: 5000,
+      method: 'card',
+      requisites: '4111 1111 1111 1111',
+      holder_name: 'Ivan Petrov',
     });
     expect(created.statusCode).toBe(200);
     const payout = created.json();
@@ -33,7 +47,10 @@ describe('money out', () => {
     expect(take.statusCode).toBe(200);
     const proof = multipartBody({}, { field: 'proof', content: TINY_PNG });
     const done = await service.app.inject({
-      method: 'POST', url: `/executor/v1/payouts/${payout.id}/complete`, headers: { ...auth, 'content-type': proof.contentType }, payload: proof.body,
+      method: 'POST',
+      url: `/executor/v1/payouts/${payout.id}/complete`,
+      headers: { ...auth, 'content-type': proof.contentType },
+      payload: proof.body,
     });
     expect(done.statusCode, done.body).toBe(200);
     const read = (await signed(service.app, merchant, 'GET', `/v1/payouts/${payout.id}`)).json();
@@ -46,16 +63,26 @@ describe('money out', () => {
 
   it('withdrawal (manual adapter): freeze amount + fee, operator completes with tx_hash', async () => {
     const res = await signed(service.app, merchant, 'POST', '/v1/withdrawals', {
-      terminal_id: merchant.terminalId, amount: 100, address: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t',
+      terminal_id: merchant.terminalId,
+      amount: 100,
+      address: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t',
     });
     expect(res.statusCode, res.body).toBe(200);
     const withdrawal = res.json();
     expect(withdrawal).toMatchObject({ amount: 100, fee: 1.5, currency: 'USDT', tx_hash: null, status: 'pending' });
     const fee = (await signed(service.app, merchant, 'GET', '/v1/withdrawals/fee')).json();
     expect(fee).toEqual({ fee: 1.5, currency: 'USDT' });
-    const bad = await signed(service.app, merchant, 'POST', '/v1/withdrawals', { terminal_id: merchant.terminalId, amount: 100, address: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6u' });
+    const bad = await signed(service.app, merchant, 'POST', '/v1/withdrawals', {
+      terminal_id: merchant.terminalId,
+      amount: 100,
+      address: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6u',
+    });
     expect(bad.json().error).toBe('WDR_001');
-    const tooMuch = await signed(service.app, merchant, 'POST', '/v1/withdrawals', { terminal_id: merchant.terminalId, amount: 5000, address: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t' });
+    const tooMuch = await signed(service.app, merchant, 'POST', '/v1/withdrawals', {
+      terminal_id: merchant.terminalId,
+      amount: 5000,
+      address: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t',
+    });
     expect(tooMuch.json().error).toBe('WDR_002');
     const txHash = 'ab'.repeat(32);
     await adminOk(service.app, 'POST', `/withdrawals/${withdrawal.id}/complete`, { tx_hash: txHash });
@@ -68,14 +95,18 @@ describe('money out', () => {
     const second = await createTerminal(service.app, merchant.merchantId, { name: 'Second' });
     const body = { from_terminal_id: merchant.terminalId, to_terminal_id: second.id, amount: 10.5 };
     const first = await service.app.inject({
-      method: 'POST', url: '/v1/transfers',
-      headers: { ...(await signedHeaders(body)), 'idempotency-key': 'trf-1' }, payload: JSON.stringify(body),
+      method: 'POST',
+      url: '/v1/transfers',
+      headers: { ...(await signedHeaders(body)), 'idempotency-key': 'trf-1' },
+      payload: JSON.stringify(body),
     });
     expect(first.statusCode, first.body).toBe(200);
     expect(first.json()).toEqual({ success: true, ...body, currency: 'USDT' });
     const replay = await service.app.inject({
-      method: 'POST', url: '/v1/transfers',
-      headers: { ...(await signedHeaders(body)), 'idempotency-key': 'trf-1' }, payload: JSON.stringify(body),
+      method: 'POST',
+      url: '/v1/transfers',
+      headers: { ...(await signedHeaders(body)), 'idempotency-key': 'trf-1' },
+      payload: JSON.stringify(body),
     });
     expect(replay.headers['idempotent-replayed']).toBe('true');
     expect(replay.json()).toEqual(first.json());
@@ -83,7 +114,10 @@ describe('money out', () => {
     expect(terminals.find((t: { id: string }) => t.id === second.id).balance).toBe(10.5);
     const other = { ...body, amount: 11 };
     const conflict = await service.app.inject({
-      method: 'POST', url: '/v1/transfers', headers: { ...(await signedHeaders(other)), 'idempotency-key': 'trf-1' }, payload: JSON.stringify(other),
+      method: 'POST',
+      url: '/v1/transfers',
+      headers: { ...(await signedHeaders(other)), 'idempotency-key': 'trf-1' },
+      payload: JSON.stringify(other),
     });
     expect(conflict.statusCode).toBe(409);
   });

@@ -49,8 +49,22 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hmacSha1Base64 } from '../src/lib/crypto.js';
 import type { RunningService } from '../src/service.js';
 import {
-  admin, adminOk, createExecutor, createMerchant, multipartBody, setRate, signed, startTestService, testCard, testPhone, TINY_PNG,
-  uniqueExtId, type MerchantCredentials, type TestService, until, webhookReceiver,
+  admin,
+  adminOk,
+  createExecutor,
+  createMerchant,
+  multipartBody,
+  setRate,
+  signed,
+  startTestService,
+  testCard,
+  testPhone,
+  TINY_PNG,
+  uniqueExtId,
+  type MerchantCredentials,
+  type TestService,
+  until,
+  webhookReceiver,
 } from './helpers.js';
 
 const D = Decimal.clone({ precision: 60 });
@@ -184,8 +198,16 @@ describe('POST /v1/payouts', () => {
     const payout = res.json();
     expect(Object.keys(payout).sort()).toEqual(PAYOUT_KEYS);
     expect(payout).toEqual({
-      id: expect.stringMatching(UUID), ext_id: body.ext_id, amount: 1234.56, currency: 'RUB', method: 'card', requisites: card,
-      holder_name: 'Ivan Petrov', bank: '', status: 'pending', created_at: expect.stringMatching(ISO),
+      id: expect.stringMatching(UUID),
+      ext_id: body.ext_id,
+      amount: 1234.56,
+      currency: 'RUB',
+      method: 'card',
+      requisites: card,
+      holder_name: 'Ivan Petrov',
+      bank: '',
+      status: 'pending',
+      created_at: expect.stringMatching(ISO),
     });
     expect(Math.abs(Date.parse(payout.created_at) - Date.now())).toBeLessThan(60_000);
     const dashed = await createPayout(m, { requisites: card.replace(/(\d{4})(?=\d)/g, '$1-') });
@@ -380,11 +402,13 @@ describe('money: reserve, settle, release (DESIGN.md decision 12)', () => {
     expect(after.frozen.toFixed()).toBe(before.frozen.minus(reserve).toFixed());
     expect((await feeRevenue()).minus(revenue).toFixed()).toBe(fee.toFixed());
     const settle = (await postings(payout.id)).filter((p) => p.tx === 'payout_settle');
-    expect(settle).toEqual(expect.arrayContaining([
-      { tx: 'payout_settle', account: 'terminal_frozen', amount: reserve.negated().toFixed() },
-      { tx: 'payout_settle', account: 'system_outgoing', amount: reserve.minus(fee).toFixed() },
-      { tx: 'payout_settle', account: 'system_fee_revenue', amount: fee.toFixed() },
-    ]));
+    expect(settle).toEqual(
+      expect.arrayContaining([
+        { tx: 'payout_settle', account: 'terminal_frozen', amount: reserve.negated().toFixed() },
+        { tx: 'payout_settle', account: 'system_outgoing', amount: reserve.minus(fee).toFixed() },
+        { tx: 'payout_settle', account: 'system_fee_revenue', amount: fee.toFixed() },
+      ]),
+    );
     expect(settle).toHaveLength(3);
     await expectLedgerOk();
   });
@@ -452,7 +476,7 @@ describe('GET /v1/payouts/:id and /v1/payouts/by-ext-id/:extId', () => {
     expect(res.json().id).toBe(created.id);
   });
 
-  it('PAY_001 (404): unknown, another merchant\'s, not a uuid; by ext_id too', async () => {
+  it("PAY_001 (404): unknown, another merchant's, not a uuid; by ext_id too", async () => {
     const theirs = await createdPayout(other, { amount: 10 });
     for (const url of [
       `/v1/payouts/${randomUUID()}`,
@@ -484,8 +508,13 @@ describe('executor side', () => {
     const listA = (await ex(a, 'GET', '/payouts')).json();
     const shownCard = listA.available.find((p: { id: string }) => p.id === cardPayout.id);
     expect(shownCard).toEqual({
-      id: cardPayout.id, amount: cardPayout.amount, currency: 'RUB', method: 'card',
-      requisites: `${card.slice(0, 6)}******${card.slice(-4)}`, bank: 'alfabank', created_at: cardPayout.created_at,
+      id: cardPayout.id,
+      amount: cardPayout.amount,
+      currency: 'RUB',
+      method: 'card',
+      requisites: `${card.slice(0, 6)}******${card.slice(-4)}`,
+      bank: 'alfabank',
+      created_at: cardPayout.created_at,
     });
     expect(JSON.stringify(listA)).not.toContain(card);
     expect(JSON.stringify(listA)).not.toContain('Anna K.');
@@ -497,9 +526,13 @@ describe('executor side', () => {
     const take = await ex(a, 'POST', `/payouts/${cardPayout.id}/take`);
     expect(take.statusCode, take.body).toBe(200);
     expect(take.json()).toEqual({
-      ...shownCard, requisites: card, holder_name: 'Anna K.', status: 'processing', taken_at: expect.stringMatching(ISO),
+      ...shownCard,
+      requisites: card,
+      holder_name: 'Anna K.',
+      status: 'processing',
+      taken_at: expect.stringMatching(ISO),
     });
-    expect((await getPayout(m, cardPayout.id))).toMatchObject({ status: 'processing', completed_at: null });
+    expect(await getPayout(m, cardPayout.id)).toMatchObject({ status: 'processing', completed_at: null });
 
     const afterA = (await ex(a, 'GET', '/payouts')).json();
     expect(afterA.available.map((p: { id: string }) => p.id)).not.toContain(cardPayout.id);
@@ -519,11 +552,12 @@ describe('executor side', () => {
     for (const n of [2, 10]) {
       const payout = await createdPayout(m, { amount: 100 });
       const executors = await Promise.all(Array.from({ length: n }, (_, i) => createExecutor(app, `Racer ${i}`)));
-      const results = await Promise.all(
-        executors.map((e, i) => ex(e, 'POST', `/payouts/${payout.id}/take`, undefined, i % 2 === 0 ? app : another.app)),
-      );
+      const results = await Promise.all(executors.map((e, i) => ex(e, 'POST', `/payouts/${payout.id}/take`, undefined, i % 2 === 0 ? app : another.app)));
       const codes = results.map((r) => r.statusCode);
-      expect(codes.filter((c) => c === 200), codes.join(',')).toHaveLength(1);
+      expect(
+        codes.filter((c) => c === 200),
+        codes.join(','),
+      ).toHaveLength(1);
       expect(codes.filter((c) => c === 409)).toHaveLength(n - 1);
       for (const r of results.filter((x) => x.statusCode === 409)) expect(r.json()).toMatchObject({ error: 'CONFLICT', data: { status: 'processing' } });
       const winner = executors[codes.indexOf(200)]!;
@@ -623,17 +657,28 @@ describe('operator side', () => {
     return { ...payout, executorId: executor.id };
   }
 
-  for (const [event, status] of [['complete', 'completed'], ['fail', 'failed'], ['cancel', 'cancelled']] as const) {
+  for (const [event, status] of [
+    ['complete', 'completed'],
+    ['fail', 'failed'],
+    ['cancel', 'cancelled'],
+  ] as const) {
     it(`${event} from pending and from processing → ${status}, audited with before/after`, async () => {
       const pending = await createdPayout(m, { amount: 150 });
       const busy = await processing();
-      for (const [payout, from] of [[pending, 'pending'], [busy, 'processing']] as const) {
+      for (const [payout, from] of [
+        [pending, 'pending'],
+        [busy, 'processing'],
+      ] as const) {
         const res = await admin(app, 'POST', `/payouts/${payout.id}/${event}`, event === 'complete' ? undefined : { reason: `why ${from}` });
         expect(res.statusCode, res.body).toBe(200);
         const view = res.json();
         expect(Object.keys(view).sort()).toEqual(adminKeys);
         expect(view).toMatchObject({
-          id: payout.id, status, merchant_id: m.merchantId, terminal_id: m.terminalId, has_proof: false,
+          id: payout.id,
+          status,
+          merchant_id: m.merchantId,
+          terminal_id: m.terminalId,
+          has_proof: false,
           executor_id: from === 'processing' ? payout.executorId : null,
           reserve: expected(150, '1.5').reserve.toNumber(),
           failure_reason: event === 'complete' ? null : `why ${from}`,
@@ -691,7 +736,11 @@ describe('operator side', () => {
     const p2 = await createdPayout(merchant, { amount: 200 });
     await adminOk(app, 'POST', `/payouts/${p2.id}/fail`);
     for (const status of ['pending', 'failed', 'completed']) {
-      const list = await adminOk<{ payouts: Array<Record<string, any>>; total: number }>(app, 'GET', `/payouts?status=${status}&merchant_id=${merchant.merchantId}`);
+      const list = await adminOk<{ payouts: Array<Record<string, any>>; total: number }>(
+        app,
+        'GET',
+        `/payouts?status=${status}&merchant_id=${merchant.merchantId}`,
+      );
       const expectedIds = status === 'pending' ? [p1.id] : status === 'failed' ? [p2.id] : [];
       expect(list.payouts.map((p) => p.id)).toEqual(expectedIds);
       expect(list.total).toBe(expectedIds.length);
@@ -761,7 +810,12 @@ describe('webhooks (DESIGN.md decision 9)', () => {
     await adminOk(app, 'POST', `/payouts/${payout.id}/complete`);
     const hit = await until(() => hooks.received.find((h) => JSON.parse(h.body).data?.id === payout.id));
     const body = JSON.parse(hit.body);
-    expect(body).toEqual({ event: 'payout.completed', id: expect.stringMatching(UUID), created_at: expect.stringMatching(ISO), data: await getPayout(m, payout.id) });
+    expect(body).toEqual({
+      event: 'payout.completed',
+      id: expect.stringMatching(UUID),
+      created_at: expect.stringMatching(ISO),
+      data: await getPayout(m, payout.id),
+    });
     expect(hit.headers['x-signature']).toBe(hmacSha1Base64(m.secretKey, hit.body));
     expect(hit.headers['x-event-id']).toBe(body.id);
     expect(hit.headers['x-notification-token']).toBeUndefined();
@@ -779,7 +833,14 @@ describe('GET /v1/payouts', () => {
     await fund(lister, 1000);
     const executor = await createExecutor(app);
     // Six payouts, one per day, in every status (two pending).
-    for (const [day, name] of [[1, 'pending1'], [2, 'processing'], [3, 'completed'], [4, 'failed'], [5, 'cancelled'], [6, 'pending2']] as const) {
+    for (const [day, name] of [
+      [1, 'pending1'],
+      [2, 'processing'],
+      [3, 'completed'],
+      [4, 'failed'],
+      [5, 'cancelled'],
+      [6, 'pending2'],
+    ] as const) {
       const payout = await createdPayout(lister, { amount: 100 + day, ext_id: `list-${name}` });
       ids[name] = payout.id;
       await service.ctx.db.query('UPDATE payouts SET created_at = $2 WHERE id = $1', [payout.id, at(day)]);
@@ -834,7 +895,11 @@ describe('GET /v1/payouts', () => {
 
   it('status filter: each of the five statuses; total counts the filtered set, not the page; unknown → 400', async () => {
     const expectedIds: Record<string, string[]> = {
-      pending: [ids.pending2!, ids.pending1!], processing: [ids.processing!], completed: [ids.completed!], failed: [ids.failed!], cancelled: [ids.cancelled!],
+      pending: [ids.pending2!, ids.pending1!],
+      processing: [ids.processing!],
+      completed: [ids.completed!],
+      failed: [ids.failed!],
+      cancelled: [ids.cancelled!],
     };
     for (const [status, wanted] of Object.entries(expectedIds)) {
       const { body } = await list(`?status=${status}`);
@@ -885,7 +950,13 @@ describe('GET /v1/payouts', () => {
   });
 
   it('bad dates → 400 PAY_002 naming the parameter', async () => {
-    for (const [name, value] of [['from', 'yesterday'], ['to', '2024-13-45'], ['from', 'abc'], ['to', '1'], ['from', 'March%207,%202024']] as const) {
+    for (const [name, value] of [
+      ['from', 'yesterday'],
+      ['to', '2024-13-45'],
+      ['from', 'abc'],
+      ['to', '1'],
+      ['from', 'March%207,%202024'],
+    ] as const) {
       const { status, body } = await list(`?${name}=${value}`);
       expect(status, `${name}=${value}`).toBe(400);
       expect(body.error).toBe('PAY_002');
@@ -893,7 +964,7 @@ describe('GET /v1/payouts', () => {
     }
   });
 
-  it('only the merchant\'s own payouts are listed and counted', async () => {
+  it("only the merchant's own payouts are listed and counted", async () => {
     const mine = await list('?limit=1000');
     const theirs = (await signed(app, other, 'GET', '/v1/payouts?limit=1000')).json();
     expect(theirs.total).toBeGreaterThan(0);

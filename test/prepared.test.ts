@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  createExecutor, createMerchant, createPayment, createRequisite, setRate, startTestService, uniqueExtId,
-  type MerchantCredentials, type TestService,
+  createExecutor,
+  createMerchant,
+  createPayment,
+  createRequisite,
+  setRate,
+  startTestService,
+  uniqueExtId,
+  type MerchantCredentials,
+  type TestService,
 } from './helpers.js';
 
 // The payment create runs named (prepared) statements, one of which returns `payments.*`. A

@@ -9,8 +9,23 @@ import { hmacSha1Base64 } from '../src/lib/crypto.js';
 import { POLL_TASK } from '../src/payments/provider-status.service.js';
 import type { RunningService } from '../src/service.js';
 import {
-  admin, adminOk, createExecutor, createMerchant, createRequisite, multipartBody, setRate, signed, signedMultipart, startTestService,
-  testCard, TINY_PNG, uniqueExtId, type MerchantCredentials, type TestService, until as untilWithin, webhookReceiver,
+  admin,
+  adminOk,
+  createExecutor,
+  createMerchant,
+  createRequisite,
+  multipartBody,
+  setRate,
+  signed,
+  signedMultipart,
+  startTestService,
+  testCard,
+  TINY_PNG,
+  uniqueExtId,
+  type MerchantCredentials,
+  type TestService,
+  until as untilWithin,
+  webhookReceiver,
 } from './helpers.js';
 
 // Two Kassir instances on separate databases, both listening on real ports: A routes its payments
@@ -27,7 +42,7 @@ let executorB: { id: string; token: string };
 let requisiteB: { id: string; value: string };
 let providerB: { id: string; callback_url: string };
 /** Two instances and their jobs on a shared 2-core machine: give their round trips more time. */
-const until = <T,>(probe: () => T | undefined | null | Promise<T | undefined | null>) => untilWithin(probe, 30_000);
+const until = <T>(probe: () => T | undefined | null | Promise<T | undefined | null>) => untilWithin(probe, 30_000);
 
 let hook: Awaited<ReturnType<typeof webhookReceiver>>;
 let files: Awaited<ReturnType<typeof fileServer>>;
@@ -77,9 +92,15 @@ async function fakeProvider() {
         return;
       }
       const given = requisites.get(name)!;
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({
-        id: randomUUID(), status: 'PENDING', amount: 1, currency: 'RUB', requisites: { ...given, holder: `Holder ${name}` },
-      }));
+      res.writeHead(200, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          id: randomUUID(),
+          status: 'PENDING',
+          amount: 1,
+          currency: 'RUB',
+          requisites: { ...given, holder: `Holder ${name}` },
+        }),
+      );
     });
   });
   await listen(server);
@@ -94,7 +115,11 @@ async function fakeProvider() {
       const given = { type, value: type === 'card' ? testCard('4000') : `+7999${String(Math.floor(Math.random() * 1e7)).padStart(7, '0')}` };
       requisites.set(name, given);
       const created = await adminOk<{ id: string }>(a.app, 'POST', '/providers', {
-        name: `Fake ${name}`, kind: 'kassir', base_url: `${base}/${name}`, api_key: `key-${name}`, secret_key: `secret-${name}`,
+        name: `Fake ${name}`,
+        kind: 'kassir',
+        base_url: `${base}/${name}`,
+        api_key: `key-${name}`,
+        secret_key: `secret-${name}`,
       });
       return { id: created.id, requisites: given };
     },
@@ -142,12 +167,17 @@ async function creditsAtA(paymentId: string): Promise<string[]> {
 }
 
 const expectedCredit = (amount: string, payinRate = PAYIN_RATE_A) =>
-  new Decimal(amount).div(RATE_A).mul(new Decimal(1).minus(new Decimal(payinRate).div(100))).toDecimalPlaces(6, Decimal.ROUND_HALF_UP).toFixed(6);
+  new Decimal(amount)
+    .div(RATE_A)
+    .mul(new Decimal(1).minus(new Decimal(payinRate).div(100)))
+    .toDecimalPlaces(6, Decimal.ROUND_HALF_UP)
+    .toFixed(6);
 
 /** B's executor reports the transfer for a payment executed at B. */
 async function notifyAtB(amount: number) {
   const res = await b.app.inject({
-    method: 'POST', url: '/executor/v1/notifications',
+    method: 'POST',
+    url: '/executor/v1/notifications',
     headers: { authorization: `Bearer ${executorB.token}`, 'content-type': 'application/json' },
     payload: { requisite_id: requisiteB.id, amount },
   });
@@ -162,8 +192,14 @@ async function createAtA(amount: number, extra: Record<string, unknown> = {}, cr
 beforeAll(async () => {
   const [portA, portB] = [await freePort(), await freePort()];
   closedPort = await freePort();
-  b = await startTestService({ PORT: String(portB), PUBLIC_BASE_URL: `http://127.0.0.1:${portB}`, KASSIR_WEBHOOK_RETRY_BASE_MS: '200' }, { worker: true, listen: true });
-  a = await startTestService({ PORT: String(portA), PUBLIC_BASE_URL: `http://127.0.0.1:${portA}`, KASSIR_WEBHOOK_RETRY_BASE_MS: '200' }, { worker: true, listen: true });
+  b = await startTestService(
+    { PORT: String(portB), PUBLIC_BASE_URL: `http://127.0.0.1:${portB}`, KASSIR_WEBHOOK_RETRY_BASE_MS: '200' },
+    { worker: true, listen: true },
+  );
+  a = await startTestService(
+    { PORT: String(portA), PUBLIC_BASE_URL: `http://127.0.0.1:${portA}`, KASSIR_WEBHOOK_RETRY_BASE_MS: '200' },
+    { worker: true, listen: true },
+  );
   [hook, files] = await Promise.all([webhookReceiver(), fileServer()]);
   // At B: A is a merchant with a funded terminal (for payouts).
   await setRate(b.app, 'RUB', 90);
@@ -175,14 +211,22 @@ beforeAll(async () => {
   await setRate(a.app, 'RUB', Number(RATE_A));
   merchantA = await createMerchant(a.app, { payin_rate: Number(PAYIN_RATE_A) });
   providerB = await adminOk<{ id: string; callback_url: string }>(a.app, 'POST', '/providers', {
-    name: 'Kassir B', kind: 'kassir', base_url: `http://127.0.0.1:${portB}`, api_key: aAtB.apiKey, secret_key: aAtB.secretKey,
+    name: 'Kassir B',
+    kind: 'kassir',
+    base_url: `http://127.0.0.1:${portB}`,
+    api_key: aAtB.apiKey,
+    secret_key: aAtB.secretKey,
   });
   expect(providerB.callback_url).toBe(`http://127.0.0.1:${portA}/callbacks/providers/${providerB.id}`);
   await adminOk(a.app, 'PUT', `/terminals/${merchantA.terminalId}/routes`, [{ provider_id: providerB.id }]);
   // Other instances of A share A's database; no worker of their own, and no fixed port.
   aFast = await a.startAnother({
-    PORT: '0', KASSIR_WORKER: 'false', KASSIR_ROUTE_BUDGET_MS: String(ROUTE_BUDGET_MS), KASSIR_PROVIDER_TIMEOUT_MS: '1000',
-    KASSIR_PROVIDER_BREAKER_FAILURES: '2', KASSIR_PROVIDER_COOLDOWN_SECONDS: '3',
+    PORT: '0',
+    KASSIR_WORKER: 'false',
+    KASSIR_ROUTE_BUDGET_MS: String(ROUTE_BUDGET_MS),
+    KASSIR_PROVIDER_TIMEOUT_MS: '1000',
+    KASSIR_PROVIDER_BREAKER_FAILURES: '2',
+    KASSIR_PROVIDER_COOLDOWN_SECONDS: '3',
   });
   aLost = await a.startAnother({ PORT: '0', KASSIR_WORKER: 'false', PUBLIC_BASE_URL: `http://127.0.0.1:${closedPort}` });
 }, 180_000);
@@ -231,9 +275,15 @@ describe('A routes to B (two instances, real HTTP)', { timeout: 120_000 }, () =>
     const listed = await admin(a.app, 'GET', '/providers');
     expect(listed.body).not.toContain(aAtB.apiKey);
     expect(listed.body).not.toContain(aAtB.secretKey);
-    expect(listed.json().providers).toContainEqual(expect.objectContaining({
-      id: providerB.id, kind: 'kassir', is_active: true, callback_url: providerB.callback_url, breaker: { failures: 0, open_until: null },
-    }));
+    expect(listed.json().providers).toContainEqual(
+      expect.objectContaining({
+        id: providerB.id,
+        kind: 'kassir',
+        is_active: true,
+        callback_url: providerB.callback_url,
+        breaker: { failures: 0, open_until: null },
+      }),
+    );
   });
 
   it('dispute: cancelled at B → CANCELLED at A; dispute with a file at A is opened at B with it; a later receipt link is forwarded; B approves another amount → COMPLETED_APPEAL at A', async () => {
@@ -242,7 +292,10 @@ describe('A routes to B (two instances, real HTTP)', { timeout: 120_000 }, () =>
     await adminOk(b.app, 'POST', `/payments/${bId}/cancel`);
     await statusAtA(body.id, 'CANCELLED');
 
-    const form = multipartBody({ data: JSON.stringify({ amount: 1900, comment: 'paid 1900, here is the receipt' }) }, { content: TINY_PNG, contentType: 'image/png' });
+    const form = multipartBody(
+      { data: JSON.stringify({ amount: 1900, comment: 'paid 1900, here is the receipt' }) },
+      { content: TINY_PNG, contentType: 'image/png' },
+    );
     const opened = await signedMultipart(a.app, merchantA, `/v1/payments/${body.id}/dispute`, form, a.config.publicBaseUrl);
     expect(opened.statusCode, opened.body).toBe(200);
     expect(opened.json()).toMatchObject({ id: body.id, status: 'dispute', dispute: { amount: 1900 } });
@@ -273,11 +326,16 @@ describe('A routes to B (two instances, real HTTP)', { timeout: 120_000 }, () =>
     expect(sha256(stored.rawPayload)).toBe(sha256(SECOND_PNG));
 
     // B's operator approves for the amount B's executor actually received.
-    expect(await adminOk(b.app, 'POST', `/payments/${bId}/dispute/approve`, { amount: 1900 })).toMatchObject({ status: 'COMPLETED_APPEAL', received_amount: 1900 });
+    expect(await adminOk(b.app, 'POST', `/payments/${bId}/dispute/approve`, { amount: 1900 })).toMatchObject({
+      status: 'COMPLETED_APPEAL',
+      received_amount: 1900,
+    });
     const done = await statusAtA(body.id, 'COMPLETED_APPEAL');
     expect(done.received_amount).toBe(1900);
     expect(await creditsAtA(body.id)).toEqual([expectedCredit('1900')]);
-    const delivery = await until(() => hook.received.find((r) => JSON.parse(r.body).data.id === body.id && JSON.parse(r.body).event === 'payment.completed_appeal'));
+    const delivery = await until(() =>
+      hook.received.find((r) => JSON.parse(r.body).data.id === body.id && JSON.parse(r.body).event === 'payment.completed_appeal'),
+    );
     expect(delivery.headers['x-signature']).toBe(hmacSha1Base64(merchantA.secretKey, delivery.body));
     expect(delivery.headers['x-notification-token']).toBe('shop-a-token');
     expect(JSON.parse(delivery.body).data).toMatchObject({ id: body.id, status: 'COMPLETED_APPEAL', amount: 2100, received_amount: 1900 });
@@ -314,7 +372,8 @@ describe('provider callbacks are checked', { timeout: 60_000 }, () => {
 
   function callback(body: string, headers: Record<string, string>, providerId = providerB.id) {
     return a.app.inject({
-      method: 'POST', url: `/callbacks/providers/${providerId}`,
+      method: 'POST',
+      url: `/callbacks/providers/${providerId}`,
       headers: { 'content-type': 'application/json', 'x-event-id': JSON.parse(body).id, ...headers },
       payload: body,
     });
@@ -327,7 +386,13 @@ describe('provider callbacks are checked', { timeout: 60_000 }, () => {
     upstream = await upstreamOf(paymentId);
   });
 
-  const completed = () => ({ id: upstream.provider_payment_id, status: 'COMPLETED', amount: 2300, currency: 'RUB', requisites: { type: 'card', value: requisiteB.value } });
+  const completed = () => ({
+    id: upstream.provider_payment_id,
+    status: 'COMPLETED',
+    amount: 2300,
+    currency: 'RUB',
+    requisites: { type: 'card', value: requisiteB.value },
+  });
 
   it('unknown provider → 404; bad signature → 401 AUTH_002; unknown payment → 404', async () => {
     const body = event(randomUUID(), completed());
@@ -402,7 +467,11 @@ describe('payouts routed to a provider', { timeout: 60_000 }, () => {
     await adminOk(a.app, 'POST', `/terminals/${merchantA.terminalId}/adjustments`, { amount: 500, reason: 'test funds' });
     const before = (await signedA(merchantA, 'GET', '/v1/balance')).json();
     const res = await signedA(merchantA, 'POST', '/v1/payouts', {
-      ext_id: uniqueExtId('po'), amount: 5000, method: 'card', requisites: '4111 1111 1111 1111', holder_name: 'Ivan Petrov',
+      ext_id: uniqueExtId('po'),
+      amount: 5000,
+      method: 'card',
+      requisites: '4111 1111 1111 1111',
+      holder_name: 'Ivan Petrov',
     });
     expect(res.statusCode, res.body).toBe(200);
     const payout = res.json();
@@ -449,9 +518,16 @@ describe('failover', { timeout: 60_000 }, () => {
     return providers.find((p) => p.id === providerId).breaker as { failures: number; open_until: string | null };
   }
 
-  const down = async (name: string) => (await adminOk<{ id: string }>(a.app, 'POST', '/providers', {
-    name, kind: 'kassir', base_url: `http://127.0.0.1:${closedPort}`, api_key: aAtB.apiKey, secret_key: aAtB.secretKey,
-  })).id;
+  const down = async (name: string) =>
+    (
+      await adminOk<{ id: string }>(a.app, 'POST', '/providers', {
+        name,
+        kind: 'kassir',
+        base_url: `http://127.0.0.1:${closedPort}`,
+        api_key: aAtB.apiKey,
+        secret_key: aAtB.secretKey,
+      })
+    ).id;
 
   beforeAll(async () => {
     fake = await fakeProvider();
@@ -575,9 +651,19 @@ describe('failover', { timeout: 60_000 }, () => {
   it('a payout whose only route is a provider that is down → 503, the payout failed and its reserve released', async () => {
     const merchant = await merchantWithRoutes([{ provider_id: await down('payouts down') }]);
     await adminOk(a.app, 'POST', `/terminals/${merchant.terminalId}/adjustments`, { amount: 100, reason: 'test funds' });
-    const res = await signedA(merchant, 'POST', '/v1/payouts', {
-      ext_id: uniqueExtId('po'), amount: 1000, method: 'card', requisites: '4111 1111 1111 1111', holder_name: 'Ivan Petrov',
-    }, aFast);
+    const res = await signedA(
+      merchant,
+      'POST',
+      '/v1/payouts',
+      {
+        ext_id: uniqueExtId('po'),
+        amount: 1000,
+        method: 'card',
+        requisites: '4111 1111 1111 1111',
+        holder_name: 'Ivan Petrov',
+      },
+      aFast,
+    );
     expect(res.statusCode, res.body).toBe(503);
     const payoutId = res.json().data.payout_id;
     expect((await signedA(merchant, 'GET', `/v1/payouts/${payoutId}`)).json().status).toBe('failed');

@@ -51,7 +51,9 @@ describe('npm start', () => {
 
     const adminCall = async (method: string, path: string, body: unknown) => {
       const res = await fetch(`${base}/admin/v1${path}`, {
-        method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
+        method,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
       });
       expect(res.status, `${method} ${path}`).toBeLessThan(300);
       return res.json();
@@ -61,7 +63,13 @@ describe('npm start', () => {
     const terminal = await adminCall('POST', `/merchants/${merchant.id}/terminals`, { name: 'Main', currency: 'RUB', payin_rate: 3 });
     const executor = await adminCall('POST', '/executors', { name: 'Trader' });
     await adminCall('POST', `/executors/${executor.id}/requisites`, {
-      type: 'card', value: '4111 1111 1111 1111', bank: 'sberbank', holder: 'Ivan P.', currency: 'RUB', country: 'RU', methods: ['CARD'],
+      type: 'card',
+      value: '4111 1111 1111 1111',
+      bank: 'sberbank',
+      holder: 'Ivan P.',
+      currency: 'RUB',
+      country: 'RU',
+      methods: ['CARD'],
     });
     const body = JSON.stringify({ ext_id: 'smoke-1', amount: 1500 });
     const res = await fetch(`${base}/v1/payments`, {

@@ -4,8 +4,17 @@ import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signRequest } from '../src/http/signature.js';
 import {
-  createExecutor, createMerchant, createPayment, createRequisite, multipartBody, setRate, startTestService, TINY_PNG, uniqueExtId,
-  type MerchantCredentials, type TestService,
+  createExecutor,
+  createMerchant,
+  createPayment,
+  createRequisite,
+  multipartBody,
+  setRate,
+  startTestService,
+  TINY_PNG,
+  uniqueExtId,
+  type MerchantCredentials,
+  type TestService,
 } from './helpers.js';
 
 // Short limits, so that a client slower than them is visible within a test: the head within 1 s,

@@ -1,9 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Money } from '../src/lib/money.js';
-import {
-  admin, adminOk, createMerchant, createTerminal, signed, startTestService, type MerchantCredentials, type TestService,
-} from './helpers.js';
+import { admin, adminOk, createMerchant, createTerminal, signed, startTestService, type MerchantCredentials, type TestService } from './helpers.js';
 
 let service: TestService;
 let merchant: MerchantCredentials;
@@ -99,10 +97,9 @@ describe('POST /v1/transfers: success', () => {
     expect(transfers[0]).toMatchObject({ merchant_id: merchant.merchantId });
     expect(new Money(transfers[0]!.amount).toFixed()).toBe('4.5');
 
-    const { rows: postings } = await service.ctx.db.query<{ id: string }>(
-      `SELECT id FROM ledger_transactions WHERE kind = 'transfer' AND ref_id = $1`,
-      [transfers[0]!.id],
-    );
+    const { rows: postings } = await service.ctx.db.query<{ id: string }>(`SELECT id FROM ledger_transactions WHERE kind = 'transfer' AND ref_id = $1`, [
+      transfers[0]!.id,
+    ]);
     expect(postings).toHaveLength(1);
     const { rows: entries } = await service.ctx.db.query<{ terminal_id: string; kind: string; amount: string }>(
       `SELECT a.terminal_id, a.kind, e.amount::text FROM ledger_entries e JOIN ledger_accounts a ON a.id = e.account_id
@@ -264,7 +261,9 @@ describe('POST /v1/transfers: TRF_003 (insufficient funds)', () => {
     const to = await newTerminal();
     await fund(from.id, 100);
     const withdrawal = await signed(service.app, merchant, 'POST', '/v1/withdrawals', {
-      terminal_id: from.id, amount: 59, address: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t',
+      terminal_id: from.id,
+      amount: 59,
+      address: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t',
     });
     expect(withdrawal.statusCode, withdrawal.body).toBe(200);
     expect(await available(from.id)).toBe('40');
@@ -319,7 +318,14 @@ describe('POST /v1/transfers: concurrency', () => {
     expect(succeeded.length).toBeGreaterThan(0);
     // Every 10th draw exceeds the total that exists, so at least those are refused.
     expect(refused.length).toBeGreaterThanOrEqual(20);
-    for (const r of succeeded) expect(r.body).toStrictEqual({ success: true, from_terminal_id: r.job.from, to_terminal_id: r.job.to, amount: r.job.amount.toNumber(), currency: 'USDT' });
+    for (const r of succeeded)
+      expect(r.body).toStrictEqual({
+        success: true,
+        from_terminal_id: r.job.from,
+        to_terminal_id: r.job.to,
+        amount: r.job.amount.toNumber(),
+        currency: 'USDT',
+      });
 
     // Each success applied exactly once, each refusal not at all: the final balances are the start plus the successful flows.
     const expected = new Map<string, Money>([
@@ -339,9 +345,7 @@ describe('POST /v1/transfers: concurrency', () => {
       total = total.plus(balance);
     }
     expect(total.toFixed()).toBe(totalBefore.toFixed());
-    expect(
-      await count('SELECT count(*) AS n FROM transfers WHERE from_terminal_id = ANY($1::uuid[])', [terminals]),
-    ).toBe(succeeded.length);
+    expect(await count('SELECT count(*) AS n FROM transfers WHERE from_terminal_id = ANY($1::uuid[])', [terminals])).toBe(succeeded.length);
     expect(
       await count(
         `SELECT count(*) AS n FROM ledger_transactions t JOIN transfers r ON r.id = t.ref_id

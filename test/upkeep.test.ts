@@ -64,7 +64,11 @@ describe('keeping statistics of growing tables', () => {
 
     await grow(11, 300);
     // The backend's counters reach the statistics system within a moment.
-    const analysed = await until(async () => ((await refreshStatistics(service.ctx.db, service.ctx.log)).includes('stats_probe') ? true : undefined), 10_000, 200);
+    const analysed = await until(
+      async () => ((await refreshStatistics(service.ctx.db, service.ctx.log)).includes('stats_probe') ? true : undefined),
+      10_000,
+      200,
+    );
     expect(analysed).toBe(true);
     const first = await lastAnalysed();
     expect(first.analysed).not.toBeNull();
@@ -94,7 +98,11 @@ describe('vacuuming churning tables', () => {
     await reported('UPDATE churn_probe SET used_at = clock_timestamp() WHERE id <= 250');
     await until(async () => ((await deadRows()).dead >= 1000 ? true : undefined), 10_000, 100);
     // Not within a second of its last vacuum (a second per 1,000 rows, at least one).
-    const vacuumed = await until(async () => ((await vacuumChurnedTables(service.ctx.db, service.ctx.log)).includes('churn_probe') ? true : undefined), 10_000, 200);
+    const vacuumed = await until(
+      async () => ((await vacuumChurnedTables(service.ctx.db, service.ctx.log)).includes('churn_probe') ? true : undefined),
+      10_000,
+      200,
+    );
     expect(vacuumed).toBe(true);
     const after = await deadRows();
     expect(after.dead).toBe(0);

@@ -11,8 +11,22 @@ import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signRequest } from '../src/http/signature.js';
 import {
-  admin, adminOk, createExecutor, createMerchant, createPayment, createRequisite, multipartBody, setRate, signed, signedMultipart,
-  startTestService, TINY_PNG, uniqueExtId, until, type MerchantCredentials, type TestService,
+  admin,
+  adminOk,
+  createExecutor,
+  createMerchant,
+  createPayment,
+  createRequisite,
+  multipartBody,
+  setRate,
+  signed,
+  signedMultipart,
+  startTestService,
+  TINY_PNG,
+  uniqueExtId,
+  until,
+  type MerchantCredentials,
+  type TestService,
 } from './helpers.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -46,11 +60,7 @@ const TINY_HEIC = Buffer.concat([
 
 /** A one-page PDF with a correct cross-reference table (byte offsets computed, not guessed). */
 function tinyPdf(): Buffer {
-  const objects = [
-    '<< /Type /Catalog /Pages 2 0 R >>',
-    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
-    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 100] >>',
-  ];
+  const objects = ['<< /Type /Catalog /Pages 2 0 R >>', '<< /Type /Pages /Kids [3 0 R] /Count 1 >>', '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 100] >>'];
   let out = '%PDF-1.4\n';
   const offsets: number[] = [];
   objects.forEach((body, i) => {
@@ -97,8 +107,18 @@ const ALLOWED = [
 const REJECTED = [
   { format: 'a renamed text file', content: Buffer.from('hello'), name: 'receipt.png', contentType: 'image/png' },
   { format: 'an empty file', content: Buffer.alloc(0), name: 'receipt.png', contentType: 'image/png' },
-  { format: 'SVG', content: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'), name: 'r.svg', contentType: 'image/svg+xml' },
-  { format: 'SVG with an XML prolog', content: Buffer.from('<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg"/>'), name: 'r.png', contentType: 'image/png' },
+  {
+    format: 'SVG',
+    content: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'),
+    name: 'r.svg',
+    contentType: 'image/svg+xml',
+  },
+  {
+    format: 'SVG with an XML prolog',
+    content: Buffer.from('<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg"/>'),
+    name: 'r.png',
+    contentType: 'image/png',
+  },
   { format: 'HTML', content: Buffer.from('<!doctype html><html><body><script>alert(1)</script></body></html>'), name: 'r.pdf', contentType: 'application/pdf' },
   { format: 'GIF', content: TINY_GIF, name: 'r.gif', contentType: 'image/gif' },
   { format: 'ZIP', content: tinyZip(), name: 'r.jpg', contentType: 'image/jpeg' },
@@ -191,7 +211,10 @@ async function storedFiles(): Promise<string[]> {
     if (err.code === 'ENOENT') return [];
     throw err;
   });
-  return entries.filter((e) => e.isFile()).map((e) => join(e.parentPath ?? e.path, e.name).slice(storeDir.length + 1)).sort();
+  return entries
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath ?? e.path, e.name).slice(storeDir.length + 1))
+    .sort();
 }
 
 interface ReceiptDbRow {
@@ -229,9 +252,7 @@ const ZEROS = Buffer.alloc(64 * 1024);
  */
 function streamedForm(head: Buffer, fileSize: number): { contentType: string; length: number; chunks: () => Generator<Buffer> } {
   const boundary = `----kassirBig${randomBytes(8).toString('hex')}`;
-  const preamble = Buffer.from(
-    `--${boundary}\r\nContent-Disposition: form-data; name="receipt"; filename="big.png"\r\nContent-Type: image/png\r\n\r\n`,
-  );
+  const preamble = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="receipt"; filename="big.png"\r\nContent-Type: image/png\r\n\r\n`);
   const epilogue = Buffer.from(`\r\n--${boundary}--\r\n`);
   return {
     contentType: `multipart/form-data; boundary=${boundary}`,
@@ -291,7 +312,10 @@ async function storedBytesSince(before: string[]): Promise<number> {
   let total = 0;
   for (const file of await storedFiles()) {
     if (before.includes(file)) continue;
-    total += await stat(join(storeDir, file)).then((s) => s.size, () => 0);
+    total += await stat(join(storeDir, file)).then(
+      (s) => s.size,
+      () => 0,
+    );
   }
   return total;
 }
@@ -404,7 +428,9 @@ describe('allowed formats, judged by content', () => {
       const before = await storedFiles();
       // The client's Content-Type is deliberately wrong: only the bytes count.
       const res = await signedMultipart(
-        service.app, merchant, `/v1/payments/${payment.id}/${route}`,
+        service.app,
+        merchant,
+        `/v1/payments/${payment.id}/${route}`,
         form([{ name: 'receipt', file: { filename: file.name, contentType: 'text/plain', content: file.content } }]),
       );
       expect(res.statusCode, res.body).toBe(200);
@@ -436,7 +462,9 @@ describe('unsupported formats: PAY_010, nothing stored', () => {
       const payment = await prepare(merchant);
       const before = await storedFiles();
       const res = await signedMultipart(
-        service.app, merchant, `/v1/payments/${payment.id}/${route}`,
+        service.app,
+        merchant,
+        `/v1/payments/${payment.id}/${route}`,
         multipartBody({}, { name: file.name, contentType: file.contentType, content: file.content }),
       );
       expect(errorOf(res)).toMatchObject({ status: 400, error: 'PAY_010' });
@@ -468,7 +496,10 @@ describe('size limits over real HTTP, streamed', () => {
     const rows = await receiptsOf(payment.id);
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ content_type: 'image/png', size_bytes: size });
-    const expectedHash = createHash('sha256').update(TINY_PNG).update(Buffer.alloc(size - TINY_PNG.length)).digest();
+    const expectedHash = createHash('sha256')
+      .update(TINY_PNG)
+      .update(Buffer.alloc(size - TINY_PNG.length))
+      .digest();
     expect(rows[0]!.sha256!.equals(expectedHash)).toBe(true);
     expect((await storedFiles()).filter((f) => !before.includes(f))).toEqual([rows[0]!.storage_key]);
     expect((await stat(join(storeDir, rows[0]!.storage_key!))).size).toBe(size);
@@ -591,7 +622,9 @@ describe('fields and bodies', () => {
     const payment = await pendingPayment();
     const before = await storedFiles();
     const res = await signedMultipart(
-      service.app, merchant, `/v1/payments/${payment.id}/receipt`,
+      service.app,
+      merchant,
+      `/v1/payments/${payment.id}/receipt`,
       form([
         { name: first, file: { filename: 'a.png', content: TINY_PNG } },
         { name: second, file: { filename: 'b.jpg', content: TINY_JPEG } },
@@ -650,7 +683,9 @@ describe('fields and bodies', () => {
       const payment = await prepare(merchant);
       const before = await storedFiles();
       const res = await signedMultipart(
-        service.app, merchant, `/v1/payments/${payment.id}/${route}`,
+        service.app,
+        merchant,
+        `/v1/payments/${payment.id}/${route}`,
         multipartBody({ data: JSON.stringify({ receipt_url: 'ftp://shop.example/r.pdf' }) }, { content: TINY_PNG }),
       );
       expect(errorOf(res)).toMatchObject({ status: 400, error: 'PAY_002' });
@@ -711,7 +746,11 @@ describe('the signature covers the exact multipart bytes', () => {
     const payment = await pendingPayment(stranger);
     const cancelled = await cancelledPayment(stranger);
     const before = await storedFiles();
-    for (const [route, id] of [['confirm', payment.id], ['receipt', payment.id], ['dispute', cancelled.id]] as const) {
+    for (const [route, id] of [
+      ['confirm', payment.id],
+      ['receipt', payment.id],
+      ['dispute', cancelled.id],
+    ] as const) {
       const res = await signedMultipart(service.app, merchant, `/v1/payments/${id}/${route}`, multipartBody({}, { content: TINY_PNG }));
       expect(errorOf(res), route).toMatchObject({ status: 404, error: 'PAY_006' });
     }
@@ -725,7 +764,9 @@ describe('downloads', () => {
     const payment = await pendingPayment();
     // Declared as text/html by the client: the stored and served type must be the detected one.
     const res = await signedMultipart(
-      service.app, merchant, `/v1/payments/${payment.id}/receipt`,
+      service.app,
+      merchant,
+      `/v1/payments/${payment.id}/receipt`,
       multipartBody({}, { name: 'x.html', contentType: 'text/html', content: TINY_PDF }),
     );
     expect(res.statusCode, res.body).toBe(200);
@@ -789,14 +830,17 @@ describe('S3-compatible store (s3rver)', () => {
     const address = (await server.run()) as { port: number };
     s3 = server;
     server.httpServer.on('request', (req: IncomingMessage) => s3Requests.push(`${req.method} ${req.url}`));
-    s3Service = await startTestService({
-      KASSIR_DATA_DIR: dataDir,
-      KASSIR_S3_BUCKET: 'receipts',
-      KASSIR_S3_ENDPOINT: `http://127.0.0.1:${address.port}`,
-      KASSIR_S3_ACCESS_KEY_ID: 'S3RVER',
-      KASSIR_S3_SECRET_ACCESS_KEY: 'S3RVER',
-      KASSIR_S3_FORCE_PATH_STYLE: 'true',
-    }, { listen: true });
+    s3Service = await startTestService(
+      {
+        KASSIR_DATA_DIR: dataDir,
+        KASSIR_S3_BUCKET: 'receipts',
+        KASSIR_S3_ENDPOINT: `http://127.0.0.1:${address.port}`,
+        KASSIR_S3_ACCESS_KEY_ID: 'S3RVER',
+        KASSIR_S3_SECRET_ACCESS_KEY: 'S3RVER',
+        KASSIR_S3_FORCE_PATH_STYLE: 'true',
+      },
+      { listen: true },
+    );
     await setRate(s3Service.app, 'RUB', 100);
     s3Merchant = await createMerchant(s3Service.app);
     const executor = await createExecutor(s3Service.app);
@@ -813,7 +857,11 @@ describe('S3-compatible store (s3rver)', () => {
     const entries = await readdir(join(s3Dir, 'receipts'), { recursive: true, withFileTypes: true });
     return entries
       .filter((e) => e.isFile() && e.name.endsWith('._S3rver_object'))
-      .map((e) => join(e.parentPath ?? e.path, e.name).slice(join(s3Dir, 'receipts').length + 1).replace(/\._S3rver_object$/, ''))
+      .map((e) =>
+        join(e.parentPath ?? e.path, e.name)
+          .slice(join(s3Dir, 'receipts').length + 1)
+          .replace(/\._S3rver_object$/, ''),
+      )
       .sort();
   }
 
@@ -821,11 +869,15 @@ describe('S3-compatible store (s3rver)', () => {
     const { body: payment } = await createPayment(s3Service.app, s3Merchant, { ext_id: uniqueExtId(), amount: 1234 });
     const localBefore = await storedFiles();
     const res = await signedMultipart(
-      s3Service.app, s3Merchant, `/v1/payments/${payment.id}/receipt`,
+      s3Service.app,
+      s3Merchant,
+      `/v1/payments/${payment.id}/receipt`,
       multipartBody({}, { name: 'my-receipt.jpg', content: TINY_JPEG }),
     );
     expect(res.statusCode, res.body).toBe(200);
-    const { rows } = await s3Service.ctx.db.query<ReceiptDbRow>('SELECT storage_key, content_type, size_bytes, sha256 FROM receipts WHERE payment_id = $1', [payment.id]);
+    const { rows } = await s3Service.ctx.db.query<ReceiptDbRow>('SELECT storage_key, content_type, size_bytes, sha256 FROM receipts WHERE payment_id = $1', [
+      payment.id,
+    ]);
     expect(rows).toHaveLength(1);
     const row = rows[0]!;
     expect(row).toMatchObject({ content_type: 'image/jpeg', size_bytes: TINY_JPEG.length });
@@ -843,7 +895,9 @@ describe('S3-compatible store (s3rver)', () => {
     expect(download.headers['content-type']).toBe('image/jpeg');
 
     const refused = await signedMultipart(
-      s3Service.app, s3Merchant, `/v1/payments/${payment.id}/receipt`,
+      s3Service.app,
+      s3Merchant,
+      `/v1/payments/${payment.id}/receipt`,
       multipartBody({}, { name: 'receipt.png', contentType: 'image/png', content: Buffer.from('hello') }),
     );
     expect(errorOf(refused)).toMatchObject({ status: 400, error: 'PAY_010' });
@@ -871,7 +925,9 @@ describe('S3-compatible store (s3rver)', () => {
   it('a file over 10 MB → PAY_009 and its parts already sent to the bucket are deleted', async () => {
     const { body: payment } = await createPayment(s3Service.app, s3Merchant, { ext_id: uniqueExtId(), amount: 1237 });
     const before = await bucketObjects();
-    const res = await streamUpload(`/v1/payments/${payment.id}/receipt`, streamedForm(TINY_PNG, 12 * MB), { target: { service: s3Service, creds: s3Merchant } });
+    const res = await streamUpload(`/v1/payments/${payment.id}/receipt`, streamedForm(TINY_PNG, 12 * MB), {
+      target: { service: s3Service, creds: s3Merchant },
+    });
     expect(res.status).toBe(400);
     expect(res.body.error).toBe('PAY_009');
     expect(await bucketObjects()).toEqual(before);

@@ -10,8 +10,19 @@ import { hmacSha1Base64 } from '../src/lib/crypto.js';
 import { retryDelayMs, webhookBody } from '../src/webhooks/webhooks.jobs.js';
 import { enqueueWebhooks } from '../src/webhooks/outbox.js';
 import {
-  admin, adminOk, createExecutor, createMerchant, createPayment, createRequisite, setRate, signed, startTestService, uniqueExtId,
-  type MerchantCredentials, type TestService, until,
+  admin,
+  adminOk,
+  createExecutor,
+  createMerchant,
+  createPayment,
+  createRequisite,
+  setRate,
+  signed,
+  startTestService,
+  uniqueExtId,
+  type MerchantCredentials,
+  type TestService,
+  until,
 } from './helpers.js';
 
 // DESIGN.md decision 9 and issue 4 item 4, end to end: real receivers on 127.0.0.1, the job
@@ -129,10 +140,9 @@ async function eventWhen(service: TestService, resourceId: string, done: (detail
  */
 async function deliveryIdle(service: TestService, resourceId: string): Promise<void> {
   await until(async () => {
-    const { rows } = await service.ctx.db.query(
-      `SELECT 1 FROM webhook_events WHERE resource_id = $1 AND (status = 'pending' OR leased_until IS NOT NULL)`,
-      [resourceId],
-    );
+    const { rows } = await service.ctx.db.query(`SELECT 1 FROM webhook_events WHERE resource_id = $1 AND (status = 'pending' OR leased_until IS NOT NULL)`, [
+      resourceId,
+    ]);
     return rows.length === 0 ? true : undefined;
   });
 }
@@ -365,8 +375,24 @@ describe('webhook delivery', () => {
     });
     await transaction(service.ctx.db, async (tx) => {
       await enqueueWebhooks(tx, [
-        { merchantId: merchant.merchantId, resourceType: 'payment', resourceId, event: 'payment.first', payload: { n: 1 }, url: hook.url, notificationToken: null },
-        { merchantId: merchant.merchantId, resourceType: 'payment', resourceId, event: 'payment.second', payload: { n: 2 }, url: hook.url, notificationToken: null },
+        {
+          merchantId: merchant.merchantId,
+          resourceType: 'payment',
+          resourceId,
+          event: 'payment.first',
+          payload: { n: 1 },
+          url: hook.url,
+          notificationToken: null,
+        },
+        {
+          merchantId: merchant.merchantId,
+          resourceType: 'payment',
+          resourceId,
+          event: 'payment.second',
+          payload: { n: 2 },
+          url: hook.url,
+          notificationToken: null,
+        },
       ]);
     });
 
@@ -375,14 +401,20 @@ describe('webhook delivery', () => {
     expect(hook.hits.map((h) => h.event.event)).toEqual(['payment.first', 'payment.first', 'payment.first', 'payment.second']);
     expect(hook.hits.map((h) => h.event.data)).toEqual([{ n: 1 }, { n: 1 }, { n: 1 }, { n: 2 }]);
     const events = await eventsOf(service, resourceId);
-    expect(events.map((e) => [e.event, e.attempts])).toEqual([['payment.second', 1], ['payment.first', 3]]); // newest first
+    expect(events.map((e) => [e.event, e.attempts])).toEqual([
+      ['payment.second', 1],
+      ['payment.first', 3],
+    ]); // newest first
     // The log agrees: the second event's only attempt was recorded after all three of the first's.
     const { rows } = await service.ctx.db.query<{ event: string; status_code: number }>(
       'SELECT e.event, a.status_code FROM webhook_attempts a JOIN webhook_events e ON e.id = a.event_id WHERE e.resource_id = $1 ORDER BY a.id',
       [resourceId],
     );
     expect(rows.map((r) => [r.event, r.status_code])).toEqual([
-      ['payment.first', 500], ['payment.first', 500], ['payment.first', 200], ['payment.second', 200],
+      ['payment.first', 500],
+      ['payment.first', 500],
+      ['payment.first', 200],
+      ['payment.second', 200],
     ]);
   });
 
@@ -407,10 +439,9 @@ describe('webhook delivery', () => {
     await add('idempotency_cleanup', 'kept-by-016');
     const sql = await readFile(new URL('../src/db/migrations/016_drop_webhooks_deliver_jobs.sql', import.meta.url), 'utf8');
     await service.ctx.db.query(sql);
-    const { rows } = await service.ctx.db.query<{ key: string }>(
-      `SELECT key FROM graphile_worker.jobs WHERE key = ANY($1::text[]) ORDER BY key`,
-      [['legacy-deliver-1', 'kept-by-016']],
-    );
+    const { rows } = await service.ctx.db.query<{ key: string }>(`SELECT key FROM graphile_worker.jobs WHERE key = ANY($1::text[]) ORDER BY key`, [
+      ['legacy-deliver-1', 'kept-by-016'],
+    ]);
     expect(rows.map((row) => row.key)).toEqual(['kept-by-016']);
     await service.ctx.db.query(`SELECT graphile_worker.remove_job('kept-by-016')`);
   });
@@ -435,7 +466,15 @@ describe('the dispatcher: two instances, leases', () => {
         for (let n = 1; n <= perResource; n++) {
           await transaction(service.ctx.db, (tx) =>
             enqueueWebhooks(tx, [
-              { merchantId: merchant.merchantId, resourceType: 'payment', resourceId, event: `payment.step${n}`, payload: { resource: resourceId, n }, url, notificationToken: null },
+              {
+                merchantId: merchant.merchantId,
+                resourceType: 'payment',
+                resourceId,
+                event: `payment.step${n}`,
+                payload: { resource: resourceId, n },
+                url,
+                notificationToken: null,
+              },
             ]),
           );
         }
@@ -444,19 +483,23 @@ describe('the dispatcher: two instances, leases', () => {
     return ids;
   }
 
-  it('with both instances dispatching, sends every event exactly once and each resource\'s events in order', async () => {
+  it("with both instances dispatching, sends every event exactly once and each resource's events in order", async () => {
     // Slow, failing now and then: deliveries overlap, retries interleave with first attempts.
     let calls = 0;
     const hook = await receiver((hit) => (++calls % 7 === 0 ? 503 : hit.event.data.n === 2 && calls % 3 === 0 ? 500 : 200));
     const resources = await writeEvents(hook.url, 40, 3);
 
-    await until(async () => {
-      const { rows } = await service.ctx.db.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM webhook_events WHERE resource_id = ANY($1::uuid[]) AND status = 'delivered'`,
-        [resources],
-      );
-      return rows[0]!.n === 120 ? true : undefined;
-    }, 30_000, 100);
+    await until(
+      async () => {
+        const { rows } = await service.ctx.db.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM webhook_events WHERE resource_id = ANY($1::uuid[]) AND status = 'delivered'`,
+          [resources],
+        );
+        return rows[0]!.n === 120 ? true : undefined;
+      },
+      30_000,
+      100,
+    );
     for (const resourceId of resources) await deliveryIdle(service, resourceId);
 
     const ok = hook.hits.filter((_hit, i) => {
@@ -502,7 +545,17 @@ describe('the dispatcher: two instances, leases', () => {
     try {
       for (const resourceId of [orphaned, held]) {
         await transaction(service.ctx.db, (tx) =>
-          enqueueWebhooks(tx, [{ merchantId: merchant.merchantId, resourceType: 'payment', resourceId, event: 'payment.completed', payload: { resourceId }, url: hook.url, notificationToken: null }]),
+          enqueueWebhooks(tx, [
+            {
+              merchantId: merchant.merchantId,
+              resourceType: 'payment',
+              resourceId,
+              event: 'payment.completed',
+              payload: { resourceId },
+              url: hook.url,
+              notificationToken: null,
+            },
+          ]),
         );
       }
     } finally {
@@ -582,7 +635,10 @@ describe('expiry webhook and giving up', () => {
     expect(hook.hits[1]!.headers['x-event-id']).toBe(failed.id);
     expect(hook.hits[1]!.body).toBe(hook.hits[0]!.body);
     expectWellFormed(hook.hits[1]!, merchant, { event: 'payment.cancelled', data: await merchantView(service, merchant, payment.id) });
-    expect(delivered.attempts.map((a) => [a.attempt, a.status_code])).toEqual([[1, 500], [2, 200]]);
+    expect(delivered.attempts.map((a) => [a.attempt, a.status_code])).toEqual([
+      [1, 500],
+      [2, 200],
+    ]);
 
     const { rows } = await service.ctx.db.query(
       `SELECT actor, before, after FROM audit_log WHERE action = 'webhook.resend' AND object_type = 'webhook_event' AND object_id = $1`,

@@ -70,15 +70,20 @@ async function startChild(databaseUrl: string, node: FakeTronNode, dataDir: stri
   children.push(child);
   let dead = false;
   void exited.then(() => (dead = true));
-  await until(async () => {
-    if (dead) throw new Error(`the service exited during startup:\n${output.join('')}`);
-    try {
-      const res = await fetch(`http://127.0.0.1:${port}/healthz`);
-      return res.ok ? true : undefined;
-    } catch {
-      return undefined;
-    }
-  }, 60_000, 100, 'service ready');
+  await until(
+    async () => {
+      if (dead) throw new Error(`the service exited during startup:\n${output.join('')}`);
+      try {
+        const res = await fetch(`http://127.0.0.1:${port}/healthz`);
+        return res.ok ? true : undefined;
+      } catch {
+        return undefined;
+      }
+    },
+    60_000,
+    100,
+    'service ready',
+  );
   return child;
 }
 
@@ -135,14 +140,21 @@ afterAll(async () => {
 async function scenario() {
   const database = await createTestDatabase();
   const dataDir = mkdtempSync(join(tmpdir(), 'kassir-crash-'));
-  cleanups.push(() => database.drop(), () => rmSync(dataDir, { recursive: true, force: true }));
+  cleanups.push(
+    () => database.drop(),
+    () => rmSync(dataDir, { recursive: true, force: true }),
+  );
   const db = new pg.Client({ connectionString: database.url });
   await db.connect();
   cleanups.push(() => db.end());
   const first = await startChild(database.url, node, dataDir);
   const merchant = await adminCall(first, 'POST', '/merchants', { name: 'Crash shop' });
   const terminal = await adminCall(first, 'POST', `/merchants/${merchant.id}/terminals`, {
-    name: 'Main', currency: 'RUB', payin_rate: 2.5, payout_rate: 1.5, withdrawal_fee: 1,
+    name: 'Main',
+    currency: 'RUB',
+    payin_rate: 2.5,
+    payout_rate: 1.5,
+    withdrawal_fee: 1,
   });
   await adminCall(first, 'POST', `/terminals/${terminal.id}/adjustments`, { amount: 100, reason: 'test funds' });
   const creds = { apiKey: terminal.api_key as string, secretKey: merchant.secret_key as string };
@@ -183,12 +195,22 @@ describe('a withdrawal survives the death of its process without a second send',
     const second = await startChild(s.database.url, node, s.dataDir);
     // The restarted job looks the transaction up and, the chain not reporting it yet, offers the
     // very same signed transaction again: the node answers that it already has it.
-    await until(() => (node.broadcasts.slice(broadcastsBefore).some((b) => b.txId === txId) ? true : undefined), 30_000, 100, 'the stored transaction re-broadcast');
+    await until(
+      () => (node.broadcasts.slice(broadcastsBefore).some((b) => b.txId === txId) ? true : undefined),
+      30_000,
+      100,
+      'the stored transaction re-broadcast',
+    );
     node.confirm(txId);
-    const done = await until(async () => {
-      const res = await merchantCall(second, s.creds, 'GET', `/v1/withdrawals/${id}`);
-      return res.body.status === 'completed' ? res.body : undefined;
-    }, 30_000, 100, 'withdrawal completed');
+    const done = await until(
+      async () => {
+        const res = await merchantCall(second, s.creds, 'GET', `/v1/withdrawals/${id}`);
+        return res.body.status === 'completed' ? res.body : undefined;
+      },
+      30_000,
+      100,
+      'withdrawal completed',
+    );
 
     expect(done).toMatchObject({ status: 'completed', tx_hash: txId, amount: 40, fee: 1 });
     const mine = node.built.filter((t) => t.to === s.address);
@@ -226,10 +248,15 @@ describe('a withdrawal survives the death of its process without a second send',
     const second = await startChild(s.database.url, node, s.dataDir);
     await until(() => (node.state(txId) === 'pooled' ? true : undefined), 30_000, 100, 'the stored transaction broadcast after the restart');
     node.confirm(txId);
-    const done = await until(async () => {
-      const res = await merchantCall(second, s.creds, 'GET', `/v1/withdrawals/${id}`);
-      return res.body.status === 'completed' ? res.body : undefined;
-    }, 30_000, 100, 'withdrawal completed');
+    const done = await until(
+      async () => {
+        const res = await merchantCall(second, s.creds, 'GET', `/v1/withdrawals/${id}`);
+        return res.body.status === 'completed' ? res.body : undefined;
+      },
+      30_000,
+      100,
+      'withdrawal completed',
+    );
 
     expect(done).toMatchObject({ status: 'completed', tx_hash: txId });
     expect(node.built.filter((t) => t.to === s.address)).toHaveLength(1);

@@ -3,9 +3,7 @@ import bs58check from 'bs58check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import type { Queryable } from '../src/db/pool.js';
-import {
-  admin, adminOk, createMerchant, createTerminal, signed, startTestService, type MerchantCredentials, type TestService, until,
-} from './helpers.js';
+import { admin, adminOk, createMerchant, createTerminal, signed, startTestService, type MerchantCredentials, type TestService, until } from './helpers.js';
 import { randomTronAddress, startFakeTronNode, TEST_TRON_KEY, type FakeTronNode } from './fakes/tron-node.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -181,7 +179,11 @@ describe('withdrawals with the manual adapter', () => {
     const read = await signed(service.app, merchant, 'GET', `/v1/withdrawals/${created.id}`);
     expect(read.statusCode).toBe(200);
     expect(read.json()).toStrictEqual(created);
-    for (const [creds, id] of [[merchant, randomUUID()], [other, created.id], [merchant, 'not-a-uuid']] as const) {
+    for (const [creds, id] of [
+      [merchant, randomUUID()],
+      [other, created.id],
+      [merchant, 'not-a-uuid'],
+    ] as const) {
       const res = await signed(service.app, creds, 'GET', `/v1/withdrawals/${id}`);
       expect(res.statusCode, res.body).toBe(404);
       expect(res.json()).toMatchObject({ error: 'WDR_003', message: expect.any(String) });
@@ -253,7 +255,9 @@ describe('withdrawals with the manual adapter', () => {
     expect(failLate.statusCode).toBe(409);
     expect(await balance(service.app, payer)).toMatchObject({ balance: 58.5, balance_frozen: 0 });
 
-    const { rows } = await service.ctx.db.query(`SELECT action, before, after FROM audit_log WHERE object_type = 'withdrawal' AND object_id = $1`, [created.id]);
+    const { rows } = await service.ctx.db.query(`SELECT action, before, after FROM audit_log WHERE object_type = 'withdrawal' AND object_id = $1`, [
+      created.id,
+    ]);
     expect(rows).toEqual([{ action: 'withdrawal.complete', before: { status: 'pending' }, after: { status: 'completed', tx_hash: txHash } }]);
     await ledgerOk(service.app);
   });
@@ -298,7 +302,12 @@ describe('withdrawals with the manual adapter', () => {
     expect((await admin(service.app, 'POST', `/withdrawals/${created.id}/complete`, { tx_hash: randomBytes(32).toString('hex') })).statusCode).toBe(409);
     expect((await admin(service.app, 'POST', `/withdrawals/${created.id}/fail`)).statusCode).toBe(409);
     expect(await balance(service.app, payer)).toMatchObject({ balance: 100, balance_frozen: 0 });
-    expect((await postings(service.ctx.db, created.id)).map((p) => p.kind)).toEqual(['withdrawal_reserve', 'withdrawal_reserve', 'withdrawal_release', 'withdrawal_release']);
+    expect((await postings(service.ctx.db, created.id)).map((p) => p.kind)).toEqual([
+      'withdrawal_reserve',
+      'withdrawal_reserve',
+      'withdrawal_release',
+      'withdrawal_release',
+    ]);
     const { rows } = await service.ctx.db.query(`SELECT action, after FROM audit_log WHERE object_type = 'withdrawal' AND object_id = $1`, [created.id]);
     expect(rows).toEqual([{ action: 'withdrawal.fail', after: { status: 'failed', reason: 'wallet blacklisted' } }]);
     await ledgerOk(service.app);
@@ -325,17 +334,14 @@ describe('withdrawals with the manual adapter', () => {
     let watching = true;
     const watcher = (async () => {
       while (watching) {
-        const { rows } = await service.ctx.db.query<{ low: string }>(
-          `SELECT min(balance)::text AS low FROM ledger_accounts WHERE terminal_id = $1`,
-          [rich.terminalId],
-        );
+        const { rows } = await service.ctx.db.query<{ low: string }>(`SELECT min(balance)::text AS low FROM ledger_accounts WHERE terminal_id = $1`, [
+          rich.terminalId,
+        ]);
         lowest = Math.min(lowest, Number(rows[0]!.low));
       }
     })();
 
-    const results = await Promise.all(
-      Array.from({ length: 1000 }, (_, i) => withdraw(apps[i % 2]!, rich, { amount: 10, address: VALID })),
-    );
+    const results = await Promise.all(Array.from({ length: 1000 }, (_, i) => withdraw(apps[i % 2]!, rich, { amount: 10, address: VALID })));
     watching = false;
     await watcher;
 
@@ -492,7 +498,10 @@ describe('withdrawals with the Tron adapter (fake full node)', () => {
       node.beforeAccept = undefined;
       node.expirationMs = 60_000;
     }
-    const replacement = await until(() => node.broadcasts.find((b) => b.code === 'SUCCESS' && node.built.some((t) => t.txId === b.txId && t.to === address))?.txId, 60_000);
+    const replacement = await until(
+      () => node.broadcasts.find((b) => b.code === 'SUCCESS' && node.built.some((t) => t.txId === b.txId && t.to === address))?.txId,
+      60_000,
+    );
     expect(replacement).not.toBe(dropped);
     expect(await row(id)).toMatchObject({ status: 'processing', tx_hash: replacement });
     node.confirm(replacement);
@@ -514,10 +523,7 @@ describe('withdrawals with the Tron adapter (fake full node)', () => {
       id = (await withdraw(service.app, merchant, { amount: 25, address })).json().id;
       // The job tried and failed to build (it is retried later); nothing is stored.
       await until(async () => {
-        const { rows } = await service.ctx.db.query<{ attempts: number }>(
-          `SELECT attempts FROM graphile_worker.jobs WHERE key = $1`,
-          [`withdrawal:${id}`],
-        );
+        const { rows } = await service.ctx.db.query<{ attempts: number }>(`SELECT attempts FROM graphile_worker.jobs WHERE key = $1`, [`withdrawal:${id}`]);
         return rows[0] && rows[0].attempts > 0 ? true : undefined;
       });
       expect(await row(id)).toMatchObject({ status: 'pending', tx_hash: null, signed_tx: null });

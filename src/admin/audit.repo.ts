@@ -11,8 +11,12 @@ export interface AuditEntry {
 }
 
 export async function insertAuditEntry(db: Queryable, entry: AuditEntry): Promise<void> {
-  await db.query(
-    `INSERT INTO audit_log (actor, action, object_type, object_id, before, after) VALUES ($1, $2, $3, $4, $5, $6)`,
-    [entry.actor, entry.action, entry.objectType, entry.objectId, entry.before, entry.after],
-  );
+  await db.query(`INSERT INTO audit_log (actor, action, object_type, object_id, before, after) VALUES ($1, $2, $3, $4, $5, $6)`, [
+    entry.actor,
+    entry.action,
+    entry.objectType,
+    entry.objectId,
+    entry.before,
+    entry.after,
+  ]);
 }

@@ -14,9 +14,7 @@ export interface BankRow {
 const COLUMNS = 'code, name, country, kind, is_active, operator_code';
 
 export async function listBanks(db: Queryable, onlyActive: boolean): Promise<BankRow[]> {
-  const { rows } = await db.query<BankRow>(
-    `SELECT ${COLUMNS} FROM banks ${onlyActive ? 'WHERE is_active' : ''}`,
-  );
+  const { rows } = await db.query<BankRow>(`SELECT ${COLUMNS} FROM banks ${onlyActive ? 'WHERE is_active' : ''}`);
   return rows;
 }
 
@@ -38,10 +36,13 @@ export async function findBankAs(db: Queryable, code: string, meant: 'bank' | 'o
 /** Adds a directory entry; CONFLICT when its code is taken. */
 export async function insertBank(db: Queryable, bank: Omit<BankRow, 'is_active' | 'operator_code'> & { is_active?: boolean }): Promise<BankRow> {
   try {
-    const { rows } = await db.query<BankRow>(
-      `INSERT INTO banks (code, name, country, kind, is_active) VALUES ($1, $2, $3, $4, $5) RETURNING ${COLUMNS}`,
-      [bank.code, bank.name, bank.country, bank.kind, bank.is_active ?? true],
-    );
+    const { rows } = await db.query<BankRow>(`INSERT INTO banks (code, name, country, kind, is_active) VALUES ($1, $2, $3, $4, $5) RETURNING ${COLUMNS}`, [
+      bank.code,
+      bank.name,
+      bank.country,
+      bank.kind,
+      bank.is_active ?? true,
+    ]);
     return rows[0]!;
   } catch (err) {
     if (pgErrorCode(err) === PgCode.uniqueViolation && pgConstraint(err) === 'banks_pkey') {
@@ -62,7 +63,15 @@ export async function updateBank(
             is_active = coalesce($5, is_active),
             operator_code = CASE WHEN $6 THEN $7 ELSE operator_code END, updated_at = now()
       WHERE code = $1 RETURNING ${COLUMNS}`,
-    [code, patch.name ?? null, patch.country ?? null, patch.kind ?? null, patch.is_active ?? null, patch.operator_code !== undefined, patch.operator_code ?? null],
+    [
+      code,
+      patch.name ?? null,
+      patch.country ?? null,
+      patch.kind ?? null,
+      patch.is_active ?? null,
+      patch.operator_code !== undefined,
+      patch.operator_code ?? null,
+    ],
   );
   return rows[0];
 }

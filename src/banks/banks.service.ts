@@ -33,9 +33,12 @@ export async function updateBank(ctx: AppContext, code: string, patch: Parameter
     const operator = await repo.findBank(ctx.db, patch.operator_code);
     const kind = patch.kind ?? before.kind;
     const country = patch.country ?? before.country;
-    if (kind !== 'bank') throw new DomainError('VALIDATION', `operator_code is for a bank code that also names a mobile operator; ${code} is an operator itself`);
+    if (kind !== 'bank')
+      throw new DomainError('VALIDATION', `operator_code is for a bank code that also names a mobile operator; ${code} is an operator itself`);
     if (operator?.kind !== 'operator' || operator.country !== country) {
-      throw new DomainError('VALIDATION', `operator_code must be a mobile operator of ${country} in the directory; ${patch.operator_code} is not`, { operator_code: patch.operator_code });
+      throw new DomainError('VALIDATION', `operator_code must be a mobile operator of ${country} in the directory; ${patch.operator_code} is not`, {
+        operator_code: patch.operator_code,
+      });
     }
   }
   const after = await repo.updateBank(ctx.db, code, patch);

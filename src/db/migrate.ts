@@ -18,9 +18,7 @@ export async function migrate(db: Db, log: { info(msg: string): void }): Promise
   let broken: Error | undefined;
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
-    await client.query(
-      'CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
-    );
+    await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
     const done = new Set((await client.query<{ name: string }>('SELECT name FROM schema_migrations')).rows.map((r) => r.name));
     for (const file of files) {
       if (done.has(file)) continue;
@@ -32,7 +30,10 @@ export async function migrate(db: Db, log: { info(msg: string): void }): Promise
         await client.query('COMMIT');
       } catch (err) {
         // A failed ROLLBACK means a broken connection, closed below; the migration's error is the one to report.
-        broken = await client.query('ROLLBACK').then(() => undefined, (rollbackErr: Error) => rollbackErr);
+        broken = await client.query('ROLLBACK').then(
+          () => undefined,
+          (rollbackErr: Error) => rollbackErr,
+        );
         throw new Error(`migration ${file} failed: ${err instanceof Error ? err.message : String(err)}`);
       }
       log.info(`applied migration ${file}`);
@@ -40,7 +41,10 @@ export async function migrate(db: Db, log: { info(msg: string): void }): Promise
     }
   } finally {
     // The lock belongs to the session: when the unlock fails, closing the connection releases it.
-    broken ??= await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).then(() => undefined, (unlockErr: Error) => unlockErr);
+    broken ??= await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).then(
+      () => undefined,
+      (unlockErr: Error) => unlockErr,
+    );
     client.release(broken);
   }
   return applied;

@@ -93,7 +93,10 @@ async function runTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T>
   } catch (err) {
     // A ROLLBACK fails only on a connection that is itself broken, which `err` already reports:
     // that connection is closed rather than handed to the next transaction.
-    const broken = await client.query('ROLLBACK').then(() => undefined, (rollbackErr: Error) => rollbackErr);
+    const broken = await client.query('ROLLBACK').then(
+      () => undefined,
+      (rollbackErr: Error) => rollbackErr,
+    );
     client.release(broken);
     throw err;
   }
@@ -114,9 +117,7 @@ export function pgErrorCode(err: unknown): string | undefined {
 }
 
 export function pgConstraint(err: unknown): string | undefined {
-  return typeof err === 'object' && err !== null && 'constraint' in err
-    ? String((err as { constraint: unknown }).constraint)
-    : undefined;
+  return typeof err === 'object' && err !== null && 'constraint' in err ? String((err as { constraint: unknown }).constraint) : undefined;
 }
 
 /**
@@ -144,5 +145,7 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   const code = pgErrorCode(err);
   if (code !== undefined && (code.startsWith('08') || ['57P01', '57P02', '57P03', '53300'].includes(code) || CONNECTION_ERRNOS.has(code))) return true;
   const message = err instanceof Error ? err.message : '';
-  return /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable)/.test(message);
+  return /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable)/.test(
+    message,
+  );
 }

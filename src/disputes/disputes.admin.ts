@@ -62,15 +62,24 @@ async function disputeCards(ctx: AppContext, disputes: repo.DisputeRow[]) {
 
 /** Operator review of disputes (DESIGN.md decision 7) and access to stored receipts. */
 export async function disputeAdminRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
-  app.get('/disputes', { schema: { tags, querystring: Type.Object({ status: Type.Optional(Type.String()), limit: Type.Optional(Type.String()), offset: Type.Optional(Type.String()) }) } }, async (request) => {
-    const { limit, offset } = parseListQuery(request.query, 'VALIDATION');
-    const status = request.query.status ?? 'open';
-    if (!['open', 'cancelled', 'approved', 'rejected', 'all'].includes(status)) {
-      throw new DomainError('VALIDATION', 'status must be one of open, cancelled, approved, rejected, all');
-    }
-    const rows = await repo.listDisputes(ctx.db, { status: status === 'all' ? undefined : status, limit, offset });
-    return { disputes: await disputeCards(ctx, rows), limit, offset };
-  });
+  app.get(
+    '/disputes',
+    {
+      schema: {
+        tags,
+        querystring: Type.Object({ status: Type.Optional(Type.String()), limit: Type.Optional(Type.String()), offset: Type.Optional(Type.String()) }),
+      },
+    },
+    async (request) => {
+      const { limit, offset } = parseListQuery(request.query, 'VALIDATION');
+      const status = request.query.status ?? 'open';
+      if (!['open', 'cancelled', 'approved', 'rejected', 'all'].includes(status)) {
+        throw new DomainError('VALIDATION', 'status must be one of open, cancelled, approved, rejected, all');
+      }
+      const rows = await repo.listDisputes(ctx.db, { status: status === 'all' ? undefined : status, limit, offset });
+      return { disputes: await disputeCards(ctx, rows), limit, offset };
+    },
+  );
 
   app.get('/disputes/:id', { schema: { tags, params: IdParams } }, async (request) => {
     const row = /^[0-9a-f-]{36}$/i.test(request.params.id) ? await repo.findDispute(ctx.db, request.params.id) : undefined;

@@ -32,10 +32,10 @@ export async function insertDispute(
  * earlier receipt is never overwritten").
  */
 export async function attachReceiptIfNone(db: Queryable, paymentId: string, receiptId: string): Promise<boolean> {
-  const { rowCount } = await db.query(
-    `UPDATE disputes SET receipt_id = $2 WHERE payment_id = $1 AND status = 'open' AND receipt_id IS NULL`,
-    [paymentId, receiptId],
-  );
+  const { rowCount } = await db.query(`UPDATE disputes SET receipt_id = $2 WHERE payment_id = $1 AND status = 'open' AND receipt_id IS NULL`, [
+    paymentId,
+    receiptId,
+  ]);
   return (rowCount ?? 0) > 0;
 }
 

@@ -25,7 +25,12 @@ async function lockOwnPayment(tx: Parameters<typeof lockPayment>[0], merchantId:
  * or CANCELLED_APPEAL. In dispute it also goes onto the dispute card, unless the card already has
  * one. The status never changes.
  */
-export async function attachReceipt(ctx: AppContext, merchantId: string, paymentId: string, upload: UploadInput): Promise<{ payment: PaymentRow; receipt: ReceiptRow }> {
+export async function attachReceipt(
+  ctx: AppContext,
+  merchantId: string,
+  paymentId: string,
+  upload: UploadInput,
+): Promise<{ payment: PaymentRow; receipt: ReceiptRow }> {
   return withUpload(ctx, upload, async (tx) => {
     // Inside withUpload: a bad link must not leave the uploaded file behind in the store.
     const link = receiptLink(upload);
@@ -68,7 +73,8 @@ function disputeParams(upload: UploadInput, currency: string): { amount: string 
   }
   let comment: string | null = null;
   if (source.comment !== undefined && source.comment !== null) {
-    if (typeof source.comment !== 'string' || source.comment.length > 2000) throw new DomainError('PAY_002', 'comment must be a string of at most 2000 characters');
+    if (typeof source.comment !== 'string' || source.comment.length > 2000)
+      throw new DomainError('PAY_002', 'comment must be a string of at most 2000 characters');
     comment = source.comment;
   }
   return { amount, comment };
@@ -91,7 +97,9 @@ export async function openDispute(ctx: AppContext, merchantId: string, paymentId
     const params = disputeParams(upload, payment.currency);
     if (payment.status === 'DISPUTE') throw new DomainError('DIS_002', 'A dispute is already open for this payment', { status: payment.status });
     if (!(await changePayment(tx, ctx.config, payment.id, 'openDispute'))) {
-      throw new DomainError('DIS_001', `A dispute can be opened only for a CANCELLED or CANCELLED_APPEAL payment; this one is ${payment.status}`, { status: payment.status });
+      throw new DomainError('DIS_001', `A dispute can be opened only for a CANCELLED or CANCELLED_APPEAL payment; this one is ${payment.status}`, {
+        status: payment.status,
+      });
     }
     const receipt = await saveReceipt(tx, payment, upload, link, 'dispute');
     const dispute = await repo.insertDispute(tx, {
@@ -126,7 +134,11 @@ export async function openDispute(ctx: AppContext, merchantId: string, paymentId
 }
 
 /** Cancels the open dispute (spec "…/dispute/cancel"): only from DISPUTE (DIS_003), to CANCELLED_APPEAL. */
-export async function cancelDispute(ctx: AppContext, merchantId: string, paymentId: string): Promise<{ id: string; ext_id: string; status: 'cancelled_appeal' }> {
+export async function cancelDispute(
+  ctx: AppContext,
+  merchantId: string,
+  paymentId: string,
+): Promise<{ id: string; ext_id: string; status: 'cancelled_appeal' }> {
   return transaction(ctx.db, async (tx) => {
     const payment = await lockOwnPayment(tx, merchantId, paymentId);
     if (!(await changePayment(tx, ctx.config, payment.id, 'cancelDispute'))) {
@@ -160,7 +172,14 @@ export async function decideDispute(
       throw new DomainError('DIS_003', `Only a payment in DISPUTE can be decided; this one is ${payment.status}`, { status: payment.status });
     }
     if (decision.approve) {
-      const amount = checkDecimal(decision.amount, { field: 'amount', places: minorUnits(payment.currency), min: 0, minExclusive: true, max: '1e15', maxExclusive: true });
+      const amount = checkDecimal(decision.amount, {
+        field: 'amount',
+        places: minorUnits(payment.currency),
+        min: 0,
+        minExclusive: true,
+        max: '1e15',
+        maxExclusive: true,
+      });
       if (typeof amount === 'string') throw new DomainError('VALIDATION', amount);
       const to = amount.eq(payment.amount) ? 'COMPLETED' : 'COMPLETED_APPEAL';
       if (!(await changePayment(tx, ctx.config, payment.id, 'approveDispute', { to, receivedAmount: amount.toFixed(2) }))) {

@@ -53,23 +53,17 @@ export async function executorAdminRoutes(app: RouteApp, ctx: AppContext): Promi
     },
   );
 
-  app.get(
-    '/requisites',
-    { schema: { tags, querystring: Type.Object({ executor_id: Type.Optional(Type.String({ format: 'uuid' })) }) } },
-    async (request) => ({ requisites: (await requisites.listRequisites(ctx, request.query.executor_id)).map((row) => toRequisite(row, true)) }),
-  );
+  app.get('/requisites', { schema: { tags, querystring: Type.Object({ executor_id: Type.Optional(Type.String({ format: 'uuid' })) }) } }, async (request) => ({
+    requisites: (await requisites.listRequisites(ctx, request.query.executor_id)).map((row) => toRequisite(row, true)),
+  }));
 
   app.get('/requisites/:id', { schema: { tags, params: IdParams, response: { 200: Requisite } } }, async (request) =>
     toRequisite(await requisites.getRequisite(ctx, request.params.id)),
   );
 
-  app.patch(
-    '/requisites/:id',
-    { schema: { tags, params: IdParams, body: UpdateRequisiteBody, response: { 200: Requisite } } },
-    async (request) => {
-      const { before, after } = await requisites.updateRequisite(ctx, request.params.id, request.body);
-      await audit(ctx.db, request, 'requisite.update', 'requisite', after.id, toRequisite(before, true), toRequisite(after, true));
-      return toRequisite(after);
-    },
-  );
+  app.patch('/requisites/:id', { schema: { tags, params: IdParams, body: UpdateRequisiteBody, response: { 200: Requisite } } }, async (request) => {
+    const { before, after } = await requisites.updateRequisite(ctx, request.params.id, request.body);
+    await audit(ctx.db, request, 'requisite.update', 'requisite', after.id, toRequisite(before, true), toRequisite(after, true));
+    return toRequisite(after);
+  });
 }

@@ -10,10 +10,7 @@ export interface ExecutorRow {
 const COLUMNS = 'id, name, is_active, created_at';
 
 export async function insertExecutor(db: Queryable, name: string, tokenHash: Buffer): Promise<ExecutorRow> {
-  const { rows } = await db.query<ExecutorRow>(
-    `INSERT INTO executors (name, token_hash) VALUES ($1, $2) RETURNING ${COLUMNS}`,
-    [name, tokenHash],
-  );
+  const { rows } = await db.query<ExecutorRow>(`INSERT INTO executors (name, token_hash) VALUES ($1, $2) RETURNING ${COLUMNS}`, [name, tokenHash]);
   return rows[0]!;
 }
 

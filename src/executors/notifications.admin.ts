@@ -11,15 +11,22 @@ const ResolveBody = Type.Object({ note: Type.String({ minLength: 1, maxLength: 1
 
 /** Unmatched and late notifications, for the operator to link to a payment or set aside. */
 export async function notificationAdminRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
-  app.get('/notifications', { schema: { tags, querystring: Type.Object({ status: Type.Optional(Type.String()), limit: Type.Optional(Type.String()), offset: Type.Optional(Type.String()) }) } }, async (request) => {
-    const { limit, offset } = parseListQuery(request.query, 'VALIDATION');
-    const rows = await listNotifications(ctx, { status: request.query.status, limit, offset });
-    return { notifications: rows.map(toNotification), limit, offset };
-  });
-
-  app.get('/notifications/:id', { schema: { tags, params: IdParams } }, async (request) =>
-    toNotification(await getNotification(ctx, request.params.id)),
+  app.get(
+    '/notifications',
+    {
+      schema: {
+        tags,
+        querystring: Type.Object({ status: Type.Optional(Type.String()), limit: Type.Optional(Type.String()), offset: Type.Optional(Type.String()) }),
+      },
+    },
+    async (request) => {
+      const { limit, offset } = parseListQuery(request.query, 'VALIDATION');
+      const rows = await listNotifications(ctx, { status: request.query.status, limit, offset });
+      return { notifications: rows.map(toNotification), limit, offset };
+    },
   );
+
+  app.get('/notifications/:id', { schema: { tags, params: IdParams } }, async (request) => toNotification(await getNotification(ctx, request.params.id)));
 
   /** Completes the PENDING payment an unmatched or late notification was for. */
   app.post('/notifications/:id/link', { schema: { tags, params: IdParams, body: LinkBody } }, async (request) => {

@@ -86,9 +86,12 @@ export async function receiveNotification(ctx: AppContext, executor: ExecutorRow
 
   // Repeats of one notification (the app retrying) carry the same requisite, amount, time and
   // text; without time and text two reports cannot be told apart and each is taken as new.
-  const dedupeKey = receivedAt || input.text
-    ? createHash('sha256').update(JSON.stringify([requisite.id, amount, receivedAt?.toISOString() ?? null, input.text ?? null])).digest()
-    : null;
+  const dedupeKey =
+    receivedAt || input.text
+      ? createHash('sha256')
+          .update(JSON.stringify([requisite.id, amount, receivedAt?.toISOString() ?? null, input.text ?? null]))
+          .digest()
+      : null;
 
   try {
     return await transaction(ctx.db, async (tx) => {
@@ -98,9 +101,7 @@ export async function receiveNotification(ctx: AppContext, executor: ExecutorRow
       }
       const paymentId = await repo.lockPendingPayment(tx, requisite.id, amount);
       const matched = paymentId !== undefined && (await changePayment(tx, ctx.config, paymentId, 'complete')) !== undefined;
-      const candidate = matched
-        ? undefined
-        : await repo.findRecentlyExpired(tx, requisite.id, amount, receivedAt ?? new Date(), LATE_WINDOW_SECONDS);
+      const candidate = matched ? undefined : await repo.findRecentlyExpired(tx, requisite.id, amount, receivedAt ?? new Date(), LATE_WINDOW_SECONDS);
       const row = await repo.insertNotification(tx, {
         executor_id: executor.id,
         requisite_id: requisite.id,

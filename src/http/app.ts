@@ -150,7 +150,10 @@ function toApiError(error: FastifyError, request: FastifyRequest): DomainError {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new DomainError('PAYLOAD_TOO_LARGE', `The request body is larger than this route accepts`);
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new DomainError('UNSUPPORTED_MEDIA_TYPE', `Content-Type ${request.headers['content-type'] ?? '(none)'} is not accepted here; send application/json`);
+      return new DomainError(
+        'UNSUPPORTED_MEDIA_TYPE',
+        `Content-Type ${request.headers['content-type'] ?? '(none)'} is not accepted here; send application/json`,
+      );
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new DomainError(config?.invalidCode ?? 'VALIDATION', 'The request body is empty or incomplete');

@@ -73,7 +73,12 @@ export function idempotency(app: FastifyInstance, ctx: AppContext): void {
     }
     if (stored.status_code === null) {
       // Retry-After: when this attempt may take the claim over, should the first never answer.
-      throw new DomainError('CONFLICT', 'A request with this Idempotency-Key is still being processed; retry shortly', { idempotency_key: key }, { retryAfter: stored.lease_left });
+      throw new DomainError(
+        'CONFLICT',
+        'A request with this Idempotency-Key is still being processed; retry shortly',
+        { idempotency_key: key },
+        { retryAfter: stored.lease_left },
+      );
     }
     return reply
       .status(stored.status_code)

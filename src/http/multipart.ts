@@ -219,7 +219,10 @@ async function storeFile(stream: Readable & { truncated?: boolean }, store: File
   body.write(head);
   // pipeline, not pipe: a part that fails mid-way (aborted or cut-off body) must fail the store's
   // write, which then removes what it wrote, instead of leaving it waiting for an end.
-  const key = await store.put(pipeline(stream, body, measure, () => undefined), accepted.contentType);
+  const key = await store.put(
+    pipeline(stream, body, measure, () => undefined),
+    accepted.contentType,
+  );
   if (stream.truncated) {
     await store.discard(key, 'a file over the size limit');
     return { problem: policy.refuse.tooLarge() };

@@ -84,11 +84,9 @@ export async function loadShedding(app: FastifyInstance, ctx: AppContext): Promi
       shed.normal = 0;
     }
     if (largeBodyPending(request)) reply.header('connection', 'close');
-    const error = new DomainError(
-      'UNAVAILABLE',
-      `The service is overloaded and did not start this request; retry after ${retryAfter} s`,
-      { retry_after: shedding.retryAfterSeconds },
-    );
+    const error = new DomainError('UNAVAILABLE', `The service is overloaded and did not start this request; retry after ${retryAfter} s`, {
+      retry_after: shedding.retryAfterSeconds,
+    });
     reply.code(statusOf(error)).header('retry-after', retryAfter).send(errorBody(error));
   });
 }

@@ -54,5 +54,8 @@ export class BodySigner {
 
 /** Signs a request the way a merchant must; used by tests, the README example and the CLI. */
 export function signRequest(secret: string, method: string, url: string, body: string | Buffer = ''): string {
-  return createHmac('sha1', secret).update(method.toUpperCase() + url).update(body).digest('base64');
+  return createHmac('sha1', secret)
+    .update(method.toUpperCase() + url)
+    .update(body)
+    .digest('base64');
 }

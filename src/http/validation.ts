@@ -58,7 +58,10 @@ function withDefaultLimits(schema: unknown): object {
 export async function rejectUnreadableInput(request: FastifyRequest): Promise<void> {
   const code = request.routeOptions.config?.invalidCode ?? 'VALIDATION';
   rejectInvalidJson(request, code);
-  for (const [part, values] of [['query parameter', request.query], ['path parameter', request.params]] as const) {
+  for (const [part, values] of [
+    ['query parameter', request.query],
+    ['path parameter', request.params],
+  ] as const) {
     if (!values || typeof values !== 'object') continue;
     for (const [name, value] of Object.entries(values as Record<string, unknown>)) {
       for (const item of Array.isArray(value) ? value : [value]) {

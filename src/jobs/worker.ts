@@ -33,11 +33,15 @@ function expireTask(ctx: AppContext): Task {
       if (batch.length < EXPIRY_BATCH) break;
     }
     if (expired > 0) ctx.log.info({ expired }, 'expired pending payments');
-    await helpers.addJob(EXPIRE_TASK, {}, {
-      jobKey: EXPIRE_TASK,
-      jobKeyMode: 'preserve_run_at',
-      runAt: new Date(Date.now() + ctx.config.expirySweepSeconds * 1000),
-    });
+    await helpers.addJob(
+      EXPIRE_TASK,
+      {},
+      {
+        jobKey: EXPIRE_TASK,
+        jobKeyMode: 'preserve_run_at',
+        runAt: new Date(Date.now() + ctx.config.expirySweepSeconds * 1000),
+      },
+    );
   };
 }
 

@@ -21,10 +21,7 @@ const PERCENT_UNITS = { min: 0, max: 999_999 };
 const units = (n: bigint | number, places: number) => new Exact(n.toString()).div(10 ** places).toFixed();
 
 /** Mostly everyday values (a shop's amounts, RUB/KZT-like rates), the whole domain the rest of the time. */
-const arbAmountUnits = fc.oneof(
-  { weight: 3, arbitrary: fc.bigInt({ min: 1n, max: 100_000_000n }) },
-  { weight: 1, arbitrary: fc.bigInt(AMOUNT_UNITS) },
-);
+const arbAmountUnits = fc.oneof({ weight: 3, arbitrary: fc.bigInt({ min: 1n, max: 100_000_000n }) }, { weight: 1, arbitrary: fc.bigInt(AMOUNT_UNITS) });
 const arbRateUnits = fc.oneof(
   { weight: 3, arbitrary: fc.bigInt({ min: 100_000_000n, max: 100_000_000_000n }) },
   { weight: 1, arbitrary: fc.bigInt(RATE_UNITS) },
@@ -232,7 +229,12 @@ describe('payoutReserve', () => {
         expect(fee.gte(0)).toBe(true);
         expect(reserve.minus(fee).toFixed(6)).toBe(sent.toDecimalPlaces(6, Decimal.ROUND_HALF_UP).toFixed(6));
         expect(reserve.gte(fee)).toBe(true);
-        expect(fee.minus(sent.mul(units(p, 4)).div(100)).abs().lte('0.000001')).toBe(true);
+        expect(
+          fee
+            .minus(sent.mul(units(p, 4)).div(100))
+            .abs()
+            .lte('0.000001'),
+        ).toBe(true);
       }),
       { numRuns: 1000 },
     );

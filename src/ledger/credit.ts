@@ -26,7 +26,10 @@ export function creditForPayin(amount: Decimal.Value, rate: Decimal.Value, payin
   // NaN compares false both ways, so it must be refused explicitly (numeric columns can hold 'NaN').
   if (p.isNaN() || p.lt(0) || p.gte(100)) throw new RangeError('payin_rate must be in [0, 100)');
   const gross = a.div(r).toDecimalPlaces(USDT_DECIMALS, Decimal.ROUND_HALF_UP);
-  const net = a.div(r).mul(new Money(1).minus(p.div(100))).toDecimalPlaces(USDT_DECIMALS, Decimal.ROUND_HALF_UP);
+  const net = a
+    .div(r)
+    .mul(new Money(1).minus(p.div(100)))
+    .toDecimalPlaces(USDT_DECIMALS, Decimal.ROUND_HALF_UP);
   return { gross, net, fee: gross.minus(net) };
 }
 

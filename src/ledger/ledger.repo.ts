@@ -4,9 +4,7 @@ import { prepared, type Queryable, type Tx } from '../db/pool.js';
 type TerminalAccountKind = 'terminal_available' | 'terminal_frozen';
 type SystemAccountKind = 'system_incoming' | 'system_fee_revenue' | 'system_adjustments' | 'system_outgoing';
 
-type AccountRef =
-  | { terminalId: string; kind: TerminalAccountKind }
-  | { kind: SystemAccountKind };
+type AccountRef = { terminalId: string; kind: TerminalAccountKind } | { kind: SystemAccountKind };
 
 export interface Posting {
   /** What kind of event this is (`payin`, `adjustment`, …); with refId, posted at most once. */

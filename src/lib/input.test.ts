@@ -81,7 +81,10 @@ describe('parseJson', () => {
     ['1e400', 'amount must be less than 10^15 in size'],
     ['1000000000000000', 'amount must be less than 10^15 in size'],
     ['-1e15', 'amount must be less than 10^15 in size'],
-    ['0.1000000000000000055511151231257827', 'amount 0.1000000000000000055511151231257827 cannot be carried exactly by a JSON number; send at most 15 significant digits'],
+    [
+      '0.1000000000000000055511151231257827',
+      'amount 0.1000000000000000055511151231257827 cannot be carried exactly by a JSON number; send at most 15 significant digits',
+    ],
     ['100.00000000000000001', 'amount 100.00000000000000001 cannot be carried exactly by a JSON number; send at most 15 significant digits'],
     ['1e-400', 'amount 1e-400 cannot be carried exactly by a JSON number; send at most 15 significant digits'],
   ])('refuses the number %s, naming the field', (literal, problem) => {
@@ -89,7 +92,13 @@ describe('parseJson', () => {
   });
 
   it('takes numbers just under the bound and short decimals exactly', () => {
-    expect(parseJson('{"a": 999999999999999, "b": 0.1, "c": 1500.50, "d": 1e2, "e": -0.000001}')).toEqual({ a: 999999999999999, b: 0.1, c: 1500.5, d: 100, e: -0.000001 });
+    expect(parseJson('{"a": 999999999999999, "b": 0.1, "c": 1500.50, "d": 1e2, "e": -0.000001}')).toEqual({
+      a: 999999999999999,
+      b: 0.1,
+      c: 1500.5,
+      d: 100,
+      e: -0.000001,
+    });
     expect(MAX_NUMBER).toBe(1e15);
   });
 

@@ -31,7 +31,8 @@ export function maskPhone(value: string): string {
 // hash) hold digit runs that look like card or phone numbers; masking them would garble the very
 // ids an operator needs to trace a request or a transaction (the fault suite's logs showed tx
 // hashes with a "card" starred out of their middle).
-const NOT_SENSITIVE = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|(?<![0-9a-z])[0-9a-f]{64}(?![0-9a-z])|\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?/gi;
+const NOT_SENSITIVE =
+  /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|(?<![0-9a-z])[0-9a-f]{64}(?![0-9a-z])|\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?/gi;
 
 /** Replaces every card-like and phone-like number inside free text. */
 export function maskSensitive(text: string): string {

@@ -3,9 +3,7 @@
  * "POST /v1/payments": "Methods by currency" and "Cross-border rules").
  */
 
-export const METHODS = [
-  'CARD', 'SBP', 'SBP_QR', 'PHONE', 'SIM', 'CROSS_BORDER', 'CROSS_BORDER_CARD', 'CROSS_BORDER_SIM', 'VIET_QR',
-] as const;
+export const METHODS = ['CARD', 'SBP', 'SBP_QR', 'PHONE', 'SIM', 'CROSS_BORDER', 'CROSS_BORDER_CARD', 'CROSS_BORDER_SIM', 'VIET_QR'] as const;
 export type Method = (typeof METHODS)[number];
 
 export const REQUISITE_TYPES = ['card', 'sbp', 'phone', 'sim', 'qr'] as const;
@@ -45,7 +43,15 @@ export const METHODS_BY_CURRENCY: Record<OrderCurrency, Method[]> = {
 
 /** The currency paid into requisites of each supported country. */
 export const COUNTRY_CURRENCY: Record<string, string> = {
-  RU: 'RUB', KZ: 'KZT', TJ: 'TJS', UZ: 'UZS', KG: 'KGS', AZ: 'AZN', AM: 'AMD', GE: 'GEL', VN: 'VND',
+  RU: 'RUB',
+  KZ: 'KZT',
+  TJ: 'TJS',
+  UZ: 'UZS',
+  KG: 'KGS',
+  AZ: 'AZN',
+  AM: 'AMD',
+  GE: 'GEL',
+  VN: 'VND',
 };
 
 /** The home country of each order currency: where its domestic methods' requisites are. */

@@ -10,7 +10,16 @@ export const RATE_DECIMALS = 8;
 
 /** ISO 4217 minor units of the currencies Kassir handles (VND has none). */
 const MINOR_UNITS: Record<string, number> = {
-  RUB: 2, KZT: 2, AZN: 2, TJS: 2, UZS: 2, KGS: 2, AMD: 2, GEL: 2, VND: 0, USDT: 6,
+  RUB: 2,
+  KZT: 2,
+  AZN: 2,
+  TJS: 2,
+  UZS: 2,
+  KGS: 2,
+  AMD: 2,
+  GEL: 2,
+  VND: 0,
+  USDT: 6,
 };
 
 /** The currencies Kassir prices in USDT (order currencies and the requisites' local ones). */

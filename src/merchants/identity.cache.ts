@@ -82,7 +82,9 @@ export class IdentityCache<T> {
   async stop(): Promise<void> {
     this.live = false;
     this.forget();
-    await this.subscriber?.close().catch((err: unknown) => this.log.debug({ err }, 'closing the identity announcement connection failed; it is dropped all the same'));
+    await this.subscriber
+      ?.close()
+      .catch((err: unknown) => this.log.debug({ err }, 'closing the identity announcement connection failed; it is dropped all the same'));
     this.subscriber = undefined;
   }
 

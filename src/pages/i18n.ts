@@ -144,7 +144,7 @@ const en: Texts = {
   country: 'Country',
   qr: 'QR code to pay',
   qrAlt: 'QR code to pay {amount}',
-  qrHint: "Scan the code in your banking app. Paying from this phone? Take a screenshot and pick it in the app's QR scanner (\"from gallery\").",
+  qrHint: 'Scan the code in your banking app. Paying from this phone? Take a screenshot and pick it in the app\'s QR scanner ("from gallery").',
   qrData: 'QR code data',
   qrShow: 'Show the QR code data',
   copy: 'Copy',

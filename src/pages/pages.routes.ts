@@ -145,7 +145,11 @@ export async function pagesRoutes(app: RouteApp, ctx: AppContext): Promise<void>
       return reply.redirect(`${baseOf(encodeURIComponent(tokenOf(request)))}?lang=${lang}&error=${encodeURIComponent(text)}`, 303);
     }
     const page = error instanceof PageNotFound || status === 404 ? 'notFound' : status === 429 ? 'tooMany' : 'failed';
-    return reply.status(status).type('text/html; charset=utf-8').header('content-language', lang).send(renderMessage(page, lang, assets.urls));
+    return reply
+      .status(status)
+      .type('text/html; charset=utf-8')
+      .header('content-language', lang)
+      .send(renderMessage(page, lang, assets.urls));
   };
   // Every failure under the page's path reads as the page's own, not as the API's JSON body.
   app.addHook('onRoute', (route) => {
@@ -186,7 +190,10 @@ export async function pagesRoutes(app: RouteApp, ctx: AppContext): Promise<void>
 
   app.post(
     `${mount}/:token/confirm`,
-    { config: { page: 'confirm', upload: RECEIPT_FILES, invalidCode: 'PAY_002', rateLimit: perToken(LIMITS.confirm) }, schema: { hide: true, params: TokenParams } },
+    {
+      config: { page: 'confirm', upload: RECEIPT_FILES, invalidCode: 'PAY_002', rateLimit: perToken(LIMITS.confirm) },
+      schema: { hide: true, params: TokenParams },
+    },
     async (request, reply) => {
       const lang = langOf(request);
       const payment = await loadPage(ctx, request.params.token);

@@ -56,7 +56,8 @@ function show(states: PageState[], current: PageState): Html {
 const ICONS = {
   lock: '<svg class="icon" viewBox="0 0 24 24" aria-hidden="true" focusable="false"><path fill="currentColor" d="M12 2a5 5 0 0 0-5 5v3H6a2 2 0 0 0-2 2v8a2 2 0 0 0 2 2h12a2 2 0 0 0 2-2v-8a2 2 0 0 0-2-2h-1V7a5 5 0 0 0-5-5Zm-3 5a3 3 0 1 1 6 0v3H9V7Zm3 7a2 2 0 0 1 1 3.73V19h-2v-1.27A2 2 0 0 1 12 14Z"/></svg>',
   copy: '<svg class="icon" viewBox="0 0 24 24" aria-hidden="true" focusable="false"><path fill="currentColor" d="M8 3a2 2 0 0 0-2 2v1H5a2 2 0 0 0-2 2v11a2 2 0 0 0 2 2h9a2 2 0 0 0 2-2v-1h1a2 2 0 0 0 2-2V5a2 2 0 0 0-2-2H8Zm0 2h9v11h-1V8a2 2 0 0 0-2-2H8V5ZM5 8h9v11H5V8Z"/></svg>',
-  clock: '<svg class="icon" viewBox="0 0 24 24" aria-hidden="true" focusable="false"><path fill="currentColor" d="M12 2a10 10 0 1 0 0 20 10 10 0 0 0 0-20Zm0 2a8 8 0 1 1 0 16 8 8 0 0 1 0-16Zm-1 3v6l5 3 1-1.7-4-2.4V7h-2Z"/></svg>',
+  clock:
+    '<svg class="icon" viewBox="0 0 24 24" aria-hidden="true" focusable="false"><path fill="currentColor" d="M12 2a10 10 0 1 0 0 20 10 10 0 0 0 0-20Zm0 2a8 8 0 1 1 0 16 8 8 0 0 1 0-16Zm-1 3v6l5 3 1-1.7-4-2.4V7h-2Z"/></svg>',
   ok: '<svg viewBox="0 0 48 48" aria-hidden="true" focusable="false"><circle cx="24" cy="24" r="24" fill="currentColor"/><path fill="#fff" d="M20.5 31.6 13 24.1l2.8-2.8 4.7 4.7 11.7-11.7 2.8 2.8z"/></svg>',
   stop: '<svg viewBox="0 0 48 48" aria-hidden="true" focusable="false"><circle cx="24" cy="24" r="24" fill="currentColor"/><path fill="#fff" d="M22 12h4v16h-4zm0 20h4v4h-4z"/></svg>',
   wait: '<svg viewBox="0 0 48 48" aria-hidden="true" focusable="false"><circle cx="24" cy="24" r="24" fill="currentColor"/><path fill="#fff" d="M22 12h4v12.2l8 4.7-2 3.4-10-5.9z"/></svg>',
@@ -157,13 +158,14 @@ async function requisites(t: Texts, lang: Lang, payment: PagePaymentRow, amount:
 
 function steps(t: Texts, payment: PagePaymentRow, amount: string): Html {
   const bank = bankName(payment) ?? '—';
-  const first = {
-    card: t.stepCard,
-    sbp: fill(t.stepSbp, { bank }),
-    phone: fill(t.stepPhone, { bank }),
-    sim: fill(t.stepSim, { bank }),
-    qr: t.stepQr,
-  }[payment.req_type] ?? t.stepCard;
+  const first =
+    {
+      card: t.stepCard,
+      sbp: fill(t.stepSbp, { bank }),
+      phone: fill(t.stepPhone, { bank }),
+      sim: fill(t.stepSim, { bank }),
+      qr: t.stepQr,
+    }[payment.req_type] ?? t.stepCard;
   return html`<section class="card" aria-labelledby="h-howto">
   <h2 id="h-howto">${t.howTo}</h2>
   <ol class="steps">
@@ -233,8 +235,9 @@ ${result('unverified', state, 'stop', t.unverifiedTitle, t.unverifiedText)}
 ${result('cancelled', state, 'stop', t.cancelledTitle, t.cancelledText)}
 ${result('dispute', state, 'wait', t.disputeTitle, t.disputeText)}
 ${live ? result('checking', state, 'wait', t.checkingTitle, t.checkingText, html`\n  <p class="muted">${t.checkingRequisites}</p>`) : ''}
-${live
-  ? html`<div class="live" ${show(['pay', 'checking'], state)}>
+${
+  live
+    ? html`<div class="live" ${show(['pay', 'checking'], state)}>
 <section class="card amount-card" aria-labelledby="h-amount">
   <div class="field-head"><h2 id="h-amount" class="eyebrow">${t.toPay}</h2>${copyButton(t, sums.pay.copy, t.amountLabel)}</div>
   <p class="amount" id="amount">${sums.pay.text}</p>${sums.order ? html`\n  <p class="muted">${fill(t.orderAmount, { amount: sums.order.text })}</p>` : ''}
@@ -256,7 +259,8 @@ ${steps(t, payment, sums.pay.text)}
   </form>
 </section>
 </div>`
-  : ''}
+    : ''
+}
 <noscript><p class="card muted">${t.noscript} <a href="?lang=${lang}">${t.refresh}</a></p></noscript>
 <footer class="foot"><p>${t.safety}</p></footer>
 </main>

@@ -151,7 +151,11 @@ export async function expireDuePayments(tx: Tx, config: Config, limit: number): 
       RETURNING p.id, p.merchant_id, p.terminal_id, 'PENDING' AS "from", p.status AS "to"`,
     [limit],
   );
-  await paymentsChanged(tx, config, rows.map((row) => row.id));
+  await paymentsChanged(
+    tx,
+    config,
+    rows.map((row) => row.id),
+  );
   return rows;
 }
 

@@ -16,28 +16,49 @@ const IdParams = Type.Object({ id: Type.String() });
 export async function paymentAdminRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
   const pageUrl = ctx.config.paymentPageUrl;
 
-  app.get('/payments', { schema: { tags, querystring: Type.Object({ merchant_id: Type.Optional(Type.String()), terminal_id: Type.Optional(Type.String()), status: Type.Optional(Type.String()), limit: Type.Optional(Type.String()), offset: Type.Optional(Type.String()) }) } }, async (request) => {
-    const { limit, offset } = parseListQuery(request.query, 'VALIDATION');
-    const { merchant_id: merchantId, terminal_id: terminalId, status } = request.query;
-    for (const [name, value] of Object.entries({ merchant_id: merchantId, terminal_id: terminalId })) {
-      if (value !== undefined && !isUuid(value)) throw new DomainError('VALIDATION', `${name} must be a UUID`);
-    }
-    if (status !== undefined && !(PAYMENT_STATUSES as readonly string[]).includes(status)) {
-      throw new DomainError('VALIDATION', `status must be one of ${PAYMENT_STATUSES.join(', ')}`);
-    }
-    const { rows, total } = await listPayments(ctx.db, { merchantId, terminalId, status, limit, offset });
-    return {
-      payments: rows.map((row) => ({ ...toPayment(row, pageUrl), merchant_id: row.merchant_id, cancel_reason: row.cancel_reason })),
-      total,
-      limit,
-      offset,
-    };
-  });
+  app.get(
+    '/payments',
+    {
+      schema: {
+        tags,
+        querystring: Type.Object({
+          merchant_id: Type.Optional(Type.String()),
+          terminal_id: Type.Optional(Type.String()),
+          status: Type.Optional(Type.String()),
+          limit: Type.Optional(Type.String()),
+          offset: Type.Optional(Type.String()),
+        }),
+      },
+    },
+    async (request) => {
+      const { limit, offset } = parseListQuery(request.query, 'VALIDATION');
+      const { merchant_id: merchantId, terminal_id: terminalId, status } = request.query;
+      for (const [name, value] of Object.entries({ merchant_id: merchantId, terminal_id: terminalId })) {
+        if (value !== undefined && !isUuid(value)) throw new DomainError('VALIDATION', `${name} must be a UUID`);
+      }
+      if (status !== undefined && !(PAYMENT_STATUSES as readonly string[]).includes(status)) {
+        throw new DomainError('VALIDATION', `status must be one of ${PAYMENT_STATUSES.join(', ')}`);
+      }
+      const { rows, total } = await listPayments(ctx.db, { merchantId, terminalId, status, limit, offset });
+      return {
+        payments: rows.map((row) => ({ ...toPayment(row, pageUrl), merchant_id: row.merchant_id, cancel_reason: row.cancel_reason })),
+        total,
+        limit,
+        offset,
+      };
+    },
+  );
 
   app.get('/payments/:id', { schema: { tags, params: IdParams } }, async (request) => {
     const row = isUuid(request.params.id) ? await findPayment(ctx.db, request.params.id) : undefined;
     if (!row) throw new DomainError('PAY_006', `Payment ${request.params.id} not found`);
-    return { ...toPayment(row, pageUrl), merchant_id: row.merchant_id, requisite_id: row.requisite_id, client_id: row.client_id, cancel_reason: row.cancel_reason };
+    return {
+      ...toPayment(row, pageUrl),
+      merchant_id: row.merchant_id,
+      requisite_id: row.requisite_id,
+      client_id: row.client_id,
+      cancel_reason: row.cancel_reason,
+    };
   });
 
   /** Manual cancellation: "PENDING — timeout or manual cancellation — CANCELLED". */

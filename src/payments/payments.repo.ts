@@ -41,9 +41,27 @@ export interface PaymentRow {
 
 /** The columns of a payment the merchant API shows (toPayment), besides terminal_name and req_bank_name. */
 const PAYMENT_VIEW_COLUMNS = [
-  'id', 'ext_id', 'terminal_id', 'amount', 'currency', 'method', 'status', 'rate', 'payin_rate', 'req_type', 'req_value',
-  'req_bank_code', 'req_holder', 'req_country', 'req_currency', 'payer_amount', 'cross_border', 'page_token', 'valid_until',
-  'received_amount', 'created_at',
+  'id',
+  'ext_id',
+  'terminal_id',
+  'amount',
+  'currency',
+  'method',
+  'status',
+  'rate',
+  'payin_rate',
+  'req_type',
+  'req_value',
+  'req_bank_code',
+  'req_holder',
+  'req_country',
+  'req_currency',
+  'payer_amount',
+  'cross_border',
+  'page_token',
+  'valid_until',
+  'received_amount',
+  'created_at',
 ] as const satisfies readonly (keyof PaymentRow)[];
 
 /** What the merchant API shows of a payment: a create reads no more than this. */
@@ -55,8 +73,19 @@ export type PaymentView = Pick<PaymentRow, (typeof PAYMENT_VIEW_COLUMNS)[number]
  * must not change result type"), one naming its columns is simply planned again.
  */
 const PAYMENT_COLUMNS = [
-  ...PAYMENT_VIEW_COLUMNS, 'merchant_id', 'requisite_id', 'client_id', 'notify_url', 'notification_token', 'cancel_reason',
-  'provider_id', 'provider_payment_id', 'provider_token', 'completed_at', 'verify_until', 'updated_at',
+  ...PAYMENT_VIEW_COLUMNS,
+  'merchant_id',
+  'requisite_id',
+  'client_id',
+  'notify_url',
+  'notification_token',
+  'cancel_reason',
+  'provider_id',
+  'provider_payment_id',
+  'provider_token',
+  'completed_at',
+  'verify_until',
+  'updated_at',
 ] as const satisfies readonly (keyof PaymentRow)[];
 
 // Compile-time check that PAYMENT_COLUMNS leaves out no column of PaymentRow.
@@ -94,10 +123,10 @@ export async function lockPayment(tx: Tx, merchantId: string | null, id: string)
 
 /** A provider-executed payment by the provider's id for it, locked. */
 export async function lockProviderPayment(tx: Tx, providerId: string, providerPaymentId: string): Promise<PaymentRow | undefined> {
-  const { rows } = await tx.query<PaymentRow>(
-    `${PAYMENT_FROM} WHERE p.provider_id = $1 AND p.provider_payment_id = $2 FOR UPDATE OF p`,
-    [providerId, providerPaymentId],
-  );
+  const { rows } = await tx.query<PaymentRow>(`${PAYMENT_FROM} WHERE p.provider_id = $1 AND p.provider_payment_id = $2 FOR UPDATE OF p`, [
+    providerId,
+    providerPaymentId,
+  ]);
   return rows[0];
 }
 
@@ -148,14 +177,7 @@ function factsSql(merchantId: string, terminalId: string, extId: string, amount:
 }
 
 /** The creation facts, under the terminal-and-amount lock for the rest of `tx`. */
-export async function creationFacts(
-  tx: Tx,
-  merchantId: string,
-  terminalId: string,
-  extId: string,
-  amount: string,
-  currency: string,
-): Promise<CreationFacts> {
+export async function creationFacts(tx: Tx, merchantId: string, terminalId: string, extId: string, amount: string, currency: string): Promise<CreationFacts> {
   const { rows } = await tx.query<CreationFacts>(prepared(factsSql('$1', '$2', '$3', '$4', '$5'), [merchantId, terminalId, extId, amount, currency]));
   return rows[0]!;
 }
@@ -239,7 +261,12 @@ export async function insertPaymentWithCascade(
   }
 }
 
-async function runCascade(db: Db, p: NewPayment, mode: CascadeMode, sameAmountLimit: number): Promise<{ facts: CreationFacts; payment: PaymentView | undefined }> {
+async function runCascade(
+  db: Db,
+  p: NewPayment,
+  mode: CascadeMode,
+  sameAmountLimit: number,
+): Promise<{ facts: CreationFacts; payment: PaymentView | undefined }> {
   if (mode === 'window') {
     if (p.candidates.length !== 1 || p.types.length !== 1) throw new Error('the window cascade takes one candidate of one type');
     // payment_create_window (migration 010): its steps each read a snapshot of their own, so
@@ -408,10 +435,32 @@ export async function insertProviderPayment(tx: Tx, p: NewProviderPayment): Prom
        VALUES ($1, $2, $3, $4, $5, $6, $7, 'PENDING', $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24,
                least(now() + make_interval(secs => $25), coalesce($26, 'infinity'::timestamptz)))`,
       [
-        p.id, p.merchantId, p.terminalId, p.extId, p.amount, p.currency, p.method, p.rate, p.payinRate,
-        p.providerId, p.providerPaymentId, p.providerToken, r.type, r.value, r.bankCode,
-        r.holder, r.country, r.currency, r.payerAmount, p.crossBorder,
-        p.clientId, p.notifyUrl, p.notificationToken, p.pageToken, p.ttlSeconds, p.providerValidUntil,
+        p.id,
+        p.merchantId,
+        p.terminalId,
+        p.extId,
+        p.amount,
+        p.currency,
+        p.method,
+        p.rate,
+        p.payinRate,
+        p.providerId,
+        p.providerPaymentId,
+        p.providerToken,
+        r.type,
+        r.value,
+        r.bankCode,
+        r.holder,
+        r.country,
+        r.currency,
+        r.payerAmount,
+        p.crossBorder,
+        p.clientId,
+        p.notifyUrl,
+        p.notificationToken,
+        p.pageToken,
+        p.ttlSeconds,
+        p.providerValidUntil,
       ],
     );
   } catch (err) {
@@ -420,10 +469,7 @@ export async function insertProviderPayment(tx: Tx, p: NewProviderPayment): Prom
 }
 
 /** Up to 200 open provider-executed payments unchanged for `seconds`, oldest change first: the poll's work. */
-export async function findStaleProviderPayments(
-  db: Queryable,
-  seconds: number,
-): Promise<{ id: string; provider_id: string; provider_payment_id: string }[]> {
+export async function findStaleProviderPayments(db: Queryable, seconds: number): Promise<{ id: string; provider_id: string; provider_payment_id: string }[]> {
   const { rows } = await db.query<{ id: string; provider_id: string; provider_payment_id: string }>(
     `SELECT id, provider_id, provider_payment_id FROM payments
       WHERE provider_id IS NOT NULL AND status IN ('PENDING', 'PROCESSING', 'DISPUTE')

@@ -28,7 +28,13 @@ export async function paymentRoutes(app: RouteApp, ctx: AppContext): Promise<voi
     '/v1/payments/:id',
     {
       config: paymentRoute,
-      schema: { tags: ['payments'], summary: 'Get a payment by ID', security, params: Type.Object({ id: Type.String() }), response: { 200: Payment, ...errors } },
+      schema: {
+        tags: ['payments'],
+        summary: 'Get a payment by ID',
+        security,
+        params: Type.Object({ id: Type.String() }),
+        response: { 200: Payment, ...errors },
+      },
     },
     async (request) => toPayment(await service.getPayment(ctx, request.merchant!.merchantId, request.params.id), pageUrl),
   );
@@ -37,7 +43,13 @@ export async function paymentRoutes(app: RouteApp, ctx: AppContext): Promise<voi
     '/v1/payments/by-ext-id/:extId',
     {
       config: paymentRoute,
-      schema: { tags: ['payments'], summary: 'Get a payment by merchant order ID', security, params: Type.Object({ extId: Type.String() }), response: { 200: Payment, ...errors } },
+      schema: {
+        tags: ['payments'],
+        summary: 'Get a payment by merchant order ID',
+        security,
+        params: Type.Object({ extId: Type.String() }),
+        response: { 200: Payment, ...errors },
+      },
     },
     async (request) => toPayment(await service.getPaymentByExtId(ctx, request.merchant!.merchantId, request.params.extId), pageUrl),
   );

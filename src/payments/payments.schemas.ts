@@ -7,7 +7,9 @@ export const CreatePaymentBody = Type.Object({
   ext_id: Type.String({ minLength: 1, maxLength: 255, description: 'unique order ID, max 255 chars' }),
   amount: Type.Number({ description: 'amount in the order currency; RUB 100 to 300,000' }),
   currency: Type.Optional(Type.String({ description: 'RUB, KZT, AZN or TJS; default: the terminal currency' })),
-  method: Type.Optional(Type.String({ description: 'SBP, CARD, SBP_QR, PHONE, SIM, CROSS_BORDER, CROSS_BORDER_CARD, CROSS_BORDER_SIM, VIET_QR; default CARD' })),
+  method: Type.Optional(
+    Type.String({ description: 'SBP, CARD, SBP_QR, PHONE, SIM, CROSS_BORDER, CROSS_BORDER_CARD, CROSS_BORDER_SIM, VIET_QR; default CARD' }),
+  ),
   bank: Type.Optional(Type.String({ maxLength: 64, description: 'bank code filter; an operator code for CROSS_BORDER_SIM' })),
   country: Type.Optional(Type.String({ maxLength: 2, description: 'ISO-2 country of the requisites (cross-border)' })),
   client_id: Type.Optional(Type.String({ maxLength: 255 })),

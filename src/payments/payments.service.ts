@@ -13,8 +13,17 @@ import { checkWebhookUrl } from '../webhooks/sender.js';
 import type { ProviderRow } from '../providers/providers.repo.js';
 import { paymentRoutes, requestPayment, tryRoutes } from '../providers/routing.js';
 import {
-  COUNTRY_CURRENCY, CROSS_BORDER_METHODS, CURRENCY_COUNTRY, METHOD_TYPES, METHODS, METHODS_BY_CURRENCY,
-  ORDER_CURRENCIES, isMethod, isOrderCurrency, type Method, type OrderCurrency,
+  COUNTRY_CURRENCY,
+  CROSS_BORDER_METHODS,
+  CURRENCY_COUNTRY,
+  METHOD_TYPES,
+  METHODS,
+  METHODS_BY_CURRENCY,
+  ORDER_CURRENCIES,
+  isMethod,
+  isOrderCurrency,
+  type Method,
+  type OrderCurrency,
 } from '../lib/methods.js';
 import * as repo from './payments.repo.js';
 import type { CreatePaymentBody } from './payments.schemas.js';
@@ -75,7 +84,10 @@ async function validateCreate(ctx: AppContext, identity: MerchantIdentity, body:
       invalid(`Unsupported country ${body.country}; use one of ${Object.keys(COUNTRY_CURRENCY).join(', ')}`, { country: body.country });
     }
     if (!CROSS_BORDER_METHODS.has(method) && country !== CURRENCY_COUNTRY[currency]) {
-      invalid(`Country ${country} does not fit method ${method}: its requisites are in ${CURRENCY_COUNTRY[currency]}; use a cross-border method to pay abroad`, { country });
+      invalid(
+        `Country ${country} does not fit method ${method}: its requisites are in ${CURRENCY_COUNTRY[currency]}; use a cross-border method to pay abroad`,
+        { country },
+      );
     }
     if (method === 'VIET_QR' && country !== 'VN') invalid(`Method VIET_QR pays requisites in VN, not ${country}`, { country });
   }
@@ -124,11 +136,7 @@ async function validateCreate(ctx: AppContext, identity: MerchantIdentity, body:
  * a terminal without routes uses the executors only. The terminal's rates and routes come with
  * the caller's identity (read and cached by authentication).
  */
-export async function createPayment(
-  ctx: AppContext,
-  identity: MerchantIdentity,
-  body: CreatePaymentBody,
-): Promise<repo.PaymentView> {
+export async function createPayment(ctx: AppContext, identity: MerchantIdentity, body: CreatePaymentBody): Promise<repo.PaymentView> {
   const input = await validateCreate(ctx, identity, body);
   const crossBorder = CROSS_BORDER_METHODS.has(input.method);
   const { rates, routes } = identity;
@@ -154,8 +162,7 @@ export async function createPayment(
     types: METHOD_TYPES[input.method],
     bank: input.bank,
   };
-  const plan = (country: string | null) =>
-    candidatesFor({ method: input.method, orderCurrency: input.currency, amount: input.amount, country, rates });
+  const plan = (country: string | null) => candidatesFor({ method: input.method, orderCurrency: input.currency, amount: input.amount, country, rates });
 
   const created = await tryRoutes(ctx, paymentRoutes(routes, input.currency, input.method), {
     executors: () => createWithExecutors(ctx, base, plan, input.country),

@@ -89,7 +89,10 @@ async function applyProviderStatus(ctx: AppContext, tx: Tx, payment: PaymentRow,
       if (local === 'CANCELLED' || local === 'CANCELLED_APPEAL') {
         // Money the provider says it received for a payment that ended here: only a dispute can
         // credit it now, so the operator must see it.
-        ctx.log.warn({ payment: payment.id, provider: payment.provider_id, upstream: upstream.status }, 'provider completed a payment that is cancelled here; open a dispute to credit it');
+        ctx.log.warn(
+          { payment: payment.id, provider: payment.provider_id, upstream: upstream.status },
+          'provider completed a payment that is cancelled here; open a dispute to credit it',
+        );
         return undefined;
       }
       if (local === 'DISPUTE') {
@@ -119,7 +122,8 @@ async function applyProviderStatus(ctx: AppContext, tx: Tx, payment: PaymentRow,
       if (local !== 'CANCELLED' && local !== 'CANCELLED_APPEAL') return undefined;
       {
         const result = await changed('openDispute');
-        if (result) await insertDispute(tx, { paymentId: payment.id, merchantId: payment.merchant_id, amount: null, comment: 'opened at the provider', receiptId: null });
+        if (result)
+          await insertDispute(tx, { paymentId: payment.id, merchantId: payment.merchant_id, amount: null, comment: 'opened at the provider', receiptId: null });
         return result;
       }
     default:

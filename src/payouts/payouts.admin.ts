@@ -12,19 +12,42 @@ const IdParams = Type.Object({ id: Type.String() });
 const ReasonBody = Type.Object({ reason: Type.Optional(Type.String({ maxLength: 1000 })) });
 
 function adminView(row: Awaited<ReturnType<typeof findPayout>> & object) {
-  return { ...toPayout(row), merchant_id: row.merchant_id, terminal_id: row.terminal_id, executor_id: row.executor_id, reserve: Number(row.reserve), failure_reason: row.failure_reason, has_proof: row.proof_key !== null };
+  return {
+    ...toPayout(row),
+    merchant_id: row.merchant_id,
+    terminal_id: row.terminal_id,
+    executor_id: row.executor_id,
+    reserve: Number(row.reserve),
+    failure_reason: row.failure_reason,
+    has_proof: row.proof_key !== null,
+  };
 }
 
 /** Operator API for payouts: look-ups and completing, failing or cancelling (each audited). */
 export async function payoutAdminRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
-  app.get('/payouts', { schema: { tags, querystring: Type.Object({ status: Type.Optional(Type.String()), merchant_id: Type.Optional(Type.String()), limit: Type.Optional(Type.String()), offset: Type.Optional(Type.String()) }) } }, async (request) => {
-    const { limit, offset } = parseListQuery(request.query, 'VALIDATION');
-    const { status, merchant_id: merchantId } = request.query;
-    if (status !== undefined && !(PAYOUT_STATUSES as readonly string[]).includes(status)) throw new DomainError('VALIDATION', `status must be one of ${PAYOUT_STATUSES.join(', ')}`);
-    if (merchantId !== undefined && !/^[0-9a-f-]{36}$/i.test(merchantId)) throw new DomainError('VALIDATION', 'merchant_id must be a UUID');
-    const { rows, total } = await listPayouts(ctx.db, { merchantId: merchantId ?? null, status, limit, offset });
-    return { payouts: rows.map(adminView), total, limit, offset };
-  });
+  app.get(
+    '/payouts',
+    {
+      schema: {
+        tags,
+        querystring: Type.Object({
+          status: Type.Optional(Type.String()),
+          merchant_id: Type.Optional(Type.String()),
+          limit: Type.Optional(Type.String()),
+          offset: Type.Optional(Type.String()),
+        }),
+      },
+    },
+    async (request) => {
+      const { limit, offset } = parseListQuery(request.query, 'VALIDATION');
+      const { status, merchant_id: merchantId } = request.query;
+      if (status !== undefined && !(PAYOUT_STATUSES as readonly string[]).includes(status))
+        throw new DomainError('VALIDATION', `status must be one of ${PAYOUT_STATUSES.join(', ')}`);
+      if (merchantId !== undefined && !/^[0-9a-f-]{36}$/i.test(merchantId)) throw new DomainError('VALIDATION', 'merchant_id must be a UUID');
+      const { rows, total } = await listPayouts(ctx.db, { merchantId: merchantId ?? null, status, limit, offset });
+      return { payouts: rows.map(adminView), total, limit, offset };
+    },
+  );
 
   app.get('/payouts/:id', { schema: { tags, params: IdParams } }, async (request) => {
     const row = /^[0-9a-f-]{36}$/i.test(request.params.id) ? await findPayout(ctx.db, request.params.id) : undefined;
@@ -35,8 +58,12 @@ export async function payoutAdminRoutes(app: RouteApp, ctx: AppContext): Promise
   for (const event of ['complete', 'fail', 'cancel'] as const satisfies readonly PayoutEvent[]) {
     app.post(`/payouts/:id/${event}`, { schema: { tags, params: IdParams, body: ReasonBody } }, async (request) => {
       const reason = request.body.reason;
-      const after = await actOnPayout(ctx, request.params.id, event, { reason: event === 'complete' ? undefined : reason ?? `${event}ed by the operator` }, (tx, before, changed) =>
-        audit(tx, request, `payout.${event}`, 'payout', changed.id, { status: before.status }, { status: changed.status, reason }),
+      const after = await actOnPayout(
+        ctx,
+        request.params.id,
+        event,
+        { reason: event === 'complete' ? undefined : (reason ?? `${event}ed by the operator`) },
+        (tx, before, changed) => audit(tx, request, `payout.${event}`, 'payout', changed.id, { status: before.status }, { status: changed.status, reason }),
       );
       return adminView(after);
     });

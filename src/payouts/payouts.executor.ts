@@ -27,9 +27,7 @@ export async function payoutExecutorRoutes(app: RouteApp, ctx: AppContext): Prom
     const upload = await request.readUpload();
     if (!upload.file) throw new DomainError('VALIDATION', 'Attach the proof of the transfer as a file (multipart field proof)');
     try {
-      return toTakenPayout(
-        await actOnPayout(ctx, request.params.id, 'complete', { requireExecutor: request.executor!.id, proofKey: upload.file.key }),
-      );
+      return toTakenPayout(await actOnPayout(ctx, request.params.id, 'complete', { requireExecutor: request.executor!.id, proofKey: upload.file.key }));
     } catch (err) {
       await ctx.files.discard(upload.file.key, 'a payout completion that failed');
       throw err;

@@ -46,7 +46,21 @@ export type PayoutEvent = keyof typeof PAYOUT_TRANSITIONS;
 /** Records a new payout; the merchant's ext_id taken already is PAY_003. */
 export async function insertPayout(
   tx: Tx,
-  p: Omit<PayoutRow, 'id' | 'status' | 'executor_id' | 'proof_key' | 'failure_reason' | 'created_at' | 'updated_at' | 'taken_at' | 'completed_at' | 'currency' | 'provider_id' | 'provider_payout_id'>,
+  p: Omit<
+    PayoutRow,
+    | 'id'
+    | 'status'
+    | 'executor_id'
+    | 'proof_key'
+    | 'failure_reason'
+    | 'created_at'
+    | 'updated_at'
+    | 'taken_at'
+    | 'completed_at'
+    | 'currency'
+    | 'provider_id'
+    | 'provider_payout_id'
+  >,
 ): Promise<PayoutRow> {
   try {
     const { rows } = await tx.query<PayoutRow>(
@@ -103,18 +117,12 @@ export async function listPayouts(db: Queryable, f: PayoutFilter): Promise<{ row
 
 /** Pending payouts an executor may take, oldest first. */
 export async function listAvailablePayouts(db: Queryable, limit: number): Promise<PayoutRow[]> {
-  const { rows } = await db.query<PayoutRow>(
-    `SELECT * FROM payouts WHERE status = 'pending' AND provider_id IS NULL ORDER BY created_at LIMIT $1`,
-    [limit],
-  );
+  const { rows } = await db.query<PayoutRow>(`SELECT * FROM payouts WHERE status = 'pending' AND provider_id IS NULL ORDER BY created_at LIMIT $1`, [limit]);
   return rows;
 }
 
 export async function listExecutorPayouts(db: Queryable, executorId: string): Promise<PayoutRow[]> {
-  const { rows } = await db.query<PayoutRow>(
-    `SELECT * FROM payouts WHERE executor_id = $1 AND status = 'processing' ORDER BY taken_at`,
-    [executorId],
-  );
+  const { rows } = await db.query<PayoutRow>(`SELECT * FROM payouts WHERE executor_id = $1 AND status = 'processing' ORDER BY taken_at`, [executorId]);
   return rows;
 }
 
@@ -147,10 +155,11 @@ export async function transitionPayout(
 
 /** Records the provider that took a payout, and its id there (the payout's status is the provider's to change, by callback). */
 export async function recordProvider(db: Queryable, id: string, providerId: string, providerPayoutId: string): Promise<PayoutRow> {
-  const { rows } = await db.query<PayoutRow>(
-    'UPDATE payouts SET provider_id = $2, provider_payout_id = $3, updated_at = now() WHERE id = $1 RETURNING *',
-    [id, providerId, providerPayoutId],
-  );
+  const { rows } = await db.query<PayoutRow>('UPDATE payouts SET provider_id = $2, provider_payout_id = $3, updated_at = now() WHERE id = $1 RETURNING *', [
+    id,
+    providerId,
+    providerPayoutId,
+  ]);
   return rows[0]!;
 }
 

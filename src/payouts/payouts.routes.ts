@@ -28,7 +28,10 @@ function parseDate(value: string | undefined, name: 'from' | 'to'): Date | undef
 export async function payoutRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
   app.post(
     '/v1/payouts',
-    { config: { ...config, priority: 'low' }, schema: { tags, summary: 'Create a payout', security, body: CreatePayoutBody, response: { 200: Payout, ...errors } } },
+    {
+      config: { ...config, priority: 'low' },
+      schema: { tags, summary: 'Create a payout', security, body: CreatePayoutBody, response: { 200: Payout, ...errors } },
+    },
     async (request) => toPayout(await createPayout(ctx, request.merchant!, request.body), { withCompletedAt: false }),
   );
 
@@ -71,7 +74,10 @@ export async function payoutRoutes(app: RouteApp, ctx: AppContext): Promise<void
 
   app.get(
     '/v1/payouts/by-ext-id/:extId',
-    { config, schema: { tags, summary: 'Get a payout by merchant ID', security, params: Type.Object({ extId: Type.String() }), response: { 200: Payout, ...errors } } },
+    {
+      config,
+      schema: { tags, summary: 'Get a payout by merchant ID', security, params: Type.Object({ extId: Type.String() }), response: { 200: Payout, ...errors } },
+    },
     async (request) => toPayout(await getPayoutByExtId(ctx, request.merchant!.merchantId, request.params.extId)),
   );
 }

@@ -62,5 +62,11 @@ export function toAvailablePayout(row: PayoutRow) {
 
 /** An executor's own taken payout: everything needed to pay it. */
 export function toTakenPayout(row: PayoutRow) {
-  return { ...toAvailablePayout(row), requisites: row.requisites, holder_name: row.holder_name, status: row.status, taken_at: row.taken_at?.toISOString() ?? null };
+  return {
+    ...toAvailablePayout(row),
+    requisites: row.requisites,
+    holder_name: row.holder_name,
+    status: row.status,
+    taken_at: row.taken_at?.toISOString() ?? null,
+  };
 }

@@ -94,7 +94,10 @@ export async function createPayout(ctx: AppContext, identity: MerchantIdentity, 
   } catch (err) {
     if (isInsufficientFunds(err)) {
       const now = await findTerminal(ctx.db, identity.terminalId);
-      invalid(`Insufficient balance: the payout needs ${amountToHold.toFixed()} USDT`, { available: Number(now!.balance), required: Number(amountToHold.toFixed()) });
+      invalid(`Insufficient balance: the payout needs ${amountToHold.toFixed()} USDT`, {
+        available: Number(now!.balance),
+        required: Number(amountToHold.toFixed()),
+      });
     }
     throw err;
   }
@@ -127,7 +130,9 @@ async function routePayout(ctx: AppContext, payout: repo.PayoutRow): Promise<rep
   });
   if (routed) return routed;
   await transaction(ctx.db, (tx) => changePayout(ctx, tx, payout.id, 'fail', { reason: 'no route could take the payout' }));
-  throw new DomainError('UNAVAILABLE', 'No route can take this payout right now; its reserve was released. Retry later with a new ext_id', { payout_id: payout.id });
+  throw new DomainError('UNAVAILABLE', 'No route can take this payout right now; its reserve was released. Retry later with a new ext_id', {
+    payout_id: payout.id,
+  });
 }
 
 /** Provider payout statuses (the spec's) and the local event that follows each. */
@@ -181,15 +186,17 @@ export async function changePayout(
   } else if (event === 'fail' || event === 'cancel') {
     await release(tx, holdOf(payout));
   }
-  await enqueueWebhooks(tx, [{
-    merchantId: payout.merchant_id,
-    resourceType: 'payout',
-    resourceId: payout.id,
-    event: `payout.${payout.status}`,
-    payload: toPayout(payout),
-    url: payout.notify_url,
-    notificationToken: null,
-  }]);
+  await enqueueWebhooks(tx, [
+    {
+      merchantId: payout.merchant_id,
+      resourceType: 'payout',
+      resourceId: payout.id,
+      event: `payout.${payout.status}`,
+      payload: toPayout(payout),
+      url: payout.notify_url,
+      notificationToken: null,
+    },
+  ]);
   return payout;
 }
 
@@ -208,7 +215,9 @@ export async function actOnPayout(
     if (!after) {
       const current = await repo.findPayout(tx, id);
       const mine = extra.requireExecutor ? ' taken by this executor' : '';
-      throw new DomainError('CONFLICT', `Payout is ${current!.status}; ${event} needs a ${repo.PAYOUT_TRANSITIONS[event].from.join(' or ')} payout${mine}`, { status: current!.status });
+      throw new DomainError('CONFLICT', `Payout is ${current!.status}; ${event} needs a ${repo.PAYOUT_TRANSITIONS[event].from.join(' or ')} payout${mine}`, {
+        status: current!.status,
+      });
     }
     await audit?.(tx, before, after);
     return after;

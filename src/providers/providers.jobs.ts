@@ -6,7 +6,15 @@ import { findReceipt } from '../receipts/receipts.repo.js';
 import { MAX_RECEIPT_BYTES } from '../receipts/upload.js';
 import { fetchGuarded } from '../webhooks/sender.js';
 import { ProviderError, type ReceiptFile } from './provider.js';
-import { addProviderActionsJob, findProvider, type ProviderActionKind, insertProviderAction, nextProviderAction, recordActionDone, recordActionFailure } from './providers.repo.js';
+import {
+  addProviderActionsJob,
+  findProvider,
+  type ProviderActionKind,
+  insertProviderAction,
+  nextProviderAction,
+  recordActionDone,
+  recordActionFailure,
+} from './providers.repo.js';
 import { adapterFor } from './providers.service.js';
 
 export const ACTIONS_TASK = 'providers_actions';
@@ -22,7 +30,13 @@ export async function enqueueProviderAction(
   details: { receiptId?: string | null; params?: Record<string, unknown> } = {},
 ): Promise<void> {
   if (!payment.provider_id) return;
-  await insertProviderAction(tx, { providerId: payment.provider_id, paymentId: payment.id, action, receiptId: details.receiptId ?? null, params: details.params ?? {} });
+  await insertProviderAction(tx, {
+    providerId: payment.provider_id,
+    paymentId: payment.id,
+    action,
+    receiptId: details.receiptId ?? null,
+    params: details.params ?? {},
+  });
   await addProviderActionsJob(tx, ACTIONS_TASK, payment.id);
 }
 

@@ -20,7 +20,10 @@ export interface RouteRow {
   methods: string[] | null;
 }
 
-export async function insertProvider(db: Queryable, p: { name: string; kind: 'kassir'; baseUrl: string; apiKeyEnc: string; secretKeyEnc: string }): Promise<ProviderRow> {
+export async function insertProvider(
+  db: Queryable,
+  p: { name: string; kind: 'kassir'; baseUrl: string; apiKeyEnc: string; secretKeyEnc: string },
+): Promise<ProviderRow> {
   const { rows } = await db.query<ProviderRow>(
     `INSERT INTO providers (name, kind, base_url, api_key_enc, secret_key_enc) VALUES ($1, $2, $3, $4, $5) RETURNING *`,
     [p.name, p.kind, p.baseUrl, p.apiKeyEnc, p.secretKeyEnc],
@@ -75,17 +78,22 @@ export type RouteJson = RouteRow & { provider: (Omit<ProviderRow, 'open_until' |
 export function toTerminalRoute(row: RouteJson): TerminalRoute {
   return {
     ...row,
-    provider: row.provider ? { ...row.provider, open_until: row.provider.open_until ? new Date(row.provider.open_until) : null, created_at: new Date(row.provider.created_at) } : null,
+    provider: row.provider
+      ? { ...row.provider, open_until: row.provider.open_until ? new Date(row.provider.open_until) : null, created_at: new Date(row.provider.created_at) }
+      : null,
   };
 }
 
 export async function replaceRoutes(db: Queryable, terminalId: string, routes: Omit<RouteRow, 'position'>[]): Promise<void> {
   await db.query('DELETE FROM terminal_routes WHERE terminal_id = $1', [terminalId]);
   for (const [position, route] of routes.entries()) {
-    await db.query(
-      'INSERT INTO terminal_routes (terminal_id, position, provider_id, currencies, methods) VALUES ($1, $2, $3, $4, $5)',
-      [terminalId, position, route.provider_id, route.currencies, route.methods],
-    );
+    await db.query('INSERT INTO terminal_routes (terminal_id, position, provider_id, currencies, methods) VALUES ($1, $2, $3, $4, $5)', [
+      terminalId,
+      position,
+      route.provider_id,
+      route.currencies,
+      route.methods,
+    ]);
   }
 }
 
@@ -110,18 +118,22 @@ export async function insertProviderAction(
   tx: Queryable,
   a: { providerId: string; paymentId: string; action: ProviderActionKind; receiptId: string | null; params: Record<string, unknown> },
 ): Promise<void> {
-  await tx.query(
-    `INSERT INTO provider_actions (provider_id, payment_id, action, receipt_id, params) VALUES ($1, $2, $3, $4, $5)`,
-    [a.providerId, a.paymentId, a.action, a.receiptId, JSON.stringify(a.params)],
-  );
+  await tx.query(`INSERT INTO provider_actions (provider_id, payment_id, action, receipt_id, params) VALUES ($1, $2, $3, $4, $5)`, [
+    a.providerId,
+    a.paymentId,
+    a.action,
+    a.receiptId,
+    JSON.stringify(a.params),
+  ]);
 }
 
 /** Schedules the job `task` that carries out a payment's provider actions: one queue per payment, in order. */
 export async function addProviderActionsJob(db: Queryable, task: string, paymentId: string): Promise<void> {
-  await db.query(
-    `SELECT graphile_worker.add_job($1, json_build_object('payment_id', $2::text), queue_name => $3, job_key => $3)`,
-    [task, paymentId, `provider-actions:${paymentId}`],
-  );
+  await db.query(`SELECT graphile_worker.add_job($1, json_build_object('payment_id', $2::text), queue_name => $3, job_key => $3)`, [
+    task,
+    paymentId,
+    `provider-actions:${paymentId}`,
+  ]);
 }
 
 export interface ProviderActionRow {
@@ -147,10 +159,11 @@ export async function nextProviderAction(db: Queryable, paymentId: string): Prom
 
 /** Counts a failed attempt; `final` when a retry cannot help (the action is then failed). */
 export async function recordActionFailure(db: Queryable, id: string, message: string, final: boolean): Promise<void> {
-  await db.query(
-    `UPDATE provider_actions SET attempts = attempts + 1, last_error = $2, status = CASE WHEN $3 THEN 'failed' ELSE status END WHERE id = $1`,
-    [id, message, final],
-  );
+  await db.query(`UPDATE provider_actions SET attempts = attempts + 1, last_error = $2, status = CASE WHEN $3 THEN 'failed' ELSE status END WHERE id = $1`, [
+    id,
+    message,
+    final,
+  ]);
 }
 
 export async function recordActionDone(db: Queryable, id: string): Promise<void> {

@@ -31,39 +31,44 @@ export async function providerCallbackRoutes(app: RouteApp, ctx: AppContext, han
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
-  app.post('/callbacks/providers/:providerId', { config: { priority: 'high' }, schema: { hide: true, params: Type.Object({ providerId: Type.String() }) } }, async (request) => {
-    const refuse = (key: 'AUTH_002' | 'NOT_FOUND', reason: string): never => {
-      request.log.warn({ provider: request.params.providerId, reason }, 'provider callback refused');
-      throw new DomainError(key, reason);
-    };
-    const provider = isUuid(request.params.providerId) ? await findProvider(ctx.db, request.params.providerId) : undefined;
-    if (!provider) return refuse('NOT_FOUND', 'Unknown provider');
-    const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-    let callback;
-    try {
-      callback = adapterFor(ctx, provider).parseCallback(request.headers, body);
-    } catch (err) {
-      if (err instanceof ProviderError) refuse('AUTH_002', err.message);
-      throw err;
-    }
+  app.post(
+    '/callbacks/providers/:providerId',
+    { config: { priority: 'high' }, schema: { hide: true, params: Type.Object({ providerId: Type.String() }) } },
+    async (request) => {
+      const refuse = (key: 'AUTH_002' | 'NOT_FOUND', reason: string): never => {
+        request.log.warn({ provider: request.params.providerId, reason }, 'provider callback refused');
+        throw new DomainError(key, reason);
+      };
+      const provider = isUuid(request.params.providerId) ? await findProvider(ctx.db, request.params.providerId) : undefined;
+      if (!provider) return refuse('NOT_FOUND', 'Unknown provider');
+      const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+      let callback;
+      try {
+        callback = adapterFor(ctx, provider).parseCallback(request.headers, body);
+      } catch (err) {
+        if (err instanceof ProviderError) refuse('AUTH_002', err.message);
+        throw err;
+      }
 
-    return transaction(ctx.db, async (tx) => {
-      const resourceId = (callback.payment ?? callback.payout)?.id ?? '';
-      if (!(await recordCallback(tx, { providerId: provider.id, eventId: callback.eventId, resourceId, event: callback.event }))) {
-        request.log.warn({ provider: provider.id, event_id: callback.eventId }, 'replayed provider callback ignored');
-        return { ok: true, duplicate: true };
-      }
-      let outcome: CallbackOutcome;
-      if (callback.resourceType === 'payment' && callback.payment) {
-        outcome = await handlers.payment(tx, provider.id, callback.payment, callback.notificationToken);
-        if ('applied' in outcome) request.log.info({ provider: provider.id, upstream: callback.payment.status, ...outcome.applied }, 'provider callback applied');
-      } else if (callback.payout) {
-        outcome = await handlers.payout(tx, provider.id, callback.payout);
-      } else {
-        return refuse('NOT_FOUND', 'The callback names no payment or payout');
-      }
-      if ('refused' in outcome) refuse(outcome.refused, outcome.reason);
-      return { ok: true, duplicate: false };
-    });
-  });
+      return transaction(ctx.db, async (tx) => {
+        const resourceId = (callback.payment ?? callback.payout)?.id ?? '';
+        if (!(await recordCallback(tx, { providerId: provider.id, eventId: callback.eventId, resourceId, event: callback.event }))) {
+          request.log.warn({ provider: provider.id, event_id: callback.eventId }, 'replayed provider callback ignored');
+          return { ok: true, duplicate: true };
+        }
+        let outcome: CallbackOutcome;
+        if (callback.resourceType === 'payment' && callback.payment) {
+          outcome = await handlers.payment(tx, provider.id, callback.payment, callback.notificationToken);
+          if ('applied' in outcome)
+            request.log.info({ provider: provider.id, upstream: callback.payment.status, ...outcome.applied }, 'provider callback applied');
+        } else if (callback.payout) {
+          outcome = await handlers.payout(tx, provider.id, callback.payout);
+        } else {
+          return refuse('NOT_FOUND', 'The callback names no payment or payout');
+        }
+        if ('refused' in outcome) refuse(outcome.refused, outcome.reason);
+        return { ok: true, duplicate: false };
+      });
+    },
+  );
 }

@@ -48,7 +48,10 @@ function checkBaseUrl(value: string): string {
   return value.replace(/\/+$/, '');
 }
 
-export async function createProvider(ctx: AppContext, body: { name: string; kind: string; base_url: string; api_key: string; secret_key: string }): Promise<repo.ProviderRow> {
+export async function createProvider(
+  ctx: AppContext,
+  body: { name: string; kind: string; base_url: string; api_key: string; secret_key: string },
+): Promise<repo.ProviderRow> {
   if (body.kind !== 'kassir') throw new DomainError('VALIDATION', 'kind must be "kassir" (a provider speaking the Kassir merchant API)');
   return repo.insertProvider(ctx.db, {
     name: body.name,
@@ -59,7 +62,11 @@ export async function createProvider(ctx: AppContext, body: { name: string; kind
   });
 }
 
-export async function updateProvider(ctx: AppContext, id: string, body: { name?: string; base_url?: string; api_key?: string; secret_key?: string; is_active?: boolean }) {
+export async function updateProvider(
+  ctx: AppContext,
+  id: string,
+  body: { name?: string; base_url?: string; api_key?: string; secret_key?: string; is_active?: boolean },
+) {
   const before = isUuid(id) ? await repo.findProvider(ctx.db, id) : undefined;
   if (!before) throw new DomainError('NOT_FOUND', `Provider ${id} not found`);
   const after = await repo.updateProvider(ctx.db, id, {

@@ -12,13 +12,9 @@ export async function rateAdminRoutes(app: RouteApp, ctx: AppContext): Promise<v
     rates: (await service.listRates(ctx)).map(service.toRate),
   }));
 
-  app.put(
-    '/rates/:currency',
-    { schema: { tags, params: Type.Object({ currency: Type.String() }), body: RateBody } },
-    async (request) => {
-      const row = await service.setRate(ctx, request.params.currency, request.body.rate);
-      await audit(ctx.db, request, 'rate.set', 'rate', row.currency, null, { rate: row.rate });
-      return service.toRate(row);
-    },
-  );
+  app.put('/rates/:currency', { schema: { tags, params: Type.Object({ currency: Type.String() }), body: RateBody } }, async (request) => {
+    const row = await service.setRate(ctx, request.params.currency, request.body.rate);
+    await audit(ctx.db, request, 'rate.set', 'rate', row.currency, null, { rate: row.rate });
+    return service.toRate(row);
+  });
 }

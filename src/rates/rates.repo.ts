@@ -37,10 +37,7 @@ export async function deleteTerminalRate(db: Queryable, terminalId: string, curr
 }
 
 export async function listTerminalRates(db: Queryable, terminalId: string): Promise<RateRow[]> {
-  const { rows } = await db.query<RateRow>(
-    'SELECT currency, rate, updated_at FROM terminal_rates WHERE terminal_id = $1 ORDER BY currency',
-    [terminalId],
-  );
+  const { rows } = await db.query<RateRow>('SELECT currency, rate, updated_at FROM terminal_rates WHERE terminal_id = $1 ORDER BY currency', [terminalId]);
   return rows;
 }
 
@@ -49,10 +46,9 @@ export async function listTerminalRates(db: Queryable, terminalId: string): Prom
  * otherwise the manual rate. `currencies` null means every currency that has a rate.
  */
 export async function effectiveRates(db: Queryable, terminalId: string, currencies: string[] | null): Promise<Map<string, string>> {
-  const { rows } = await db.query<{ currency: string; rate: string }>(prepared(
-    effectiveRatesSql('$1', currencies ? '$2' : null),
-    currencies ? [terminalId, currencies] : [terminalId],
-  ));
+  const { rows } = await db.query<{ currency: string; rate: string }>(
+    prepared(effectiveRatesSql('$1', currencies ? '$2' : null), currencies ? [terminalId, currencies] : [terminalId]),
+  );
   return new Map(rows.map((row) => [row.currency, row.rate]));
 }
 

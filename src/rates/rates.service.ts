@@ -14,7 +14,9 @@ export function parseRate(value: unknown): string {
 export function parseCurrency(value: string): string {
   const currency = value.toUpperCase();
   if (!FIAT_CURRENCIES.includes(currency)) {
-    throw new DomainError('VALIDATION', `currency ${JSON.stringify(value)} is not one Kassir prices; use one of ${FIAT_CURRENCIES.join(', ')}`, { currency: value });
+    throw new DomainError('VALIDATION', `currency ${JSON.stringify(value)} is not one Kassir prices; use one of ${FIAT_CURRENCIES.join(', ')}`, {
+      currency: value,
+    });
   }
   return currency;
 }

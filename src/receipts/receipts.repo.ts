@@ -40,18 +40,20 @@ export async function findReceipt(db: Queryable, id: string): Promise<ReceiptRow
 }
 
 export async function listPaymentReceipts(db: Queryable, paymentIds: string[]): Promise<ReceiptRow[]> {
-  const { rows } = await db.query<ReceiptRow>(
-    `SELECT ${COLUMNS} FROM receipts WHERE payment_id = ANY($1::uuid[]) ORDER BY created_at, id`,
-    [paymentIds],
-  );
+  const { rows } = await db.query<ReceiptRow>(`SELECT ${COLUMNS} FROM receipts WHERE payment_id = ANY($1::uuid[]) ORDER BY created_at, id`, [paymentIds]);
   return rows;
 }
 
-export async function insertConfirmation(db: Queryable, c: { paymentId: string; merchantId: string; source: 'merchant' | 'page'; receiptId: string | null }): Promise<void> {
-  await db.query(
-    'INSERT INTO payment_confirmations (payment_id, merchant_id, source, receipt_id) VALUES ($1, $2, $3, $4)',
-    [c.paymentId, c.merchantId, c.source, c.receiptId],
-  );
+export async function insertConfirmation(
+  db: Queryable,
+  c: { paymentId: string; merchantId: string; source: 'merchant' | 'page'; receiptId: string | null },
+): Promise<void> {
+  await db.query('INSERT INTO payment_confirmations (payment_id, merchant_id, source, receipt_id) VALUES ($1, $2, $3, $4)', [
+    c.paymentId,
+    c.merchantId,
+    c.source,
+    c.receiptId,
+  ]);
 }
 
 export interface ConfirmationRow {

@@ -53,12 +53,8 @@ export async function receiptRoutes(app: RouteApp, ctx: AppContext): Promise<voi
     },
   );
 
-  app.get(
-    '/v1/receipts/:id',
-    { schema: { tags: ['payments'], summary: 'Download a stored receipt', security, params: IdParams } },
-    async (request, reply) => {
-      const { receipt, content } = await openReceiptFile(ctx, request.merchant!.merchantId, request.params.id);
-      return sendReceiptFile(reply, receipt, content);
-    },
-  );
+  app.get('/v1/receipts/:id', { schema: { tags: ['payments'], summary: 'Download a stored receipt', security, params: IdParams } }, async (request, reply) => {
+    const { receipt, content } = await openReceiptFile(ctx, request.merchant!.merchantId, request.params.id);
+    return sendReceiptFile(reply, receipt, content);
+  });
 }

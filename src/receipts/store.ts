@@ -47,7 +47,10 @@ export function newStorageKey(): string {
 
 /** Receipts in a local directory (default: `$KASSIR_DATA_DIR/receipts`). */
 export class LocalFileStore extends LoggingFileStore {
-  constructor(private readonly root: string, log: Logger) {
+  constructor(
+    private readonly root: string,
+    log: Logger,
+  ) {
     super(log);
   }
 
@@ -94,15 +97,17 @@ export interface S3Settings {
 export class S3FileStore extends LoggingFileStore {
   private readonly client: S3Client;
 
-  constructor(private readonly settings: S3Settings, log: Logger) {
+  constructor(
+    private readonly settings: S3Settings,
+    log: Logger,
+  ) {
     super(log);
     this.client = new S3Client({
       region: settings.region,
       endpoint: settings.endpoint,
       forcePathStyle: settings.forcePathStyle,
-      credentials: settings.accessKeyId && settings.secretAccessKey
-        ? { accessKeyId: settings.accessKeyId, secretAccessKey: settings.secretAccessKey }
-        : undefined,
+      credentials:
+        settings.accessKeyId && settings.secretAccessKey ? { accessKeyId: settings.accessKeyId, secretAccessKey: settings.secretAccessKey } : undefined,
     });
   }
 

@@ -35,7 +35,17 @@ describe('convert', () => {
     expect(convert(money('105.05'), 'RUB', 'TJS', rates())?.toFixed(2)).toBe('12.05');
     expect(convert(money('124.15'), 'RUB', 'TJS', rates())?.toFixed(2)).toBe('14.24');
     // 0.125 with rates 1 and 1: would be 0.12 under banker's rounding.
-    expect(convert(money('0.125'), 'AAA', 'BBB', new Map([['AAA', '1'], ['BBB', '1']]))?.toFixed(2)).toBe('0.13');
+    expect(
+      convert(
+        money('0.125'),
+        'AAA',
+        'BBB',
+        new Map([
+          ['AAA', '1'],
+          ['BBB', '1'],
+        ]),
+      )?.toFixed(2),
+    ).toBe('0.13');
   });
 
   it('is undefined when either currency has no rate', () => {
@@ -58,7 +68,15 @@ describe('convert', () => {
     fc.assert(
       fc.property(arbCurrency, arbCurrency, arbRate, arbRate, arbAmount(2), (from, to, fromRate, toRate, amount) => {
         fc.pre(from !== to);
-        const out = convert(amount, from, to, new Map([[from, fromRate], [to, toRate]]));
+        const out = convert(
+          amount,
+          from,
+          to,
+          new Map([
+            [from, fromRate],
+            [to, toRate],
+          ]),
+        );
         expect(out).toBeDefined();
         const places = MINOR[to] ?? 2;
         const exact = new Exact(amount.toFixed()).times(toRate).div(fromRate);
@@ -76,7 +94,10 @@ describe('convert', () => {
   it('property: monotone in the amount (a larger order never pays less locally)', () => {
     fc.assert(
       fc.property(arbCurrency, arbCurrency, arbRate, arbRate, arbAmount(2), arbAmount(2), (from, to, fr, tr, a, b) => {
-        const r = new Map([[from, fr], [to, tr]]);
+        const r = new Map([
+          [from, fr],
+          [to, tr],
+        ]);
         const [lo, hi] = a.lte(b) ? [a, b] : [b, a];
         expect(convert(lo, from, to, r)!.lte(convert(hi, from, to, r)!)).toBe(true);
       }),
@@ -103,7 +124,7 @@ describe('candidatesFor', () => {
     );
   });
 
-  it('property: cross-border in the order currency\'s own country pays the amount unconverted (rule 3)', () => {
+  it("property: cross-border in the order currency's own country pays the amount unconverted (rule 3)", () => {
     fc.assert(
       fc.property(
         fc.constantFrom<Method>('CROSS_BORDER', 'CROSS_BORDER_CARD', 'CROSS_BORDER_SIM'),

@@ -47,9 +47,8 @@ export async function updateRequisite(db: Queryable, id: string, r: RequisiteFie
 }
 
 export async function listRequisites(db: Queryable, filter: { executorId?: string }): Promise<RequisiteRow[]> {
-  const { rows } = await db.query<RequisiteRow>(
-    `SELECT ${COLUMNS} FROM requisites WHERE ($1::uuid IS NULL OR executor_id = $1) ORDER BY created_at, id`,
-    [filter.executorId ?? null],
-  );
+  const { rows } = await db.query<RequisiteRow>(`SELECT ${COLUMNS} FROM requisites WHERE ($1::uuid IS NULL OR executor_id = $1) ORDER BY created_at, id`, [
+    filter.executorId ?? null,
+  ]);
   return rows;
 }

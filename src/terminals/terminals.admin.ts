@@ -19,15 +19,11 @@ export async function terminalAdminRoutes(app: RouteApp, ctx: AppContext): Promi
     toAdminTerminal(await service.getTerminal(ctx, request.params.id)),
   );
 
-  app.patch(
-    '/terminals/:id',
-    { schema: { tags, params: IdParams, body: UpdateTerminalBody, response: { 200: AdminTerminal } } },
-    async (request) => {
-      const { before, after } = await service.updateTerminal(ctx, request.params.id, request.body);
-      await audit(ctx.db, request, 'terminal.update', 'terminal', after.id, toAdminTerminal(before), toAdminTerminal(after));
-      return toAdminTerminal(after);
-    },
-  );
+  app.patch('/terminals/:id', { schema: { tags, params: IdParams, body: UpdateTerminalBody, response: { 200: AdminTerminal } } }, async (request) => {
+    const { before, after } = await service.updateTerminal(ctx, request.params.id, request.body);
+    await audit(ctx.db, request, 'terminal.update', 'terminal', after.id, toAdminTerminal(before), toAdminTerminal(after));
+    return toAdminTerminal(after);
+  });
 
   app.post('/terminals/:id/api-key/rotate', { schema: { tags, params: IdParams, body: RotateBody } }, async (request) => {
     const grace = request.body.grace_seconds ?? 0;
@@ -36,19 +32,21 @@ export async function terminalAdminRoutes(app: RouteApp, ctx: AppContext): Promi
     return { id: request.params.id, ...rotated };
   });
 
-  app.post(
-    '/terminals/:id/adjustments',
-    { schema: { tags, params: IdParams, body: AdjustmentBody } },
-    async (request, reply) => {
-      const body = request.body;
-      const before = await service.getTerminal(ctx, request.params.id);
-      const after = await service.adjustBalance(ctx, request.params.id, body);
-      await audit(ctx.db, request, 'terminal.adjust_balance', 'terminal', after.id,
-        { balance: before.balance, balance_frozen: before.balance_frozen },
-        { balance: after.balance, balance_frozen: after.balance_frozen, amount: body.amount, reason: body.reason });
-      return reply.status(201).send({ balance: Number(after.balance), balance_frozen: Number(after.balance_frozen) });
-    },
-  );
+  app.post('/terminals/:id/adjustments', { schema: { tags, params: IdParams, body: AdjustmentBody } }, async (request, reply) => {
+    const body = request.body;
+    const before = await service.getTerminal(ctx, request.params.id);
+    const after = await service.adjustBalance(ctx, request.params.id, body);
+    await audit(
+      ctx.db,
+      request,
+      'terminal.adjust_balance',
+      'terminal',
+      after.id,
+      { balance: before.balance, balance_frozen: before.balance_frozen },
+      { balance: after.balance, balance_frozen: after.balance_frozen, amount: body.amount, reason: body.reason },
+    );
+    return reply.status(201).send({ balance: Number(after.balance), balance_frozen: Number(after.balance_frozen) });
+  });
 
   app.get('/terminals/:id/rates', { schema: { tags, params: IdParams } }, async (request) => {
     await service.getTerminal(ctx, request.params.id);
@@ -56,21 +54,17 @@ export async function terminalAdminRoutes(app: RouteApp, ctx: AppContext): Promi
     return { rates: own.map((r) => ({ currency: r.currency, rate: Number(r.rate), updated_at: r.updated_at })) };
   });
 
-  app.put(
-    '/terminals/:id/rates/:currency',
-    { schema: { tags, params: RateParams, body: RateBody } },
-    async (request) => {
-      await service.getTerminal(ctx, request.params.id);
-      const currency = parseCurrency(request.params.currency);
-      const rate = parseRate(request.body.rate);
-      const row = await transaction(ctx.db, async (tx) => {
-        const saved = await rates.upsertTerminalRate(tx, request.params.id, currency, rate);
-        await audit(tx, request, 'terminal.set_rate', 'terminal', request.params.id, null, { currency, rate });
-        return saved;
-      });
-      return { terminal_id: request.params.id, currency: row.currency, rate: Number(row.rate), updated_at: row.updated_at };
-    },
-  );
+  app.put('/terminals/:id/rates/:currency', { schema: { tags, params: RateParams, body: RateBody } }, async (request) => {
+    await service.getTerminal(ctx, request.params.id);
+    const currency = parseCurrency(request.params.currency);
+    const rate = parseRate(request.body.rate);
+    const row = await transaction(ctx.db, async (tx) => {
+      const saved = await rates.upsertTerminalRate(tx, request.params.id, currency, rate);
+      await audit(tx, request, 'terminal.set_rate', 'terminal', request.params.id, null, { currency, rate });
+      return saved;
+    });
+    return { terminal_id: request.params.id, currency: row.currency, rate: Number(row.rate), updated_at: row.updated_at };
+  });
 
   app.delete('/terminals/:id/rates/:currency', { schema: { tags, params: RateParams } }, async (request, reply) => {
     const currency = parseCurrency(request.params.currency);

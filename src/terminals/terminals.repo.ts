@@ -61,16 +61,26 @@ export async function updateTerminal(
             payout_rate = coalesce($5, payout_rate), withdrawal_fee = coalesce($6, withdrawal_fee),
             return_url = CASE WHEN $7::boolean THEN $8 ELSE return_url END, updated_at = now()
       WHERE id = $1`,
-    [id, patch.name ?? null, patch.isActive ?? null, patch.payinRate ?? null, patch.payoutRate ?? null, patch.withdrawalFee ?? null,
-      patch.returnUrl !== undefined, patch.returnUrl ?? null],
+    [
+      id,
+      patch.name ?? null,
+      patch.isActive ?? null,
+      patch.payinRate ?? null,
+      patch.payoutRate ?? null,
+      patch.withdrawalFee ?? null,
+      patch.returnUrl !== undefined,
+      patch.returnUrl ?? null,
+    ],
   );
 }
 
 export async function insertApiKey(db: Queryable, terminalId: string, merchantId: string, keyHash: Buffer, prefix: string): Promise<void> {
-  await db.query(
-    'INSERT INTO terminal_api_keys (terminal_id, merchant_id, key_hash, key_prefix) VALUES ($1, $2, $3, $4)',
-    [terminalId, merchantId, keyHash, prefix],
-  );
+  await db.query('INSERT INTO terminal_api_keys (terminal_id, merchant_id, key_hash, key_prefix) VALUES ($1, $2, $3, $4)', [
+    terminalId,
+    merchantId,
+    keyHash,
+    prefix,
+  ]);
 }
 
 export async function expireApiKeys(db: Queryable, terminalId: string, graceSeconds: number): Promise<Date> {

@@ -13,7 +13,14 @@ const Balance = Type.Object({ balance: Type.Number(), balance_frozen: Type.Numbe
 export async function terminalRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
   app.get(
     '/v1/terminals',
-    { schema: { tags: ['balances'], summary: 'List terminals with balances', security, response: { 200: Type.Object({ terminals: Type.Array(Terminal) }), ...errors } } },
+    {
+      schema: {
+        tags: ['balances'],
+        summary: 'List terminals with balances',
+        security,
+        response: { 200: Type.Object({ terminals: Type.Array(Terminal) }), ...errors },
+      },
+    },
     async (request) => ({ terminals: (await listMerchantTerminals(ctx.db, request.merchant!.merchantId)).map(toTerminal) }),
   );
 

@@ -23,7 +23,12 @@ export interface TransferInput {
  * With `idempotencyRequest` (an Idempotency-Key's request id) the transfer records it: when an
  * earlier attempt at that request already moved the money, it is not moved again.
  */
-export async function transfer(ctx: AppContext, merchantId: string, input: TransferInput, idempotencyRequest?: string): Promise<{ from: string; to: string; amount: Decimal }> {
+export async function transfer(
+  ctx: AppContext,
+  merchantId: string,
+  input: TransferInput,
+  idempotencyRequest?: string,
+): Promise<{ from: string; to: string; amount: Decimal }> {
   const { from_terminal_id: from, to_terminal_id: to } = input;
   if (typeof from !== 'string' || !isUuid(from)) throw new DomainError('TRF_001', 'from_terminal_id must be a terminal id (UUID)');
   if (typeof to !== 'string' || !isUuid(to)) throw new DomainError('TRF_001', 'to_terminal_id must be a terminal id (UUID)');
@@ -36,7 +41,13 @@ export async function transfer(ctx: AppContext, merchantId: string, input: Trans
   try {
     await transaction(ctx.db, async (tx) => {
       // Opposite transfers cannot deadlock: the posting locks both accounts in one fixed order.
-      const id = await insertTransfer(tx, { merchantId, fromTerminalId: from, toTerminalId: to, amount: amount.toFixed(), idempotencyRequest: idempotencyRequest ?? null });
+      const id = await insertTransfer(tx, {
+        merchantId,
+        fromTerminalId: from,
+        toTerminalId: to,
+        amount: amount.toFixed(),
+        idempotencyRequest: idempotencyRequest ?? null,
+      });
       await post(tx, {
         kind: 'transfer',
         refId: id,

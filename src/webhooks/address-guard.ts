@@ -22,9 +22,17 @@ const CATEGORIES: readonly Category[] = [
   { kind: 'loopback', v4: [['127.0.0.0', 8]], v6: [['::1', 128]] },
   {
     kind: 'private',
-    v4: [['10.0.0.0', 8], ['172.16.0.0', 12], ['192.168.0.0', 16], ['100.64.0.0', 10]], // last: CGNAT
+    v4: [
+      ['10.0.0.0', 8],
+      ['172.16.0.0', 12],
+      ['192.168.0.0', 16],
+      ['100.64.0.0', 10],
+    ], // last: CGNAT
     // fec0::/10 is the deprecated site-local range (RFC 3879), still private where it is in use.
-    v6: [['fc00::', 7], ['fec0::', 10]],
+    v6: [
+      ['fc00::', 7],
+      ['fec0::', 10],
+    ],
   },
   { kind: 'link-local', v4: [['169.254.0.0', 16]], v6: [['fe80::', 10]] },
   { kind: 'multicast', v4: [['224.0.0.0', 4]], v6: [['ff00::', 8]] },

@@ -27,11 +27,14 @@ export async function wakeDispatchOnNewEvents(
   let stopped = false;
   const ask = () => {
     if (timer || stopped) return;
-    timer = setTimeout(() => {
-      timer = undefined;
-      last = Date.now();
-      dispatch().catch((err: unknown) => log.error({ err }, 'could not schedule a webhook dispatch; the next announcement or the minute’s dispatch will'));
-    }, Math.max(0, last + THROTTLE_MS - Date.now()));
+    timer = setTimeout(
+      () => {
+        timer = undefined;
+        last = Date.now();
+        dispatch().catch((err: unknown) => log.error({ err }, 'could not schedule a webhook dispatch; the next announcement or the minute’s dispatch will'));
+      },
+      Math.max(0, last + THROTTLE_MS - Date.now()),
+    );
   };
 
   const subscriber = createSubscriber(databaseUrl, APPLICATION_NAME);

@@ -10,11 +10,25 @@ const IdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
 
 /** The webhook delivery log: events with their attempts (status code, latency), and re-sending. */
 export async function webhookAdminRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
-  app.get('/webhooks', { schema: { tags, querystring: Type.Object({ resource_id: Type.Optional(Type.String()), status: Type.Optional(Type.String()), limit: Type.Optional(Type.String()), offset: Type.Optional(Type.String()) }) } }, async (request) => {
-    const { limit, offset } = parseListQuery(request.query, 'VALIDATION');
-    const { resource_id: resourceId, status } = request.query;
-    return { webhooks: await listWebhookEvents(ctx, { resourceId, status, limit, offset }), limit, offset };
-  });
+  app.get(
+    '/webhooks',
+    {
+      schema: {
+        tags,
+        querystring: Type.Object({
+          resource_id: Type.Optional(Type.String()),
+          status: Type.Optional(Type.String()),
+          limit: Type.Optional(Type.String()),
+          offset: Type.Optional(Type.String()),
+        }),
+      },
+    },
+    async (request) => {
+      const { limit, offset } = parseListQuery(request.query, 'VALIDATION');
+      const { resource_id: resourceId, status } = request.query;
+      return { webhooks: await listWebhookEvents(ctx, { resourceId, status, limit, offset }), limit, offset };
+    },
+  );
 
   app.get('/webhooks/:id', { schema: { tags, params: IdParams } }, async (request) => getWebhookEvent(ctx, request.params.id));
 

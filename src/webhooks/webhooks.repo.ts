@@ -143,17 +143,24 @@ export async function recordAttempt(db: Queryable, outcome: AttemptOutcome): Pro
               delivered_at = CASE WHEN $8 THEN now() ELSE NULL END,
               next_attempt_at = $10, leased_until = NULL
         WHERE id = $1`,
-      [outcome.eventId, outcome.attempt, outcome.startedAt, outcome.statusCode, outcome.latencyMs, outcome.error,
-        outcome.responseSnippet, outcome.delivered, outcome.givingUp, outcome.nextAttemptAt],
+      [
+        outcome.eventId,
+        outcome.attempt,
+        outcome.startedAt,
+        outcome.statusCode,
+        outcome.latencyMs,
+        outcome.error,
+        outcome.responseSnippet,
+        outcome.delivered,
+        outcome.givingUp,
+        outcome.nextAttemptAt,
+      ],
     ),
   );
 }
 
 /** The delivery log, newest first, optionally of one resource and/or in one status. */
-export async function listEvents(
-  db: Queryable,
-  filter: { resourceId?: string; status?: string; limit: number; offset: number },
-): Promise<WebhookEventRow[]> {
+export async function listEvents(db: Queryable, filter: { resourceId?: string; status?: string; limit: number; offset: number }): Promise<WebhookEventRow[]> {
   const { rows } = await db.query<WebhookEventRow>(
     `SELECT id, resource_type, resource_id, event, url, status, attempts, next_attempt_at, last_error, created_at, delivered_at
        FROM webhook_events WHERE ($1::uuid IS NULL OR resource_id = $1) AND ($2::text IS NULL OR status = $2)

@@ -14,7 +14,16 @@ const CompleteBody = Type.Object({ tx_hash: Type.String({ pattern: '^(0x)?[0-9a-
 const FailBody = Type.Object({ reason: Type.Optional(Type.String({ maxLength: 1000 })) });
 
 function adminView(row: WithdrawalRow) {
-  return { ...toWithdrawal(row), merchant_id: row.merchant_id, terminal_id: row.terminal_id, send_amount: Number(row.send_amount), reserve: Number(row.reserve), adapter: row.adapter, tx_hash: row.tx_hash, failure_reason: row.failure_reason };
+  return {
+    ...toWithdrawal(row),
+    merchant_id: row.merchant_id,
+    terminal_id: row.terminal_id,
+    send_amount: Number(row.send_amount),
+    reserve: Number(row.reserve),
+    adapter: row.adapter,
+    tx_hash: row.tx_hash,
+    failure_reason: row.failure_reason,
+  };
 }
 
 async function load(ctx: AppContext, id: string): Promise<WithdrawalRow> {
@@ -29,15 +38,24 @@ async function load(ctx: AppContext, id: string): Promise<WithdrawalRow> {
  * the chain confirms it, and can be failed by hand only before anything was signed for it.
  */
 export async function withdrawalAdminRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
-  app.get('/withdrawals', { schema: { tags, querystring: Type.Object({ status: Type.Optional(Type.String()), limit: Type.Optional(Type.String()), offset: Type.Optional(Type.String()) }) } }, async (request) => {
-    const { limit, offset } = parseListQuery(request.query, 'VALIDATION');
-    const status = request.query.status;
-    if (status !== undefined && !(WITHDRAWAL_STATUSES as readonly string[]).includes(status)) {
-      throw new DomainError('VALIDATION', `status must be one of ${WITHDRAWAL_STATUSES.join(', ')}`);
-    }
-    const rows = await listWithdrawals(ctx.db, status, limit, offset);
-    return { withdrawals: rows.map(adminView), limit, offset };
-  });
+  app.get(
+    '/withdrawals',
+    {
+      schema: {
+        tags,
+        querystring: Type.Object({ status: Type.Optional(Type.String()), limit: Type.Optional(Type.String()), offset: Type.Optional(Type.String()) }),
+      },
+    },
+    async (request) => {
+      const { limit, offset } = parseListQuery(request.query, 'VALIDATION');
+      const status = request.query.status;
+      if (status !== undefined && !(WITHDRAWAL_STATUSES as readonly string[]).includes(status)) {
+        throw new DomainError('VALIDATION', `status must be one of ${WITHDRAWAL_STATUSES.join(', ')}`);
+      }
+      const rows = await listWithdrawals(ctx.db, status, limit, offset);
+      return { withdrawals: rows.map(adminView), limit, offset };
+    },
+  );
 
   app.get('/withdrawals/:id', { schema: { tags, params: IdParams } }, async (request) => adminView(await load(ctx, request.params.id)));
 
@@ -47,7 +65,8 @@ export async function withdrawalAdminRoutes(app: RouteApp, ctx: AppContext): Pro
     const txHash = request.body.tx_hash.replace(/^0x/, '').toLowerCase();
     const after = await transaction(ctx.db, async (tx) => {
       const done = await changeWithdrawal(tx, before.id, { event: 'complete', txHash });
-      if (!done) throw new DomainError('CONFLICT', `Withdrawal is ${before.status}; only a pending or processing one can be completed`, { status: before.status });
+      if (!done)
+        throw new DomainError('CONFLICT', `Withdrawal is ${before.status}; only a pending or processing one can be completed`, { status: before.status });
       await audit(tx, request, 'withdrawal.complete', 'withdrawal', before.id, { status: before.status }, { status: done.status, tx_hash: txHash });
       return done;
     });
@@ -57,12 +76,18 @@ export async function withdrawalAdminRoutes(app: RouteApp, ctx: AppContext): Pro
   app.post('/withdrawals/:id/fail', { schema: { tags, params: IdParams, body: FailBody } }, async (request) => {
     const before = await load(ctx, request.params.id);
     if (before.adapter !== 'manual' && before.tx_hash) {
-      throw new DomainError('CONFLICT', `A transaction (${before.tx_hash}) was already signed for this withdrawal; it fails on its own if the chain rejects it`);
+      throw new DomainError(
+        'CONFLICT',
+        `A transaction (${before.tx_hash}) was already signed for this withdrawal; it fails on its own if the chain rejects it`,
+      );
     }
     const reason = request.body.reason ?? 'failed by the operator';
     const after = await transaction(ctx.db, async (tx) => {
       const done = await changeWithdrawal(tx, before.id, { event: 'fail', reason });
-      if (!done) throw new DomainError('CONFLICT', 'Only a pending or processing withdrawal with nothing signed for it can be failed by hand', { status: before.status });
+      if (!done)
+        throw new DomainError('CONFLICT', 'Only a pending or processing withdrawal with nothing signed for it can be failed by hand', {
+          status: before.status,
+        });
       await audit(tx, request, 'withdrawal.fail', 'withdrawal', before.id, { status: before.status }, { status: done.status, reason });
       return done;
     });

@@ -53,7 +53,10 @@ export function isIdempotencyRequestTaken(err: unknown): boolean {
 
 /** The withdrawal an earlier attempt at this Idempotency-Key request made. */
 export async function findByIdempotencyRequest(db: Queryable, merchantId: string, idempotencyRequest: string): Promise<WithdrawalRow | undefined> {
-  const { rows } = await db.query<WithdrawalRow>('SELECT * FROM withdrawals WHERE merchant_id = $1 AND idempotency_request = $2', [merchantId, idempotencyRequest]);
+  const { rows } = await db.query<WithdrawalRow>('SELECT * FROM withdrawals WHERE merchant_id = $1 AND idempotency_request = $2', [
+    merchantId,
+    idempotencyRequest,
+  ]);
   return rows[0];
 }
 
@@ -64,10 +67,11 @@ export async function findMerchantWithdrawal(db: Queryable, merchantId: string, 
 }
 
 export async function listMerchantWithdrawals(db: Queryable, merchantId: string, limit: number, offset: number): Promise<WithdrawalRow[]> {
-  const { rows } = await db.query<WithdrawalRow>(
-    'SELECT * FROM withdrawals WHERE merchant_id = $1 ORDER BY created_at DESC, id LIMIT $2 OFFSET $3',
-    [merchantId, limit, offset],
-  );
+  const { rows } = await db.query<WithdrawalRow>('SELECT * FROM withdrawals WHERE merchant_id = $1 ORDER BY created_at DESC, id LIMIT $2 OFFSET $3', [
+    merchantId,
+    limit,
+    offset,
+  ]);
   return rows;
 }
 
@@ -94,10 +98,12 @@ export async function openAutomaticWithdrawalIds(db: Queryable): Promise<string[
 
 /** Schedules (or re-schedules) the send job `task` of a withdrawal; one job per withdrawal at a time. */
 export async function addSendJob(db: Queryable, task: string, id: string, runAt: Date | null): Promise<void> {
-  await db.query(
-    `SELECT graphile_worker.add_job($1, json_build_object('id', $2::text), job_key => $3, run_at => coalesce($4, now()), max_attempts => 1000)`,
-    [task, id, `withdrawal:${id}`, runAt],
-  );
+  await db.query(`SELECT graphile_worker.add_job($1, json_build_object('id', $2::text), job_key => $3, run_at => coalesce($4, now()), max_attempts => 1000)`, [
+    task,
+    id,
+    `withdrawal:${id}`,
+    runAt,
+  ]);
 }
 
 /**

@@ -33,15 +33,25 @@ const CreateBody = Type.Object({
 export async function withdrawalRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
   app.post(
     '/v1/withdrawals',
-    { config: { ...config, priority: 'low' }, schema: { tags, summary: 'Create a withdrawal', security, body: CreateBody, response: { 200: Withdrawal, ...errors } } },
-    async (request) =>
-      toWithdrawal(await createWithdrawal(ctx, request.merchant!.merchantId, request.body, request.idempotency?.requestId)),
+    {
+      config: { ...config, priority: 'low' },
+      schema: { tags, summary: 'Create a withdrawal', security, body: CreateBody, response: { 200: Withdrawal, ...errors } },
+    },
+    async (request) => toWithdrawal(await createWithdrawal(ctx, request.merchant!.merchantId, request.body, request.idempotency?.requestId)),
   );
 
   // Registered before /:id so that "fee" is never taken for an id.
   app.get(
     '/v1/withdrawals/fee',
-    { config, schema: { tags, summary: 'Current withdrawal fee of the key’s terminal', security, response: { 200: Type.Object({ fee: Type.Number(), currency: Type.String() }), ...errors } } },
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Current withdrawal fee of the key’s terminal',
+        security,
+        response: { 200: Type.Object({ fee: Type.Number(), currency: Type.String() }), ...errors },
+      },
+    },
     async (request) => {
       const terminal = await findTerminal(ctx.db, request.merchant!.terminalId);
       return { fee: toNumber(terminal!.withdrawal_fee)!, currency: 'USDT' };

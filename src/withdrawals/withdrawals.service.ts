@@ -62,7 +62,9 @@ export async function createWithdrawal(ctx: AppContext, merchantId: string, inpu
   const sendAmount = subtract ? amount.minus(fee) : amount;
   const toHold = subtract ? amount : amount.plus(fee);
   if (sendAmount.lte(0)) {
-    throw new DomainError('WDR_001', `amount must exceed the withdrawal fee of ${fee.toFixed()} USDT when the fee is subtracted from it`, { fee: fee.toNumber() });
+    throw new DomainError('WDR_001', `amount must exceed the withdrawal fee of ${fee.toFixed()} USDT when the fee is subtracted from it`, {
+      fee: fee.toNumber(),
+    });
   }
   try {
     return await transaction(ctx.db, async (tx) => {
@@ -88,7 +90,10 @@ export async function createWithdrawal(ctx: AppContext, merchantId: string, inpu
       if (earlier) return earlier;
     }
     if (isInsufficientFunds(err)) {
-      throw new DomainError('WDR_002', `Insufficient funds: the withdrawal needs ${toHold.toFixed()} USDT`, { available: Number(terminal.balance), required: toHold.toNumber() });
+      throw new DomainError('WDR_002', `Insufficient funds: the withdrawal needs ${toHold.toFixed()} USDT`, {
+        available: Number(terminal.balance),
+        required: toHold.toNumber(),
+      });
     }
     throw err;
   }

@@ -266,7 +266,8 @@ export async function startFakeTronNode(options: FakeTronNodeOptions = {}): Prom
       if (txs.has(txId) && txs.get(txId)!.state !== 'dropped') return refuse('DUP_TRANSACTION_ERROR', 'Dup transaction.', txId);
       if (body.raw_data.expiration <= Date.now()) return refuse('TRANSACTION_EXPIRATION_ERROR', 'Transaction expired', txId);
       const transfer = decodeTransfer(String(value.data ?? ''));
-      if (toHex41(String(value.contract_address)) !== contractHex || !transfer) return refuse('CONTRACT_VALIDATE_ERROR', 'fake node: not a USDT transfer', txId);
+      if (toHex41(String(value.contract_address)) !== contractHex || !transfer)
+        return refuse('CONTRACT_VALIDATE_ERROR', 'fake node: not a USDT transfer', txId);
 
       if ((await node.beforeAccept?.(txId)) === 'drop') {
         node.broadcasts.push({ txId, code: 'DROPPED' });
@@ -306,7 +307,14 @@ export async function startFakeTronNode(options: FakeTronNodeOptions = {}): Prom
     'wallet/getnowblock': () => ({
       blockID: headHash,
       block_header: {
-        raw_data: { number: blockNumber, txTrieRoot: '0'.repeat(64), witness_address: `41${'0'.repeat(40)}`, parentHash: '0'.repeat(64), version: 31, timestamp: Date.now() },
+        raw_data: {
+          number: blockNumber,
+          txTrieRoot: '0'.repeat(64),
+          witness_address: `41${'0'.repeat(40)}`,
+          parentHash: '0'.repeat(64),
+          version: 31,
+          timestamp: Date.now(),
+        },
         witness_signature: '',
       },
     }),

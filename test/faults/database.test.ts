@@ -1,8 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  baseEnv, cleanUp, Client, Database, percentile, printFigures, Receiver, sleep, startInstance, waitFor, workDir,
-  type Answer, type Instance,
+  baseEnv,
+  cleanUp,
+  Client,
+  Database,
+  percentile,
+  printFigures,
+  Receiver,
+  sleep,
+  startInstance,
+  waitFor,
+  workDir,
+  type Answer,
+  type Instance,
 } from './harness.js';
 import { openShop, requisiteOf, rubles, type Shop } from './shop.js';
 
@@ -88,11 +99,17 @@ describe('the database restarted and stopped under load', () => {
       loop(async () => {
         const p = toNotify.shift();
         if (!p) return sleep(10);
-        const answer = record('notification', await client.executor(p.token, 'POST', '/notifications', { requisite_id: p.requisiteId, amount: Number(p.amount) }));
+        const answer = record(
+          'notification',
+          await client.executor(p.token, 'POST', '/notifications', { requisite_id: p.requisiteId, amount: Number(p.amount) }),
+        );
         if (answer.status !== 200) await sleep(20);
       }),
       loop(async () => {
-        record('transfer', await client.merchant(t2, 'POST', '/v1/transfers', { from_terminal_id: t2.terminalId, to_terminal_id: t1.terminalId, amount: 0.01 }, randomUUID()));
+        record(
+          'transfer',
+          await client.merchant(t2, 'POST', '/v1/transfers', { from_terminal_id: t2.terminalId, to_terminal_id: t1.terminalId, amount: 0.01 }, randomUUID()),
+        );
         await sleep(20);
       }),
       loop(async () => {
@@ -114,7 +131,12 @@ describe('the database restarted and stopped under load', () => {
     const restartedAt = Date.now();
     const restartMs = restartedAt - restartStarted;
     phase = 'after restart';
-    const firstOkAfterRestart = await waitFor('a create succeeding after the restart', async () => seen.find((s) => s.phase === 'after restart' && s.what === 'create' && s.answer.status === 200), 30_000, 50);
+    const firstOkAfterRestart = await waitFor(
+      'a create succeeding after the restart',
+      async () => seen.find((s) => s.phase === 'after restart' && s.what === 'create' && s.answer.status === 200),
+      30_000,
+      50,
+    );
     const restartRecoveryMs = firstOkAfterRestart.at - restartedAt;
     await sleep(4_000);
 
@@ -127,7 +149,12 @@ describe('the database restarted and stopped under load', () => {
     await db.start();
     const recoveredAt = Date.now();
     phase = 'after stop';
-    const firstOkAfterStop = await waitFor('a create succeeding after the stop', async () => seen.find((s) => s.phase === 'after stop' && s.what === 'create' && s.answer.status === 200), 30_000, 50);
+    const firstOkAfterStop = await waitFor(
+      'a create succeeding after the stop',
+      async () => seen.find((s) => s.phase === 'after stop' && s.what === 'create' && s.answer.status === 200),
+      30_000,
+      50,
+    );
     const stopRecoveryMs = firstOkAfterStop.at - recoveredAt;
     await sleep(5_000);
     stop = true;
@@ -150,27 +177,38 @@ describe('the database restarted and stopped under load', () => {
     // Later: everything succeeds again without a restart of the service.
     const tail = seen.filter((s) => s.phase === 'after stop' && s.at > firstOkAfterStop.at + 1000);
     const tailFailures = tail.filter((s) => s.answer.status !== 200 && !(s.what === 'notification' && s.answer.status === 200));
-    const otherFailures = seen.filter((s) => (s.phase === 'before' || s.phase === 'after restart' && s.at > firstOkAfterRestart.at + 1000) && s.answer.status !== 200);
+    const otherFailures = seen.filter(
+      (s) => (s.phase === 'before' || (s.phase === 'after restart' && s.at > firstOkAfterRestart.at + 1000)) && s.answer.status !== 200,
+    );
 
     // ---- creates left without an answer: retried with their Idempotency-Key, each gets one
     let retriedCreated = 0;
     let retriedExisting = 0;
     const retryStarted = Date.now();
     const retryQueue = [...unanswered];
-    await Promise.all(Array.from({ length: 8 }, async () => {
-      for (let u = retryQueue.shift(); u; u = retryQueue.shift()) {
-        const { extId, send } = u;
-        const answer = await waitFor(`the retry of ${extId}`, async () => {
-          const a = await send();
-          return a.status > 0 && a.status < 500 && !(a.status === 409 && a.headers?.get('retry-after')) ? a : undefined;
-        }, 60_000, 500);
-        if (answer.status === 200) retriedCreated++;
-        else if (answer.status === 409 && answer.body.error === 'PAY_003') retriedExisting++;
-        else throw new Error(`retry of ${extId}: ${answer.status} ${JSON.stringify(answer.body)}`);
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        for (let u = retryQueue.shift(); u; u = retryQueue.shift()) {
+          const { extId, send } = u;
+          const answer = await waitFor(
+            `the retry of ${extId}`,
+            async () => {
+              const a = await send();
+              return a.status > 0 && a.status < 500 && !(a.status === 409 && a.headers?.get('retry-after')) ? a : undefined;
+            },
+            60_000,
+            500,
+          );
+          if (answer.status === 200) retriedCreated++;
+          else if (answer.status === 409 && answer.body.error === 'PAY_003') retriedExisting++;
+          else throw new Error(`retry of ${extId}: ${answer.status} ${JSON.stringify(answer.body)}`);
+        }
+      }),
+    );
     const retryMs = Date.now() - retryStarted;
-    const duplicates = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM (SELECT 1 FROM payments GROUP BY merchant_id, ext_id HAVING count(*) > 1) d');
+    const duplicates = await db.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM (SELECT 1 FROM payments GROUP BY merchant_id, ext_id HAVING count(*) > 1) d',
+    );
 
     // ---- the listeners are back: both listening connections, and the log says so
     const listeners = await db.query<{ application_name: string }>(
@@ -188,7 +226,13 @@ describe('the database restarted and stopped under load', () => {
     await waitFor('the switched-off terminal refused', async () => (await client.merchant(spare, 'GET', '/v1/balance')).status === 403, 20_000, 50);
     const identityMs = Date.now() - identityStarted;
     // A completion after the outage reaches the receiver through the wake-up listener.
-    const fresh = await client.merchant(t1, 'POST', '/v1/payments', { ext_id: `db-probe-${randomUUID().slice(0, 8)}`, amount: 777.77, currency: 'RUB', method: 'CARD', notify_url: receiver.url });
+    const fresh = await client.merchant(t1, 'POST', '/v1/payments', {
+      ext_id: `db-probe-${randomUUID().slice(0, 8)}`,
+      amount: 777.77,
+      currency: 'RUB',
+      method: 'CARD',
+      notify_url: receiver.url,
+    });
     expect(fresh.status).toBe(200);
     const { executor: probeOwner, requisiteId: probeRequisite } = requisiteOf(shop, fresh.body);
     const probe = { id: fresh.body.id as string, amount: '777.77', requisiteId: probeRequisite, token: probeOwner.token };
@@ -196,19 +240,35 @@ describe('the database restarted and stopped under load', () => {
     const webhookStarted = Date.now();
     let webhookMs = -1;
     if (completed.status === 200 && completed.body.matched) {
-      await waitFor('the completion webhook', async () => receiver.deliveries.some((d) => d.resourceId === probe.id && d.event === 'payment.completed'), 90_000, 50);
+      await waitFor(
+        'the completion webhook',
+        async () => receiver.deliveries.some((d) => d.resourceId === probe.id && d.event === 'payment.completed'),
+        90_000,
+        50,
+      );
       webhookMs = Date.now() - webhookStarted;
     }
     // The worker's expiry sweep runs again: every payment created after the outage expires in time.
-    await waitFor('payments created after the outage expired', async () => {
-      const [row] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM payments WHERE status = 'PENDING'`);
-      return row!.n === 0;
-    }, (TTL_SECONDS + 60) * 1000);
-    const [expired] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM payments WHERE status = 'CANCELLED' AND created_at > $1`, [new Date(recoveredAt)]);
-    await waitFor('every webhook event delivered', async () => {
-      const [row] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_events WHERE status <> 'delivered'`);
-      return row!.n === 0;
-    }, 120_000, 1000);
+    await waitFor(
+      'payments created after the outage expired',
+      async () => {
+        const [row] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM payments WHERE status = 'PENDING'`);
+        return row!.n === 0;
+      },
+      (TTL_SECONDS + 60) * 1000,
+    );
+    const [expired] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM payments WHERE status = 'CANCELLED' AND created_at > $1`, [
+      new Date(recoveredAt),
+    ]);
+    await waitFor(
+      'every webhook event delivered',
+      async () => {
+        const [row] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_events WHERE status <> 'delivered'`);
+        return row!.n === 0;
+      },
+      120_000,
+      1000,
+    );
     const [events] = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM webhook_events');
     const ledger = await client.adminOk('GET', '/ledger/check');
     const lost = created.length - (await db.query('SELECT 1 FROM payments WHERE id = ANY($1::uuid[])', [created.map((p) => p.id)])).length;
@@ -220,18 +280,43 @@ describe('the database restarted and stopped under load', () => {
         `longest answer ${Math.round(longest)} ms; first success ${restartRecoveryMs} ms after the restart, ${stopRecoveryMs} ms after the stop; ` +
         `lost ${lost}, doubled ${duplicates[0]!.n}, delivered ${events!.n}/${events!.n} events, ledger ${ledger.ok ? 'ok' : 'NOT ok'}`,
       {
-        'restart': `fast shutdown and start took ${(restartMs / 1000).toFixed(1)} s; first create succeeded ${restartRecoveryMs} ms after the start`,
-        'stopped': `${STOPPED_MS / 1000} s down; first create succeeded ${stopRecoveryMs} ms after the start`,
+        restart: `fast shutdown and start took ${(restartMs / 1000).toFixed(1)} s; first create succeeded ${restartRecoveryMs} ms after the start`,
+        stopped: `${STOPPED_MS / 1000} s down; first create succeeded ${stopRecoveryMs} ms after the start`,
         'answer times during the outages': `p50 ${Math.round(percentile(outageMs, 50))} ms, p99 ${Math.round(percentile(outageMs, 99))} ms, max ${Math.round(longest)} ms (client gives up at 30 s: ${outage.filter((s) => s.answer.status === 0).length} timed out or cut)`,
         '/healthz': `${healthDown} × 503 during the outages, ${healthUpDuringStop} × 200 while stopped`,
         'after recovery': `${tail.length} requests, ${tailFailures.length} not 2xx; before and between the outages ${otherFailures.length} not 2xx`,
         'creates answered 503, retried with their Idempotency-Key': `${unanswered.length}: ${retriedCreated} created now, ${retriedExisting} had been created (PAY_003), all answered within ${(retryMs / 1000).toFixed(1)} s`,
-        'listeners': `${listeners.map((l) => l.application_name).sort().join(', ')} connected; log: ${logged.filter((m) => /announcements are back/.test(m)).length} × "announcements are back", after the stop ${backAfterStop.map((ms) => `${ms} ms`).join(' and ')} after the start`,
+        listeners: `${listeners
+          .map((l) => l.application_name)
+          .sort()
+          .join(
+            ', ',
+          )} connected; log: ${logged.filter((m) => /announcements are back/.test(m)).length} × "announcements are back", after the stop ${backAfterStop.map((ms) => `${ms} ms`).join(' and ')} after the start`,
         'identity cache': `a terminal switched off by SQL refused after ${identityMs} ms`,
-        'webhook wake-up': webhookMs >= 0 ? `a completion delivered ${webhookMs} ms after the notification` : `the probe payment had expired (${completed.status} ${JSON.stringify(completed.body)})`,
-        'worker': `${expired!.n} payments created after the stop expired by the sweep`,
-        ...(bad.length ? { 'bad answers': bad.slice(0, 8).map((s) => `${s.what} ${s.answer.status} ${s.answer.error ?? JSON.stringify(s.answer.body)?.slice(0, 120)} retry-after=${s.answer.headers?.get('retry-after')}`).join(' | ') } : {}),
-        ...(tailFailures.length ? { 'failures after recovery': tailFailures.slice(0, 8).map((s) => `${s.what} ${s.answer.status} ${JSON.stringify(s.answer.body)?.slice(0, 120)}`).join(' | ') } : {}),
+        'webhook wake-up':
+          webhookMs >= 0
+            ? `a completion delivered ${webhookMs} ms after the notification`
+            : `the probe payment had expired (${completed.status} ${JSON.stringify(completed.body)})`,
+        worker: `${expired!.n} payments created after the stop expired by the sweep`,
+        ...(bad.length
+          ? {
+              'bad answers': bad
+                .slice(0, 8)
+                .map(
+                  (s) =>
+                    `${s.what} ${s.answer.status} ${s.answer.error ?? JSON.stringify(s.answer.body)?.slice(0, 120)} retry-after=${s.answer.headers?.get('retry-after')}`,
+                )
+                .join(' | '),
+            }
+          : {}),
+        ...(tailFailures.length
+          ? {
+              'failures after recovery': tailFailures
+                .slice(0, 8)
+                .map((s) => `${s.what} ${s.answer.status} ${JSON.stringify(s.answer.body)?.slice(0, 120)}`)
+                .join(' | '),
+            }
+          : {}),
       },
     );
 

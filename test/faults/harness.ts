@@ -255,7 +255,14 @@ export class Client {
       return { status: res.status, body, headers: res.headers, ms: performance.now() - started, sentAt };
     } catch (err) {
       const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-      return { status: 0, body: undefined, headers: undefined, ms: performance.now() - started, sentAt, error: cause?.code ?? cause?.message ?? (err as Error).name };
+      return {
+        status: 0,
+        body: undefined,
+        headers: undefined,
+        ms: performance.now() - started,
+        sentAt,
+        error: cause?.code ?? cause?.message ?? (err as Error).name,
+      };
     }
   }
 

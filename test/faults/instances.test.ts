@@ -1,8 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  baseEnv, cleanUp, Client, Database, percentile, printFigures, Receiver, sleep, startInstance, waitFor, workDir,
-  type Answer, type Instance,
+  baseEnv,
+  cleanUp,
+  Client,
+  Database,
+  percentile,
+  printFigures,
+  Receiver,
+  sleep,
+  startInstance,
+  waitFor,
+  workDir,
+  type Answer,
+  type Instance,
 } from './harness.js';
 import { cardNumber, openShop, requisiteOf, type Shop } from './shop.js';
 
@@ -100,14 +111,34 @@ describe('two instances over one database', () => {
       loop(async () => {
         const p = toNotify.shift();
         if (!p) return sleep(10);
-        const answer = record('notification', 'either', await p.via.executor(p.token, 'POST', '/notifications', { requisite_id: p.requisiteId, amount: Number(p.amount) }));
+        const answer = record(
+          'notification',
+          'either',
+          await p.via.executor(p.token, 'POST', '/notifications', { requisite_id: p.requisiteId, amount: Number(p.amount) }),
+        );
         if (answer.status === 200 && answer.body.matched) completed++;
       }),
       // Payouts: both executors take each one at the same moment, one through each instance.
       loop(async () => {
-        const payout = record('payout', 'a', await viaA.merchant(terminal, 'POST', '/v1/payouts', {
-          ext_id: `two-po-${randomUUID().slice(0, 8)}`, amount: 1000, method: 'card', requisites: cardNumber(), holder_name: 'Petr P.', bank: 'sberbank', notify_url: receiver.url,
-        }, randomUUID()));
+        const payout = record(
+          'payout',
+          'a',
+          await viaA.merchant(
+            terminal,
+            'POST',
+            '/v1/payouts',
+            {
+              ext_id: `two-po-${randomUUID().slice(0, 8)}`,
+              amount: 1000,
+              method: 'card',
+              requisites: cardNumber(),
+              holder_name: 'Petr P.',
+              bank: 'sberbank',
+              notify_url: receiver.url,
+            },
+            randomUUID(),
+          ),
+        );
         if (payout.status !== 200) return;
         const takes = await Promise.all([
           viaA.executor(first.token, 'POST', `/payouts/${payout.body.id}/take`),
@@ -116,8 +147,16 @@ describe('two instances over one database', () => {
         takes.forEach((t, i) => record('take', i === 0 ? 'a' : 'b', t));
         takeRaces.push({ winners: takes.filter((t) => t.status === 200).length, losers: takes.filter((t) => t.status === 409).length });
         const winner = takes[0]!.status === 200 ? first : second;
-        record('payout complete', 'b', await viaB.executorUpload(winner.token, `/payouts/${payout.body.id}/complete`, 'proof', Buffer.from(
-          'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64')));
+        record(
+          'payout complete',
+          'b',
+          await viaB.executorUpload(
+            winner.token,
+            `/payouts/${payout.body.id}/complete`,
+            'proof',
+            Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64'),
+          ),
+        );
         await sleep(100);
       }),
       // Watches the database: two PENDING payments on one requisite with one amount, seen at one moment.
@@ -142,14 +181,23 @@ describe('two instances over one database', () => {
     await Promise.all(loops);
 
     // ---- every payment ends (expired by either instance's sweep, or completed); every event is delivered
-    await waitFor('every payment ended', async () => {
-      const [row] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM payments WHERE status = 'PENDING'`);
-      return row!.n === 0;
-    }, (TTL_SECONDS + 60) * 1000);
-    await waitFor('every webhook event delivered', async () => {
-      const [row] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_events WHERE status <> 'delivered'`);
-      return row!.n === 0;
-    }, 120_000, 500);
+    await waitFor(
+      'every payment ended',
+      async () => {
+        const [row] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM payments WHERE status = 'PENDING'`);
+        return row!.n === 0;
+      },
+      (TTL_SECONDS + 60) * 1000,
+    );
+    await waitFor(
+      'every webhook event delivered',
+      async () => {
+        const [row] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_events WHERE status <> 'delivered'`);
+        return row!.n === 0;
+      },
+      120_000,
+      500,
+    );
 
     // ---- requisites: PENDING intervals of one requisite and one amount never overlap. The times are
     // those of the writing transactions' starts (now()), so one payment's end and the next one's
@@ -176,15 +224,21 @@ describe('two instances over one database', () => {
                                                 AND EXISTS (SELECT 1 FROM webhook_events e WHERE e.resource_id = p.id AND e.event = 'payment.completed'))::int AS both,
               (SELECT count(*) FROM payments WHERE status = 'COMPLETED')::int AS completed`,
     );
-    const sweptBy = (instance: Instance) => instance.logLines().filter((l) => l.msg === 'expired pending payments').reduce((sum, l) => sum + Number(l.expired), 0);
+    const sweptBy = (instance: Instance) =>
+      instance
+        .logLines()
+        .filter((l) => l.msg === 'expired pending payments')
+        .reduce((sum, l) => sum + Number(l.expired), 0);
     const sweptA = sweptBy(a);
     const sweptB = sweptBy(b);
 
     // ---- deliveries: the receiver's log against the service's record of attempts
     const attempts = new Map(
-      (await db.query<{ event_id: string; n: number; last_status: number | null }>(
-        `SELECT event_id, count(*)::int AS n, (array_agg(status_code ORDER BY attempt DESC))[1] AS last_status FROM webhook_attempts GROUP BY event_id`,
-      )).map((r) => [r.event_id, r]),
+      (
+        await db.query<{ event_id: string; n: number; last_status: number | null }>(
+          `SELECT event_id, count(*)::int AS n, (array_agg(status_code ORDER BY attempt DESC))[1] AS last_status FROM webhook_attempts GROUP BY event_id`,
+        )
+      ).map((r) => [r.event_id, r]),
     );
     const events = await db.query<{ id: string; resource_id: string }>('SELECT id, resource_id FROM webhook_events ORDER BY seq');
     const hits = new Map<string, typeof receiver.deliveries>();
@@ -228,14 +282,21 @@ describe('two instances over one database', () => {
         `${expiry!.cancelled} expired with ${expiry!.events} CANCELLED events (doubled ${expiry!.doubled}), ` +
         `delivered ${events.length}/${events.length} events once per attempt (${deliveryProblems.length} problems, ${outOfOrder} out of order), ledger ${ledger.ok ? 'ok' : 'NOT ok'}`,
       {
-        'creates': `${answers.filter((x) => x.what === 'create').length} sent half to each instance: ${created} created, ${refusedNoRequisite} refused PAY_004 (every pair busy); p50 ${Math.round(percentile(createMs, 50))} ms, p99 ${Math.round(percentile(createMs, 99))} ms`,
-        'requisites': `${samples} looks at the database during the load saw two PENDING payments on one requisite and amount ${simultaneous} times; overlapping PENDING intervals afterwards: ${overlaps!.n} (longest crossing ${overlaps!.longest_ms ?? 0} ms)`,
-        'expiry': `${sweptA} expired by instance a, ${sweptB} by instance b (sum ${sweptA + sweptB}, cancelled ${expiry!.cancelled}); ${expiry!.both} payments with both a completed and a cancelled event; ${expiry!.completed} completed (${completed} by notifications)`,
+        creates: `${answers.filter((x) => x.what === 'create').length} sent half to each instance: ${created} created, ${refusedNoRequisite} refused PAY_004 (every pair busy); p50 ${Math.round(percentile(createMs, 50))} ms, p99 ${Math.round(percentile(createMs, 99))} ms`,
+        requisites: `${samples} looks at the database during the load saw two PENDING payments on one requisite and amount ${simultaneous} times; overlapping PENDING intervals afterwards: ${overlaps!.n} (longest crossing ${overlaps!.longest_ms ?? 0} ms)`,
+        expiry: `${sweptA} expired by instance a, ${sweptB} by instance b (sum ${sweptA + sweptB}, cancelled ${expiry!.cancelled}); ${expiry!.both} payments with both a completed and a cancelled event; ${expiry!.completed} completed (${completed} by notifications)`,
         'payout takes': `${takeRaces.length} races of two executors through two instances: ${takeRaces.length - takeProblems} with exactly one winner`,
-        'webhooks': `${receiver.deliveries.length} requests for ${events.length} events; ${receiver.deliveries.filter((d) => d.status !== 200).length} answered 500 by the receiver (${FAIL_PERCENT} %), ${retried} events retried`,
-        'errors': `${failures.length} requests failed (5xx other than PAY_004, or no answer)`,
+        webhooks: `${receiver.deliveries.length} requests for ${events.length} events; ${receiver.deliveries.filter((d) => d.status !== 200).length} answered 500 by the receiver (${FAIL_PERCENT} %), ${retried} events retried`,
+        errors: `${failures.length} requests failed (5xx other than PAY_004, or no answer)`,
         ...(deliveryProblems.length ? { 'delivery problems': deliveryProblems.slice(0, 8).join('; ') } : {}),
-        ...(failures.length ? { 'failed requests': failures.slice(0, 8).map((x) => `${x.what} via ${x.via}: ${x.answer.status} ${x.answer.error ?? JSON.stringify(x.answer.body)?.slice(0, 120)}`).join(' | ') } : {}),
+        ...(failures.length
+          ? {
+              'failed requests': failures
+                .slice(0, 8)
+                .map((x) => `${x.what} via ${x.via}: ${x.answer.status} ${x.answer.error ?? JSON.stringify(x.answer.body)?.slice(0, 120)}`)
+                .join(' | '),
+            }
+          : {}),
       },
     );
 

@@ -4,8 +4,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLAIM_LEASE_SECONDS } from '../../src/http/idempotency.js';
 import { randomTronAddress, startFakeTronNode, TEST_TRON_KEY, type FakeTronNode } from '../fakes/tron-node.js';
 import {
-  baseEnv, cleanUp, Client, Database, definitive, isRefusedForNow, printFigures, Receiver, sleep, startInstance, waitFor, workDir,
-  type Answer, type Instance,
+  baseEnv,
+  cleanUp,
+  Client,
+  Database,
+  definitive,
+  isRefusedForNow,
+  printFigures,
+  Receiver,
+  sleep,
+  startInstance,
+  waitFor,
+  workDir,
+  type Answer,
+  type Instance,
 } from './harness.js';
 import { cardNumber, openShop, payinCredit, payoutReserve, requisiteOf, rubles, withdrawalHold, type Shop } from './shop.js';
 
@@ -163,7 +175,8 @@ describe('kill -9 of an instance under load', () => {
         c.answers.push(answer);
         const later = answer.status === 409 && answer.headers?.get('retry-after');
         if (definitive(answer) && !later) return answer;
-        if (Date.now() > deadline) throw new Error(`${c.label}: no definitive answer after 120 s of retries; last ${answer.status} ${JSON.stringify(answer.body)}`);
+        if (Date.now() > deadline)
+          throw new Error(`${c.label}: no definitive answer after 120 s of retries; last ${answer.status} ${JSON.stringify(answer.body)}`);
         await sleep(later ? Math.min(2000, Number(later) * 1000) : 250);
       }
     };
@@ -245,7 +258,9 @@ describe('kill -9 of an instance under load', () => {
       };
       if (p.action === 'executor') {
         if (!(await step(`take ${p.extId}`, 'processing', 'pending', () => client.executor(executor.token, 'POST', `/payouts/${p.id}/take`)))) return;
-        await step(`complete ${p.extId}`, 'completed', 'processing', () => client.executorUpload(executor.token, `/payouts/${p.id}/complete`, 'proof', TINY_PNG));
+        await step(`complete ${p.extId}`, 'completed', 'processing', () =>
+          client.executorUpload(executor.token, `/payouts/${p.id}/complete`, 'proof', TINY_PNG),
+        );
       } else if (p.action === 'operator-complete') {
         await step(`operator complete ${p.extId}`, 'completed', 'pending', () => client.admin('POST', `/payouts/${p.id}/complete`, {}));
       } else {
@@ -278,7 +293,12 @@ describe('kill -9 of an instance under load', () => {
       const amount = rubles(100, 5000);
       const key = randomUUID();
       const body = { ext_id: extId, amount: Number(amount), currency: 'RUB', method: 'CARD', notify_url: receiver.url };
-      const p: PaymentBook = { extId, amount, wantsNotify: Math.random() < 0.6, create: call(`payment ${extId}`, () => client.merchant(t1, 'POST', '/v1/payments', body, key)) };
+      const p: PaymentBook = {
+        extId,
+        amount,
+        wantsNotify: Math.random() < 0.6,
+        create: call(`payment ${extId}`, () => client.merchant(t1, 'POST', '/v1/payments', body, key)),
+      };
       payments.push(p);
       return p;
     };
@@ -287,8 +307,22 @@ describe('kill -9 of an instance under load', () => {
       const extId = `kill-po-${++seq}-${randomUUID().slice(0, 8)}`;
       const amount = rubles(100, 3000);
       const key = randomUUID();
-      const body = { ext_id: extId, amount: Number(amount), method: 'card', requisites: cardNumber(), holder_name: 'Petr P.', bank: 'sberbank', notify_url: receiver.url };
-      const p: PayoutBook = { extId, amount, action: actions[seq % actions.length]!, steps: [], create: call(`payout ${extId}`, () => client.merchant(t1, 'POST', '/v1/payouts', body, key)) };
+      const body = {
+        ext_id: extId,
+        amount: Number(amount),
+        method: 'card',
+        requisites: cardNumber(),
+        holder_name: 'Petr P.',
+        bank: 'sberbank',
+        notify_url: receiver.url,
+      };
+      const p: PayoutBook = {
+        extId,
+        amount,
+        action: actions[seq % actions.length]!,
+        steps: [],
+        create: call(`payout ${extId}`, () => client.merchant(t1, 'POST', '/v1/payouts', body, key)),
+      };
       payouts.push(p);
       return p;
     };
@@ -307,7 +341,12 @@ describe('kill -9 of an instance under load', () => {
       const amount = new Decimal(rubles(1, 40)).plus(new Decimal(Math.floor(Math.random() * 10_000)).div(1e6)).toFixed(6);
       const key = randomUUID();
       const body = { from_terminal_id: from.terminalId, to_terminal_id: to.terminalId, amount: Number(amount) };
-      const t: TransferBook = { from: from.terminalId, to: to.terminalId, amount, call: call(`transfer ${amount}`, () => client.merchant(from, 'POST', '/v1/transfers', body, key)) };
+      const t: TransferBook = {
+        from: from.terminalId,
+        to: to.terminalId,
+        amount,
+        call: call(`transfer ${amount}`, () => client.merchant(from, 'POST', '/v1/transfers', body, key)),
+      };
       transfers.push(t);
       return t;
     };
@@ -370,15 +409,24 @@ describe('kill -9 of an instance under load', () => {
     toNotify.length = 0;
 
     // ---- settle: withdrawals sent and confirmed on the (fake) chain, every webhook event delivered
-    await waitFor('every withdrawal completed on chain', async () => {
-      const [row] = await db.query<{ open: number }>(`SELECT (count(*) FILTER (WHERE status <> 'completed'))::int AS open FROM withdrawals`);
-      return row!.open === 0;
-    }, 90_000);
+    await waitFor(
+      'every withdrawal completed on chain',
+      async () => {
+        const [row] = await db.query<{ open: number }>(`SELECT (count(*) FILTER (WHERE status <> 'completed'))::int AS open FROM withdrawals`);
+        return row!.open === 0;
+      },
+      90_000,
+    );
     const deliveryWaitStarted = Date.now();
-    await waitFor('every webhook event delivered', async () => {
-      const [row] = await db.query<{ pending: number }>(`SELECT (count(*) FILTER (WHERE status <> 'delivered'))::int AS pending FROM webhook_events`);
-      return row!.pending === 0;
-    }, 180_000, 1000);
+    await waitFor(
+      'every webhook event delivered',
+      async () => {
+        const [row] = await db.query<{ pending: number }>(`SELECT (count(*) FILTER (WHERE status <> 'delivered'))::int AS pending FROM webhook_events`);
+        return row!.pending === 0;
+      },
+      180_000,
+      1000,
+    );
     const deliveryWaitMs = Date.now() - deliveryWaitStarted;
 
     // ---- the checks
@@ -418,7 +466,8 @@ describe('kill -9 of an instance under load', () => {
     for (const row of balances) {
       const book = expected.get(row.terminal_id)!;
       const want = row.kind === 'terminal_available' ? book.available : book.frozen;
-      if (!want.eq(row.balance)) balanceProblems.push(`${row.terminal_id === t1.terminalId ? 'T1' : 'T2'} ${row.kind}: database ${row.balance}, book ${want.toFixed(6)}`);
+      if (!want.eq(row.balance))
+        balanceProblems.push(`${row.terminal_id === t1.terminalId ? 'T1' : 'T2'} ${row.kind}: database ${row.balance}, book ${want.toFixed(6)}`);
     }
 
     const events = await db.query<{ id: string }>('SELECT id FROM webhook_events');
@@ -435,14 +484,15 @@ describe('kill -9 of an instance under load', () => {
         'requests sent': `${calls.length} (payments ${byKind('payment ')}, notifications ${byKind('notification')}, payouts ${byKind('payout ')} + ${byKind('take') + byKind('complete') + byKind('operator')} steps, withdrawals ${byKind('withdrawal')}, transfers ${byKind('transfer')})`,
         'killed after': `${(killedAfterMs / 1000).toFixed(1)} s of load; new instance healthy in ${(restartMs / 1000).toFixed(1)} s`,
         'in flight at the kill': `${inFlight.length}: ${happened.done} had happened wholly, ${happened.notDone} not at all (${happened.detail})`,
-        'their retries': `all answered within ${(retriesMs / 1000).toFixed(1)} s (an abandoned Idempotency-Key is taken over after its ${CLAIM_LEASE_SECONDS} s lease): ` +
+        'their retries':
+          `all answered within ${(retriesMs / 1000).toFixed(1)} s (an abandoned Idempotency-Key is taken over after its ${CLAIM_LEASE_SECONDS} s lease): ` +
           `${inFlight.filter((c) => ok(c.answers.at(-1)!)).length} 2xx (${replayed} replayed from the stored answer), ` +
           `${inFlight.filter((c) => !ok(c.answers.at(-1)!)).length} other (${[...new Set(inFlight.filter((c) => !ok(c.answers.at(-1)!)).map((c) => `${c.answers.at(-1)!.status} ${c.answers.at(-1)!.body?.error ?? ''}`.trim()))].join(', ') || 'none'})`,
-        'payments': `${payments.filter((p) => p.created).length} created, ${payments.filter((p) => p.matched).length} completed by notifications`,
-        'payouts': `${payouts.filter((p) => p.status === 'completed').length} completed, ${payouts.filter((p) => p.status === 'failed').length} failed, ${payouts.filter((p) => p.created && p.status !== 'completed' && p.status !== 'failed').length} open`,
-        'withdrawals': `${withdrawals.filter((w) => w.created).length} created, ${node.transfers.length} token transfers on chain`,
-        'transfers': `${transfers.filter((t) => t.done).length} done`,
-        'webhooks': `${receiver.deliveries.length} requests received for ${events.length} events (${receiver.deliveries.length - received.size} again after the kill: at least once); all delivered ${(deliveryWaitMs / 1000).toFixed(0)} s after the last load`,
+        payments: `${payments.filter((p) => p.created).length} created, ${payments.filter((p) => p.matched).length} completed by notifications`,
+        payouts: `${payouts.filter((p) => p.status === 'completed').length} completed, ${payouts.filter((p) => p.status === 'failed').length} failed, ${payouts.filter((p) => p.created && p.status !== 'completed' && p.status !== 'failed').length} open`,
+        withdrawals: `${withdrawals.filter((w) => w.created).length} created, ${node.transfers.length} token transfers on chain`,
+        transfers: `${transfers.filter((t) => t.done).length} done`,
+        webhooks: `${receiver.deliveries.length} requests received for ${events.length} events (${receiver.deliveries.length - received.size} again after the kill: at least once); all delivered ${(deliveryWaitMs / 1000).toFixed(0)} s after the last load`,
         ...(lost.length ? { lost: lost.slice(0, 10).join('; ') } : {}),
         ...(doubled.length ? { doubled: doubled.slice(0, 10).join('; ') } : {}),
         ...(halfWritten.length ? { 'half-written': halfWritten.slice(0, 10).join('; ') } : {}),
@@ -481,14 +531,18 @@ async function inFlightOutcomes(
   try {
     for (const p of book.payments) {
       if (p.create.inFlightAtKill) count('payment', (await client.query('SELECT 1 FROM payments WHERE ext_id = $1', [p.extId])).rowCount === 1);
-      if (p.notify?.inFlightAtKill) count('notification', (await client.query(`SELECT 1 FROM payments WHERE id = $1 AND status = 'COMPLETED'`, [p.id])).rowCount === 1);
+      if (p.notify?.inFlightAtKill)
+        count('notification', (await client.query(`SELECT 1 FROM payments WHERE id = $1 AND status = 'COMPLETED'`, [p.id])).rowCount === 1);
     }
     for (const p of book.payouts) {
       if (p.create.inFlightAtKill) count('payout', (await client.query('SELECT 1 FROM payouts WHERE ext_id = $1', [p.extId])).rowCount === 1);
       for (const step of p.steps) {
         if (!step.inFlightAtKill) continue;
         const wanted = step.label.startsWith('take') ? 'processing' : step.label.startsWith('operator fail') ? 'failed' : 'completed';
-        count(step.label.split(' ').slice(0, -1).join(' '), (await client.query('SELECT 1 FROM payouts WHERE id = $1 AND status = $2', [p.id, wanted])).rowCount === 1);
+        count(
+          step.label.split(' ').slice(0, -1).join(' '),
+          (await client.query('SELECT 1 FROM payouts WHERE id = $1 AND status = $2', [p.id, wanted])).rowCount === 1,
+        );
       }
     }
     for (const w of book.withdrawals) {
@@ -513,7 +567,11 @@ async function lostOperations(
   book: { payments: PaymentBook[]; payouts: PayoutBook[]; withdrawals: WithdrawalBook[]; transfers: TransferBook[] },
 ): Promise<string[]> {
   const lost: string[] = [];
-  const payments = new Map((await db.query<{ ext_id: string; id: string; status: string }>('SELECT ext_id, id, status FROM payments WHERE merchant_id = $1', [merchantId])).map((r) => [r.ext_id, r]));
+  const payments = new Map(
+    (await db.query<{ ext_id: string; id: string; status: string }>('SELECT ext_id, id, status FROM payments WHERE merchant_id = $1', [merchantId])).map(
+      (r) => [r.ext_id, r],
+    ),
+  );
   for (const p of book.payments) {
     if (!p.created) continue;
     const row = payments.get(p.extId);
@@ -522,19 +580,31 @@ async function lostOperations(
   }
   const known = new Set(book.payments.filter((p) => p.created).map((p) => p.extId));
   for (const extId of payments.keys()) if (!known.has(extId)) lost.push(`payment ${extId} exists but the client never learnt of it`);
-  const payouts = new Map((await db.query<{ ext_id: string; id: string; status: string }>('SELECT ext_id, id, status FROM payouts WHERE merchant_id = $1', [merchantId])).map((r) => [r.ext_id, r]));
+  const payouts = new Map(
+    (await db.query<{ ext_id: string; id: string; status: string }>('SELECT ext_id, id, status FROM payouts WHERE merchant_id = $1', [merchantId])).map((r) => [
+      r.ext_id,
+      r,
+    ]),
+  );
   for (const p of book.payouts) {
     if (!p.created) continue;
     const row = payouts.get(p.extId);
     if (!row || row.id !== p.id) lost.push(`payout ${p.extId} missing`);
     else if (row.status !== p.status) lost.push(`payout ${p.extId} acknowledged ${p.status} but is ${row.status}`);
   }
-  const withdrawals = new Map((await db.query<{ address: string; id: string }>('SELECT address, id FROM withdrawals WHERE merchant_id = $1', [merchantId])).map((r) => [r.address, r]));
+  const withdrawals = new Map(
+    (await db.query<{ address: string; id: string }>('SELECT address, id FROM withdrawals WHERE merchant_id = $1', [merchantId])).map((r) => [r.address, r]),
+  );
   for (const w of book.withdrawals) if (w.created && withdrawals.get(w.address)?.id !== w.id) lost.push(`withdrawal ${w.id} missing`);
-  if (withdrawals.size !== book.withdrawals.filter((w) => w.created).length) lost.push(`${withdrawals.size} withdrawals in the database, ${book.withdrawals.filter((w) => w.created).length} acknowledged`);
-  const transfers = await db.query<{ from_terminal_id: string; amount: string }>('SELECT from_terminal_id, amount::text FROM transfers WHERE merchant_id = $1', [merchantId]);
+  if (withdrawals.size !== book.withdrawals.filter((w) => w.created).length)
+    lost.push(`${withdrawals.size} withdrawals in the database, ${book.withdrawals.filter((w) => w.created).length} acknowledged`);
+  const transfers = await db.query<{ from_terminal_id: string; amount: string }>(
+    'SELECT from_terminal_id, amount::text FROM transfers WHERE merchant_id = $1',
+    [merchantId],
+  );
   const stored = new Map<string, number>();
-  for (const t of transfers) stored.set(`${t.from_terminal_id}:${new Decimal(t.amount).toFixed(6)}`, (stored.get(`${t.from_terminal_id}:${new Decimal(t.amount).toFixed(6)}`) ?? 0) + 1);
+  for (const t of transfers)
+    stored.set(`${t.from_terminal_id}:${new Decimal(t.amount).toFixed(6)}`, (stored.get(`${t.from_terminal_id}:${new Decimal(t.amount).toFixed(6)}`) ?? 0) + 1);
   for (const t of book.transfers) {
     if (!t.done) continue;
     const key = `${t.from}:${t.amount}`;
@@ -549,10 +619,14 @@ async function lostOperations(
 /** Anything that happened twice. */
 async function doubledOperations(db: Database, node: FakeTronNode): Promise<string[]> {
   const doubled: string[] = [];
-  for (const row of await db.query<{ ext_id: string; n: number }>('SELECT ext_id, count(*)::int AS n FROM payments GROUP BY merchant_id, ext_id HAVING count(*) > 1')) {
+  for (const row of await db.query<{ ext_id: string; n: number }>(
+    'SELECT ext_id, count(*)::int AS n FROM payments GROUP BY merchant_id, ext_id HAVING count(*) > 1',
+  )) {
     doubled.push(`payment ext_id ${row.ext_id} ×${row.n}`);
   }
-  for (const row of await db.query<{ ext_id: string; n: number }>('SELECT ext_id, count(*)::int AS n FROM payouts GROUP BY merchant_id, ext_id HAVING count(*) > 1')) {
+  for (const row of await db.query<{ ext_id: string; n: number }>(
+    'SELECT ext_id, count(*)::int AS n FROM payouts GROUP BY merchant_id, ext_id HAVING count(*) > 1',
+  )) {
     doubled.push(`payout ext_id ${row.ext_id} ×${row.n}`);
   }
   for (const row of await db.query<{ kind: string; ref_id: string; n: number }>(
@@ -565,7 +639,9 @@ async function doubledOperations(db: Database, node: FakeTronNode): Promise<stri
   )) {
     doubled.push(`event ${row.event} of ${row.resource_id} ×${row.n}`);
   }
-  for (const row of await db.query<{ address: string; n: number }>('SELECT address, count(*)::int AS n FROM withdrawals GROUP BY address HAVING count(*) > 1')) {
+  for (const row of await db.query<{ address: string; n: number }>(
+    'SELECT address, count(*)::int AS n FROM withdrawals GROUP BY address HAVING count(*) > 1',
+  )) {
     doubled.push(`withdrawal to ${row.address} ×${row.n}`);
   }
   const onChain = new Map<string, number>();
@@ -574,7 +650,8 @@ async function doubledOperations(db: Database, node: FakeTronNode): Promise<stri
   const sent = await db.query<{ address: string; send_amount: string }>(`SELECT address, send_amount::text FROM withdrawals WHERE status = 'completed'`);
   for (const w of sent) {
     const transfer = node.transfers.find((t) => t.to === w.address);
-    if (!transfer || transfer.amount !== BigInt(new Decimal(w.send_amount).mul(1e6).toFixed(0))) doubled.push(`withdrawal to ${w.address} completed without its token transfer`);
+    if (!transfer || transfer.amount !== BigInt(new Decimal(w.send_amount).mul(1e6).toFixed(0)))
+      doubled.push(`withdrawal to ${w.address} completed without its token transfer`);
   }
   return doubled;
 }
@@ -585,16 +662,49 @@ async function halfWrites(db: Database): Promise<string[]> {
   const check = async (what: string, sql: string) => {
     for (const row of await db.query<{ id: string }>(sql)) problems.push(`${what}: ${row.id}`);
   };
-  await check('completed payment without its webhook event', `SELECT p.id FROM payments p WHERE p.status = 'COMPLETED' AND NOT EXISTS (SELECT 1 FROM webhook_events e WHERE e.resource_id = p.id AND e.event = 'payment.completed')`);
-  await check('matched notification whose payment is not completed', `SELECT n.id FROM notifications n JOIN payments p ON p.id = n.payment_id WHERE n.status = 'matched' AND p.status <> 'COMPLETED'`);
-  await check('completed payment without a matched notification', `SELECT p.id FROM payments p WHERE p.status = 'COMPLETED' AND NOT EXISTS (SELECT 1 FROM notifications n WHERE n.payment_id = p.id AND n.status = 'matched')`);
-  await check('payout without its reserve', `SELECT p.id FROM payouts p WHERE NOT EXISTS (SELECT 1 FROM ledger_transactions t WHERE t.kind = 'payout_reserve' AND t.ref_id = p.id)`);
-  await check('completed payout without its settlement', `SELECT p.id FROM payouts p WHERE p.status = 'completed' AND NOT EXISTS (SELECT 1 FROM ledger_transactions t WHERE t.kind = 'payout_settle' AND t.ref_id = p.id)`);
-  await check('failed payout without its release', `SELECT p.id FROM payouts p WHERE p.status = 'failed' AND NOT EXISTS (SELECT 1 FROM ledger_transactions t WHERE t.kind = 'payout_release' AND t.ref_id = p.id)`);
-  await check('settled or released payout still open', `SELECT p.id FROM payouts p WHERE p.status IN ('pending', 'processing') AND EXISTS (SELECT 1 FROM ledger_transactions t WHERE t.kind IN ('payout_settle', 'payout_release') AND t.ref_id = p.id)`);
-  await check('changed payout without its webhook event', `SELECT p.id FROM payouts p WHERE p.status <> 'pending' AND NOT EXISTS (SELECT 1 FROM webhook_events e WHERE e.resource_id = p.id AND e.event = 'payout.' || p.status)`);
-  await check('withdrawal without its reserve', `SELECT w.id FROM withdrawals w WHERE NOT EXISTS (SELECT 1 FROM ledger_transactions t WHERE t.kind = 'withdrawal_reserve' AND t.ref_id = w.id)`);
-  await check('completed withdrawal without its settlement', `SELECT w.id FROM withdrawals w WHERE w.status = 'completed' AND NOT EXISTS (SELECT 1 FROM ledger_transactions t WHERE t.kind = 'withdrawal_settle' AND t.ref_id = w.id)`);
-  await check('transfer without its posting', `SELECT t.id FROM transfers t WHERE NOT EXISTS (SELECT 1 FROM ledger_transactions l WHERE l.kind = 'transfer' AND l.ref_id = t.id)`);
+  await check(
+    'completed payment without its webhook event',
+    `SELECT p.id FROM payments p WHERE p.status = 'COMPLETED' AND NOT EXISTS (SELECT 1 FROM webhook_events e WHERE e.resource_id = p.id AND e.event = 'payment.completed')`,
+  );
+  await check(
+    'matched notification whose payment is not completed',
+    `SELECT n.id FROM notifications n JOIN payments p ON p.id = n.payment_id WHERE n.status = 'matched' AND p.status <> 'COMPLETED'`,
+  );
+  await check(
+    'completed payment without a matched notification',
+    `SELECT p.id FROM payments p WHERE p.status = 'COMPLETED' AND NOT EXISTS (SELECT 1 FROM notifications n WHERE n.payment_id = p.id AND n.status = 'matched')`,
+  );
+  await check(
+    'payout without its reserve',
+    `SELECT p.id FROM payouts p WHERE NOT EXISTS (SELECT 1 FROM ledger_transactions t WHERE t.kind = 'payout_reserve' AND t.ref_id = p.id)`,
+  );
+  await check(
+    'completed payout without its settlement',
+    `SELECT p.id FROM payouts p WHERE p.status = 'completed' AND NOT EXISTS (SELECT 1 FROM ledger_transactions t WHERE t.kind = 'payout_settle' AND t.ref_id = p.id)`,
+  );
+  await check(
+    'failed payout without its release',
+    `SELECT p.id FROM payouts p WHERE p.status = 'failed' AND NOT EXISTS (SELECT 1 FROM ledger_transactions t WHERE t.kind = 'payout_release' AND t.ref_id = p.id)`,
+  );
+  await check(
+    'settled or released payout still open',
+    `SELECT p.id FROM payouts p WHERE p.status IN ('pending', 'processing') AND EXISTS (SELECT 1 FROM ledger_transactions t WHERE t.kind IN ('payout_settle', 'payout_release') AND t.ref_id = p.id)`,
+  );
+  await check(
+    'changed payout without its webhook event',
+    `SELECT p.id FROM payouts p WHERE p.status <> 'pending' AND NOT EXISTS (SELECT 1 FROM webhook_events e WHERE e.resource_id = p.id AND e.event = 'payout.' || p.status)`,
+  );
+  await check(
+    'withdrawal without its reserve',
+    `SELECT w.id FROM withdrawals w WHERE NOT EXISTS (SELECT 1 FROM ledger_transactions t WHERE t.kind = 'withdrawal_reserve' AND t.ref_id = w.id)`,
+  );
+  await check(
+    'completed withdrawal without its settlement',
+    `SELECT w.id FROM withdrawals w WHERE w.status = 'completed' AND NOT EXISTS (SELECT 1 FROM ledger_transactions t WHERE t.kind = 'withdrawal_settle' AND t.ref_id = w.id)`,
+  );
+  await check(
+    'transfer without its posting',
+    `SELECT t.id FROM transfers t WHERE NOT EXISTS (SELECT 1 FROM ledger_transactions l WHERE l.kind = 'transfer' AND l.ref_id = t.id)`,
+  );
   return problems;
 }

@@ -57,7 +57,11 @@ export async function openShop(client: Client, options: { funds: string[]; execu
   const terminals: Terminal[] = [];
   for (const [i, funds] of options.funds.entries()) {
     const terminal = await client.adminOk('POST', `/merchants/${merchant.id}/terminals`, {
-      name: `T${i + 1}`, currency: 'RUB', payin_rate: Number(PAYIN_RATE), payout_rate: Number(PAYOUT_RATE), withdrawal_fee: Number(WITHDRAWAL_FEE),
+      name: `T${i + 1}`,
+      currency: 'RUB',
+      payin_rate: Number(PAYIN_RATE),
+      payout_rate: Number(PAYOUT_RATE),
+      withdrawal_fee: Number(WITHDRAWAL_FEE),
     });
     if (new Decimal(funds).gt(0)) await client.adminOk('POST', `/terminals/${terminal.id}/adjustments`, { amount: Number(funds), reason: 'fault suite funds' });
     terminals.push({ merchantId: merchant.id, terminalId: terminal.id, apiKey: terminal.api_key, secretKey: merchant.secret_key });
@@ -69,7 +73,15 @@ export async function openShop(client: Client, options: { funds: string[]; execu
     for (let r = 0; r < options.requisitesEach; r++) {
       const value = cardNumber();
       const requisite = await client.adminOk('POST', `/executors/${executor.id}/requisites`, {
-        type: 'card', value, bank: 'sberbank', holder: 'Ivan I.', currency: 'RUB', country: 'RU', methods: ['CARD'], min_amount: 10, max_amount: 100000,
+        type: 'card',
+        value,
+        bank: 'sberbank',
+        holder: 'Ivan I.',
+        currency: 'RUB',
+        country: 'RU',
+        methods: ['CARD'],
+        min_amount: 10,
+        max_amount: 100000,
       });
       requisites.set(value, requisite.id);
     }
@@ -99,12 +111,18 @@ export function rubles(min: number, max: number): string {
  * terminal's credit for a completed payment, amount / rate × (1 − payin_rate / 100), half-up to 6 dp.
  */
 export function payinCredit(amount: string): Decimal {
-  return new Decimal(amount).div(RUB_RATE).mul(new Decimal(1).minus(new Decimal(PAYIN_RATE).div(100))).toDecimalPlaces(6, Decimal.ROUND_HALF_UP);
+  return new Decimal(amount)
+    .div(RUB_RATE)
+    .mul(new Decimal(1).minus(new Decimal(PAYIN_RATE).div(100)))
+    .toDecimalPlaces(6, Decimal.ROUND_HALF_UP);
 }
 
 /** DESIGN.md decision 12: a payout's reserve, amount / rate × (1 + payout_rate / 100), half-up to 6 dp. */
 export function payoutReserve(amount: string): Decimal {
-  return new Decimal(amount).div(RUB_RATE).mul(new Decimal(1).plus(new Decimal(PAYOUT_RATE).div(100))).toDecimalPlaces(6, Decimal.ROUND_HALF_UP);
+  return new Decimal(amount)
+    .div(RUB_RATE)
+    .mul(new Decimal(1).plus(new Decimal(PAYOUT_RATE).div(100)))
+    .toDecimalPlaces(6, Decimal.ROUND_HALF_UP);
 }
 
 /** DESIGN.md decision 13: a withdrawal (fee not subtracted) freezes amount + fee. */

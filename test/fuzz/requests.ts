@@ -41,35 +41,108 @@ export function encodeAny(value: string): string {
   for (const char of value) {
     // Iterating a string yields pairs whole and unpaired surrogates alone.
     const code = char.charCodeAt(0);
-    out += char.length === 1 && code >= 0xd800 && code <= 0xdfff
-      ? `%ED%${(0xa0 + ((code >> 6) & 0x1f)).toString(16).toUpperCase()}%${(0x80 + (code & 0x3f)).toString(16).toUpperCase()}`
-      : encodeURIComponent(char).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+    out +=
+      char.length === 1 && code >= 0xd800 && code <= 0xdfff
+        ? `%ED%${(0xa0 + ((code >> 6) & 0x1f)).toString(16).toUpperCase()}%${(0x80 + (code & 0x3f)).toString(16).toUpperCase()}`
+        : encodeURIComponent(char).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
   }
   return out;
 }
 
 export const HOSTILE_STRINGS = [
-  '', ' ', '\u0000', 'a\u0000b', '\u0007bell', '\u001b[31mred', '\u0085', '\u009b', '\ud800', 'x\udc00', '\r\n', '\t',
-  'x'.repeat(5000), 'ё'.repeat(1500), '😀'.repeat(40), "' OR 1=1 --", '"; DROP TABLE payments; --', '../../../etc/passwd',
-  '<script>alert(1)</script>', '%00', '%ZZ', '\u202eevil', '0', '-1', '1e309', 'NaN', 'Infinity', 'null', '{}', '[]',
-  '00000000-0000-0000-0000-000000000000', 'RUB', 'XXX', 'rub', 'sberbank', '${jndi:ldap://x}', '__proto__', 'constructor',
+  '',
+  ' ',
+  '\u0000',
+  'a\u0000b',
+  '\u0007bell',
+  '\u001b[31mred',
+  '\u0085',
+  '\u009b',
+  '\ud800',
+  'x\udc00',
+  '\r\n',
+  '\t',
+  'x'.repeat(5000),
+  'ё'.repeat(1500),
+  '😀'.repeat(40),
+  "' OR 1=1 --",
+  '"; DROP TABLE payments; --',
+  '../../../etc/passwd',
+  '<script>alert(1)</script>',
+  '%00',
+  '%ZZ',
+  '\u202eevil',
+  '0',
+  '-1',
+  '1e309',
+  'NaN',
+  'Infinity',
+  'null',
+  '{}',
+  '[]',
+  '00000000-0000-0000-0000-000000000000',
+  'RUB',
+  'XXX',
+  'rub',
+  'sberbank',
+  '${jndi:ldap://x}',
+  '__proto__',
+  'constructor',
 ];
 
 const HOSTILE_NUMBERS = [
-  -1, 0, -0, 0.001, 1e-7, 0.000001, 123.456789123, 0.1 + 0.2, 99999999999999.99, 1e14, 12345678.9, Number.MIN_VALUE,
-  4.35, 1.005, 300000.01, 99.999, 2 ** 31, -(2 ** 31),
+  -1,
+  0,
+  -0,
+  0.001,
+  1e-7,
+  0.000001,
+  123.456789123,
+  0.1 + 0.2,
+  99999999999999.99,
+  1e14,
+  12345678.9,
+  Number.MIN_VALUE,
+  4.35,
+  1.005,
+  300000.01,
+  99.999,
+  2 ** 31,
+  -(2 ** 31),
 ];
 
 /** Number literals a JSON parser reads into something else than was written. */
 export const RAW_NUMBERS = [
-  '9007199254740993', '1e400', '-1e400', '1e-400', '0.1000000000000000055511151231257827',
-  '123456789012345678901234567890', '1E+15', '1e15', '-0.0', '100.00000000000000001',
+  '9007199254740993',
+  '1e400',
+  '-1e400',
+  '1e-400',
+  '0.1000000000000000055511151231257827',
+  '123456789012345678901234567890',
+  '1E+15',
+  '1e15',
+  '-0.0',
+  '100.00000000000000001',
 ];
 
 /** Whole bodies that are not what any route takes. */
 export const RAW_BODIES = [
-  'not json', '{', '}', '[]', '"text"', 'null', '0', 'true', '{"a":1,"a":2}', '{"amount":1,"amount":2}', '['.repeat(5000),
-  '{"__proto__":{"isAdmin":true}}', '{"constructor":{"prototype":{"x":1}}}', '\ufeff{}', '{"a":"\\ud800"}', '{"a":"\\u0000"}',
+  'not json',
+  '{',
+  '}',
+  '[]',
+  '"text"',
+  'null',
+  '0',
+  'true',
+  '{"a":1,"a":2}',
+  '{"amount":1,"amount":2}',
+  '['.repeat(5000),
+  '{"__proto__":{"isAdmin":true}}',
+  '{"constructor":{"prototype":{"x":1}}}',
+  '\ufeff{}',
+  '{"a":"\\ud800"}',
+  '{"a":"\\u0000"}',
   `{"x":${'['.repeat(40)}${']'.repeat(40)}}`,
 ];
 
@@ -100,11 +173,17 @@ function hinted(name: string, pools: Pools): fc.Arbitrary<unknown> | undefined {
       return fc.constantFrom(0, 1, 2.5, 95.5, 99.99, 100, 12.34567891);
     case 'ext_id':
     case 'client_id':
-      return fc.oneof(fc.constantFrom(...pools.extIds), fc.string({ minLength: 1, maxLength: 40 }).map((s) => `fz-${s}`));
+      return fc.oneof(
+        fc.constantFrom(...pools.extIds),
+        fc.string({ minLength: 1, maxLength: 40 }).map((s) => `fz-${s}`),
+      );
     case 'method':
       return fc.oneof({ weight: 6, arbitrary: fc.constantFrom('CARD', 'SBP', 'card', 'sbp') }, { weight: 2, arbitrary: fc.constantFrom(...METHODS, 'FOO') });
     case 'methods':
-      return fc.oneof({ weight: 6, arbitrary: fc.constant(['CARD']) }, { weight: 1, arbitrary: fc.array(fc.constantFrom(...METHODS, 'PAYOUT'), { maxLength: 4 }) });
+      return fc.oneof(
+        { weight: 6, arbitrary: fc.constant(['CARD']) },
+        { weight: 1, arbitrary: fc.array(fc.constantFrom(...METHODS, 'PAYOUT'), { maxLength: 4 }) },
+      );
     case 'type':
       return fc.oneof({ weight: 6, arbitrary: fc.constant('card') }, { weight: 1, arbitrary: fc.constantFrom(...REQUISITE_TYPES, 'iban') });
     case 'currency':
@@ -115,7 +194,10 @@ function hinted(name: string, pools: Pools): fc.Arbitrary<unknown> | undefined {
       return fc.oneof({ weight: 6, arbitrary: fc.constant('RU') }, { weight: 1, arbitrary: fc.constantFrom('KZ', 'TJ', 'UZ', 'VN', 'US') });
     case 'bank':
     case 'bank_code':
-      return fc.oneof({ weight: 6, arbitrary: fc.constantFrom('sberbank', 'tinkoff') }, { weight: 1, arbitrary: fc.constantFrom('mts', 'mts_mobile', 'kaspi', 'nosuch') });
+      return fc.oneof(
+        { weight: 6, arbitrary: fc.constantFrom('sberbank', 'tinkoff') },
+        { weight: 1, arbitrary: fc.constantFrom('mts', 'mts_mobile', 'kaspi', 'nosuch') },
+      );
     case 'requisites':
     case 'card_number':
     case 'value':
@@ -198,16 +280,18 @@ export function fromSchema(schema: Schema | undefined, pools: Pools, name = '', 
       const required = new Set<string>(schema.required ?? []);
       // Each required field is missing from one body in thirty, so that most get past "x is required";
       // each optional one in one of three, so that most bodies are coherent enough to be taken.
-      return fc.record(
-        Object.fromEntries(
-          Object.entries(entries).map(([key, arbitrary]) => {
-            const presence = required.has(key)
-              ? fc.oneof({ weight: 1, arbitrary: fc.constant(undefined) }, { weight: 29, arbitrary })
-              : fc.oneof({ weight: 2, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary });
-            return [key, presence];
-          }),
-        ),
-      ).map((value) => Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)));
+      return fc
+        .record(
+          Object.fromEntries(
+            Object.entries(entries).map(([key, arbitrary]) => {
+              const presence = required.has(key)
+                ? fc.oneof({ weight: 1, arbitrary: fc.constant(undefined) }, { weight: 29, arbitrary })
+                : fc.oneof({ weight: 2, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary });
+              return [key, presence];
+            }),
+          ),
+        )
+        .map((value) => Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)));
     }
     default:
       return fc.constantFrom(...WRONG_TYPES);
@@ -243,9 +327,29 @@ export function bodyText(schema: Schema | undefined, pools: Pools): fc.Arbitrary
 
 /** Query-string vocabulary of the list routes, with values plausible or hostile. */
 export function queryString(documented: string[], pools: Pools): fc.Arbitrary<string> {
-  const names = [...new Set([...documented, 'status', 'limit', 'offset', 'from', 'to', 'ext_id', 'merchant_id', 'terminal_id', 'executor_id', 'lang', 'error'])];
+  const names = [
+    ...new Set([...documented, 'status', 'limit', 'offset', 'from', 'to', 'ext_id', 'merchant_id', 'terminal_id', 'executor_id', 'lang', 'error']),
+  ];
   const value = fc.oneof(
-    { weight: 4, arbitrary: fc.constantFrom('10', '0', '1000', '1001', '-1', 'abc', 'PENDING', 'COMPLETED', 'pending', 'ru', 'en', '2026-01-01', '2026-01-01T00:00:00Z', 'not-a-date') },
+    {
+      weight: 4,
+      arbitrary: fc.constantFrom(
+        '10',
+        '0',
+        '1000',
+        '1001',
+        '-1',
+        'abc',
+        'PENDING',
+        'COMPLETED',
+        'pending',
+        'ru',
+        'en',
+        '2026-01-01',
+        '2026-01-01T00:00:00Z',
+        'not-a-date',
+      ),
+    },
     { weight: 1, arbitrary: fc.constantFrom(...pools.terminals, ...pools.merchants, ...pools.extIds) },
     { weight: 2, arbitrary: fc.constantFrom(...HOSTILE_STRINGS.filter((s) => s.length < 100)) },
   );

@@ -36,9 +36,22 @@ describe('readAmount', () => {
   });
 
   it.each([
-    '', 'Баланс', '-1 500 ₽', '−1 500 ₽', '0 ₽', '0,00 ₽', '1 500,005 ₽', '1500 USD', '12:34', '1 500 ₽ 200',
+    '',
+    'Баланс',
+    '-1 500 ₽',
+    '−1 500 ₽',
+    '0 ₽',
+    '0,00 ₽',
+    '1 500,005 ₽',
+    '1500 USD',
+    '12:34',
+    '1 500 ₽ 200',
     // "т" and a Latin "p" are marks only against the digits; spaced, they start a word.
-    '1500 т', '1500 p', '1500', '-300.00KZT', '1 500 EUR',
+    '1500 т',
+    '1500 p',
+    '1500',
+    '-300.00KZT',
+    '1 500 EUR',
   ])('rejects %j', (raw) => {
     expect(readAmount(raw)).toBeUndefined();
   });
@@ -51,8 +64,9 @@ const MARKS: Record<Currency, { mark: string; attached?: boolean }[]> = {
   KZT: [{ mark: '₸' }, { mark: 'KZT' }, { mark: 'тг' }, { mark: 'тенге' }, { mark: 'т', attached: true }],
   TJS: [{ mark: 'TJS' }, { mark: 'смн.' }, { mark: 'сомони' }],
 };
-const CURRENCY_MARKS = (Object.entries(MARKS) as [Currency, { mark: string; attached?: boolean }[]][])
-  .flatMap(([currency, marks]) => marks.map((m) => ({ currency, ...m })));
+const CURRENCY_MARKS = (Object.entries(MARKS) as [Currency, { mark: string; attached?: boolean }[]][]).flatMap(([currency, marks]) =>
+  marks.map((m) => ({ currency, ...m })),
+);
 
 /** Formats cents the way the banks print amounts, in one of their styles. */
 function formatAmount(cents: number, thousands: string, decimal: string, gap: string, currency: string, plus: boolean): string {

@@ -31,7 +31,9 @@ const MARKS: Record<Currency, { spaced: string; attached: string }> = {
 };
 
 const SPACED_MARK = `(?:${CURRENCIES.map((c) => MARKS[c].spaced).join('|')})${NOT_A_WORD}`;
-const ATTACHED_MARK = `(?:${CURRENCIES.map((c) => MARKS[c].attached).filter(Boolean).join('|')})${NOT_A_WORD}`;
+const ATTACHED_MARK = `(?:${CURRENCIES.map((c) => MARKS[c].attached)
+  .filter(Boolean)
+  .join('|')})${NOT_A_WORD}`;
 const MARK_CURRENCY = CURRENCIES.map((currency) => ({
   currency,
   pattern: new RegExp(`^(?:${[MARKS[currency].spaced, MARKS[currency].attached].filter(Boolean).join('|')})$`, 'i'),

@@ -23,7 +23,9 @@ const BALANCE = r`(?:.*? (?:Баланс|Доступно|Остаток|Дос�
 export const BANK_FORMS: readonly BankForm[] = [
   // ---------------------------------------------------------------- Russia
   {
-    bank: 'sberbank', form: 'sms', currency: 'RUB',
+    bank: 'sberbank',
+    form: 'sms',
+    currency: 'RUB',
     senders: ['900', 'SberBank', 'Сбербанк', 'СберБанк'],
     credit: [
       // "СЧЁТ1234 12:34 Перевод из Т-Банк +1 500р от ИВАН И. Баланс: 25 300.50р"
@@ -47,7 +49,9 @@ export const BANK_FORMS: readonly BankForm[] = [
     unless: [r`с Вашего вклада|копилк|вклад`],
   },
   {
-    bank: 'sberbank', form: 'push', currency: 'RUB',
+    bank: 'sberbank',
+    form: 'push',
+    currency: 'RUB',
     senders: ['ru.sberbankmobile', 'СберБанк Онлайн', 'Сбербанк Онлайн'],
     credit: [
       // "Перевод от МАРИНА АЛЕКСАНДРОВНА Д. Банк Уралсиб + 600 ₽ - Баланс: 6 223,34 ₽ СЧЕТ • 7533"
@@ -58,7 +62,9 @@ export const BANK_FORMS: readonly BankForm[] = [
     ],
   },
   {
-    bank: 'tinkoff', form: 'sms', currency: 'RUB',
+    bank: 'tinkoff',
+    form: 'sms',
+    currency: 'RUB',
     senders: ['T-Bank', 'Tinkoff', 'Т-Банк', 'TBank'],
     credit: [
       // "Пополнение, счет RUB. 1500 RUB. Иван И. Доступно 10250.40 RUB" (the payer is optional)
@@ -71,7 +77,9 @@ export const BANK_FORMS: readonly BankForm[] = [
     ],
   },
   {
-    bank: 'tinkoff', form: 'push', currency: 'RUB',
+    bank: 'tinkoff',
+    form: 'push',
+    currency: 'RUB',
     // The title of a T-Bank push names the payer's bank: "Альфа-Банк | Пополнение на 181 ₽, …".
     senders: ['com.idamob.tinkoff.android', 'Т-Банк', 'Тинькофф'],
     credit: [
@@ -83,7 +91,9 @@ export const BANK_FORMS: readonly BankForm[] = [
     ],
   },
   {
-    bank: 'alfabank', form: 'sms', currency: 'RUB',
+    bank: 'alfabank',
+    form: 'sms',
+    currency: 'RUB',
     senders: ['Alfa-Bank', 'AlfaBank', 'Альфа-Банк'],
     credit: [
       // "Поступление 1 500,00 RUR на счет *1234 от ИВАН ИВАНОВ. Баланс 5 000,00 RUR"
@@ -99,7 +109,9 @@ export const BANK_FORMS: readonly BankForm[] = [
     ],
   },
   {
-    bank: 'alfabank', form: 'push', currency: 'RUB',
+    bank: 'alfabank',
+    form: 'push',
+    currency: 'RUB',
     senders: ['ru.alfabank.mobile.android', 'Альфа-Онлайн', 'Альфа-Банк'],
     credit: [
       // "Вам перевели 1 500 ₽ от Ивана И. по СБП", "Вам поступил перевод 700 ₽ от Петра П."
@@ -109,7 +121,9 @@ export const BANK_FORMS: readonly BankForm[] = [
     ],
   },
   {
-    bank: 'vtb', form: 'sms', currency: 'RUB',
+    bank: 'vtb',
+    form: 'sms',
+    currency: 'RUB',
     senders: ['VTB', 'VTB24', 'ВТБ'],
     credit: [
       // "Поступление 1500.00р Счет*1234 от И. Иванов Баланс 4500р 12:01"
@@ -128,7 +142,9 @@ export const BANK_FORMS: readonly BankForm[] = [
     ],
   },
   {
-    bank: 'vtb', form: 'push', currency: 'RUB',
+    bank: 'vtb',
+    form: 'push',
+    currency: 'RUB',
     senders: ['ru.vtb24.mobilebanking.android', 'ВТБ Онлайн'],
     credit: [
       // "ВТБ Онлайн | Поступление 55р Счет*0347 от Михаил Р. Баланс 143р 18:33"
@@ -138,7 +154,9 @@ export const BANK_FORMS: readonly BankForm[] = [
     ],
   },
   {
-    bank: 'raiffeisenbank', form: 'sms', currency: 'RUB',
+    bank: 'raiffeisenbank',
+    form: 'sms',
+    currency: 'RUB',
     senders: ['Raiffeisen', 'Raiffeisenbank', 'Райффайзен'],
     credit: [
       // "Счет *1234: зачисление 1 500.00 RUR. Доступно 5 000.00 RUR"
@@ -162,7 +180,9 @@ export const BANK_FORMS: readonly BankForm[] = [
     ],
   },
   {
-    bank: 'raiffeisenbank', form: 'push', currency: 'RUB',
+    bank: 'raiffeisenbank',
+    form: 'push',
+    currency: 'RUB',
     senders: ['ru.raiffeisen.mobile.new', 'Райффайзен Банк', 'Райффайзенбанк'],
     credit: [
       // "Пополнение счета *1234 на 3 000,00 RUB. Доступно 8 000,00 RUB"
@@ -172,7 +192,9 @@ export const BANK_FORMS: readonly BankForm[] = [
     ],
   },
   {
-    bank: 'gazprombank', form: 'sms', currency: 'RUB',
+    bank: 'gazprombank',
+    form: 'sms',
+    currency: 'RUB',
     senders: ['Telecard', 'Telecart', 'GPB', 'Gazprombank', 'Газпромбанк'],
     credit: [
       // "Telecard; Card1234; Zachislenie; Summa: 1500.00 RUR; 12.03.24 10:05; Dostupno: 5000.00 RUR",
@@ -185,7 +207,9 @@ export const BANK_FORMS: readonly BankForm[] = [
     ],
   },
   {
-    bank: 'gazprombank', form: 'push', currency: 'RUB',
+    bank: 'gazprombank',
+    form: 'push',
+    currency: 'RUB',
     senders: ['ru.gazprombank.android.mobilebank.app', 'Газпромбанк'],
     credit: [
       // "Поступил перевод по СБП 2 000 ₽ от Иван И."
@@ -195,7 +219,9 @@ export const BANK_FORMS: readonly BankForm[] = [
     ],
   },
   {
-    bank: 'ozon', form: 'sms', currency: 'RUB',
+    bank: 'ozon',
+    form: 'sms',
+    currency: 'RUB',
     senders: ['Ozon Bank', 'OzonBank', 'Ozon Банк', 'OZON'],
     credit: [
       // "Ozon Банк: Пополнение на 2 000 ₽. Баланс 5 000 ₽"
@@ -205,7 +231,9 @@ export const BANK_FORMS: readonly BankForm[] = [
     ],
   },
   {
-    bank: 'ozon', form: 'push', currency: 'RUB',
+    bank: 'ozon',
+    form: 'push',
+    currency: 'RUB',
     senders: ['ru.ozon.app.android', 'ru.ozon.fintech.finance', 'Ozon Банк'],
     credit: [
       // "Входящий перевод +1 500 ₽ от Иван И. через СБП"
@@ -218,7 +246,9 @@ export const BANK_FORMS: readonly BankForm[] = [
     ],
   },
   {
-    bank: 'sovkom', form: 'sms', currency: 'RUB',
+    bank: 'sovkom',
+    form: 'sms',
+    currency: 'RUB',
     senders: ['SOVCOMBANK', 'Sovcombank', 'Halva', 'Совкомбанк'],
     credit: [
       // "Зачисление 1500.00 RUB на карту *1234. Доступно 5000.00 RUB"
@@ -230,7 +260,9 @@ export const BANK_FORMS: readonly BankForm[] = [
     ],
   },
   {
-    bank: 'sovkom', form: 'push', currency: 'RUB',
+    bank: 'sovkom',
+    form: 'push',
+    currency: 'RUB',
     senders: ['ru.sovcomcard.halva.v1', 'ru.ftc.faktura.sovkombank', 'Халва', 'Совкомбанк'],
     credit: [
       // "Поступление по СБП 2 000 ₽ от Иван И. Доступно 7 000 ₽"
@@ -240,7 +272,9 @@ export const BANK_FORMS: readonly BankForm[] = [
     ],
   },
   {
-    bank: 'mts', form: 'sms', currency: 'RUB',
+    bank: 'mts',
+    form: 'sms',
+    currency: 'RUB',
     senders: ['MTS-Bank', 'MTSBank', 'MTS Bank', 'МТС-Банк', 'MTS_Bank'],
     credit: [
       // "Перевод на карту VP *4192; 19.01 19:19; VISA MONEY TRANSFER>Visa Direct RU; 1 425,00 RUB; Остаток: 1 604,74 RUB",
@@ -252,7 +286,9 @@ export const BANK_FORMS: readonly BankForm[] = [
     ],
   },
   {
-    bank: 'mts', form: 'push', currency: 'RUB',
+    bank: 'mts',
+    form: 'push',
+    currency: 'RUB',
     senders: ['ru.mtsbank.mobile', 'ru.mts.money', 'МТС Банк', 'МТС Деньги'],
     credit: [
       // "Поступление 5000р. Вадим Денисович Д через СБП."
@@ -262,7 +298,9 @@ export const BANK_FORMS: readonly BankForm[] = [
     ],
   },
   {
-    bank: 'pochta', form: 'sms', currency: 'RUB',
+    bank: 'pochta',
+    form: 'sms',
+    currency: 'RUB',
     senders: ['Pochta Bank', 'PochtaBank', 'Почта Банк'],
     credit: [
       // "Счёт договора 20770680 пополнен на 11000.00р. Баланс 11157.56р."
@@ -283,7 +321,9 @@ export const BANK_FORMS: readonly BankForm[] = [
     unless: [r`на вклад|Сумма вклада`],
   },
   {
-    bank: 'pochta', form: 'push', currency: 'RUB',
+    bank: 'pochta',
+    form: 'push',
+    currency: 'RUB',
     senders: ['ru.pochta.bank', 'ru.pochtabank.pochtaapp', 'Почта Банк'],
     credit: [
       // "Вам поступил перевод 5000 руб"
@@ -293,7 +333,9 @@ export const BANK_FORMS: readonly BankForm[] = [
     ],
   },
   {
-    bank: 'rncb', form: 'sms', currency: 'RUB',
+    bank: 'rncb',
+    form: 'sms',
+    currency: 'RUB',
     senders: ['RNCB', 'RNKB', 'РНКБ'],
     credit: [
       // "Popolnenie, Karta:7999 summa:25580.18 RUR  balans:25.580,58 RUR  (vremya operatsii MSK …)"
@@ -305,7 +347,9 @@ export const BANK_FORMS: readonly BankForm[] = [
     ],
   },
   {
-    bank: 'rncb', form: 'push', currency: 'RUB',
+    bank: 'rncb',
+    form: 'push',
+    currency: 'RUB',
     senders: ['РНКБ', 'РНКБ Банк'],
     credit: [
       // "Зачислен перевод по СБП 1 500 ₽ от Иван И. Карта *1234. Баланс 3 580,58 ₽"
@@ -313,7 +357,9 @@ export const BANK_FORMS: readonly BankForm[] = [
     ],
   },
   {
-    bank: 'home_bank', form: 'sms', currency: 'RUB',
+    bank: 'home_bank',
+    form: 'sms',
+    currency: 'RUB',
     senders: ['HomeBank', 'Home Bank', 'HomeCredit', 'Хоум Банк'],
     credit: [
       // "Zachislenie: 1500.00 RUR. Karta *8349. 06.09.2018 12:49:17. Dostupno: 45459.57 RUR."
@@ -323,7 +369,9 @@ export const BANK_FORMS: readonly BankForm[] = [
     ],
   },
   {
-    bank: 'home_bank', form: 'push', currency: 'RUB',
+    bank: 'home_bank',
+    form: 'push',
+    currency: 'RUB',
     senders: ['ru.homecredit.smartbank', 'Хоум Банк', 'Home Bank'],
     credit: [
       // "Вам перевели 1 000 ₽ от Иван И."
@@ -333,7 +381,9 @@ export const BANK_FORMS: readonly BankForm[] = [
     ],
   },
   {
-    bank: 'ros_bank', form: 'sms', currency: 'RUB',
+    bank: 'ros_bank',
+    form: 'sms',
+    currency: 'RUB',
     senders: ['ROSBANK', 'Rosbank', 'Росбанк'],
     credit: [
       // "Schet A*891: Popolnenie 9082.00 RUB; Dostupno: 10042.19 RUB; 19/01/18",
@@ -348,7 +398,9 @@ export const BANK_FORMS: readonly BankForm[] = [
     ],
   },
   {
-    bank: 'ros_bank', form: 'push', currency: 'RUB',
+    bank: 'ros_bank',
+    form: 'push',
+    currency: 'RUB',
     senders: ['ru.rosbank.android', 'Росбанк'],
     credit: [
       // "Поступление 1 500 ₽ на счёт *891 от Иван И. Доступно 10 042,19 ₽"
@@ -356,7 +408,9 @@ export const BANK_FORMS: readonly BankForm[] = [
     ],
   },
   {
-    bank: 'uralsib', form: 'sms', currency: 'RUB',
+    bank: 'uralsib',
+    form: 'sms',
+    currency: 'RUB',
     senders: ['URALSIB', 'Uralsib', 'УралСиб'],
     credit: [
       // "Пополнение *2301 Сумма 3000.00 р Остаток 12663.20 р T-Bank Card2Ca"
@@ -366,7 +420,9 @@ export const BANK_FORMS: readonly BankForm[] = [
     ],
   },
   {
-    bank: 'uralsib', form: 'push', currency: 'RUB',
+    bank: 'uralsib',
+    form: 'push',
+    currency: 'RUB',
     senders: ['ru.uralsib.mb', 'ru.uralsib.mobile', 'Уралсиб'],
     credit: [
       // "Входящий перевод по СБП 3 000 ₽ от Иван И. на карту *2301"
@@ -374,7 +430,9 @@ export const BANK_FORMS: readonly BankForm[] = [
     ],
   },
   {
-    bank: 'promsvyazn', form: 'sms', currency: 'RUB',
+    bank: 'promsvyazn',
+    form: 'sms',
+    currency: 'RUB',
     senders: ['PSB', 'PSBank', 'Promsvyazbank', 'ПСБ'],
     credit: [
       // "Kontrakt *3338: Zachislenie 34 500.00 RUR;2018-01-19.Dostupno 35 041.50 RUR."
@@ -384,7 +442,9 @@ export const BANK_FORMS: readonly BankForm[] = [
     ],
   },
   {
-    bank: 'promsvyazn', form: 'push', currency: 'RUB',
+    bank: 'promsvyazn',
+    form: 'push',
+    currency: 'RUB',
     senders: ['ru.psbank.mobile', 'ru.psbank', 'ПСБ'],
     credit: [
       // "*8454 Пополнение 1000p 1CUPIS.RU Доступно 1480,06p"
@@ -394,7 +454,9 @@ export const BANK_FORMS: readonly BankForm[] = [
     ],
   },
   {
-    bank: 'bank_open', form: 'sms', currency: 'RUB',
+    bank: 'bank_open',
+    form: 'sms',
+    currency: 'RUB',
     senders: ['Otkritie', 'OTKRITIE', 'Открытие'],
     credit: [
       // "На карту *0988 зачислено 27 004.5 р. Доступно 27 004.5 р."
@@ -410,7 +472,9 @@ export const BANK_FORMS: readonly BankForm[] = [
     ],
   },
   {
-    bank: 'bank_open', form: 'push', currency: 'RUB',
+    bank: 'bank_open',
+    form: 'push',
+    currency: 'RUB',
     senders: ['com.openbank', 'Открытие'],
     credit: [
       // "Входящий перевод 1 500 ₽ от Иван И. Карта *3686"
@@ -418,7 +482,9 @@ export const BANK_FORMS: readonly BankForm[] = [
     ],
   },
   {
-    bank: 'mkb', form: 'sms', currency: 'RUB',
+    bank: 'mkb',
+    form: 'sms',
+    currency: 'RUB',
     senders: ['MKB', 'MKB Bank', 'МКБ'],
     credit: [
       // "MKB: 10.01.2018 18:20 5*3758 POPOLNENIE: 10 000.00 RUB TRM 11821. Balance: 244 255.10 RUB."
@@ -426,7 +492,9 @@ export const BANK_FORMS: readonly BankForm[] = [
     ],
   },
   {
-    bank: 'mkb', form: 'push', currency: 'RUB',
+    bank: 'mkb',
+    form: 'push',
+    currency: 'RUB',
     senders: ['ru.mkb.mobile', 'МКБ'],
     credit: [
       // "Поступление перевода 1 500 ₽ на карту *3758 от Иван И. Баланс 12 500 ₽"
@@ -434,7 +502,9 @@ export const BANK_FORMS: readonly BankForm[] = [
     ],
   },
   {
-    bank: 'rencredit', form: 'sms', currency: 'RUB',
+    bank: 'rencredit',
+    form: 'sms',
+    currency: 'RUB',
     senders: ['Renaissance', 'RENCREDIT', 'Ренессанс'],
     credit: [
       // "Карта *1234: зачисление 1 500,00 RUB. Доступно 5 000,00 RUB"
@@ -442,7 +512,9 @@ export const BANK_FORMS: readonly BankForm[] = [
     ],
   },
   {
-    bank: 'rencredit', form: 'push', currency: 'RUB',
+    bank: 'rencredit',
+    form: 'push',
+    currency: 'RUB',
     senders: ['Ренессанс Банк', 'Ренессанс'],
     credit: [
       // "Поступил перевод 1 500 ₽ по СБП от Иван И."
@@ -450,7 +522,9 @@ export const BANK_FORMS: readonly BankForm[] = [
     ],
   },
   {
-    bank: 'bspb', form: 'sms', currency: 'RUB',
+    bank: 'bspb',
+    form: 'sms',
+    currency: 'RUB',
     senders: ['BankSPB', 'БСПБ', 'Bank SPB'],
     credit: [
       // "*0977 Зачислен перевод по СБП 12264RUB 16:54 от Владимир Олегович Л"
@@ -460,7 +534,9 @@ export const BANK_FORMS: readonly BankForm[] = [
     ],
   },
   {
-    bank: 'bspb', form: 'push', currency: 'RUB',
+    bank: 'bspb',
+    form: 'push',
+    currency: 'RUB',
     senders: ['com.bssys.bspb', 'ru.bspb', 'БСПБ'],
     credit: [
       // "Зачислен перевод по СБП 3 500 ₽ от Иван И. на карту *1352"
@@ -468,7 +544,9 @@ export const BANK_FORMS: readonly BankForm[] = [
     ],
   },
   {
-    bank: 'ak_bars_bank', form: 'sms', currency: 'RUB',
+    bank: 'ak_bars_bank',
+    form: 'sms',
+    currency: 'RUB',
     senders: ['AkBars', 'AK BARS', 'AKBARS', 'Ак Барс'],
     credit: [
       // "Карта*9905 пополнение на 6027.00RUR.T-Bank Card2Card. 27.07.25 21:16. Остаток 11409.72RUR"
@@ -480,7 +558,9 @@ export const BANK_FORMS: readonly BankForm[] = [
     ],
   },
   {
-    bank: 'ak_bars_bank', form: 'push', currency: 'RUB',
+    bank: 'ak_bars_bank',
+    form: 'push',
+    currency: 'RUB',
     senders: ['ru.akbars.mobile', 'Ак Барс Онлайн'],
     credit: [
       // "Мария М. перевела вам 600 ₽"
@@ -492,7 +572,9 @@ export const BANK_FORMS: readonly BankForm[] = [
 
   // ---------------------------------------------------------------- Kazakhstan
   {
-    bank: 'kaspi', form: 'sms', currency: 'KZT',
+    bank: 'kaspi',
+    form: 'sms',
+    currency: 'KZT',
     senders: ['Kaspi.kz', 'KaspiBank', 'Kaspi'],
     credit: [
       // "Пополнение: 8000т С Kaspi Депозита Доступно: 146 003,44т"
@@ -503,7 +585,9 @@ export const BANK_FORMS: readonly BankForm[] = [
     unless: [r`На Депозите|На номер`],
   },
   {
-    bank: 'kaspi', form: 'push', currency: 'KZT',
+    bank: 'kaspi',
+    form: 'push',
+    currency: 'KZT',
     senders: ['kz.kaspi.mobile', 'kz.kaspi.business', 'Kaspi.kz', 'Kaspi Pay'],
     credit: [
       // "Kaspi.kz | Поступление 1 000 ₸ от Иван И. Сообщение: …"
@@ -515,7 +599,9 @@ export const BANK_FORMS: readonly BankForm[] = [
     ],
   },
   {
-    bank: 'halyk_bank', form: 'sms', currency: 'KZT',
+    bank: 'halyk_bank',
+    form: 'sms',
+    currency: 'KZT',
     senders: ['Halyk Bank', 'HalykBank', 'Halyk'],
     credit: [
       // "1192 Shotty tolyktyru/Popolnenie scheta. 14466.00 KZT; … Dostupnaya summa po karte: 28609.66 KZT",
@@ -526,7 +612,9 @@ export const BANK_FORMS: readonly BankForm[] = [
     ],
   },
   {
-    bank: 'halyk_bank', form: 'push', currency: 'KZT',
+    bank: 'halyk_bank',
+    form: 'push',
+    currency: 'KZT',
     // Halyk sends card operations as pushes of the Halyk app since June 2022 (halykbank.kz).
     senders: ['kz.halykbank.mobile', 'Halyk', 'Homebank'],
     credit: [
@@ -537,7 +625,9 @@ export const BANK_FORMS: readonly BankForm[] = [
     ],
   },
   {
-    bank: 'jusan_bank', form: 'sms', currency: 'KZT',
+    bank: 'jusan_bank',
+    form: 'sms',
+    currency: 'KZT',
     senders: ['Jusan', 'JusanBank', 'Jusan Bank'],
     credit: [
       // "Пополнение карты *1234: 15 000,00 KZT. Доступно: 40 000,00 KZT"
@@ -545,7 +635,9 @@ export const BANK_FORMS: readonly BankForm[] = [
     ],
   },
   {
-    bank: 'jusan_bank', form: 'push', currency: 'KZT',
+    bank: 'jusan_bank',
+    form: 'push',
+    currency: 'KZT',
     senders: ['kz.jusan.mobile', 'Jusan'],
     credit: [
       // "Входящий перевод 25 000 ₸ от Айгерим Н."
@@ -553,7 +645,10 @@ export const BANK_FORMS: readonly BankForm[] = [
     ],
   },
   {
-    bank: 'forte', form: 'sms', currency: 'KZT', accepts: ['KZT', 'RUB'],
+    bank: 'forte',
+    form: 'sms',
+    currency: 'KZT',
+    accepts: ['KZT', 'RUB'],
     senders: ['ForteBank', 'Forte'],
     credit: [
       // "Postupilo 201073 KZT na schet #06334, ostatok 206 869.00 KZT. 20.03.2018 18:54."
@@ -566,7 +661,9 @@ export const BANK_FORMS: readonly BankForm[] = [
     footers: [r` ?Platite kartoi I poluchaite cashback do \d+ ?%\.?`],
   },
   {
-    bank: 'forte', form: 'push', currency: 'KZT',
+    bank: 'forte',
+    form: 'push',
+    currency: 'KZT',
     senders: ['kz.fortebank.forte', 'ForteBank'],
     credit: [
       // "Поступление 15 000 ₸ на карту *9166 от Айгерим Н."
@@ -576,7 +673,10 @@ export const BANK_FORMS: readonly BankForm[] = [
 
   // ---------------------------------------------------------------- Tajikistan
   {
-    bank: 'eskhata', form: 'sms', currency: 'TJS', accepts: ['TJS', 'RUB'],
+    bank: 'eskhata',
+    form: 'sms',
+    currency: 'TJS',
+    accepts: ['TJS', 'RUB'],
     senders: ['Eskhata', 'ESKHATA', 'Bonki Eskhata'],
     credit: [
       // "VISA/**1234 08/10/2025 21:22 Приход: 61.61 TJS Eskhata Online Остаток: 1 250,18 TJS"
@@ -586,7 +686,9 @@ export const BANK_FORMS: readonly BankForm[] = [
     ],
   },
   {
-    bank: 'eskhata', form: 'push', currency: 'TJS',
+    bank: 'eskhata',
+    form: 'push',
+    currency: 'TJS',
     senders: ['tj.eskhata.online', 'Эсхата Онлайн', 'Eskhata Online'],
     credit: [
       // "Пополнение карты ****2462 Сумма: 112.00 TJS - УСПЕШНО Отправитель: КОДИРОВ Г. Дата: …"
@@ -596,7 +698,10 @@ export const BANK_FORMS: readonly BankForm[] = [
     ],
   },
   {
-    bank: 'alif_bank', form: 'sms', currency: 'TJS', accepts: ['TJS', 'RUB'],
+    bank: 'alif_bank',
+    form: 'sms',
+    currency: 'TJS',
+    accepts: ['TJS', 'RUB'],
     senders: ['alif', 'Alif Bank', 'alifmobi'],
     credit: [
       // "Пополнение кошелька на 250.00 смн. Отправитель: Сафаров Ф. Баланс: 1 250.00 смн."
@@ -606,7 +711,9 @@ export const BANK_FORMS: readonly BankForm[] = [
     ],
   },
   {
-    bank: 'alif_bank', form: 'push', currency: 'TJS',
+    bank: 'alif_bank',
+    form: 'push',
+    currency: 'TJS',
     senders: ['tj.alif.mobi', 'alif mobi', 'Алиф'],
     credit: [
       // "Вы получили перевод 250 смн. от Сафаров Ф."
@@ -616,7 +723,9 @@ export const BANK_FORMS: readonly BankForm[] = [
     ],
   },
   {
-    bank: 'arvand', form: 'sms', currency: 'TJS',
+    bank: 'arvand',
+    form: 'sms',
+    currency: 'TJS',
     senders: ['Arvand', 'Bonki Arvand', 'Арванд'],
     credit: [
       // "Карта *1234. Приход: 500.00 TJS. Остаток: 1 500.00 TJS"
@@ -624,7 +733,9 @@ export const BANK_FORMS: readonly BankForm[] = [
     ],
   },
   {
-    bank: 'arvand', form: 'push', currency: 'TJS',
+    bank: 'arvand',
+    form: 'push',
+    currency: 'TJS',
     senders: ['Арванд', 'Arvand Mobile'],
     credit: [
       // "Поступление средств 350.00 TJS на карту *1234 от Сафаров Ф."
@@ -632,7 +743,9 @@ export const BANK_FORMS: readonly BankForm[] = [
     ],
   },
   {
-    bank: 'vasl_bank', form: 'sms', currency: 'TJS',
+    bank: 'vasl_bank',
+    form: 'sms',
+    currency: 'TJS',
     senders: ['Vasl', 'VaslBank'],
     credit: [
       // "Карта *1234 пополнена на 300.00 смн. Баланс: 1 300.00 смн."
@@ -640,7 +753,9 @@ export const BANK_FORMS: readonly BankForm[] = [
     ],
   },
   {
-    bank: 'vasl_bank', form: 'push', currency: 'TJS',
+    bank: 'vasl_bank',
+    form: 'push',
+    currency: 'TJS',
     senders: ['Vasl Pay', 'Vasl'],
     credit: [
       // "Перевод от Сбербанк на сумму 49.35 смн." (the payer's bank, not the payer)
@@ -656,7 +771,11 @@ export const BANK_FORMS: readonly BankForm[] = [
  */
 const GENERIC_FORMS: readonly BankForm[] = [
   {
-    bank: 'unknown', form: 'any', currency: 'RUB', accepts: ['RUB', 'KZT', 'TJS'], senders: [],
+    bank: 'unknown',
+    form: 'any',
+    currency: 'RUB',
+    accepts: ['RUB', 'KZT', 'TJS'],
+    senders: [],
     credit: [
       // "Перевод от Иван И. +1 500 ₽", "Поступление по СБП от ИВАН И. +1500 RUB"
       r`(?:Перевод|Поступление|Зачисление|Пополнение)(?: по СБП)? от {name} (?=\+){amount}${BALANCE}`,
@@ -690,11 +809,31 @@ const REFUSE: readonly string[] = [
 
 /** Names an executor's app may send instead of the directory code. */
 const ALIASES: Readonly<Record<string, string>> = {
-  sber: 'sberbank', tbank: 'tinkoff', 't-bank': 'tinkoff', 'т-банк': 'tinkoff', alfa: 'alfabank', 'alfa-bank': 'alfabank',
-  raiffeisen: 'raiffeisenbank', sovcombank: 'sovkom', halva: 'sovkom', mtsbank: 'mts', 'mts-bank': 'mts',
-  ozonbank: 'ozon', psb: 'promsvyazn', psbank: 'promsvyazn', otkritie: 'bank_open', open: 'bank_open',
-  homecredit: 'home_bank', home_credit: 'home_bank', rosbank: 'ros_bank', akbars: 'ak_bars_bank',
-  renaissance: 'rencredit', halyk: 'halyk_bank', jusan: 'jusan_bank', fortebank: 'forte', alif: 'alif_bank',
+  sber: 'sberbank',
+  tbank: 'tinkoff',
+  't-bank': 'tinkoff',
+  'т-банк': 'tinkoff',
+  alfa: 'alfabank',
+  'alfa-bank': 'alfabank',
+  raiffeisen: 'raiffeisenbank',
+  sovcombank: 'sovkom',
+  halva: 'sovkom',
+  mtsbank: 'mts',
+  'mts-bank': 'mts',
+  ozonbank: 'ozon',
+  psb: 'promsvyazn',
+  psbank: 'promsvyazn',
+  otkritie: 'bank_open',
+  open: 'bank_open',
+  homecredit: 'home_bank',
+  home_credit: 'home_bank',
+  rosbank: 'ros_bank',
+  akbars: 'ak_bars_bank',
+  renaissance: 'rencredit',
+  halyk: 'halyk_bank',
+  jusan: 'jusan_bank',
+  fortebank: 'forte',
+  alif: 'alif_bank',
   vasl: 'vasl_bank',
 };
 

@@ -50,14 +50,26 @@ function readCorpus(file: string): Sample[] {
     expect(['+', '-', 'x'], `${file}:${index + 1} sign`).toContain(sign);
     expect(source, `${file}:${index + 1} names its source`).toMatch(/^(?:https?:\/\/|derived: )\S/);
     samples.push({
-      bank, line: index + 1, form: form as Sample['form'], sender: sender!, sign: sign as Sample['sign'], amount: amount!,
-      currency: currency!, digits: digits!, payer: payer!, balance: balance!, text: text!.replace(/\\n/g, '\n'), source: source!,
+      bank,
+      line: index + 1,
+      form: form as Sample['form'],
+      sender: sender!,
+      sign: sign as Sample['sign'],
+      amount: amount!,
+      currency: currency!,
+      digits: digits!,
+      payer: payer!,
+      balance: balance!,
+      text: text!.replace(/\\n/g, '\n'),
+      source: source!,
     });
   });
   return samples;
 }
 
-const FILES = readdirSync(CORPUS).filter((f) => f.endsWith('.tsv')).sort();
+const FILES = readdirSync(CORPUS)
+  .filter((f) => f.endsWith('.tsv'))
+  .sort();
 const SAMPLES = FILES.flatMap(readCorpus);
 const BANKS = [...new Set(SAMPLES.map((s) => s.bank))];
 const label = (s: Sample) => `${s.bank}.tsv:${s.line} ${s.text.replace(/\n/g, ' ⏎ ')}`;
@@ -86,7 +98,12 @@ describe('the corpus', () => {
     expect(directory.length).toBeGreaterThanOrEqual(28);
     expect(BANKS.sort()).toEqual(directory);
     for (const bank of directory) {
-      expect(BANK_FORMS.filter((f) => f.bank === bank).map((f) => f.form).sort(), bank).toEqual(['push', 'sms']);
+      expect(
+        BANK_FORMS.filter((f) => f.bank === bank)
+          .map((f) => f.form)
+          .sort(),
+        bank,
+      ).toEqual(['push', 'sms']);
     }
   });
 

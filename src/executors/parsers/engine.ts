@@ -96,8 +96,7 @@ export interface ParseHint {
 const MASK = /[*•xX]/;
 
 /** Where a free-words payer's name ends in the notifications we know. */
-const NAME_END =
-  '(?=,? (?:по|через) СБП|\\.? (?:Баланс|Доступно|Остаток|Сообщение|Сч[её]т|Карта|Balans|Dostupno|Ostatok)|[.,]?$)';
+const NAME_END = '(?=,? (?:по|через) СБП|\\.? (?:Баланс|Доступно|Остаток|Сообщение|Сч[её]т|Карта|Balans|Dostupno|Ostatok)|[.,]?$)';
 
 /** Placeholders that capture: the group each one fills. */
 const CAPTURING: Record<string, (direction: Direction) => string> = {
@@ -107,7 +106,7 @@ const CAPTURING: Record<string, (direction: Direction) => string> = {
   card: () => '(?<![\\d*•])(?<card>(?:\\d{0,6}[*•xX]{1,12} ?)?\\d{4})(?!\\d)',
   account: () => '(?<![\\d*•])(?<account>(?:[A-Za-zА-Яа-я]?\\d{0,6}[*•xX]{1,12} ?)?\\d{3,20})(?!\\d)',
   phone: () => '(?<phone>\\+?\\d[\\d *•xX()-]{4,18}\\d)(?!\\d)',
-  person: () => "(?<sender>(?:[^\\d\\s+*;|.,:«»\"]+ ){1,3}[^\\d\\s+*;|.,:«»\"]\\.(?:[^\\d\\s+*;|.,:«»\"]\\.)?)",
+  person: () => '(?<sender>(?:[^\\d\\s+*;|.,:«»"]+ ){1,3}[^\\d\\s+*;|.,:«»"]\\.(?:[^\\d\\s+*;|.,:«»"]\\.)?)',
   name: () => '(?<sender>[^\\d+*;|]+?)',
 };
 
@@ -122,8 +121,14 @@ const PLAIN: Record<string, string> = {
 
 /** Placeholders that fill the same group (at most one of them per pattern). */
 const GROUP_OF: Record<string, string> = {
-  amount: 'amount', sum: 'amount', balance: 'balance', card: 'digits', account: 'digits', phone: 'digits',
-  person: 'sender', name: 'sender',
+  amount: 'amount',
+  sum: 'amount',
+  balance: 'balance',
+  card: 'digits',
+  account: 'digits',
+  phone: 'digits',
+  person: 'sender',
+  name: 'sender',
 };
 
 /** Compiles one template; throws on an unknown placeholder, a repeated group or no amount. */
@@ -209,7 +214,10 @@ function normalize(text: string): string {
  * unless it closes an initial, and the patterns may have stopped on either side of it.
  */
 function cleanSender(raw: string | undefined): string | undefined {
-  const name = raw?.trim().replace(/[.,:;]+$/, '').trim();
+  const name = raw
+    ?.trim()
+    .replace(/[.,:;]+$/, '')
+    .trim();
   if (!name) return undefined;
   return /(?:^|[\s.])[A-Za-zА-Яа-яЁё]$/.test(name) ? `${name}.` : name;
 }

@@ -98,26 +98,42 @@ describe('the template language', () => {
   it('a new bank is one entry: its SMS is read with the digits, payer and balance it names', () => {
     const table: ParserTable = {
       ...PARSER_TABLE,
-      forms: [{
-        bank: 'example', form: 'sms', currency: 'TJS', senders: ['EXAMPLE'],
-        credit: ['Карта {card} Приход {sum} от {person} Остаток {balance}'],
-      }],
+      forms: [
+        {
+          bank: 'example',
+          form: 'sms',
+          currency: 'TJS',
+          senders: ['EXAMPLE'],
+          credit: ['Карта {card} Приход {sum} от {person} Остаток {balance}'],
+        },
+      ],
     };
     const compiled = compileTable(table);
     expect(parseWith(compiled, 'Карта **5521 Приход 1 200,50 от Сафаров Ф. Остаток 3 000', { sender: 'example' })).toStrictEqual({
-      direction: 'incoming', amount: '1200.50', currency: 'TJS', bank: 'example', form: 'sms',
-      digits: '5521', digitsKind: 'card', sender: 'Сафаров Ф.', balance: '3000.00',
+      direction: 'incoming',
+      amount: '1200.50',
+      currency: 'TJS',
+      bank: 'example',
+      form: 'sms',
+      digits: '5521',
+      digitsKind: 'card',
+      sender: 'Сафаров Ф.',
+      balance: '3000.00',
     });
     // The table's refusals still apply to the new bank.
     expect(parseWith(compiled, 'Карта **5521 Приход 1 200,50 от Сафаров Ф. Остаток 3 000. Код: 1234', {})).toBeUndefined();
   });
 
-  it('an unmarked {sum} takes the form\'s currency; a form reads only the currencies it accepts', () => {
+  it("an unmarked {sum} takes the form's currency; a form reads only the currencies it accepts", () => {
     const only = compileTable({ ...PARSER_TABLE, generic: [], forms: [{ bank: 'k', form: 'sms', currency: 'KZT', senders: ['K'], credit: ['Приход {sum}'] }] });
     expect(parseWith(only, 'Приход 500', { bank: 'k' })).toMatchObject({ amount: '500.00', currency: 'KZT' });
     expect(parseWith(only, 'Приход 500 ₸', { bank: 'k' })).toMatchObject({ amount: '500.00', currency: 'KZT' });
     expect(parseWith(only, 'Приход 500 RUB', { bank: 'k' })).toBeUndefined();
-    const both = compileTable({ ...PARSER_TABLE, generic: [], forms: [{ bank: 'k', form: 'sms', currency: 'KZT', accepts: ['KZT', 'RUB'], senders: ['K'], credit: ['Приход {sum}'] }] });
+    const both = compileTable({
+      ...PARSER_TABLE,
+      generic: [],
+      forms: [{ bank: 'k', form: 'sms', currency: 'KZT', accepts: ['KZT', 'RUB'], senders: ['K'], credit: ['Приход {sum}'] }],
+    });
     expect(parseWith(both, 'Приход 500 RUB', { bank: 'k' })).toMatchObject({ amount: '500.00', currency: 'RUB' });
     // A debit amount written with a minus never reads as a credit.
     expect(parseWith(both, 'Приход -500', { bank: 'k' })).toBeUndefined();

@@ -34,7 +34,9 @@
     if (!announcer) return;
     // Cleared first, so the same sentence twice is still read out.
     announcer.textContent = '';
-    setTimeout(function () { announcer.textContent = message; }, 60);
+    setTimeout(function () {
+      announcer.textContent = message;
+    }, 60);
   }
 
   // ---- copy buttons ----------------------------------------------------------------------
@@ -49,9 +51,14 @@
       document.body.appendChild(area);
       area.select();
       var done = false;
-      try { done = document.execCommand('copy'); } catch (e) { done = false; }
+      try {
+        done = document.execCommand('copy');
+      } catch (e) {
+        done = false;
+      }
       document.body.removeChild(area);
-      if (done) resolve(); else reject(new Error('copy failed'));
+      if (done) resolve();
+      else reject(new Error('copy failed'));
     });
   }
 
@@ -61,18 +68,21 @@
     var timer = null;
     button.hidden = false;
     button.addEventListener('click', function () {
-      writeClipboard(button.getAttribute('data-copy')).then(function () {
-        button.classList.add('done');
-        if (label) label.textContent = text('copied');
-        announce(text('copied'));
-        clearTimeout(timer);
-        timer = setTimeout(function () {
-          button.classList.remove('done');
-          if (label) label.textContent = original;
-        }, 2000);
-      }, function () {
-        announce(text('copy-failed'));
-      });
+      writeClipboard(button.getAttribute('data-copy')).then(
+        function () {
+          button.classList.add('done');
+          if (label) label.textContent = text('copied');
+          announce(text('copied'));
+          clearTimeout(timer);
+          timer = setTimeout(function () {
+            button.classList.remove('done');
+            if (label) label.textContent = original;
+          }, 2000);
+        },
+        function () {
+          announce(text('copy-failed'));
+        },
+      );
     });
   }
 
@@ -148,12 +158,15 @@
         if (!res.ok) throw new Error('status ' + res.status);
         return res.json();
       })
-      .then(function (status) {
-        failures = 0;
-        apply(status);
-      }, function () {
-        failures = Math.min(failures + 1, 5);
-      })
+      .then(
+        function (status) {
+          failures = 0;
+          apply(status);
+        },
+        function () {
+          failures = Math.min(failures + 1, 5);
+        },
+      )
       .then(function () {
         if (state === 'success') return;
         var every = state === 'pay' || state === 'checking' ? LIVE_MS : IDLE_MS;
@@ -214,7 +227,8 @@
       input.addEventListener('change', function () {
         showName();
         var problem = fileProblem(input.files && input.files[0]);
-        if (problem) showError(problem); else clearError();
+        if (problem) showError(problem);
+        else clearError();
       });
     }
 
@@ -240,23 +254,33 @@
       }
       fetch(base + '/confirm?lang=' + lang, { method: 'POST', body: body, headers: headers, credentials: 'omit' })
         .then(function (res) {
-          return res.json().then(function (json) { return { ok: res.ok, json: json }; }, function () { return { ok: false, json: {} }; });
+          return res.json().then(
+            function (json) {
+              return { ok: res.ok, json: json };
+            },
+            function () {
+              return { ok: false, json: {} };
+            },
+          );
         })
-        .then(function (answer) {
-          busy(false);
-          if (answer.ok) {
-            if (input) input.value = '';
-            showName();
-            apply(answer.json);
-            schedule(LIVE_MS);
-            return;
-          }
-          showError(answer.json.message || errorText('network'));
-          if (answer.json.error === 'PAY_008') schedule(0);
-        }, function () {
-          busy(false);
-          showError(errorText('network'));
-        });
+        .then(
+          function (answer) {
+            busy(false);
+            if (answer.ok) {
+              if (input) input.value = '';
+              showName();
+              apply(answer.json);
+              schedule(LIVE_MS);
+              return;
+            }
+            showError(answer.json.message || errorText('network'));
+            if (answer.json.error === 'PAY_008') schedule(0);
+          },
+          function () {
+            busy(false);
+            showError(errorText('network'));
+          },
+        );
     });
   }
 

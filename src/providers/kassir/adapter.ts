@@ -2,8 +2,15 @@ import { randomBytes } from 'node:crypto';
 import { constantTimeEqual, hmacSha1Base64 } from '../../lib/crypto.js';
 import { InputProblem, parseJson } from '../../lib/input.js';
 import {
-  ProviderError, type CreatePaymentRequest, type CreatePayoutRequest, type DisputeRequest, type ProviderAdapter,
-  type ProviderCallback, type ProviderPayment, type ProviderPayout, type ReceiptFile,
+  ProviderError,
+  type CreatePaymentRequest,
+  type CreatePayoutRequest,
+  type DisputeRequest,
+  type ProviderAdapter,
+  type ProviderCallback,
+  type ProviderPayment,
+  type ProviderPayout,
+  type ReceiptFile,
 } from '../provider.js';
 
 export interface KassirProviderSettings {
@@ -22,7 +29,13 @@ export interface KassirProviderSettings {
 export function kassirProvider(settings: KassirProviderSettings): ProviderAdapter {
   const base = settings.baseUrl.replace(/\/+$/, '');
 
-  async function call<T>(method: 'GET' | 'POST', path: string, body: Buffer | string | undefined, contentType: string | undefined, signal?: AbortSignal): Promise<T> {
+  async function call<T>(
+    method: 'GET' | 'POST',
+    path: string,
+    body: Buffer | string | undefined,
+    contentType: string | undefined,
+    signal?: AbortSignal,
+  ): Promise<T> {
     const url = base + path;
     const raw = body === undefined ? '' : body;
     let response: Response;
@@ -61,10 +74,15 @@ export function kassirProvider(settings: KassirProviderSettings): ProviderAdapte
     }
     if (response.status >= 300) {
       const error = json as { error?: string; message?: string } | undefined;
-      throw new ProviderError(response.status === 429 ? 'declined' : 'rejected', `provider refused ${method} ${path}: ${error?.error ?? response.status} ${error?.message ?? ''}`.trim(), error?.error);
+      throw new ProviderError(
+        response.status === 429 ? 'declined' : 'rejected',
+        `provider refused ${method} ${path}: ${error?.error ?? response.status} ${error?.message ?? ''}`.trim(),
+        error?.error,
+      );
     }
     if (unreadable) throw new ProviderError('unavailable', `provider's answer to ${method} ${path} cannot be taken: ${unreadable}`);
-    if (json === undefined || typeof json !== 'object') throw new ProviderError('unavailable', `provider answered ${method} ${path} with something that is not JSON`);
+    if (json === undefined || typeof json !== 'object')
+      throw new ProviderError('unavailable', `provider answered ${method} ${path} with something that is not JSON`);
     return json as T;
   }
 
@@ -78,7 +96,9 @@ export function kassirProvider(settings: KassirProviderSettings): ProviderAdapte
     }
     if (file) {
       parts.push(
-        Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="receipt"; filename="${file.filename}"\r\nContent-Type: ${file.contentType}\r\n\r\n`),
+        Buffer.from(
+          `--${boundary}\r\nContent-Disposition: form-data; name="receipt"; filename="${file.filename}"\r\nContent-Type: ${file.contentType}\r\n\r\n`,
+        ),
         file.content,
         Buffer.from('\r\n'),
       );
@@ -119,7 +139,14 @@ export function kassirProvider(settings: KassirProviderSettings): ProviderAdapte
         if (!(err instanceof InputProblem)) throw err;
         throw new ProviderError('rejected', `callback body cannot be taken: ${err.message}`);
       }
-      if (typeof event !== 'object' || event === null || typeof event.event !== 'string' || typeof event.id !== 'string' || typeof event.data !== 'object' || event.data === null) {
+      if (
+        typeof event !== 'object' ||
+        event === null ||
+        typeof event.event !== 'string' ||
+        typeof event.id !== 'string' ||
+        typeof event.data !== 'object' ||
+        event.data === null
+      ) {
         throw new ProviderError('rejected', 'callback is not a webhook event {event, id, data}');
       }
       const token = headers['x-notification-token'];
