@@ -39,7 +39,7 @@
  * BENCH_ONLY (overload: only (a), (b) and (e)), BENCH_OVERLOAD (0 skips (e)), BENCH_OVERLOAD_FACTOR (2),
  * BENCH_OVERLOAD_CONNECTIONS (500), BENCH_NOTIFY_RATE (50).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, closeSync, createWriteStream, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -49,7 +49,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { Pool as HttpPool } from 'undici';
 import { loadConfig } from '../src/config.js';
-import { freePort, startEmbeddedPostgres, type EmbeddedDatabase } from '../src/db/embedded.js';
+import { type EmbeddedDatabase, freePort, startEmbeddedPostgres } from '../src/db/embedded.js';
 import { signRequest } from '../src/http/signature.js';
 import { luhnValid } from '../src/lib/validators.js';
 
@@ -303,7 +303,9 @@ function load(
       const t0 = Date.now();
       const slots: number[][] = [];
       instance.on('response', (_client: unknown, _status: number, _bytes: number, ms: number) => {
-        (slots[Math.floor((Date.now() - t0) / 500)] ??= []).push(ms);
+        const slot = Math.floor((Date.now() - t0) / 500);
+        slots[slot] ??= [];
+        slots[slot].push(ms);
       });
       instance.on('done', () => {
         const line = [...slots].map((times, i) => `${(i / 2).toFixed(1)}s: ${times ? `${times.length} p99 ${percentile(times, 0.99).toFixed(0)}` : 0}`);
@@ -352,9 +354,13 @@ async function openLoad(
             const latency = performance.now() - due;
             lastAnswer = performance.now();
             latencies.push(latency);
-            if (TIMELINE) (slots[Math.floor((due - started) / 500)] ??= []).push(latency);
-            let times = byStatus.get(res.statusCode);
-            if (!times) byStatus.set(res.statusCode, (times = []));
+            if (TIMELINE) {
+              const slot = Math.floor((due - started) / 500);
+              slots[slot] ??= [];
+              slots[slot].push(latency);
+            }
+            const times = byStatus.get(res.statusCode) ?? [];
+            byStatus.set(res.statusCode, times);
             times.push(latency);
             onResponse?.(res.statusCode, text);
           },
@@ -478,7 +484,7 @@ async function adminCall<T>(base: string, method: string, path: string, body?: u
 
 let cardSeq = 0;
 function card(): string {
-  const body = ('2200' + String(Date.now() % 1e5).padStart(5, '0') + String(cardSeq++).padStart(6, '0')).slice(0, 15);
+  const body = `2200${String(Date.now() % 1e5).padStart(5, '0')}${String(cardSeq++).padStart(6, '0')}`.slice(0, 15);
   for (let check = 0; check < 10; check++) if (luhnValid(body + check)) return body + check;
   throw new Error('unreachable');
 }
@@ -771,7 +777,7 @@ async function main(): Promise<void> {
     await client.end();
     await embedded.stop();
     const pgLog = createWriteStream(join(workDir, 'postgres.log'));
-    const toFile = { info: () => undefined, debug: (line: string) => void pgLog.write(line + '\n') };
+    const toFile = { info: () => undefined, debug: (line: string) => void pgLog.write(`${line}\n`) };
     embedded = await startEmbeddedPostgres(join(workDir, 'data'), undefined, process.env.BENCH_AUTO_EXPLAIN ? toFile : quiet);
     const again = new pg.Client({ connectionString: embedded.url });
     await again.connect();
@@ -1165,7 +1171,7 @@ async function main(): Promise<void> {
   lines.push(`p99 create/ceiling: ${(b.p99 / a.p99).toFixed(2)} (${ms(b.p99)} / ${ms(a.p99)}; target ≤ 1.5)`);
   lines.push(`create/ceiling ratio: ${(b.rps / a.rps).toFixed(2)}`);
   // Nothing may be printed after the ratio line: exit as soon as it is written.
-  process.stdout.write(lines.join('\n') + '\n', () => process.exit(0));
+  process.stdout.write(`${lines.join('\n')}\n`, () => process.exit(0));
 }
 
 main().catch(async (err: unknown) => {

@@ -1,6 +1,6 @@
 // Copies non-TypeScript assets (SQL migrations, page templates) from src/ to dist/ after tsc.
-import { cpSync, readdirSync, statSync, mkdirSync } from 'node:fs';
-import { join, relative, dirname, extname } from 'node:path';
+import { cpSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { dirname, extname, join, relative } from 'node:path';
 
 const ASSET_EXTENSIONS = new Set(['.sql', '.html', '.css', '.svg', '.txt', '.json']);
 // Browser files are served as they are (plain JavaScript included), so their folders go whole.
@@ -10,7 +10,7 @@ function walk(dir) {
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) walk(path);
-    else if (ASSET_EXTENSIONS.has(extname(name)) || WHOLE_DIRS.some((whole) => path.startsWith(whole + '/'))) {
+    else if (ASSET_EXTENSIONS.has(extname(name)) || WHOLE_DIRS.some((whole) => path.startsWith(`${whole}/`))) {
       const target = join('dist', relative('src', path));
       mkdirSync(dirname(target), { recursive: true });
       cpSync(path, target);

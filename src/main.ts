@@ -1,12 +1,12 @@
 import pino from 'pino';
-import { ConfigError, loadConfig } from './config.js';
+import { type Config, ConfigError, loadConfig } from './config.js';
 import { isDatabaseUnavailable } from './db/pool.js';
 import { createLogger } from './lib/logger.js';
 import { startService } from './service.js';
 
 /** `npm start`: the whole service in one process, stopped gracefully by SIGTERM or SIGINT. */
 async function main(): Promise<void> {
-  let config;
+  let config: Config;
   try {
     config = loadConfig();
   } catch (err) {

@@ -1,19 +1,19 @@
+import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { runMigrations } from 'graphile-worker';
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
-import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.js';
+import { type EmbeddedDatabase, startEmbeddedPostgres } from './db/embedded.js';
 import { migrate } from './db/migrate.js';
 import { createPool } from './db/pool.js';
 import { keepTablesInShape } from './db/upkeep.js';
 import { buildApp } from './http/app.js';
 import { startWorker, type Worker } from './jobs/worker.js';
+import type { Logger } from './lib/logger.js';
 import { IdentityCache } from './merchants/identity.cache.js';
 import type { MerchantIdentity } from './merchants/identity.service.js';
-import type { Logger } from './lib/logger.js';
-import { loadAdminToken, loadSecretBox } from './settings.js';
-import { join } from 'node:path';
 import { LocalFileStore, S3FileStore } from './receipts/store.js';
+import { loadAdminToken, loadSecretBox } from './settings.js';
 
 export interface RunningService {
   ctx: AppContext;

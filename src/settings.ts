@@ -1,7 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import type { Db } from './db/pool.js';
 import { hashToken, randomToken, SecretBox } from './lib/crypto.js';
 import { getSetting, initSetting } from './settings.repo.js';
@@ -20,7 +20,7 @@ export async function loadSecretBox(db: Db, dataDir: string, configured: string 
     const file = join(dataDir, 'master.key');
     if (!existsSync(file)) {
       await mkdir(dataDir, { recursive: true });
-      await writeFile(file, randomBytes(32).toString('base64') + '\n', { mode: 0o600, flag: 'wx' }).catch((err: NodeJS.ErrnoException) => {
+      await writeFile(file, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600, flag: 'wx' }).catch((err: NodeJS.ErrnoException) => {
         if (err.code !== 'EEXIST') throw err;
       });
     }

@@ -9,14 +9,14 @@ import {
   createMerchant,
   createPayment,
   createRequisite,
+  type MerchantCredentials,
   setRate,
   signed,
   startTestService,
+  type TestService,
   testCard,
   testPhone,
   uniqueExtId,
-  type MerchantCredentials,
-  type TestService,
 } from './helpers.js';
 
 // The operator API: DESIGN.md "The operator side" and the extra routes in src/*/*.admin.ts.
@@ -409,7 +409,7 @@ describe('requisites', () => {
     ['a phone that is not a phone', { type: 'sbp', value: 'call me maybe', methods: ['SBP'] }, /phone/],
     ['a phone that is too short', { type: 'sbp', value: '+7912', methods: ['SBP'] }, /phone/],
     ['a qr that is not EMV', { type: 'qr', value: 'https://example.com/pay', methods: ['SBP_QR'] }, /EMV/],
-    ['a qr with a wrong CRC', { type: 'qr', value: emvPayload().slice(0, -4) + '0000', methods: ['SBP_QR'] }, /CRC/],
+    ['a qr with a wrong CRC', { type: 'qr', value: `${emvPayload().slice(0, -4)}0000`, methods: ['SBP_QR'] }, /CRC/],
     ['a card serving SBP', { methods: ['SBP'] }, /SBP/],
     ['a phone serving CARD', { type: 'sbp', value: '+79123456789', methods: ['CARD'] }, /CARD/],
     ['RU with KZT', { currency: 'KZT' }, /KZT/],

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { BodySigner, signRequest } from '../src/http/signature.js';
 import { createLogger } from '../src/lib/logger.js';
-import { startService, type RunningService } from '../src/service.js';
+import { type RunningService, startService } from '../src/service.js';
 import {
   ADMIN_TOKEN,
   admin,
@@ -19,11 +19,11 @@ import {
   createRequisite,
   createTerminal,
   createTestDatabase,
+  type MerchantCredentials,
   setRate,
   signed,
   testCard,
   uniqueExtId,
-  type MerchantCredentials,
 } from './helpers.js';
 
 const BASE = 'http://kassir.test';

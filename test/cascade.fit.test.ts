@@ -8,8 +8,8 @@
 import fc from 'fast-check';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CASCADE_WINDOW, insertPaymentWithCascade, type CascadeMode, type NewPayment } from '../src/payments/payments.repo.js';
-import { createMerchant, startTestService, uniqueExtId, type MerchantCredentials, type TestService } from './helpers.js';
+import { CASCADE_WINDOW, type CascadeMode, insertPaymentWithCascade, type NewPayment } from '../src/payments/payments.repo.js';
+import { createMerchant, type MerchantCredentials, startTestService, type TestService, uniqueExtId } from './helpers.js';
 
 let service: TestService;
 let merchant: MerchantCredentials;

@@ -9,12 +9,12 @@ import {
   createPayment,
   createRequisite,
   createTerminal,
-  setRate,
-  startTestService,
-  uniqueExtId,
   type MerchantCredentials,
   type RequisiteInput,
+  setRate,
+  startTestService,
   type TestService,
+  uniqueExtId,
 } from './helpers.js';
 
 /**

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { createServer, type AddressInfo } from 'node:net';
+import { type AddressInfo, createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signRequest } from '../src/http/signature.js';
@@ -11,9 +11,9 @@ import {
   createRequisite,
   setRate,
   startTestService,
+  type TestService,
   testCard,
   uniqueExtId,
-  type TestService,
 } from './helpers.js';
 
 // The CLI runs as a real child process against the service listening on a real port, the way an

@@ -22,14 +22,14 @@ import {
   createMerchant,
   createPayment,
   createRequisite,
+  type MerchantCredentials,
+  type RequisiteInput,
   setRate,
   signed,
   startTestService,
+  type TestService,
   testCard,
   uniqueExtId,
-  type MerchantCredentials,
-  type RequisiteInput,
-  type TestService,
 } from './helpers.js';
 
 /** Price of 1 USDT in each currency. */

@@ -2,10 +2,10 @@ import { createServer, type Server, type Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../src/db/embedded.js';
-import { createPool, isDatabaseUnavailable, type Db } from '../src/db/pool.js';
-import { buildApp } from '../src/http/app.js';
+import { createPool, type Db, isDatabaseUnavailable } from '../src/db/pool.js';
 import { DomainError } from '../src/errors.js';
-import { ADMIN_TOKEN, createExecutor, createMerchant, signed, startTestService, type MerchantCredentials, type TestService } from './helpers.js';
+import { buildApp } from '../src/http/app.js';
+import { ADMIN_TOKEN, createExecutor, createMerchant, type MerchantCredentials, signed, startTestService, type TestService } from './helpers.js';
 
 // Issue 15: while the database cannot be reached, every API answers 503 UNAVAILABLE with
 // Retry-After (it answered 500 SYS_001), promptly — also when the database accepts connections but

@@ -6,15 +6,15 @@ import {
   createMerchant,
   createPayment,
   createRequisite,
+  type MerchantCredentials,
   multipartBody,
   setRate,
   signed,
   signedMultipart,
   startTestService,
+  type TestService,
   TINY_PNG,
   uniqueExtId,
-  type MerchantCredentials,
-  type TestService,
 } from './helpers.js';
 
 let service: TestService;

@@ -72,16 +72,16 @@ import {
   createMerchant,
   createPayment,
   createRequisite,
+  type MerchantCredentials,
   multipartBody,
   setRate,
   signed,
   signedMultipart,
   startTestService,
+  type TestService,
   TINY_PNG,
   uniqueExtId,
   until,
-  type MerchantCredentials,
-  type TestService,
 } from './helpers.js';
 
 const RATE = '95.5';

@@ -4,13 +4,13 @@ import {
   createMerchant,
   createPayment,
   createRequisite,
+  type MerchantCredentials,
   setRate,
   signed,
   startTestService,
+  type TestService,
   uniqueExtId,
   until,
-  type MerchantCredentials,
-  type TestService,
 } from './helpers.js';
 
 // Expiry runs from the job queue (graphile-worker), with two instances sweeping the same database.

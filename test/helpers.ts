@@ -2,11 +2,11 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
 import { inject } from 'vitest';
-import { loadConfig, type Config } from '../src/config.js';
-import { createLogger } from '../src/lib/logger.js';
-import { startService, type RunningService } from '../src/service.js';
+import { type Config, loadConfig } from '../src/config.js';
 import { signRequest } from '../src/http/signature.js';
+import { createLogger } from '../src/lib/logger.js';
 import { luhnValid } from '../src/lib/validators.js';
+import { type RunningService, startService } from '../src/service.js';
 
 export const ADMIN_TOKEN = 'test-admin-token';
 

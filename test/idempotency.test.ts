@@ -1,9 +1,9 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import type { JobHelpers } from 'graphile-worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { taskList } from '../src/jobs/worker.js';
 import { CLAIM_LEASE_SECONDS } from '../src/http/idempotency.js';
 import { signRequest } from '../src/http/signature.js';
+import { taskList } from '../src/jobs/worker.js';
 import { Money } from '../src/lib/money.js';
 import {
   adminOk,
@@ -11,13 +11,13 @@ import {
   createMerchant,
   createRequisite,
   createTerminal,
+  type MerchantCredentials,
   multipartBody,
   setRate,
   startTestService,
+  type TestService,
   TINY_PNG,
   uniqueExtId,
-  type MerchantCredentials,
-  type TestService,
 } from './helpers.js';
 
 const ADDRESS = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';

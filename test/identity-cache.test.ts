@@ -1,21 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
+import { type AddressInfo, connect, createServer, type Socket } from 'node:net';
 import pg from 'pg';
-import type { RunningService } from '../src/service.js';
-import { IdentityCache, LISTENER_APPLICATION_NAME } from '../src/merchants/identity.cache.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../src/lib/logger.js';
+import { IdentityCache, LISTENER_APPLICATION_NAME } from '../src/merchants/identity.cache.js';
+import type { RunningService } from '../src/service.js';
 import {
   adminOk,
-  createMerchant,
   createExecutor,
+  createMerchant,
   createRequisite,
+  type MerchantCredentials,
   setRate,
   signed,
   startTestService,
-  until,
-  uniqueExtId,
-  type MerchantCredentials,
   type TestService,
+  uniqueExtId,
+  until,
 } from './helpers.js';
 
 // The merchant API's callers are kept in memory between requests (IdentityCache). What must

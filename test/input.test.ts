@@ -4,7 +4,7 @@
  * naming the field, and nothing stored. test/fuzz.test.ts throws everything else at every route.
  */
 import { createServer, type Server } from 'node:http';
-import { connect, type AddressInfo } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kassirProvider } from '../src/providers/kassir/adapter.js';
 import { ProviderError } from '../src/providers/provider.js';
@@ -16,15 +16,15 @@ import {
   createMerchant,
   createPayment,
   createRequisite,
+  type MerchantCredentials,
   multipartBody,
   setRate,
   signed,
   signedMultipart,
   startTestService,
+  type TestService,
   testCard,
   uniqueExtId,
-  type MerchantCredentials,
-  type TestService,
 } from './helpers.js';
 
 let service: TestService;

@@ -5,10 +5,10 @@
  */
 import { Decimal } from 'decimal.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkLedger } from '../src/ledger/ledger.service.js';
+import { type Tx, transaction } from '../src/db/pool.js';
 import { creditForPayin } from '../src/ledger/credit.js';
-import { transaction, type Tx } from '../src/db/pool.js';
-import { post, type Posting } from '../src/ledger/ledger.repo.js';
+import { type Posting, post } from '../src/ledger/ledger.repo.js';
+import { checkLedger } from '../src/ledger/ledger.service.js';
 import {
   admin,
   adminOk,
@@ -17,12 +17,12 @@ import {
   createPayment,
   createRequisite,
   createTerminal,
+  type MerchantCredentials,
   setRate,
   startTestService,
+  type TestService,
   uniqueExtId,
   until,
-  type MerchantCredentials,
-  type TestService,
 } from './helpers.js';
 
 interface LedgerCheck {

@@ -8,8 +8,9 @@
  * Expected credits are computed here with decimal.js from DESIGN.md decision 11, never with the
  * service's own helpers: amount / rate × (1 − payin_rate / 100), rounded once, half up, to 6 places.
  */
-import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+
 import { Decimal } from 'decimal.js';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   admin,
@@ -18,14 +19,14 @@ import {
   createMerchant,
   createPayment,
   createRequisite,
+  type MerchantCredentials,
+  type RequisiteInput,
   setRate,
   signed,
   startTestService,
+  type TestService,
   uniqueExtId,
   until,
-  type MerchantCredentials,
-  type RequisiteInput,
-  type TestService,
 } from './helpers.js';
 
 // Enough precision that nothing is rounded before the one rounding the formula implies.
@@ -671,7 +672,7 @@ describe('validation of POST /executor/v1/notifications', () => {
       { requisite_id: requisite.id, amount: 100, received_at: 1700000000 },
       { requisite_id: requisite.id, amount: 100, text: 'x'.repeat(4001) },
       [{ requisite_id: requisite.id, amount: 100 }],
-      '{"requisite_id": "' + requisite.id + '", "amount": 100',
+      `{"requisite_id": "${requisite.id}", "amount": 100`,
       'not json at all',
     ];
     for (const body of bad) {

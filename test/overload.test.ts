@@ -7,13 +7,13 @@ import {
   createMerchant,
   createPayment,
   createRequisite,
+  type MerchantCredentials,
   setRate,
   signed,
   startTestService,
+  type TestService,
   uniqueExtId,
   until,
-  type MerchantCredentials,
-  type TestService,
 } from './helpers.js';
 
 /** A service with one merchant, one executor and one requisite, ready to take payments. */
@@ -123,7 +123,7 @@ describe('shedding by the database queue: creates first, money on its way never'
       });
       await until(() => (db.waitingCount >= before + 3 ? true : undefined), 10_000, 5, 'notification, page and callback waiting for the database');
 
-      held.splice(0).forEach((client) => client.release());
+      for (const client of held.splice(0)) client.release();
       expect((await notification).json()).toMatchObject({ matched: true, payment_id: payment.id });
       const status = await page;
       expect(status.statusCode, status.body).toBe(200);
@@ -132,7 +132,7 @@ describe('shedding by the database queue: creates first, money on its way never'
       expect((await callback).statusCode).toBe(404);
       for (const res of await Promise.all(admitted)) expect(res.statusCode, res.body).toBe(200);
     } finally {
-      held.forEach((client) => client.release());
+      for (const client of held) client.release();
     }
 
     // The queue gone, creates are taken again.
@@ -171,10 +171,10 @@ describe('shedding by the number of creates in progress', () => {
       expectShed(await signed(service.app, merchant, 'POST', '/v1/payouts', { ext_id: uniqueExtId(), amount: 5000 }));
       const read = admin(service.app, 'GET', '/merchants');
       await until(() => (db.waitingCount >= waiting + 3 ? true : undefined), 10_000, 5, 'the read waiting for the database');
-      held.splice(0).forEach((client) => client.release());
+      for (const client of held.splice(0)) client.release();
       for (const res of await Promise.all([...first, read])) expect(res.statusCode, res.body).toBe(200);
     } finally {
-      held.forEach((client) => client.release());
+      for (const client of held) client.release();
     }
     // Both answered, so both counted out: the next creates are taken.
     for (let i = 0; i < 3; i++) {

@@ -4,29 +4,30 @@
  * playwright-core, at a phone-sized viewport, against the whole service listening on a real port
  * (PUBLIC_BASE_URL is that address, so `payment_url` opens as a payer would open it).
  */
-import type { Browser, BrowserContext, ConsoleMessage, Page } from 'playwright-core';
+
 import jsQRModule from 'jsqr';
+import type { Browser, BrowserContext, ConsoleMessage, Page } from 'playwright-core';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { launchChromium } from './browser.js';
 import { freePort } from '../src/db/embedded.js';
 import { maskUrl } from '../src/lib/mask.js';
 import { crc16ccitt } from '../src/lib/validators.js';
+import { launchChromium } from './browser.js';
 import {
   admin,
   adminOk,
   createExecutor,
   createMerchant,
   createRequisite,
+  type MerchantCredentials,
   multipartBody,
   setRate,
   signed,
   startTestService,
-  testCard,
-  TINY_PNG,
-  uniqueExtId,
-  type MerchantCredentials,
   type TestService,
+  TINY_PNG,
+  testCard,
+  uniqueExtId,
   until,
 } from './helpers.js';
 
@@ -37,7 +38,7 @@ const jsQR = (jsQRModule as unknown as { default: typeof jsQRModule.default }).d
 
 /** A minimal merchant-presented EMV QR payload (SBP-style) with a correct CRC. */
 function emvPayload(shop = 'Shop'): string {
-  const body = '000201' + '010212' + '26160012ru.sbp.tests' + '5303643' + '5802RU' + `59${String(shop.length).padStart(2, '0')}${shop}` + '6006Moscow' + '6304';
+  const body = `00020101021226160012ru.sbp.tests53036435802RU59${String(shop.length).padStart(2, '0')}${shop}6006Moscow6304`;
   return body + crc16ccitt(body);
 }
 

@@ -6,13 +6,13 @@ import {
   createMerchant,
   createPayment,
   createRequisite,
+  type MerchantCredentials,
   setRate,
   signed,
   startTestService,
+  type TestService,
   testPhone,
   uniqueExtId,
-  type MerchantCredentials,
-  type TestService,
 } from './helpers.js';
 
 const tlv = (tag: string, value: string) => tag + String(value.length).padStart(2, '0') + value;

@@ -4,14 +4,14 @@ import {
   createExecutor,
   createMerchant,
   createTerminal,
+  type MerchantCredentials,
   multipartBody,
   setRate,
   signed,
   startTestService,
+  type TestService,
   TINY_PNG,
   uniqueExtId,
-  type MerchantCredentials,
-  type TestService,
 } from './helpers.js';
 
 let service: TestService;

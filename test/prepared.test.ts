@@ -4,11 +4,11 @@ import {
   createMerchant,
   createPayment,
   createRequisite,
+  type MerchantCredentials,
   setRate,
   startTestService,
-  uniqueExtId,
-  type MerchantCredentials,
   type TestService,
+  uniqueExtId,
 } from './helpers.js';
 
 // The payment create runs named (prepared) statements, one of which returns `payments.*`. A

@@ -8,13 +8,13 @@ import {
   createMerchant,
   createPayment,
   createRequisite,
+  type MerchantCredentials,
   multipartBody,
   setRate,
   startTestService,
+  type TestService,
   TINY_PNG,
   uniqueExtId,
-  type MerchantCredentials,
-  type TestService,
 } from './helpers.js';
 
 // Short limits, so that a client slower than them is visible within a test: the head within 1 s,

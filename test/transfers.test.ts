@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Money } from '../src/lib/money.js';
-import { admin, adminOk, createMerchant, createTerminal, signed, startTestService, type MerchantCredentials, type TestService } from './helpers.js';
+import { admin, adminOk, createMerchant, createTerminal, type MerchantCredentials, signed, startTestService, type TestService } from './helpers.js';
 
 let service: TestService;
 let merchant: MerchantCredentials;

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { TronWeb, utils } from 'tronweb';
-import { createTronClient } from '../src/withdrawals/tron.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ChainClient } from '../src/withdrawals/chain.js';
-import { randomTronAddress, startFakeTronNode, TEST_TRON_KEY, USDT_MAINNET, type FakeTronNode } from './fakes/tron-node.js';
+import { createTronClient } from '../src/withdrawals/tron.js';
+import { type FakeTronNode, randomTronAddress, startFakeTronNode, TEST_TRON_KEY, USDT_MAINNET } from './fakes/tron-node.js';
 
 const OWNER = TronWeb.address.fromPrivateKey(TEST_TRON_KEY) as string;
 

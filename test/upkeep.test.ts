@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { refreshStatistics, vacuumChurnedTables } from '../src/db/upkeep.js';
-import { startTestService, until, type TestService } from './helpers.js';
+import { startTestService, type TestService, until } from './helpers.js';
 
 /**
  * Upkeep of the service's small tables (src/db/upkeep.ts). Planner statistics of tables that grow

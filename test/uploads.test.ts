@@ -1,6 +1,6 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
-import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
@@ -17,16 +17,16 @@ import {
   createMerchant,
   createPayment,
   createRequisite,
+  type MerchantCredentials,
   multipartBody,
   setRate,
   signed,
   signedMultipart,
   startTestService,
+  type TestService,
   TINY_PNG,
   uniqueExtId,
   until,
-  type MerchantCredentials,
-  type TestService,
 } from './helpers.js';
 
 // ---------------------------------------------------------------------------------------------

@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import dns from 'node:dns';
+import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import os from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { transaction } from '../src/db/pool.js';
 import { hmacSha1Base64 } from '../src/lib/crypto.js';
-import { retryDelayMs, webhookBody } from '../src/webhooks/webhooks.jobs.js';
 import { enqueueWebhooks } from '../src/webhooks/outbox.js';
+import { retryDelayMs, webhookBody } from '../src/webhooks/webhooks.jobs.js';
 import {
   admin,
   adminOk,
@@ -16,12 +16,12 @@ import {
   createMerchant,
   createPayment,
   createRequisite,
+  type MerchantCredentials,
   setRate,
   signed,
   startTestService,
-  uniqueExtId,
-  type MerchantCredentials,
   type TestService,
+  uniqueExtId,
   until,
 } from './helpers.js';
 

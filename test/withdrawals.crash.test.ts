@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -7,8 +7,8 @@ import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { signRequest } from '../src/http/signature.js';
+import { type FakeTronNode, randomTronAddress, startFakeTronNode, TEST_TRON_KEY } from './fakes/tron-node.js';
 import { ADMIN_TOKEN, createTestDatabase, until } from './helpers.js';
-import { randomTronAddress, startFakeTronNode, TEST_TRON_KEY, type FakeTronNode } from './fakes/tron-node.js';
 
 /**
  * "A withdrawal whose process dies after broadcast is not broadcast again on restart": the service

@@ -1,10 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import bs58check from 'bs58check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Queryable } from '../src/db/pool.js';
-import { admin, adminOk, createMerchant, createTerminal, signed, startTestService, type MerchantCredentials, type TestService, until } from './helpers.js';
-import { randomTronAddress, startFakeTronNode, TEST_TRON_KEY, type FakeTronNode } from './fakes/tron-node.js';
+import { type FakeTronNode, randomTronAddress, startFakeTronNode, TEST_TRON_KEY } from './fakes/tron-node.js';
+import { admin, adminOk, createMerchant, createTerminal, type MerchantCredentials, signed, startTestService, type TestService, until } from './helpers.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;

@@ -1,4 +1,4 @@
-import { pgConstraint, pgErrorCode, PgCode, type Queryable } from '../db/pool.js';
+import { PgCode, pgConstraint, pgErrorCode, type Queryable } from '../db/pool.js';
 import { DomainError } from '../errors.js';
 
 export interface BankRow {

@@ -1,8 +1,8 @@
 import { Type } from 'typebox';
-import type { AppContext, RouteApp } from '../context.js';
 import { audit } from '../admin/audit.service.js';
-import * as service from './banks.service.js';
+import type { AppContext, RouteApp } from '../context.js';
 import { AdminBank, BankDirectory, CreateBankBody, toAdminBank, UpdateBankBody } from './banks.schemas.js';
+import * as service from './banks.service.js';
 
 /** `GET /v1/public/banks`: the public directory, no authentication (spec "Endpoints"). */
 export async function bankRoutes(app: RouteApp, ctx: AppContext): Promise<void> {

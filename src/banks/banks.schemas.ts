@@ -1,4 +1,4 @@
-import { Type, type Static } from 'typebox';
+import { type Static, Type } from 'typebox';
 import { COUNTRY_CURRENCY } from '../lib/methods.js';
 import type { BankRow } from './banks.repo.js';
 

@@ -1,7 +1,7 @@
 import type { AppContext } from '../context.js';
 import { DomainError } from '../errors.js';
-import * as repo from './banks.repo.js';
 import type { BankRow } from './banks.repo.js';
+import * as repo from './banks.repo.js';
 
 // Russian collation (spec: "sorted by name"; the names are Russian): Ё sorts with Е, Latin
 // brand names after Cyrillic ones as a Russian reader expects. ICU in Node, not the database's

@@ -1,5 +1,5 @@
 import type { Logger } from '../lib/logger.js';
-import { transaction, type Db } from './pool.js';
+import { type Db, transaction } from './pool.js';
 
 /** How often the tables are looked at. */
 const CHECK_MS = 1_000;

@@ -1,17 +1,17 @@
 import { Type } from 'typebox';
-import type { AppContext, RouteApp } from '../context.js';
 import { audit } from '../admin/audit.service.js';
+import type { AppContext, RouteApp } from '../context.js';
 import { DomainError } from '../errors.js';
-import { parseListQuery } from '../lib/pagination.js';
+import { listNotificationsAround } from '../executors/notifications.repo.js';
 import { toNumber } from '../lib/money.js';
+import { parseListQuery } from '../lib/pagination.js';
 import { findPayments } from '../payments/payments.repo.js';
 import { toPayment } from '../payments/payments.schemas.js';
-import { listNotificationsAround } from '../executors/notifications.repo.js';
 import { listPaymentConfirmations, listPaymentReceipts, type ReceiptRow } from '../receipts/receipts.repo.js';
-import { openReceiptFile } from '../receipts/receipts.service.js';
 import { sendReceiptFile } from '../receipts/receipts.routes.js';
-import { decideDispute } from './disputes.service.js';
+import { openReceiptFile } from '../receipts/receipts.service.js';
 import * as repo from './disputes.repo.js';
+import { decideDispute } from './disputes.service.js';
 
 const tags = ['operator'];
 const IdParams = Type.Object({ id: Type.String() });

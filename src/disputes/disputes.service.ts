@@ -2,14 +2,14 @@ import type { AppContext } from '../context.js';
 import { transaction } from '../db/pool.js';
 import { DomainError } from '../errors.js';
 import { checkDecimal, minorUnits } from '../lib/money.js';
+import { isUuid } from '../lib/validators.js';
 import { changePayment } from '../payments/lifecycle.js';
 import { lockPayment, type PaymentRow } from '../payments/payments.repo.js';
-import { isUuid } from '../lib/validators.js';
+import { enqueueProviderAction } from '../providers/providers.jobs.js';
 import type { ReceiptRow } from '../receipts/receipts.repo.js';
 import { receiptLink, receiptUrl, saveReceipt, withUpload } from '../receipts/receipts.service.js';
 import type { UploadInput } from '../receipts/upload.js';
 import * as repo from './disputes.repo.js';
-import { enqueueProviderAction } from '../providers/providers.jobs.js';
 
 /** Statuses that take a receipt (spec "POST /v1/payments/{id}/receipt"). */
 const RECEIPT_STATUSES = new Set(['PENDING', 'DISPUTE', 'CANCELLED', 'CANCELLED_APPEAL']);

@@ -1,9 +1,9 @@
 import { Type } from 'typebox';
-import type { AppContext, RouteApp } from '../context.js';
 import { audit } from '../admin/audit.service.js';
-import * as executors from './executors.service.js';
+import type { AppContext, RouteApp } from '../context.js';
+import { CreateRequisiteBody, Requisite, toRequisite, UpdateRequisiteBody } from '../requisites/requisites.schemas.js';
 import * as requisites from '../requisites/requisites.service.js';
-import { CreateRequisiteBody, Requisite, UpdateRequisiteBody, toRequisite } from '../requisites/requisites.schemas.js';
+import * as executors from './executors.service.js';
 
 const tags = ['operator'];
 const IdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });

@@ -1,8 +1,8 @@
 import { Type } from 'typebox';
 import type { AppContext, RouteApp } from '../context.js';
-import { receiveNotification } from './notifications.service.js';
 import { listRequisites } from '../requisites/requisites.repo.js';
 import { Requisite, toRequisite } from '../requisites/requisites.schemas.js';
+import { receiveNotification } from './notifications.service.js';
 
 const tags = ['executor'];
 const NotificationBody = Type.Object({

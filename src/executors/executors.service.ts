@@ -1,6 +1,6 @@
 import type { AppContext } from '../context.js';
-import { hashToken, randomToken } from '../lib/crypto.js';
 import { DomainError } from '../errors.js';
+import { hashToken, randomToken } from '../lib/crypto.js';
 import * as repo from './executors.repo.js';
 
 /** An executor as the operator API shows it. */

@@ -1,4 +1,4 @@
-import { pgConstraint, pgErrorCode, PgCode, prepared, type Queryable, type Tx } from '../db/pool.js';
+import { PgCode, pgConstraint, pgErrorCode, prepared, type Queryable, type Tx } from '../db/pool.js';
 
 export interface NotificationRow {
   id: string;

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { AppContext } from '../context.js';
-import { transaction, type Tx } from '../db/pool.js';
+import { type Tx, transaction } from '../db/pool.js';
 import { DomainError } from '../errors.js';
 import { checkDecimal, minorUnits, money, toNumber } from '../lib/money.js';
 import { isUuid } from '../lib/validators.js';

@@ -1,8 +1,8 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
-import { hashToken } from '../lib/crypto.js';
 import { DomainError } from '../errors.js';
+import { hashToken } from '../lib/crypto.js';
 
 /** The operator API's bearer-token check (DESIGN.md "The operator side"). */
 export function adminAuth(app: FastifyInstance, ctx: AppContext): void {

@@ -1,20 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import type { AppContext, RouteApp } from '../context.js';
-import { maskUrl } from '../lib/mask.js';
-import { DomainError, type ErrorKey } from '../errors.js';
-import { errorBody, statusOf } from './errors.js';
 import { isDatabaseUnavailable, isTransientConflict } from '../db/pool.js';
+import { DomainError, type ErrorKey } from '../errors.js';
+import { maskUrl } from '../lib/mask.js';
+import { errorBody, statusOf } from './errors.js';
 import { registerJsonParser, registerMultipartPassThrough } from './json.js';
 import { readUpload } from './multipart.js';
-import { describeValidationError, rejectUnreadableInput, validatorCompiler } from './validation.js';
 import { openApiInfo } from './openapi.js';
 import { loadShedding } from './overload.js';
 import { serverTimeouts } from './timeouts.js';
+import { describeValidationError, rejectUnreadableInput, validatorCompiler } from './validation.js';
 import './types.js';
 import { registerRoutes } from './routes.js';
 

@@ -1,4 +1,4 @@
-import { DomainError, type ErrorKey } from '../errors.js';
+import type { DomainError, ErrorKey } from '../errors.js';
 
 /**
  * The HTTP status of every key of the domain's error catalogue (src/errors.ts): typed over all keys,

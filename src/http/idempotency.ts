@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
-import { textProblem } from '../lib/input.js';
 import { DomainError } from '../errors.js';
+import { textProblem } from '../lib/input.js';
 import { claimKey, findStoredKey, releaseKey, storeAnswer } from './idempotency.repo.js';
 import { isMultipart } from './multipart.js';
 

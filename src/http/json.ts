@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { InputProblem, parseJson } from '../lib/input.js';
 import { DomainError, type ErrorKey } from '../errors.js';
+import { InputProblem, parseJson } from '../lib/input.js';
 
 /** Marks a body that cannot be taken, with the sentence why; answered only after authentication. */
 const UNREADABLE = Symbol('unreadable body');

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { PassThrough, pipeline, Transform, type Readable } from 'node:stream';
+import { PassThrough, pipeline, type Readable, Transform } from 'node:stream';
 import busboy from 'busboy';
 import type { FastifyRequest } from 'fastify';
 import { DomainError, type ErrorKey } from '../errors.js';

@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
-import type { AppContext, RouteApp } from '../context.js';
 import { bankAdminRoutes, bankRoutes } from '../banks/banks.routes.js';
+import type { AppContext, RouteApp } from '../context.js';
 import { disputeAdminRoutes } from '../disputes/disputes.admin.js';
 import { disputeRoutes } from '../disputes/disputes.routes.js';
-import { executorRoutes } from '../executors/executors.executor.js';
 import { executorAdminRoutes } from '../executors/executors.admin.js';
+import { executorRoutes } from '../executors/executors.executor.js';
 import { notificationAdminRoutes } from '../executors/notifications.admin.js';
 import { ledgerAdminRoutes } from '../ledger/ledger.admin.js';
 import { merchantAdminRoutes } from '../merchants/merchants.admin.js';
@@ -16,8 +16,8 @@ import { payoutAdminRoutes } from '../payouts/payouts.admin.js';
 import { payoutExecutorRoutes } from '../payouts/payouts.executor.js';
 import { payoutRoutes } from '../payouts/payouts.routes.js';
 import { applyPayoutCallback } from '../payouts/payouts.service.js';
-import { providerCallbackRoutes } from '../providers/providers.routes.js';
 import { providerAdminRoutes } from '../providers/providers.admin.js';
+import { providerCallbackRoutes } from '../providers/providers.routes.js';
 import { rateAdminRoutes } from '../rates/rates.admin.js';
 import { receiptRoutes } from '../receipts/receipts.routes.js';
 import { terminalAdminRoutes } from '../terminals/terminals.admin.js';
@@ -30,7 +30,7 @@ import { adminAuth } from './admin-auth.js';
 import { executorAuth } from './executor-auth.js';
 import { idempotency } from './idempotency.js';
 import { merchantAuth } from './merchant-auth.js';
-import { routePriority, type Priority } from './overload.js';
+import { type Priority, routePriority } from './overload.js';
 
 type Routes = (app: RouteApp, ctx: AppContext) => Promise<void>;
 
@@ -96,7 +96,7 @@ const ROUTE_GROUPS: RouteGroup[] = [
       (app, ctx) =>
         providerCallbackRoutes(app, ctx, {
           payment: (tx, providerId, payment, token) => applyPaymentCallback(ctx, tx, providerId, payment, token),
-          payout: (tx, providerId, payout) => applyPayoutCallback(ctx, tx, providerId, payout),
+          payout: (tx, providerId, payout) => applyPayoutCallback(tx, providerId, payout),
         }),
     ],
   },

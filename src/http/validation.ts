@@ -1,8 +1,8 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifyRequest, FastifySchemaCompiler } from 'fastify';
-import { textProblem } from '../lib/input.js';
 import { DomainError } from '../errors.js';
+import { textProblem } from '../lib/input.js';
 import { rejectInvalidJson } from './json.js';
 
 /**

@@ -1,17 +1,17 @@
-import { Logger as WorkerLogger, run, type Runner, type Task, type TaskList } from 'graphile-worker';
+import { run, type Task, type TaskList, Logger as WorkerLogger } from 'graphile-worker';
 import type { AppContext } from '../context.js';
-import { isDatabaseUnavailable, transaction, type Db, type Tx } from '../db/pool.js';
+import { type Db, isDatabaseUnavailable, type Tx, transaction } from '../db/pool.js';
 import { expireDuePayments } from '../payments/lifecycle.js';
-import { removeIdempotencyKeysOlderThan } from './jobs.repo.js';
-import { dispatchTask } from '../webhooks/webhooks.jobs.js';
-import { DISPATCH_KEY, DISPATCH_TASK, scheduleDispatch } from '../webhooks/outbox.js';
-import { wakeDispatchOnNewEvents } from '../webhooks/wakeup.js';
-import type { ChainClient } from '../withdrawals/chain.js';
-import { resumeSends, sendTask } from '../withdrawals/withdrawals.jobs.js';
-import { createTronClient } from '../withdrawals/tron.js';
-import { SEND_TASK } from '../withdrawals/withdrawals.service.js';
 import { POLL_TASK, pollTask } from '../payments/provider-status.service.js';
 import { ACTIONS_TASK, actionsTask } from '../providers/providers.jobs.js';
+import { DISPATCH_KEY, DISPATCH_TASK, scheduleDispatch } from '../webhooks/outbox.js';
+import { wakeDispatchOnNewEvents } from '../webhooks/wakeup.js';
+import { dispatchTask } from '../webhooks/webhooks.jobs.js';
+import type { ChainClient } from '../withdrawals/chain.js';
+import { createTronClient } from '../withdrawals/tron.js';
+import { resumeSends, sendTask } from '../withdrawals/withdrawals.jobs.js';
+import { SEND_TASK } from '../withdrawals/withdrawals.service.js';
+import { removeIdempotencyKeysOlderThan } from './jobs.repo.js';
 
 /** How many payments one sweep statement expires; the sweep repeats until none are due. */
 const EXPIRY_BATCH = 500;
@@ -59,7 +59,8 @@ export function taskList(ctx: AppContext): TaskList {
   let chain: ChainClient | undefined;
   const chainClient = () => {
     if (!ctx.config.tron) throw new Error('a withdrawal needs the Tron adapter, but KASSIR_TRON_FULL_NODE is not set');
-    return (chain ??= createTronClient(ctx.config.tron));
+    chain ??= createTronClient(ctx.config.tron);
+    return chain;
   };
   return {
     [EXPIRE_TASK]: expireTask(ctx),

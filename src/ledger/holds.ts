@@ -1,6 +1,6 @@
 import type { Decimal } from 'decimal.js';
-import { pgConstraint, pgErrorCode, PgCode, type Tx } from '../db/pool.js';
-import { post, type Posting } from './ledger.repo.js';
+import { PgCode, pgConstraint, pgErrorCode, type Tx } from '../db/pool.js';
+import { type Posting, post } from './ledger.repo.js';
 
 /** Funds on hold for a payout or a withdrawal: moved from available to frozen, then settled or released. */
 export interface Hold {

@@ -24,8 +24,10 @@ export const MAX_NUMBER = 1e15;
 const MAX_DEPTH = 16;
 
 /** C0 controls but tab, LF and CR; DEL; C1 controls. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is this check's purpose
 const CONTROL_IN_BODY = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/;
 /** Every control character: a query string or a path parameter is one line. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is this check's purpose
 const CONTROL_IN_LINE = /[\u0000-\u001F\u007F-\u009F]/;
 /** A high surrogate not followed by a low one, or a low one not preceded by a high one. */
 const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;

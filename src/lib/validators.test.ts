@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
 import { crc16ccitt, emvProblem, luhnValid, normalizeCard, normalizePhone } from './validators.js';
 
 describe('card numbers', () => {
@@ -44,7 +44,7 @@ describe('phone numbers', () => {
 
 describe('EMV QR payloads', () => {
   const tlv = (tag: string, value: string) => tag + String(value.length).padStart(2, '0') + value;
-  const withCrc = (body: string) => body + '6304' + crc16ccitt(body + '6304');
+  const withCrc = (body: string) => `${body}6304${crc16ccitt(`${body}6304`)}`;
 
   it('computes CRC-16/CCITT-FALSE (check value of "123456789" is 29B1)', () => {
     expect(crc16ccitt('123456789')).toBe('29B1');

@@ -1,6 +1,6 @@
 import type { Db } from '../db/pool.js';
 import { hashToken, type SecretBox } from '../lib/crypto.js';
-import { toTerminalRoute, type TerminalRoute } from '../providers/providers.repo.js';
+import { type TerminalRoute, toTerminalRoute } from '../providers/providers.repo.js';
 import type { IdentityCache } from './identity.cache.js';
 import { findIdentityRow } from './merchants.repo.js';
 

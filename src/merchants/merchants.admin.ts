@@ -1,10 +1,10 @@
 import { Type } from 'typebox';
-import type { AppContext, RouteApp } from '../context.js';
 import { audit } from '../admin/audit.service.js';
-import * as merchants from './merchants.service.js';
-import * as terminals from '../terminals/terminals.service.js';
+import type { AppContext, RouteApp } from '../context.js';
 import { listMerchantTerminals } from '../terminals/terminals.repo.js';
 import { AdminTerminal, CreateTerminalBody, RotateBody, toAdminTerminal } from '../terminals/terminals.schemas.js';
+import * as terminals from '../terminals/terminals.service.js';
+import * as merchants from './merchants.service.js';
 
 const tags = ['operator'];
 const IdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });

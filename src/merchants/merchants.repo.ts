@@ -1,5 +1,5 @@
 import { prepared, type Queryable } from '../db/pool.js';
-import { terminalRoutesSql, type RouteJson } from '../providers/providers.repo.js';
+import { type RouteJson, terminalRoutesSql } from '../providers/providers.repo.js';
 import { effectiveRatesSql } from '../rates/rates.repo.js';
 
 export interface MerchantRow {

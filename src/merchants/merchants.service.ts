@@ -1,7 +1,7 @@
 import type { AppContext } from '../context.js';
 import { transaction } from '../db/pool.js';
-import { randomToken } from '../lib/crypto.js';
 import { DomainError } from '../errors.js';
+import { randomToken } from '../lib/crypto.js';
 import * as repo from './merchants.repo.js';
 
 /** A new Secret Key: shown once to the operator, stored sealed (it must be usable to check HMACs). */

@@ -2,13 +2,13 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext, RouteApp } from '../context.js';
 import { Type } from 'typebox';
+import type { AppContext, RouteApp } from '../context.js';
 import { DomainError } from '../errors.js';
 import { RECEIPT_FILES } from '../receipts/upload.js';
-import { errorText, isErrorText, pickLang, TEXTS, type Lang } from './i18n.js';
+import { errorText, isErrorText, type Lang, pickLang, TEXTS } from './i18n.js';
 import { confirmFromPage, loadPage, PageNotFound, pageStatus } from './pages.service.js';
-import { renderMessage, renderPage, type AssetUrls } from './render.js';
+import { type AssetUrls, renderMessage, renderPage } from './render.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

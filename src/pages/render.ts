@@ -6,9 +6,9 @@
  */
 import QRCode from 'qrcode';
 import { countryName, formatAmount, formatCountdown, formatPhone, groupCard, phoneForCopy } from './format.js';
-import { errorText, fill, LANGS, TEXTS, type Lang, type Texts } from './i18n.js';
+import { errorText, fill, LANGS, type Lang, TEXTS, type Texts } from './i18n.js';
 import type { PagePaymentRow } from './pages.repo.js';
-import { pageState, type PageState } from './pages.service.js';
+import { type PageState, pageState } from './pages.service.js';
 
 /** A string that is already HTML; everything else interpolated into `html` is escaped. */
 class Html {
@@ -190,7 +190,7 @@ function langSwitch(t: Texts, lang: Lang): Html {
   )}</nav>`;
 }
 
-function head(t: Texts, lang: Lang, title: string, assets: AssetUrls, withScript: boolean): Html {
+function head(lang: Lang, title: string, assets: AssetUrls, withScript: boolean): Html {
   return html`<!doctype html>
 <html lang="${lang}">
 <head>
@@ -267,7 +267,7 @@ ${steps(t, payment, sums.pay.text)}
 </body>
 </html>
 `;
-  return head(t, lang, fill(t.htmlTitle, { amount: sums.pay.text }), assets, true).value + '\n' + body.value;
+  return `${head(lang, fill(t.htmlTitle, { amount: sums.pay.text }), assets, true).value}\n${body.value}`;
 }
 
 /** A small page in both languages (the visitor's first): not found, too many requests, failure. */
@@ -290,5 +290,5 @@ ${order.map(
 </body>
 </html>
 `;
-  return head(first, order[0]!, `${TEXTS[order[0]!][titleKey]} · ${TEXTS[order[1]!][titleKey]}`, assets, false).value + '\n' + body.value;
+  return `${head(order[0]!, `${TEXTS[order[0]!][titleKey]} · ${TEXTS[order[1]!][titleKey]}`, assets, false).value}\n${body.value}`;
 }

@@ -1,10 +1,10 @@
 import type { AppContext } from '../context.js';
 import { DomainError } from '../errors.js';
+import { isUuid } from '../lib/validators.js';
 import { insertConfirmation } from '../receipts/receipts.repo.js';
 import { receiptLink, saveReceipt, withUpload } from '../receipts/receipts.service.js';
 import type { UploadInput } from '../receipts/upload.js';
-import { lockPayment, startVerification, type PaymentRow } from './payments.repo.js';
-import { isUuid } from '../lib/validators.js';
+import { lockPayment, type PaymentRow, startVerification } from './payments.repo.js';
 
 export const CONFIRM_MESSAGE = 'Confirmation received; the transfer is awaiting verification';
 

@@ -1,7 +1,7 @@
 import type { Config } from '../config.js';
 import { prepared, type Queryable, type Tx } from '../db/pool.js';
 import { creditForPayin } from '../ledger/credit.js';
-import { post, type Posting } from '../ledger/ledger.repo.js';
+import { type Posting, post } from '../ledger/ledger.repo.js';
 import { enqueueWebhooks } from '../webhooks/outbox.js';
 import { findCreditTerms, findPayments } from './payments.repo.js';
 import { toPayment } from './payments.schemas.js';

@@ -1,13 +1,13 @@
 import { Type } from 'typebox';
-import type { AppContext, RouteApp } from '../context.js';
 import { audit } from '../admin/audit.service.js';
+import type { AppContext, RouteApp } from '../context.js';
 import { transaction } from '../db/pool.js';
 import { DomainError } from '../errors.js';
 import { parseListQuery } from '../lib/pagination.js';
+import { isUuid } from '../lib/validators.js';
+import { changePayment, PAYMENT_STATUSES } from './lifecycle.js';
 import { findPayment, listPayments } from './payments.repo.js';
 import { toPayment } from './payments.schemas.js';
-import { changePayment, PAYMENT_STATUSES } from './lifecycle.js';
-import { isUuid } from '../lib/validators.js';
 
 const tags = ['operator'];
 const IdParams = Type.Object({ id: Type.String() });

@@ -1,4 +1,4 @@
-import { pgConstraint, pgErrorCode, PgCode, prepared, queryPrepared, type Db, type Queryable, type Tx } from '../db/pool.js';
+import { type Db, PgCode, pgConstraint, pgErrorCode, prepared, type Queryable, queryPrepared, type Tx } from '../db/pool.js';
 import { DomainError } from '../errors.js';
 
 export interface PaymentRow {

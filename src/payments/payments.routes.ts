@@ -1,9 +1,9 @@
 import { Type } from 'typebox';
 import type { AppContext, RouteApp } from '../context.js';
-import * as service from './payments.service.js';
-import { CreatePaymentBody, ErrorBody, Payment, toPayment } from './payments.schemas.js';
-import { CONFIRM_MESSAGE, confirmPayment } from './confirm.service.js';
 import { uploadRoute } from '../receipts/receipts.routes.js';
+import { CONFIRM_MESSAGE, confirmPayment } from './confirm.service.js';
+import { CreatePaymentBody, ErrorBody, Payment, toPayment } from './payments.schemas.js';
+import * as service from './payments.service.js';
 
 const security = [{ identity: [], signature: [] }];
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 429: ErrorBody, 500: ErrorBody, 503: ErrorBody };

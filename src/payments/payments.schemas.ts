@@ -1,4 +1,4 @@
-import { Type, type Static } from 'typebox';
+import { type Static, Type } from 'typebox';
 import { toNumber } from '../lib/money.js';
 import type { PaymentView } from './payments.repo.js';
 

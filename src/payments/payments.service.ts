@@ -1,30 +1,30 @@
 import { randomUUID } from 'node:crypto';
 import type { Decimal } from 'decimal.js';
-import type { AppContext } from '../context.js';
-import { transaction, type Tx } from '../db/pool.js';
-import { randomToken } from '../lib/crypto.js';
-import { isUuid } from '../lib/validators.js';
-import { checkDecimal, minorUnits, money, roundTo } from '../lib/money.js';
-import { DomainError } from '../errors.js';
-import type { MerchantIdentity } from '../merchants/identity.service.js';
 import { findBankAs } from '../banks/banks.repo.js';
-import { candidatesFor } from '../requisites/cascade.js';
-import { checkWebhookUrl } from '../webhooks/sender.js';
-import type { ProviderRow } from '../providers/providers.repo.js';
-import { paymentRoutes, requestPayment, tryRoutes } from '../providers/routing.js';
+import type { AppContext } from '../context.js';
+import { type Tx, transaction } from '../db/pool.js';
+import { DomainError } from '../errors.js';
+import { randomToken } from '../lib/crypto.js';
 import {
   COUNTRY_CURRENCY,
   CROSS_BORDER_METHODS,
   CURRENCY_COUNTRY,
+  isMethod,
+  isOrderCurrency,
   METHOD_TYPES,
   METHODS,
   METHODS_BY_CURRENCY,
-  ORDER_CURRENCIES,
-  isMethod,
-  isOrderCurrency,
   type Method,
+  ORDER_CURRENCIES,
   type OrderCurrency,
 } from '../lib/methods.js';
+import { checkDecimal, minorUnits, money, roundTo } from '../lib/money.js';
+import { isUuid } from '../lib/validators.js';
+import type { MerchantIdentity } from '../merchants/identity.service.js';
+import type { ProviderRow } from '../providers/providers.repo.js';
+import { paymentRoutes, requestPayment, tryRoutes } from '../providers/routing.js';
+import { candidatesFor } from '../requisites/cascade.js';
+import { checkWebhookUrl } from '../webhooks/sender.js';
 import * as repo from './payments.repo.js';
 import type { CreatePaymentBody } from './payments.schemas.js';
 

@@ -1,15 +1,15 @@
 import type { Task } from 'graphile-worker';
 import type { AppContext } from '../context.js';
-import { transaction, type Tx } from '../db/pool.js';
+import { type Tx, transaction } from '../db/pool.js';
 import { closeDispute, insertDispute } from '../disputes/disputes.repo.js';
 import { constantTimeEqual } from '../lib/crypto.js';
 import { checkDecimal } from '../lib/money.js';
-import type { CallbackOutcome } from '../providers/providers.routes.js';
 import type { ProviderPayment } from '../providers/provider.js';
 import { findProvider } from '../providers/providers.repo.js';
+import type { CallbackOutcome } from '../providers/providers.routes.js';
 import { adapterFor } from '../providers/providers.service.js';
-import { changePayment, type ChangeOptions, type PaymentEvent } from './lifecycle.js';
-import { findStaleProviderPayments, lockPayment, lockProviderPayment, touchPayment, type PaymentRow } from './payments.repo.js';
+import { type ChangeOptions, changePayment, type PaymentEvent } from './lifecycle.js';
+import { findStaleProviderPayments, lockPayment, lockProviderPayment, type PaymentRow, touchPayment } from './payments.repo.js';
 
 /**
  * Payments a provider executes, kept in step with it: its callbacks and, when one is missed,
@@ -49,7 +49,7 @@ export function pollTask(ctx: AppContext): Task {
     for (const row of rows) {
       const provider = await findProvider(ctx.db, row.provider_id);
       if (!provider?.is_active) continue;
-      let upstream;
+      let upstream: ProviderPayment;
       try {
         upstream = await adapterFor(ctx, provider).getPayment(row.provider_payment_id);
       } catch (err) {

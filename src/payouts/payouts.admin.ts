@@ -1,11 +1,11 @@
 import { Type } from 'typebox';
-import type { AppContext, RouteApp } from '../context.js';
 import { audit } from '../admin/audit.service.js';
+import type { AppContext, RouteApp } from '../context.js';
 import { DomainError } from '../errors.js';
 import { parseListQuery } from '../lib/pagination.js';
-import { PAYOUT_STATUSES, findPayout, listPayouts, type PayoutEvent } from './payouts.repo.js';
-import { actOnPayout } from './payouts.service.js';
+import { findPayout, listPayouts, PAYOUT_STATUSES, type PayoutEvent } from './payouts.repo.js';
 import { toPayout } from './payouts.schemas.js';
+import { actOnPayout } from './payouts.service.js';
 
 const tags = ['operator'];
 const IdParams = Type.Object({ id: Type.String() });

@@ -3,8 +3,8 @@ import type { AppContext, RouteApp } from '../context.js';
 import { DomainError } from '../errors.js';
 import { RECEIPT_FILES } from '../receipts/upload.js';
 import { listAvailablePayouts, listExecutorPayouts } from './payouts.repo.js';
-import { actOnPayout } from './payouts.service.js';
 import { toAvailablePayout, toTakenPayout } from './payouts.schemas.js';
+import { actOnPayout } from './payouts.service.js';
 
 const tags = ['executor'];
 const IdParams = Type.Object({ id: Type.String() });

@@ -1,4 +1,4 @@
-import { pgConstraint, pgErrorCode, PgCode, type Queryable, type Tx } from '../db/pool.js';
+import { PgCode, pgConstraint, pgErrorCode, type Queryable, type Tx } from '../db/pool.js';
 import { DomainError } from '../errors.js';
 
 export interface PayoutRow {

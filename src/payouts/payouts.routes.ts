@@ -3,9 +3,9 @@ import type { AppContext, RouteApp } from '../context.js';
 import { DomainError } from '../errors.js';
 import { parseListQuery } from '../lib/pagination.js';
 import { ErrorBody } from '../payments/payments.schemas.js';
-import { PAYOUT_STATUSES, listPayouts } from './payouts.repo.js';
-import { createPayout, getPayout, getPayoutByExtId } from './payouts.service.js';
+import { listPayouts, PAYOUT_STATUSES } from './payouts.repo.js';
 import { CreatePayoutBody, Payout, toPayout } from './payouts.schemas.js';
+import { createPayout, getPayout, getPayoutByExtId } from './payouts.service.js';
 
 const security = [{ identity: [], signature: [] }];
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 500: ErrorBody, 503: ErrorBody };

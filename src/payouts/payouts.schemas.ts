@@ -1,4 +1,4 @@
-import { Type, type Static } from 'typebox';
+import { type Static, Type } from 'typebox';
 import { maskCard, maskPhone } from '../lib/mask.js';
 import { toNumber } from '../lib/money.js';
 import type { PayoutRow } from './payouts.repo.js';

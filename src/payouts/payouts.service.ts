@@ -1,22 +1,22 @@
+import { findBank } from '../banks/banks.repo.js';
 import type { AppContext } from '../context.js';
-import { transaction, type Tx } from '../db/pool.js';
+import { type Tx, transaction } from '../db/pool.js';
 import { DomainError } from '../errors.js';
+import { payoutReserve } from '../ledger/credit.js';
+import { type Hold, isInsufficientFunds, release, reserve, settle } from '../ledger/holds.js';
 import { checkDecimal, Money, USDT_DECIMALS } from '../lib/money.js';
 import { isRussianMobile, isUuid, normalizeCard, normalizePhone } from '../lib/validators.js';
-import { findBank } from '../banks/banks.repo.js';
-import { payoutReserve } from '../ledger/credit.js';
-import { isInsufficientFunds, release, reserve, settle, type Hold } from '../ledger/holds.js';
 import type { MerchantIdentity } from '../merchants/identity.service.js';
+import type { ProviderPayout } from '../providers/provider.js';
+import { terminalRoutes } from '../providers/providers.repo.js';
+import type { CallbackOutcome } from '../providers/providers.routes.js';
+import { payoutRoutes, requestPayout, tryRoutes } from '../providers/routing.js';
 import { effectiveRates } from '../rates/rates.repo.js';
 import { findTerminal } from '../terminals/terminals.repo.js';
 import { enqueueWebhooks } from '../webhooks/outbox.js';
 import { checkWebhookUrl } from '../webhooks/sender.js';
 import * as repo from './payouts.repo.js';
-import { toPayout, type CreatePayoutBody } from './payouts.schemas.js';
-import type { CallbackOutcome } from '../providers/providers.routes.js';
-import type { ProviderPayout } from '../providers/provider.js';
-import { terminalRoutes } from '../providers/providers.repo.js';
-import { payoutRoutes, requestPayout, tryRoutes } from '../providers/routing.js';
+import { type CreatePayoutBody, toPayout } from './payouts.schemas.js';
 
 function invalid(message: string, data?: Record<string, unknown>): never {
   throw new DomainError('PAY_002', message, data);
@@ -45,7 +45,7 @@ async function validateCreate(ctx: AppContext, body: CreatePayoutBody) {
   let bank = '';
   if (body.bank !== undefined && body.bank !== '') {
     const entry = await findBank(ctx.db, body.bank);
-    if (!entry || entry.kind !== 'bank' || entry.country !== 'RU' || !entry.is_active) {
+    if (entry?.kind !== 'bank' || entry.country !== 'RU' || !entry.is_active) {
       invalid(`Unknown bank code ${body.bank}; GET /v1/public/banks lists the codes of Russian banks`, { bank: body.bank });
     }
     bank = entry.code;
@@ -129,7 +129,7 @@ async function routePayout(ctx: AppContext, payout: repo.PayoutRow): Promise<rep
     },
   });
   if (routed) return routed;
-  await transaction(ctx.db, (tx) => changePayout(ctx, tx, payout.id, 'fail', { reason: 'no route could take the payout' }));
+  await transaction(ctx.db, (tx) => changePayout(tx, payout.id, 'fail', { reason: 'no route could take the payout' }));
   throw new DomainError('UNAVAILABLE', 'No route can take this payout right now; its reserve was released. Retry later with a new ext_id', {
     payout_id: payout.id,
   });
@@ -147,11 +147,11 @@ const PROVIDER_PAYOUT_EVENTS: Record<string, repo.PayoutEvent | undefined> = {
  * A provider's callback about a payout it executes (signature and event id already checked by
  * providers/providers.routes.ts): the payout follows the status the provider reports.
  */
-export async function applyPayoutCallback(ctx: AppContext, tx: Tx, providerId: string, upstream: ProviderPayout): Promise<CallbackOutcome> {
+export async function applyPayoutCallback(tx: Tx, providerId: string, upstream: ProviderPayout): Promise<CallbackOutcome> {
   const id = await repo.lockProviderPayout(tx, providerId, String(upstream.id));
   if (!id) return { refused: 'NOT_FOUND', reason: `No payout ${upstream.id} of this provider` };
   const event = PROVIDER_PAYOUT_EVENTS[upstream.status];
-  const after = event ? await changePayout(ctx, tx, id, event, event === 'fail' ? { reason: 'failed at the provider' } : {}) : undefined;
+  const after = event ? await changePayout(tx, id, event, event === 'fail' ? { reason: 'failed at the provider' } : {}) : undefined;
   return { applied: { payout: id, status: after?.status } };
 }
 
@@ -173,7 +173,6 @@ export async function getPayoutByExtId(ctx: AppContext, merchantId: string, extI
  * payout after the change, or undefined when the guard refused (someone else got there first).
  */
 export async function changePayout(
-  ctx: AppContext,
   tx: Tx,
   id: string,
   event: repo.PayoutEvent,
@@ -211,7 +210,7 @@ export async function actOnPayout(
   const before = isUuid(id) ? await repo.findPayout(ctx.db, id) : undefined;
   if (!before) throw new DomainError('PAYOUT_NOT_FOUND', `Payout ${id} not found`);
   return transaction(ctx.db, async (tx) => {
-    const after = await changePayout(ctx, tx, id, event, extra);
+    const after = await changePayout(tx, id, event, extra);
     if (!after) {
       const current = await repo.findPayout(tx, id);
       const mine = extra.requireExecutor ? ' taken by this executor' : '';

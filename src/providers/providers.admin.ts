@@ -1,8 +1,8 @@
 import { Type } from 'typebox';
-import type { AppContext, RouteApp } from '../context.js';
 import { audit } from '../admin/audit.service.js';
+import type { AppContext, RouteApp } from '../context.js';
 import { getTerminal } from '../terminals/terminals.service.js';
-import { terminalRoutes, listProviders, type ProviderRow } from './providers.repo.js';
+import { listProviders, type ProviderRow, terminalRoutes } from './providers.repo.js';
 import { callbackUrl, createProvider, routeView, setRoutes, updateProvider } from './providers.service.js';
 
 const tags = ['operator'];

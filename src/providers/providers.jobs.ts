@@ -1,5 +1,5 @@
-import type { Task } from 'graphile-worker';
 import { fileTypeFromBuffer } from 'file-type';
+import type { Task } from 'graphile-worker';
 import type { AppContext } from '../context.js';
 import type { Tx } from '../db/pool.js';
 import { findReceipt } from '../receipts/receipts.repo.js';
@@ -9,9 +9,9 @@ import { ProviderError, type ReceiptFile } from './provider.js';
 import {
   addProviderActionsJob,
   findProvider,
-  type ProviderActionKind,
   insertProviderAction,
   nextProviderAction,
+  type ProviderActionKind,
   recordActionDone,
   recordActionFailure,
 } from './providers.repo.js';

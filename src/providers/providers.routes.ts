@@ -1,9 +1,9 @@
 import { Type } from 'typebox';
 import type { AppContext, RouteApp } from '../context.js';
-import { transaction, type Tx } from '../db/pool.js';
+import { type Tx, transaction } from '../db/pool.js';
 import { DomainError } from '../errors.js';
 import { isUuid } from '../lib/validators.js';
-import { ProviderError, type ProviderPayment, type ProviderPayout } from './provider.js';
+import { type ProviderCallback, ProviderError, type ProviderPayment, type ProviderPayout } from './provider.js';
 import { findProvider, recordCallback } from './providers.repo.js';
 import { adapterFor } from './providers.service.js';
 
@@ -42,7 +42,7 @@ export async function providerCallbackRoutes(app: RouteApp, ctx: AppContext, han
       const provider = isUuid(request.params.providerId) ? await findProvider(ctx.db, request.params.providerId) : undefined;
       if (!provider) return refuse('NOT_FOUND', 'Unknown provider');
       const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-      let callback;
+      let callback: ProviderCallback;
       try {
         callback = adapterFor(ctx, provider).parseCallback(request.headers, body);
       } catch (err) {

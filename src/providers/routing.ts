@@ -1,6 +1,6 @@
 import type { AppContext } from '../context.js';
 import { randomToken } from '../lib/crypto.js';
-import { ProviderError, type ProviderAdapter } from './provider.js';
+import { type ProviderAdapter, ProviderError } from './provider.js';
 import type { ProviderRow, TerminalRoute } from './providers.repo.js';
 import { adapterFor, callbackUrl, inRotation, providerFailed, providerSucceeded } from './providers.service.js';
 

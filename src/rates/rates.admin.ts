@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
-import type { AppContext, RouteApp } from '../context.js';
 import { audit } from '../admin/audit.service.js';
+import type { AppContext, RouteApp } from '../context.js';
 import * as service from './rates.service.js';
 
 const tags = ['operator'];

@@ -1,6 +1,6 @@
 import type { AppContext } from '../context.js';
-import { checkDecimal, FIAT_CURRENCIES, RATE_DECIMALS } from '../lib/money.js';
 import { DomainError } from '../errors.js';
+import { checkDecimal, FIAT_CURRENCIES, RATE_DECIMALS } from '../lib/money.js';
 import * as repo from './rates.repo.js';
 
 /** Validates a rate: the price of 1 USDT in the currency, positive, at most 8 decimals. */

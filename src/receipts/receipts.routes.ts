@@ -3,9 +3,9 @@ import { Type } from 'typebox';
 import type { AppContext, RouteApp } from '../context.js';
 import { attachReceipt } from '../disputes/disputes.service.js';
 import { ErrorBody } from '../payments/payments.schemas.js';
+import type { ReceiptRow } from './receipts.repo.js';
 import { openReceiptFile, receiptUrl } from './receipts.service.js';
 import { RECEIPT_FILES } from './upload.js';
-import type { ReceiptRow } from './receipts.repo.js';
 
 const security = [{ identity: [], signature: [] }];
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 413: ErrorBody, 500: ErrorBody };

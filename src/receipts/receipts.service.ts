@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { AppContext } from '../context.js';
-import { transaction, type Tx } from '../db/pool.js';
+import { type Tx, transaction } from '../db/pool.js';
 import { DomainError, type ErrorKey } from '../errors.js';
 import { isUuid } from '../lib/validators.js';
 import * as repo from './receipts.repo.js';

@@ -1,7 +1,7 @@
 import type { Decimal } from 'decimal.js';
+import { COUNTRY_CURRENCY, CROSS_BORDER_METHODS, CURRENCY_COUNTRY, type Method, type OrderCurrency } from '../lib/methods.js';
 import { money, roundTo } from '../lib/money.js';
 import type { Candidate } from '../payments/payments.repo.js';
-import { COUNTRY_CURRENCY, CROSS_BORDER_METHODS, CURRENCY_COUNTRY, type Method, type OrderCurrency } from '../lib/methods.js';
 
 /**
  * Where a payment may go and what the payer pays there (spec "Cross-border rules" 2–6):
@@ -29,7 +29,7 @@ export function candidatesFor(input: {
     const local = COUNTRY_CURRENCY[country];
     if (!local) continue;
     const payerAmount = local === orderCurrency ? amount : convert(amount, orderCurrency, local, rates);
-    if (payerAmount && payerAmount.gt(0)) candidates.push({ currency: local, country, payerAmount: payerAmount.toFixed() });
+    if (payerAmount?.gt(0)) candidates.push({ currency: local, country, payerAmount: payerAmount.toFixed() });
   }
   return candidates;
 }

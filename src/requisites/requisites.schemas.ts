@@ -1,6 +1,6 @@
-import { Type, type Static } from 'typebox';
-import { METHODS, REQUISITE_TYPES, type Method, type RequisiteType as RequisiteTypeName } from '../lib/methods.js';
+import { type Static, Type } from 'typebox';
 import { maskCard } from '../lib/mask.js';
+import { METHODS, type Method, REQUISITE_TYPES, type RequisiteType as RequisiteTypeName } from '../lib/methods.js';
 import { toNumber } from '../lib/money.js';
 import type { RequisiteRow } from './requisites.repo.js';
 

@@ -1,10 +1,10 @@
+import { findBankAs } from '../banks/banks.repo.js';
 import type { AppContext } from '../context.js';
 import { DomainError } from '../errors.js';
-import { checkDecimal } from '../lib/money.js';
-import { emvProblem, normalizeCard, normalizePhone } from '../lib/validators.js';
-import { findBankAs } from '../banks/banks.repo.js';
 import { getExecutor } from '../executors/executors.service.js';
 import { COUNTRY_CURRENCY, METHOD_TYPES, type Method, type RequisiteType } from '../lib/methods.js';
+import { checkDecimal } from '../lib/money.js';
+import { emvProblem, normalizeCard, normalizePhone } from '../lib/validators.js';
 import * as repo from './requisites.repo.js';
 import type { CreateRequisiteBody } from './requisites.schemas.js';
 

@@ -1,12 +1,12 @@
 import { Type } from 'typebox';
-import type { AppContext, RouteApp } from '../context.js';
 import { audit } from '../admin/audit.service.js';
+import type { AppContext, RouteApp } from '../context.js';
 import { transaction } from '../db/pool.js';
 import { DomainError } from '../errors.js';
-import * as service from './terminals.service.js';
-import { AdjustmentBody, AdminTerminal, RotateBody, UpdateTerminalBody, toAdminTerminal } from './terminals.schemas.js';
 import * as rates from '../rates/rates.repo.js';
 import { parseCurrency, parseRate } from '../rates/rates.service.js';
+import { AdjustmentBody, AdminTerminal, RotateBody, toAdminTerminal, UpdateTerminalBody } from './terminals.schemas.js';
+import * as service from './terminals.service.js';
 
 const tags = ['operator'];
 const IdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });

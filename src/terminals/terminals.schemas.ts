@@ -1,7 +1,7 @@
-import { Type, type Static } from 'typebox';
-import type { TerminalRow } from './terminals.repo.js';
-import { toNumber } from '../lib/money.js';
+import { type Static, Type } from 'typebox';
 import { ORDER_CURRENCIES, type OrderCurrency } from '../lib/methods.js';
+import { toNumber } from '../lib/money.js';
+import type { TerminalRow } from './terminals.repo.js';
 
 const Percent = Type.Number({ minimum: 0, exclusiveMaximum: 100, description: 'percent' });
 

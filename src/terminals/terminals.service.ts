@@ -1,11 +1,11 @@
 import type { Decimal } from 'decimal.js';
 import type { AppContext } from '../context.js';
 import { transaction } from '../db/pool.js';
-import { hashToken, randomToken } from '../lib/crypto.js';
-import { checkDecimal, type DecimalRule, USDT_DECIMALS } from '../lib/money.js';
 import { DomainError } from '../errors.js';
 import { isInsufficientFunds } from '../ledger/holds.js';
 import { createTerminalAccounts, post } from '../ledger/ledger.repo.js';
+import { hashToken, randomToken } from '../lib/crypto.js';
+import { checkDecimal, type DecimalRule, USDT_DECIMALS } from '../lib/money.js';
 import { getMerchant } from '../merchants/merchants.service.js';
 import * as repo from './terminals.repo.js';
 import type { AdjustmentBody, CreateTerminalBody, UpdateTerminalBody } from './terminals.schemas.js';

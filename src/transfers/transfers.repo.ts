@@ -1,4 +1,4 @@
-import { pgConstraint, pgErrorCode, PgCode, type Tx } from '../db/pool.js';
+import { PgCode, pgConstraint, pgErrorCode, type Tx } from '../db/pool.js';
 
 /** Records a transfer between two terminals of one merchant; its posting follows in the same transaction. */
 export async function insertTransfer(

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
-import type { AppContext, RouteApp } from '../context.js';
 import { audit } from '../admin/audit.service.js';
+import type { AppContext, RouteApp } from '../context.js';
 import { transaction } from '../db/pool.js';
 import { parseListQuery } from '../lib/pagination.js';
 import { getWebhookEvent, listWebhookEvents, resendWebhookEvent } from './webhooks.service.js';

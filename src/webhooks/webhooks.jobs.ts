@@ -3,7 +3,7 @@ import type { AppContext } from '../context.js';
 import { hmacSha1Base64 } from '../lib/crypto.js';
 import { retryKey, scheduleDispatch } from './outbox.js';
 import { sendWebhook } from './sender.js';
-import { leaseDueEvents, recordAttempt, type DueEventRow } from './webhooks.repo.js';
+import { type DueEventRow, leaseDueEvents, recordAttempt } from './webhooks.repo.js';
 
 /** Deliveries one dispatch keeps in flight at most. */
 const PARALLEL = 32;

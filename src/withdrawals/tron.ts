@@ -61,7 +61,7 @@ export function createTronClient(settings: TronSettings): ChainClient {
 
     async status(txId: string): Promise<ChainTxStatus> {
       const info = (await tronWeb.trx.getTransactionInfo(txId)) as { id?: string; receipt?: { result?: string }; result?: string };
-      if (info && info.id) {
+      if (info?.id) {
         // A TRC-20 call succeeded only when its contract execution did.
         const outcome = info.receipt?.result;
         return info.result === 'FAILED' || (outcome !== undefined && outcome !== 'SUCCESS') ? 'failed' : 'confirmed';

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import type { AppContext, RouteApp } from '../context.js';
-import { parseListQuery } from '../lib/pagination.js';
 import { toNumber } from '../lib/money.js';
+import { parseListQuery } from '../lib/pagination.js';
 import { ErrorBody } from '../payments/payments.schemas.js';
 import { findTerminal } from '../terminals/terminals.repo.js';
 import { createWithdrawal, getWithdrawal, listWithdrawals, toWithdrawal } from './withdrawals.service.js';

@@ -1,13 +1,13 @@
 import type { AppContext } from '../context.js';
-import { transaction, type Queryable, type Tx } from '../db/pool.js';
+import { type Queryable, type Tx, transaction } from '../db/pool.js';
 import { DomainError } from '../errors.js';
+import { type Hold, isInsufficientFunds, release, reserve, settle } from '../ledger/holds.js';
 import { checkDecimal, Money, toNumber, USDT_DECIMALS } from '../lib/money.js';
-import { isInsufficientFunds, release, reserve, settle, type Hold } from '../ledger/holds.js';
 import { isUuid } from '../lib/validators.js';
 import { findMerchantTerminal } from '../terminals/terminals.repo.js';
 import { tronAddressProblem } from './address.js';
-import * as repo from './withdrawals.repo.js';
 import type { SignedTransfer, WithdrawalRow } from './withdrawals.repo.js';
+import * as repo from './withdrawals.repo.js';
 
 export const SEND_TASK = 'withdrawals_send';
 

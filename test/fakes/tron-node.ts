@@ -84,6 +84,7 @@ export interface FakeTronNode {
   /** Routes (e.g. 'wallet/gettransactionbyid') that answer 503, as an overloaded node does. */
   failRoutes: Set<string>;
   /** Called on a broadcast of a valid, new transaction before the node takes it; return 'drop' to cut the connection without taking it. */
+  // biome-ignore lint/suspicious/noConfusingVoidType: a hook may return nothing at all, or 'drop'
   beforeAccept?: (txId: string) => void | 'drop' | Promise<void | 'drop'>;
   /** Called after the node took a new transaction into its pool, before it answers. */
   afterAccept?: (txId: string) => void | Promise<void>;

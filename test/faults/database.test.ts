@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  type Answer,
   baseEnv,
-  cleanUp,
   Client,
+  cleanUp,
   Database,
+  type Instance,
   percentile,
   printFigures,
   Receiver,
@@ -12,8 +14,6 @@ import {
   startInstance,
   waitFor,
   workDir,
-  type Answer,
-  type Instance,
 } from './harness.js';
 import { openShop, requisiteOf, rubles, type Shop } from './shop.js';
 

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { chmodSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
-import { freePort, startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/db/embedded.js';
+import { type EmbeddedDatabase, freePort, startEmbeddedPostgres } from '../../src/db/embedded.js';
 import { signRequest } from '../../src/http/signature.js';
 
 /**
@@ -384,7 +384,7 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | undefine
 export function printFigures(title: string, summary: string, details: Record<string, string | number> = {}): void {
   const lines = [`\n== ${title}: ${summary}`];
   for (const [name, value] of Object.entries(details)) lines.push(`   ${name}: ${value}`);
-  console.log(lines.join('\n') + '\n');
+  console.log(`${lines.join('\n')}\n`);
 }
 
 /** Removes a scenario's folder unless it failed (its logs are then kept and named). */

@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  type Answer,
   baseEnv,
-  cleanUp,
   Client,
+  cleanUp,
   Database,
+  type Instance,
   percentile,
   printFigures,
   Receiver,
@@ -12,8 +14,6 @@ import {
   startInstance,
   waitFor,
   workDir,
-  type Answer,
-  type Instance,
 } from './harness.js';
 import { cardNumber, openShop, requisiteOf, type Shop } from './shop.js';
 
@@ -144,7 +144,7 @@ describe('two instances over one database', () => {
           viaA.executor(first.token, 'POST', `/payouts/${payout.body.id}/take`),
           viaB.executor(second.token, 'POST', `/payouts/${payout.body.id}/take`),
         ]);
-        takes.forEach((t, i) => record('take', i === 0 ? 'a' : 'b', t));
+        for (const [i, t] of takes.entries()) record('take', i === 0 ? 'a' : 'b', t);
         takeRaces.push({ winners: takes.filter((t) => t.status === 200).length, losers: takes.filter((t) => t.status === 409).length });
         const winner = takes[0]!.status === 200 ? first : second;
         record(

@@ -2,13 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { Decimal } from 'decimal.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLAIM_LEASE_SECONDS } from '../../src/http/idempotency.js';
-import { randomTronAddress, startFakeTronNode, TEST_TRON_KEY, type FakeTronNode } from '../fakes/tron-node.js';
+import { type FakeTronNode, randomTronAddress, startFakeTronNode, TEST_TRON_KEY } from '../fakes/tron-node.js';
 import {
+  type Answer,
   baseEnv,
-  cleanUp,
   Client,
+  cleanUp,
   Database,
   definitive,
+  type Instance,
   isRefusedForNow,
   printFigures,
   Receiver,
@@ -16,10 +18,8 @@ import {
   startInstance,
   waitFor,
   workDir,
-  type Answer,
-  type Instance,
 } from './harness.js';
-import { cardNumber, openShop, payinCredit, payoutReserve, requisiteOf, rubles, withdrawalHold, type Shop } from './shop.js';
+import { cardNumber, openShop, payinCredit, payoutReserve, requisiteOf, rubles, type Shop, withdrawalHold } from './shop.js';
 
 /**
  * Issue 15, faults 1: kill -9 of a service instance in the middle of a load of payment creates,

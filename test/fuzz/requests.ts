@@ -85,6 +85,7 @@ export const HOSTILE_STRINGS = [
   'XXX',
   'rub',
   'sberbank',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a log-injection probe, sent as written
   '${jndi:ldap://x}',
   '__proto__',
   'constructor',
@@ -99,6 +100,7 @@ const HOSTILE_NUMBERS = [
   0.000001,
   123.456789123,
   0.1 + 0.2,
+  // biome-ignore lint/correctness/noPrecisionLoss: a number that cannot be held exactly is the point
   99999999999999.99,
   1e14,
   12345678.9,

@@ -1,7 +1,7 @@
 import { Decimal } from 'decimal.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { moneyGroup, readAmount, readMoney, type Currency } from './amount.js';
+import { type Currency, moneyGroup, readAmount, readMoney } from './amount.js';
 
 describe('readAmount', () => {
   it.each([

@@ -126,5 +126,5 @@ export function readMoney(raw: string): Money | undefined {
  */
 export function readAmount(raw: string): string | undefined {
   const money = readMoney(raw);
-  return money && money.currency && !money.negative ? money.amount : undefined;
+  return money?.currency && !money.negative ? money.amount : undefined;
 }

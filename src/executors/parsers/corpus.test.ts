@@ -3,7 +3,7 @@ import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { BANK_FORMS } from './banks.js';
-import { bankOfSender, parseIncomingTransfer, parseNotification, type ParsedTransfer } from './index.js';
+import { bankOfSender, type ParsedTransfer, parseIncomingTransfer, parseNotification } from './index.js';
 
 /**
  * Every line of every corpus file (corpus/<bank>.tsv) is checked: an incoming sample must read

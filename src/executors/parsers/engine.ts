@@ -1,4 +1,4 @@
-import { moneyGroup, readMoney, type Currency } from './amount.js';
+import { type Currency, moneyGroup, readMoney } from './amount.js';
 
 /**
  * The one matching engine behind every bank's notification formats. It knows nothing about any

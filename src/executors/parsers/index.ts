@@ -1,7 +1,7 @@
 import { PARSER_TABLE } from './banks.js';
-import { bankForSender, compileTable, parseWith, type ParseHint, type ParsedTransfer } from './engine.js';
+import { bankForSender, compileTable, type ParsedTransfer, type ParseHint, parseWith } from './engine.js';
 
-export type { ParseHint, ParsedTransfer } from './engine.js';
+export type { ParsedTransfer, ParseHint } from './engine.js';
 
 /** Compiled once at start: a bad pattern in banks.ts fails here, naming itself. */
 const TABLE = compileTable(PARSER_TABLE);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BANK_FORMS, PARSER_TABLE } from './banks.js';
-import { compilePattern, compileTable, parseWith, type ParserTable } from './engine.js';
+import { compilePattern, compileTable, type ParserTable, parseWith } from './engine.js';
 import { bankOfSender, parseIncomingTransfer, parseNotification } from './index.js';
 
 /**

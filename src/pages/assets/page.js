@@ -53,7 +53,7 @@
       var done = false;
       try {
         done = document.execCommand('copy');
-      } catch (e) {
+      } catch (_e) {
         done = false;
       }
       document.body.removeChild(area);

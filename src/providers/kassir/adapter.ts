@@ -2,12 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { constantTimeEqual, hmacSha1Base64 } from '../../lib/crypto.js';
 import { InputProblem, parseJson } from '../../lib/input.js';
 import {
-  ProviderError,
   type CreatePaymentRequest,
   type CreatePayoutRequest,
   type DisputeRequest,
   type ProviderAdapter,
   type ProviderCallback,
+  ProviderError,
   type ProviderPayment,
   type ProviderPayout,
   type ReceiptFile,
