@@ -148,9 +148,10 @@ describe('the requisite-fit rule', { timeout: 120_000 }, () => {
         expect(byWindow).toBe(byStatement);
         if (byWindow) chosen++;
       }),
-      { numRuns: 150 },
+      { numRuns: 300 },
     );
-    // The generator must exercise both outcomes, not only "nothing fits".
+    // The generator must exercise both outcomes, not only "nothing fits": about one case in eight
+    // fits (38–44 of 300 seen), so 15 is far below what any run chooses (150 runs once chose only 10).
     expect(chosen).toBeGreaterThan(15);
   });
 });
