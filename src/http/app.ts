@@ -84,11 +84,11 @@ export async function buildApp(ctx: AppContext): Promise<RouteApp> {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const renderError = request.routeOptions.config?.renderError;
     if (renderError) return renderError(error, request, reply, statusOf);
-    const apiError = toApiError(error, request);
-    if (apiError.key === 'UNAVAILABLE' && isDatabaseUnavailable(error)) {
+    const domainError = toDomainError(error, request);
+    if (domainError.key === 'UNAVAILABLE' && isDatabaseUnavailable(error)) {
       // One line per request while the database is away, without a stack to scroll past.
       request.log.warn({ err: { message: error.message, code: error.code } }, 'request failed: the database cannot be reached');
-    } else if (statusOf(apiError) >= 500) {
+    } else if (statusOf(domainError) >= 500) {
       request.log.error({ err: error }, 'request failed');
     }
     // Answered before the body was read whole (an upload refused with 413 part-way): the rest of
@@ -96,8 +96,8 @@ export async function buildApp(ctx: AppContext): Promise<RouteApp> {
     // after this answer, as Fastify does for its own parser errors. Kept open, it would also hold
     // up a graceful shutdown forever.
     if (!request.raw.complete) reply.header('connection', 'close');
-    if (apiError.retryAfter !== undefined) reply.header('retry-after', String(apiError.retryAfter));
-    return reply.status(statusOf(apiError)).send(errorBody(apiError));
+    if (domainError.retryAfter !== undefined) reply.header('retry-after', String(domainError.retryAfter));
+    return reply.status(statusOf(domainError)).send(errorBody(domainError));
   });
   app.setNotFoundHandler((request, reply) => {
     const error = new DomainError('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}`);
@@ -122,7 +122,7 @@ export async function buildApp(ctx: AppContext): Promise<RouteApp> {
  */
 function answerUnreadableRequest(this: FastifyInstance, error: Error & { code?: string }, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  const apiError =
+  const domainError =
     error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
       ? new DomainError('REQUEST_TIMEOUT', 'The request did not arrive in time; send it again')
       : error.code === 'HPE_HEADER_OVERFLOW'
@@ -130,9 +130,9 @@ function answerUnreadableRequest(this: FastifyInstance, error: Error & { code?: 
         : new DomainError('VALIDATION', 'The request could not be read as HTTP');
   this.log.debug({ err: error }, 'unreadable request');
   if (socket.writable) {
-    const body = JSON.stringify(errorBody(apiError));
+    const body = JSON.stringify(errorBody(domainError));
     socket.write(
-      `HTTP/1.1 ${statusOf(apiError)} ${STATUS_CODES[statusOf(apiError)]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `HTTP/1.1 ${statusOf(domainError)} ${STATUS_CODES[statusOf(domainError)]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
         `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
   }
@@ -140,7 +140,7 @@ function answerUnreadableRequest(this: FastifyInstance, error: Error & { code?: 
 }
 
 /** Maps anything thrown while serving a request onto the closed catalogue. */
-function toApiError(error: FastifyError, request: FastifyRequest): DomainError {
+function toDomainError(error: FastifyError, request: FastifyRequest): DomainError {
   if (error instanceof DomainError) return error;
   const config = request.routeOptions?.config;
   if (error.validation) {
