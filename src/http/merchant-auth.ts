@@ -35,7 +35,8 @@ export function merchantAuth(app: FastifyInstance, ctx: AppContext): void {
   app.addHook('preParsing', async (request, _reply: FastifyReply, payload) => {
     if (!request.signer || !isMultipart(request)) return payload;
     const tap = request.signer.tap();
-    // pipeline, not pipe: an aborted upload must fail the request instead of hanging it.
+    // pipeline, not pipe: an aborted upload must fail the request instead of hanging it — the
+    // failure destroys the tap, so the route reading it gets the error; the callback has nothing to add.
     pipeline(payload, tap, () => undefined);
     return tap;
   });
