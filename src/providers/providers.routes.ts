@@ -59,13 +59,12 @@ export async function providerCallbackRoutes(app: RouteApp, ctx: AppContext, han
         let outcome: CallbackOutcome;
         if (callback.resourceType === 'payment' && callback.payment) {
           outcome = await handlers.payment(tx, provider.id, callback.payment, callback.notificationToken);
-          if ('applied' in outcome)
-            request.log.info({ provider: provider.id, upstream: callback.payment.status, ...outcome.applied }, 'provider callback applied');
         } else if (callback.payout) {
           outcome = await handlers.payout(tx, provider.id, callback.payout);
         } else {
           return refuse('NOT_FOUND', 'The callback names no payment or payout');
         }
+        if ('applied' in outcome) request.log.info({ provider: provider.id, event: callback.event, ...outcome.applied }, 'provider callback applied');
         if ('refused' in outcome) refuse(outcome.refused, outcome.reason);
         return { ok: true, duplicate: false };
       });

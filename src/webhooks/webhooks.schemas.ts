@@ -1,30 +1,16 @@
 import type { WebhookAttemptRow, WebhookEventDetailRow, WebhookEventRow } from './webhooks.repo.js';
 
-/** An event of the operator's delivery log (`GET /admin/v1/webhooks`). */
-export interface WebhookEvent {
-  id: string;
-  resource_type: 'payment' | 'payout';
-  resource_id: string;
-  event: string;
-  url: string;
-  status: 'pending' | 'delivered' | 'failed';
-  /** How many attempts were made. */
-  attempts: number;
-  next_attempt_at: Date;
-  last_error: string | null;
-  created_at: Date;
-  delivered_at: Date | null;
-}
+/**
+ * An event of the operator's delivery log (`GET /admin/v1/webhooks`): the outbox row's fields
+ * named here, so a column added to the table is not answered until it is listed.
+ */
+export type WebhookEvent = Pick<
+  WebhookEventRow,
+  'id' | 'resource_type' | 'resource_id' | 'event' | 'url' | 'status' | 'attempts' | 'next_attempt_at' | 'last_error' | 'created_at' | 'delivered_at'
+>;
 
 /** One attempt at delivering an event: what the receiver answered, and how fast. */
-export interface WebhookAttempt {
-  attempt: number;
-  started_at: Date;
-  status_code: number | null;
-  latency_ms: number;
-  error: string | null;
-  response_snippet: string | null;
-}
+export type WebhookAttempt = Pick<WebhookAttemptRow, 'attempt' | 'started_at' | 'status_code' | 'latency_ms' | 'error' | 'response_snippet'>;
 
 /** An event with its merchant, what it carries and every attempt (`GET /admin/v1/webhooks/:id`). */
 export interface WebhookEventDetail extends Omit<WebhookEvent, 'attempts'> {
@@ -61,19 +47,5 @@ export function toWebhookAttempt(row: WebhookAttemptRow): WebhookAttempt {
 }
 
 export function toWebhookEventDetail(row: WebhookEventDetailRow, attempts: WebhookAttemptRow[]): WebhookEventDetail {
-  return {
-    id: row.id,
-    merchant_id: row.merchant_id,
-    resource_type: row.resource_type,
-    resource_id: row.resource_id,
-    event: row.event,
-    payload: row.payload,
-    url: row.url,
-    status: row.status,
-    attempts: attempts.map(toWebhookAttempt),
-    next_attempt_at: row.next_attempt_at,
-    last_error: row.last_error,
-    created_at: row.created_at,
-    delivered_at: row.delivered_at,
-  };
+  return { ...toWebhookEvent(row), merchant_id: row.merchant_id, payload: row.payload, attempts: attempts.map(toWebhookAttempt) };
 }
