@@ -512,7 +512,7 @@ function executorCommands(program: Command): void {
     .action(async (_options: unknown, command: Command) => {
       const s = session(command);
       const body = await s.api<{ executors: JsonObject[] }>('GET', '/executors');
-      output(s, body, (b) => printTable(b.executors, ['id', 'name', 'is_active', 'requisites', 'created_at']));
+      output(s, body, (b) => printTable(b.executors, ['id', 'name', 'is_active', 'requisites', 'balance', 'balance_frozen', 'created_at']));
     });
 
   executor
@@ -533,14 +533,52 @@ function executorCommands(program: Command): void {
 
   executor
     .command('update')
-    .description("change an executor's name or switch it on or off")
+    .description("change an executor's name, switch it on or off, or set its credit line and rewards")
     .argument('<id>', 'executor id')
     .option('--name <name>', 'executor name')
     .option('--active <true|false>', 'whether its requisites are handed out', bool)
+    .option('--credit-limit <usdt>', 'USDT its available balance may go below zero', decimal)
+    .option('--payin-reward <percent>', "percent of a completed pay-in's USDT value it earns", decimal)
+    .option('--payout-reward <percent>', "percent on top of a completed payout's USDT value it earns", decimal)
     .action(async (executorId: string, options: Record<string, unknown>, command: Command) => {
       const s = session(command);
-      const body = requireChanges(pick(options, { name: 'name', active: 'is_active' }), '--name, --active');
+      const body = requireChanges(
+        pick(options, { name: 'name', active: 'is_active', creditLimit: 'credit_limit', payinReward: 'payin_reward', payoutReward: 'payout_reward' }),
+        '--name, --active, --credit-limit, --payin-reward, --payout-reward',
+      );
       output(s, await s.api('PATCH', `/executors/${id(executorId)}`, body), (e) => printObject(e));
+    });
+
+  executor
+    .command('adjust')
+    .description("top up (+) or take from (-) an executor's USDT deposit")
+    .argument('<id>', 'executor id')
+    .requiredOption('--amount <usdt>', 'signed USDT amount, e.g. 500 or -25.5', signedDecimal)
+    .requiredOption('--reason <text>', 'why (kept in the audit log and on the posting)')
+    .action(async (executorId: string, options: { amount: number; reason: string }, command: Command) => {
+      const s = session(command);
+      const body = await s.api('POST', `/executors/${id(executorId)}/adjustments`, { amount: options.amount, reason: options.reason });
+      output(s, body, (b) => printObject(b));
+    });
+
+  executor
+    .command('statement')
+    .description("an executor's deposit postings, newest first, with the balance after each")
+    .argument('<id>', 'executor id')
+    .option('--limit <n>', 'how many postings', integer)
+    .option('--offset <n>', 'how many to skip', integer)
+    .action(async (executorId: string, options: { limit?: number; offset?: number }, command: Command) => {
+      const s = session(command);
+      const query = new URLSearchParams();
+      if (options.limit !== undefined) query.set('limit', String(options.limit));
+      if (options.offset !== undefined) query.set('offset', String(options.offset));
+      const suffix = query.size > 0 ? `?${query}` : '';
+      const body = await s.api<JsonObject & { entries: JsonObject[] }>('GET', `/executors/${id(executorId)}/statement${suffix}`);
+      output(s, body, (b) => {
+        console.log(`available ${b.balance} USDT, frozen ${b.balance_frozen} USDT\n`);
+        printTable(b.entries, ['created_at', 'kind', 'account', 'amount', 'balance_after', 'ref_id', 'memo']);
+        console.log(`\n${b.entries.length} of ${b.total}`);
+      });
     });
 
   executor

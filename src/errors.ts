@@ -25,6 +25,7 @@ export const ERRORS = {
   TRF_001: { message: 'Invalid transfer parameters' },
   TRF_002: { message: 'Terminal not found' },
   TRF_003: { message: 'Insufficient funds on the source terminal' },
+  DEPOSIT_SHORT: { message: "The executor's deposit does not cover this", code: 'EXE_001' },
   SYS_001: { message: 'Internal error' },
   AUTH_001: { message: 'Authentication headers are missing' },
   AUTH_002: { message: 'Invalid API key or signature' },

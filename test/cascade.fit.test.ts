@@ -1,13 +1,15 @@
 /**
  * The rule "does this requisite fit a payment" is written twice: in payment_create_window
  * (migration 010, the cascade's `window` mode) and in payments.repo's cascade statement (the
- * `all` and `wait` modes). On the same generated pools and requests, both must choose the same
+ * `all` and `wait` modes), with the executor's deposit covering the hold (migration 017). On the
+ * same generated pools and requests, both must choose the same
  * requisite — or both none. Each choice is made in a transaction that is rolled back, so the two
  * walk exactly the same data.
  */
 import fc from 'fast-check';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { payinHold } from '../src/ledger/credit.js';
 import { CASCADE_WINDOW, type CascadeMode, insertPaymentWithCascade, type NewPayment } from '../src/payments/payments.repo.js';
 import { createMerchant, type MerchantCredentials, startTestService, type TestService, uniqueExtId } from './helpers.js';
 
@@ -47,6 +49,8 @@ const arbRequisite = fc.record({
 
 const arbCase = fc.record({
   executorsActive: fc.tuple(fc.constantFrom(true, true, false), fc.constantFrom(true, false), fc.boolean()),
+  /** Each executor's available balance: holds run from 1.05 (100 RUB) to 104.71 USDT (10000 RUB) at 95.5. */
+  executorsFunded: fc.tuple(fc.constantFrom('1000', '1000', '20', '0'), fc.constantFrom('1000', '20', '0'), fc.constantFrom('1000', '5', '0')),
   pool: fc.array(arbRequisite, { minLength: 1, maxLength: 25 }),
   request: fc.record({
     type: fc.constantFrom('card', 'card', 'card', 'sbp'),
@@ -67,12 +71,17 @@ async function layOut(c: Case): Promise<void> {
   await session.query('UPDATE requisites SET is_active = false');
   await session.query('UPDATE executors SET is_active = false');
   const executors: string[] = [];
-  for (const active of c.executorsActive) {
+  for (const [index, active] of c.executorsActive.entries()) {
     const { rows } = await session.query<{ id: string }>(
       `INSERT INTO executors (name, token_hash, is_active) VALUES ('fit', decode(md5(random()::text), 'hex'), $1) RETURNING id`,
       [active],
     );
     executors.push(rows[0]!.id);
+    // The balance alone, without the entries behind it: the transaction is rolled back.
+    await session.query(`INSERT INTO ledger_accounts (kind, executor_id, balance) VALUES ('executor_available', $1, $2), ('executor_frozen', $1, 0)`, [
+      rows[0]!.id,
+      c.executorsFunded[index],
+    ]);
   }
   for (const [index, r] of c.pool.entries()) {
     const { rows } = await session.query<{ id: string }>(
@@ -115,6 +124,7 @@ async function choice(c: Case, mode: CascadeMode): Promise<string | null> {
       terminalName: 'fit',
       extId: uniqueExtId(),
       amount: c.request.payerAmount,
+      hold: payinHold(c.request.payerAmount, '95.5').toFixed(),
       currency: 'RUB',
       method: c.request.method,
       rate: '95.5',

@@ -6,6 +6,7 @@ import { signRequest } from '../src/http/signature.js';
 import {
   ADMIN_TOKEN,
   adminOk,
+  createExecutor,
   createMerchant,
   createPayment,
   createRequisite,
@@ -144,6 +145,14 @@ describe('kassir CLI against a running service', { timeout: 120_000 }, () => {
     storedSecret(out, 'ex_');
   });
 
+  it('executor adjust funds the deposit, statement lists the posting, update sets the credit line', async () => {
+    expect(field(await ok(['executor', 'adjust', executorId, '--amount', '500', '--reason', 'opening deposit']), 'balance')).toBe('500');
+    const statement = await ok(['executor', 'statement', executorId]);
+    expect(statement).toMatch(/^available 500 USDT, frozen 0 USDT$/m);
+    expect(statement).toMatch(/\sexecutor_adjustment\s+available\s+500\s+500\s+.*opening deposit/);
+    expect(field(await ok(['executor', 'update', executorId, '--credit-limit', '50', '--payin-reward', '1.5']), 'credit_limit')).toBe('50');
+  });
+
   it('requisite add creates a card requisite', async () => {
     const req = await ok([
       'requisite',
@@ -180,7 +189,7 @@ describe('kassir CLI against a running service', { timeout: 120_000 }, () => {
     expect(merchants.split('\n')[0]).toMatch(/^ID\s+NAME\s+TERMINALS\s+CREATED_AT$/);
     expect(merchants).toContain(shop);
     expect(await ok(['terminal', 'list', '--merchant', merchantId])).toMatch(new RegExp(`^${terminalId}\\s+Web\\s+RUB\\s+true\\s`, 'm'));
-    expect(await ok(['executor', 'list'])).toMatch(new RegExp(`^${executorId}\\s+CLI Trader\\s+true\\s+1\\s`, 'm'));
+    expect(await ok(['executor', 'list'])).toMatch(new RegExp(`^${executorId}\\s+CLI Trader\\s+true\\s+1\\s+500\\s+0\\s`, 'm'));
     const requisites = await ok(['requisite', 'list', '--executor', executorId]);
     expect(requisites).toContain(requisiteId);
     expect(requisites).not.toContain(card); // list views mask card numbers
@@ -333,7 +342,7 @@ describe('kassir CLI: ledger, notifications, webhooks, executor tokens', { timeo
     // KZT has a pool of its own in this file: the one requisite below takes every KZT payment.
     await setRate(service.app, 'KZT', 480);
     merchant = await createMerchant(service.app, { currency: 'KZT', payin_rate: 2 });
-    executorId = (await adminOk<{ id: string }>(service.app, 'POST', '/executors', { name: 'CLI Notifier' })).id;
+    executorId = (await createExecutor(service.app, 'CLI Notifier')).id;
     requisiteId = (await createRequisite(service.app, executorId, { currency: 'KZT', country: 'KZ', bank: 'kaspi' })).id;
   });
 

@@ -139,8 +139,15 @@ export async function setRate(app: FastifyInstance, currency: string, rate: numb
   await adminOk(app, 'PUT', `/rates/${currency}`, { rate });
 }
 
-export async function createExecutor(app: FastifyInstance, name = 'Trader'): Promise<{ id: string; token: string }> {
-  return adminOk(app, 'POST', '/executors', { name });
+/**
+ * An executor, its deposit topped up with `deposit` USDT (default a million: enough that no test
+ * about something else runs out; 0 leaves it unfunded, so that it receives no payments).
+ */
+export async function createExecutor(app: FastifyInstance, name = 'Trader', options: { deposit?: number } = {}): Promise<{ id: string; token: string }> {
+  const executor = await adminOk<{ id: string; token: string }>(app, 'POST', '/executors', { name });
+  const deposit = options.deposit ?? 1_000_000;
+  if (deposit !== 0) await adminOk(app, 'POST', `/executors/${executor.id}/adjustments`, { amount: deposit, reason: 'test deposit' });
+  return executor;
 }
 
 let cardSeq = 0;

@@ -118,16 +118,18 @@ describe('a healthy ledger', () => {
     const expected = completed.reduce((sum, p) => sum.plus(creditForPayin(p.amount, '95.5', '2.5').net), new Decimal('74.5'));
     expect(await available(merchant.terminalId)).toBe(expected.toFixed(6));
     const [total] = await sql<{ total: string; n: number }>('SELECT sum(amount)::text AS total, count(*) AS n FROM ledger_entries');
-    expect(total).toEqual({ total: '0.000000', n: 2 * 2 + 3 * completed.length });
+    // Two terminal adjustments and the executor's deposit (two entries each); per payment the
+    // hold at hand-out (two) and the completion (three).
+    expect(total).toEqual({ total: '0.000000', n: 2 * 2 + 2 + 5 * completed.length });
   });
 
-  it('posts each pay-in as three entries: system_incoming −gross, terminal_available +net, system_fee_revenue +fee', async () => {
+  it('posts each pay-in as three entries: executor_frozen −hold, terminal_available +net, system_fee_revenue +fee', async () => {
     for (const payment of completed) {
       const { gross, net, fee } = creditForPayin(payment.amount, '95.5', '2.5');
       const entries = await payinEntries(payment.id);
       expect(entries.map(({ kind, terminal_id, amount }) => ({ kind, terminal_id, amount }))).toEqual([
+        { kind: 'executor_frozen', terminal_id: null, amount: gross.negated().toFixed(6) },
         { kind: 'system_fee_revenue', terminal_id: null, amount: fee.toFixed(6) },
-        { kind: 'system_incoming', terminal_id: null, amount: gross.negated().toFixed(6) },
         { kind: 'terminal_available', terminal_id: merchant.terminalId, amount: net.toFixed(6) },
       ]);
       expect(new Set(entries.map((e) => e.transaction_id)).size).toBe(1);
@@ -141,7 +143,7 @@ describe('a healthy ledger', () => {
     const paymentId = await completePaymentFlow(free, 955);
     const entries = await payinEntries(paymentId);
     expect(entries.map(({ kind, amount }) => ({ kind, amount }))).toEqual([
-      { kind: 'system_incoming', amount: '-10.000000' },
+      { kind: 'executor_frozen', amount: '-10.000000' },
       { kind: 'terminal_available', amount: '10.000000' },
     ]);
     expect(await available(free.terminalId)).toBe('10.000000');
@@ -156,8 +158,8 @@ describe('a healthy ledger', () => {
     const paymentId = await completePaymentFlow(greedy, 0.01, 'KZT');
     const entries = await payinEntries(paymentId);
     expect(entries.map(({ kind, amount }) => ({ kind, amount }))).toEqual([
+      { kind: 'executor_frozen', amount: '-0.000021' },
       { kind: 'system_fee_revenue', amount: '0.000021' },
-      { kind: 'system_incoming', amount: '-0.000021' },
     ]);
     expect(await available(greedy.terminalId)).toBe('0.000000');
     expect(await check()).toEqual({ ok: true, problems: [] });
@@ -448,9 +450,11 @@ describe('a corrupted ledger: the check names what breaks, the repair restores i
           detail: `terminal ${merchant.terminalId} terminal_available balance is ${balance} but its entries sum to ${new Decimal(balance).minus(net).toFixed(6)}`,
         },
         { invariant: 'completed payments credited once', detail: `payment ${paymentId} is COMPLETED with 0 pay-in credit(s)` },
+        // The settlement of the executor's hold went with it.
+        { invariant: 'balance equals entries', detail: expect.stringMatching(new RegExp(`^executor ${executor.id} executor_frozen balance is `)) },
       ]),
     );
-    expect(result.problems).toHaveLength(2);
+    expect(result.problems).toHaveLength(3);
 
     // Put the very same rows back (inserting balanced entries needs no trigger switched off).
     const client = await service.ctx.db.connect();
@@ -493,9 +497,14 @@ describe('a corrupted ledger: the check names what breaks, the repair restores i
       expect.arrayContaining([
         { invariant: 'completed payments credited once', detail: `payment ${pending.id} is COMPLETED with 0 pay-in credit(s)` },
         { invariant: 'completed payments credited once', detail: `payment ${credited} is DISPUTE with 1 pay-in credit(s)` },
+        // Its hold is still frozen on the executor, but no open payment holds it any more.
+        {
+          invariant: 'executor frozen equals open holds',
+          detail: expect.stringMatching(new RegExp(`^executor ${executor.id} has \\d+\\.\\d{6} frozen but its open payments hold 0$`)),
+        },
       ]),
     );
-    expect(result.problems).toHaveLength(2);
+    expect(result.problems).toHaveLength(3);
 
     await sql(`UPDATE payments SET status = 'PENDING' WHERE id = $1`, [pending.id]);
     await sql(`UPDATE payments SET status = 'COMPLETED' WHERE id = $1`, [credited]);
@@ -518,13 +527,14 @@ describe('a corrupted ledger: the check names what breaks, the repair restores i
 });
 
 describe('lock order', () => {
-  it('a posting locks its accounts in id order whatever its plan: under a hash join over the accounts, heap order is not id order', async () => {
+  it('a posting locks its accounts in one fixed order (available before frozen) whatever its plan: under a hash join, heap order is not that order', async () => {
     const db = service.ctx.db;
     const terminal = await createTerminal(service.app, merchant.merchantId, { name: 'Lock order' });
     await adminOk(service.app, 'POST', `/terminals/${terminal.id}/adjustments`, { amount: 100, reason: 'float' });
-    const { rows } = await db.query<{ id: string }>('SELECT id FROM ledger_accounts WHERE terminal_id = $1 ORDER BY id', [terminal.id]);
+    const { rows } = await db.query<{ id: string }>('SELECT id FROM ledger_accounts WHERE terminal_id = $1 ORDER BY kind', [terminal.id]);
+    // `low` is locked first (terminal_available), `high` second (terminal_frozen).
     const [low, high] = [rows[0]!.id, rows[1]!.id];
-    // A new version of the lower account lands after the higher one in the heap: a scan meets `high` first.
+    // A new version of the first account lands after the second one in the heap: a scan meets `high` first.
     await db.query('UPDATE ledger_accounts SET balance = balance WHERE id = $1', [low]);
 
     const holder = await db.connect();

@@ -62,6 +62,7 @@ describe('npm start', () => {
     const merchant = await adminCall('POST', '/merchants', { name: 'Smoke shop' });
     const terminal = await adminCall('POST', `/merchants/${merchant.id}/terminals`, { name: 'Main', currency: 'RUB', payin_rate: 3 });
     const executor = await adminCall('POST', '/executors', { name: 'Trader' });
+    await adminCall('POST', `/executors/${executor.id}/adjustments`, { amount: 500, reason: 'deposit' });
     await adminCall('POST', `/executors/${executor.id}/requisites`, {
       type: 'card',
       value: '4111 1111 1111 1111',

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { audit } from '../admin/audit.service.js';
 import type { AppContext, RouteApp } from '../context.js';
+import { parseListQuery } from '../lib/pagination.js';
 import { CreateRequisiteBody, Requisite, toRequisite, UpdateRequisiteBody } from '../requisites/requisites.schemas.js';
 import * as requisites from '../requisites/requisites.service.js';
 import * as executors from './executors.service.js';
@@ -11,14 +12,22 @@ const ExecutorBody = Type.Object({ name: Type.String({ minLength: 1, maxLength: 
 const UpdateExecutorBody = Type.Object({
   name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
   is_active: Type.Optional(Type.Boolean()),
+  credit_limit: Type.Optional(Type.Number({ description: 'USDT the available balance may go below zero (a trusted executor’s credit line); default 0' })),
+  payin_reward: Type.Optional(Type.Number({ description: 'percent of a completed pay-in’s USDT value credited to the executor' })),
+  payout_reward: Type.Optional(Type.Number({ description: 'percent on top of a completed payout’s USDT value credited to the executor who paid it' })),
 });
+const AdjustmentBody = Type.Object({
+  amount: Type.Number({ description: 'signed USDT: positive tops the deposit up, negative takes from the available balance' }),
+  reason: Type.String({ minLength: 1, maxLength: 500 }),
+});
+const ListQuery = Type.Object({ limit: Type.Optional(Type.String()), offset: Type.Optional(Type.String()) });
 
 /** Operator API for executors (P2P traders) and their requisites. */
 export async function executorAdminRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
   app.post('/executors', { schema: { tags, body: ExecutorBody } }, async (request, reply) => {
     const executor = await executors.createExecutor(ctx, request.body.name);
     await audit(ctx.db, request, 'executor.create', 'executor', executor.id, null, { id: executor.id, name: executor.name });
-    return reply.status(201).send({ id: executor.id, name: executor.name, token: executor.token, is_active: executor.is_active });
+    return reply.status(201).send({ ...executors.toExecutor(executor), token: executor.token });
   });
 
   app.get('/executors', { schema: { tags } }, async () => ({
@@ -33,8 +42,26 @@ export async function executorAdminRoutes(app: RouteApp, ctx: AppContext): Promi
 
   app.patch('/executors/:id', { schema: { tags, params: IdParams, body: UpdateExecutorBody } }, async (request) => {
     const { before, after } = await executors.updateExecutor(ctx, request.params.id, request.body);
-    await audit(ctx.db, request, 'executor.update', 'executor', after.id, before, after);
+    await audit(ctx.db, request, 'executor.update', 'executor', after.id, executors.toExecutor(before), executors.toExecutor(after));
     return executors.toExecutor(after);
+  });
+
+  app.post('/executors/:id/adjustments', { schema: { tags, params: IdParams, body: AdjustmentBody } }, async (request, reply) => {
+    const after = await executors.adjustDeposit(ctx, request.params.id, request.body, (tx, before, adjusted) =>
+      audit(tx, request, 'executor.adjust_deposit', 'executor', request.params.id, executors.toBalance(before), {
+        ...executors.toBalance(adjusted),
+        amount: request.body.amount,
+        reason: request.body.reason,
+      }),
+    );
+    const { balance, balance_frozen } = executors.toBalance(after);
+    return reply.status(201).send({ balance, balance_frozen });
+  });
+
+  app.get('/executors/:id/statement', { schema: { tags, params: IdParams, querystring: ListQuery } }, async (request) => {
+    const page = parseListQuery(request.query, 'VALIDATION');
+    const executor = await executors.getExecutor(ctx, request.params.id);
+    return { ...executors.toBalance(executor), ...(await executors.statement(ctx, executor.id, page)) };
   });
 
   app.post('/executors/:id/token/rotate', { schema: { tags, params: IdParams } }, async (request) => {

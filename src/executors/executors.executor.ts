@@ -1,7 +1,9 @@
 import { Type } from 'typebox';
 import type { AppContext, RouteApp } from '../context.js';
+import { parseListQuery } from '../lib/pagination.js';
 import { listRequisites } from '../requisites/requisites.repo.js';
 import { Requisite, toRequisite } from '../requisites/requisites.schemas.js';
+import * as executors from './executors.service.js';
 import { receiveNotification } from './notifications.service.js';
 
 const tags = ['executor'];
@@ -12,12 +14,32 @@ const NotificationBody = Type.Object({
   received_at: Type.Optional(Type.String({ description: 'when the transfer arrived, ISO 8601' })),
 });
 
-/** The executor API's own routes (the banking-app companion's side): notifications and requisites. */
+/** The executor API's own routes (the banking-app companion's side): notifications, requisites, the deposit and its statement. */
 export async function executorRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
   app.post('/notifications', { schema: { tags, body: NotificationBody } }, async (request) => {
     const result = await receiveNotification(ctx, request.executor!, request.body);
     return result;
   });
+
+  app.get('/balance', { schema: { tags } }, async (request) => {
+    const executor = await executors.getExecutor(ctx, request.executor!.id);
+    return {
+      ...executors.toBalance(executor),
+      credit_limit: Number(executor.credit_limit),
+      payin_reward: Number(executor.payin_reward),
+      payout_reward: Number(executor.payout_reward),
+    };
+  });
+
+  app.get(
+    '/statement',
+    { schema: { tags, querystring: Type.Object({ limit: Type.Optional(Type.String()), offset: Type.Optional(Type.String()) }) } },
+    async (request) => {
+      const page = parseListQuery(request.query, 'VALIDATION');
+      const executor = await executors.getExecutor(ctx, request.executor!.id);
+      return { ...executors.toBalance(executor), ...(await executors.statement(ctx, executor.id, page)) };
+    },
+  );
 
   app.get('/requisites', { schema: { tags, response: { 200: Type.Object({ requisites: Type.Array(Requisite) }) } } }, async (request) => ({
     requisites: (await listRequisites(ctx.db, { executorId: request.executor!.id })).map((row) => toRequisite(row)),

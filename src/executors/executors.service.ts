@@ -1,17 +1,36 @@
+import type { Decimal } from 'decimal.js';
 import type { AppContext } from '../context.js';
+import { type Tx, transaction } from '../db/pool.js';
 import { DomainError } from '../errors.js';
+import { isDepositShort } from '../ledger/holds.js';
+import { accountStatement, post } from '../ledger/ledger.repo.js';
 import { hashToken, randomToken } from '../lib/crypto.js';
+import { checkDecimal, money, toNumber, USDT_DECIMALS } from '../lib/money.js';
 import * as repo from './executors.repo.js';
 
-/** An executor as the operator API shows it. */
-export function toExecutor(row: repo.ExecutorRow): repo.ExecutorRow {
-  return { id: row.id, name: row.name, is_active: row.is_active, created_at: row.created_at };
+/** An executor as the operator API shows it: its settings and its deposit (DESIGN.md "Executors' money"). */
+export function toExecutor(row: repo.ExecutorRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    is_active: row.is_active,
+    created_at: row.created_at,
+    ...toBalance(row),
+    credit_limit: toNumber(row.credit_limit),
+    payin_reward: toNumber(row.payin_reward),
+    payout_reward: toNumber(row.payout_reward),
+  };
 }
 
-/** Creates an executor; its bearer token is returned once and stored as a hash. */
+/** The deposit as both the operator and the executor see it. */
+export function toBalance(row: Pick<repo.ExecutorRow, 'balance' | 'balance_frozen'>) {
+  return { balance: toNumber(row.balance), balance_frozen: toNumber(row.balance_frozen), currency: 'USDT' as const };
+}
+
+/** Creates an executor with its deposit accounts; its bearer token is returned once and stored as a hash. */
 export async function createExecutor(ctx: AppContext, name: string): Promise<repo.ExecutorRow & { token: string }> {
   const token = randomToken('ex_', 32);
-  const executor = await repo.insertExecutor(ctx.db, name, hashToken(token));
+  const executor = await transaction(ctx.db, (tx) => repo.insertExecutor(tx, name, hashToken(token)));
   return { ...executor, token };
 }
 
@@ -21,11 +40,118 @@ export async function getExecutor(ctx: AppContext, id: string): Promise<repo.Exe
   return executor;
 }
 
-export async function updateExecutor(ctx: AppContext, id: string, patch: { name?: string; is_active?: boolean }) {
+export interface ExecutorUpdate {
+  name?: string;
+  is_active?: boolean;
+  credit_limit?: number;
+  payin_reward?: number;
+  payout_reward?: number;
+}
+
+/** A percentage setting: 0 ≤ value < 100, up to 4 decimals (the column is numeric(7, 4)). */
+function percent(value: number | undefined, field: string): string | undefined {
+  if (value === undefined) return undefined;
+  const checked = checkDecimal(value, { field, places: 4, min: 0, max: 100, maxExclusive: true });
+  if (typeof checked === 'string') throw new DomainError('VALIDATION', checked, { [field]: value });
+  return checked.toFixed();
+}
+
+/**
+ * Changes an executor's name, activity, credit line or rewards. A credit line below what the
+ * executor already owes (its available balance below −credit_limit) is refused: it must settle first.
+ */
+export async function updateExecutor(ctx: AppContext, id: string, patch: ExecutorUpdate) {
+  let creditLimit: string | undefined;
+  if (patch.credit_limit !== undefined) {
+    const checked = checkDecimal(patch.credit_limit, { field: 'credit_limit', places: USDT_DECIMALS, min: 0, max: '1e15', maxExclusive: true });
+    if (typeof checked === 'string') throw new DomainError('VALIDATION', checked, { credit_limit: patch.credit_limit });
+    creditLimit = checked.toFixed();
+  }
+  const payinReward = percent(patch.payin_reward, 'payin_reward');
+  const payoutReward = percent(patch.payout_reward, 'payout_reward');
   const before = await getExecutor(ctx, id);
-  const after = await repo.updateExecutor(ctx.db, id, { name: patch.name, isActive: patch.is_active });
-  if (!after) throw new DomainError('NOT_FOUND', `Executor ${id} not found`);
-  return { before, after };
+  try {
+    const after = await transaction(ctx.db, (tx) =>
+      repo.updateExecutor(tx, id, { name: patch.name, isActive: patch.is_active, creditLimit, payinReward, payoutReward }),
+    );
+    if (!after) throw new DomainError('NOT_FOUND', `Executor ${id} not found`);
+    return { before, after };
+  } catch (err) {
+    if (!isDepositShort(err)) throw err;
+    const current = await getExecutor(ctx, id);
+    throw new DomainError(
+      'VALIDATION',
+      `The executor's available balance is ${money(current.balance).toFixed()} USDT: the credit line cannot be less than what it owes (${money(current.balance).negated().toFixed()} USDT) until it tops up`,
+      { credit_limit: patch.credit_limit, balance: toNumber(current.balance) },
+    );
+  }
+}
+
+/** Writes the operator's action in the transaction of the change (the audit log). */
+type RecordAdjustment = (tx: Tx, before: repo.ExecutorRow, after: repo.ExecutorRow) => Promise<void>;
+
+/**
+ * An operator's adjustment of an executor's deposit (a top-up, or a correction): one balanced
+ * `executor_adjustment` posting between its available account and the system adjustments
+ * account, with the reason as the memo, audited in the same transaction. A debit may take the
+ * available balance down to zero, not into the credit line: taking more is refused and changes nothing.
+ */
+export async function adjustDeposit(
+  ctx: AppContext,
+  id: string,
+  body: { amount: number; reason: string },
+  record: RecordAdjustment,
+): Promise<repo.ExecutorRow> {
+  const amount = checkDecimal(body.amount, { field: 'amount', places: USDT_DECIMALS, min: '-1e15', max: '1e15', minExclusive: true, maxExclusive: true });
+  if (typeof amount === 'string') throw new DomainError('VALIDATION', amount, { amount: body.amount });
+  if (amount.isZero()) throw new DomainError('VALIDATION', 'amount must not be zero: a positive amount tops the deposit up, a negative one takes from it');
+  return transaction(ctx.db, async (tx) => {
+    const before = await repo.findExecutor(tx, id);
+    if (!before) throw new DomainError('NOT_FOUND', `Executor ${id} not found`);
+    if (amount.isNegative()) {
+      // Locked, so that the balance compared is the one the debit applies to.
+      const available = money((await repo.lockAvailable(tx, id)) ?? '0');
+      if (available.plus(amount).isNegative()) {
+        throw new DomainError(
+          'VALIDATION',
+          `The adjustment takes ${amount.negated().toFixed()} USDT but only ${available.toFixed()} USDT is available; nothing was changed`,
+          { available: toNumber(available.toFixed()) },
+        );
+      }
+    }
+    await post(tx, {
+      kind: 'executor_adjustment',
+      refId: null,
+      merchantId: null,
+      memo: body.reason,
+      entries: [
+        { account: { executorId: id, kind: 'executor_available' }, amount },
+        { account: { kind: 'system_adjustments' }, amount: amount.negated() as Decimal },
+      ],
+    });
+    const after = (await repo.findExecutor(tx, id))!;
+    await record(tx, before, after);
+    return after;
+  });
+}
+
+/** An executor's statement: its postings, newest first, each with the balance of its account after it. */
+export async function statement(ctx: AppContext, id: string, page: { limit: number; offset: number }) {
+  const { rows, total } = await accountStatement(ctx.db, { executorId: id }, page);
+  return {
+    entries: rows.map((row) => ({
+      id: row.id,
+      created_at: row.created_at,
+      kind: row.kind,
+      account: row.account_kind === 'executor_available' ? 'available' : 'frozen',
+      amount: toNumber(row.amount),
+      balance_after: toNumber(row.balance_after),
+      ref_id: row.ref_id,
+      memo: row.memo,
+    })),
+    total,
+    ...page,
+  };
 }
 
 /** Replaces an executor's token at once (a lost phone must stop working immediately). */

@@ -7,7 +7,7 @@ import { isUuid } from '../lib/validators.js';
 import { changePayment } from '../payments/lifecycle.js';
 import { findPayment } from '../payments/payments.repo.js';
 import { findRequisite } from '../requisites/requisites.repo.js';
-import type { ExecutorRow } from './executors.repo.js';
+import type { ExecutorIdentity } from './executors.repo.js';
 import * as repo from './notifications.repo.js';
 import { parseIncomingTransfer } from './parsers/index.js';
 
@@ -46,7 +46,7 @@ function toResult(row: repo.NotificationRow, duplicate: boolean): NotificationRe
  * did; a notification that matches nothing is kept for the operator, flagged "late" with the
  * payment it probably belongs to when one expired shortly before.
  */
-export async function receiveNotification(ctx: AppContext, executor: ExecutorRow, input: NotificationInput): Promise<NotificationResult> {
+export async function receiveNotification(ctx: AppContext, executor: ExecutorIdentity, input: NotificationInput): Promise<NotificationResult> {
   const requisite = await findRequisite(ctx.db, input.requisite_id);
   if (!requisite || requisite.executor_id !== executor.id) {
     throw new DomainError('NOT_FOUND', `Requisite ${input.requisite_id} is not one of this executor's requisites`);

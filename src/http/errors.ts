@@ -24,6 +24,7 @@ export const HTTP_STATUS: { [K in ErrorKey]: number } = {
   TRF_001: 400,
   TRF_002: 404,
   TRF_003: 400,
+  DEPOSIT_SHORT: 409,
   SYS_001: 500,
   AUTH_001: 401,
   AUTH_002: 401,

@@ -37,7 +37,7 @@ declare module 'fastify' {
     /** Set by the signing stream in preParsing; finished in preValidation. */
     signer?: import('./signature.js').BodySigner;
     /** The authenticated executor (executor API only). */
-    executor?: import('../executors/executors.repo.js').ExecutorRow;
+    executor?: import('../executors/executors.repo.js').ExecutorIdentity;
     /** Who acts on the operator API, for the audit log. */
     operator?: string;
     /**

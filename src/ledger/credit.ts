@@ -58,3 +58,64 @@ export function payoutReserve(amount: Decimal.Value, rate: Decimal.Value, payout
   const reserve = base.mul(new Money(1).plus(p.div(100))).toDecimalPlaces(USDT_DECIMALS, Decimal.ROUND_HALF_UP);
   return { reserve, fee: reserve.minus(base.toDecimalPlaces(USDT_DECIMALS, Decimal.ROUND_HALF_UP)) };
 }
+
+/** Half-up to USDT's 6 decimals. */
+function usdt(value: Decimal): Decimal {
+  return value.toDecimalPlaces(USDT_DECIMALS, Decimal.ROUND_HALF_UP);
+}
+
+/**
+ * DESIGN.md "Executors' money": the hold a hand-out freezes on the executor, `amount / rate` in
+ * USDT, 6 decimals half-up — the payment's order amount and its fixed rate.
+ */
+export function payinHold(amount: Decimal.Value, rate: Decimal.Value): Decimal {
+  const a = new Money(amount);
+  const r = new Money(rate);
+  if (!a.isFinite() || a.lte(0)) throw new RangeError('amount must be positive');
+  if (!r.isFinite() || r.lte(0)) throw new RangeError('rate must be positive');
+  return usdt(a.div(r));
+}
+
+export interface PayinSettlement extends PayinCredit {
+  /** The executor's reward, credited to its available balance: gross × payin_reward / 100. */
+  reward: Decimal;
+  /** What the platform keeps: gross − net − reward (negative when the reward exceeds the fee). */
+  revenue: Decimal;
+}
+
+/**
+ * DESIGN.md "Executors' money", completion: the payer's money is worth `v = received / rate` USDT
+ * (the gross of decision 11, which for a full payment is the hold); the executor owes it, the
+ * terminal gets the net of decision 11, the executor is rewarded `v × payin_reward / 100` (6 dp
+ * half-up) and the platform keeps the remainder — so the four parts always sum to v exactly.
+ */
+export function payinSettlement(received: Decimal.Value, rate: Decimal.Value, payinRate: Decimal.Value, payinReward: Decimal.Value): PayinSettlement {
+  const credit = creditForPayin(received, rate, payinRate);
+  const r = new Money(payinReward);
+  if (r.isNaN() || r.lt(0) || r.gte(100)) throw new RangeError('payin_reward must be in [0, 100)');
+  const reward = usdt(credit.gross.mul(r).div(100));
+  return { ...credit, reward, revenue: credit.gross.minus(credit.net).minus(reward) };
+}
+
+export interface PayoutSettlement {
+  /** What the executor who paid the payout is credited: p × (1 + payout_reward / 100), p = amount / rate. */
+  executorCredit: Decimal;
+  /** What the platform keeps of the reserve: reserve − executorCredit. */
+  revenue: Decimal;
+}
+
+/**
+ * DESIGN.md "Executors' money", payouts: the executor paid the roubles from its own money, so on
+ * completion it is credited `p × (1 + payout_reward / 100)` USDT (6 dp half-up), `p = amount /
+ * rate`; the terminal's reserve (decision 12) pays it and the platform keeps the remainder.
+ */
+export function payoutSettlement(amount: Decimal.Value, rate: Decimal.Value, reserve: Decimal.Value, payoutReward: Decimal.Value): PayoutSettlement {
+  const a = new Money(amount);
+  const r = new Money(rate);
+  const w = new Money(payoutReward);
+  if (!a.isFinite() || a.lte(0)) throw new RangeError('amount must be positive');
+  if (!r.isFinite() || r.lte(0)) throw new RangeError('rate must be positive');
+  if (w.isNaN() || w.lt(0) || w.gte(100)) throw new RangeError('payout_reward must be in [0, 100)');
+  const executorCredit = usdt(a.div(r).mul(new Money(1).plus(w.div(100))));
+  return { executorCredit, revenue: new Money(reserve).minus(executorCredit) };
+}

@@ -18,6 +18,11 @@ export function isInsufficientFunds(err: unknown): boolean {
   return pgErrorCode(err) === PgCode.checkViolation && pgConstraint(err) === 'ledger_accounts_terminal_nonnegative';
 }
 
+/** True when an error is the ledger refusing to take an executor account below its floor (0, or minus its credit line). */
+export function isDepositShort(err: unknown): boolean {
+  return pgErrorCode(err) === PgCode.checkViolation && pgConstraint(err) === 'ledger_accounts_executor_floor';
+}
+
 /** Freezes the hold's amount; fails with the non-negative constraint when the terminal lacks it. */
 export async function reserve(tx: Tx, hold: Hold): Promise<void> {
   await post(tx, {

@@ -2,9 +2,14 @@ import type { Decimal } from 'decimal.js';
 import { prepared, type Queryable, type Tx } from '../db/pool.js';
 
 type TerminalAccountKind = 'terminal_available' | 'terminal_frozen';
+type ExecutorAccountKind = 'executor_available' | 'executor_frozen';
 type SystemAccountKind = 'system_incoming' | 'system_fee_revenue' | 'system_adjustments' | 'system_outgoing';
 
-type AccountRef = { terminalId: string; kind: TerminalAccountKind } | { kind: SystemAccountKind };
+/**
+ * A ledger account: a terminal's or an executor's (these keep their balance on the row, where a
+ * CHECK holds their floor) or one of the system's (summed from the entries when asked for).
+ */
+export type AccountRef = { terminalId: string; kind: TerminalAccountKind } | { executorId: string; kind: ExecutorAccountKind } | { kind: SystemAccountKind };
 
 export interface Posting {
   /** What kind of event this is (`payin`, `adjustment`, …); with refId, posted at most once. */
@@ -23,6 +28,11 @@ export interface Posting {
   creditsAtCommit?: boolean;
 }
 
+/** Creates an executor's available and frozen accounts (at executor creation). */
+export async function createExecutorAccounts(tx: Queryable, executorId: string): Promise<void> {
+  await tx.query(`INSERT INTO ledger_accounts (kind, executor_id) VALUES ('executor_available', $1), ('executor_frozen', $1)`, [executorId]);
+}
+
 /** Creates a terminal's available and frozen accounts (at terminal creation). */
 export async function createTerminalAccounts(tx: Queryable, terminalId: string, merchantId: string): Promise<void> {
   await tx.query(
@@ -34,75 +44,113 @@ export async function createTerminalAccounts(tx: Queryable, terminalId: string, 
 
 /**
  * Writes one balanced ledger transaction inside the caller's database transaction. Entries that
- * would take a terminal account below zero fail on the accounts' CHECK constraint; entries that do
- * not sum to zero fail at COMMIT on the balancing trigger. Returns the transaction id.
+ * would take a terminal account below zero, or an executor's below its floor, fail on the
+ * accounts' CHECK constraints; entries that do not sum to zero fail at COMMIT on the balancing
+ * trigger. Returns the transaction id.
  */
 export async function post(tx: Tx, posting: Posting): Promise<string> {
+  return (await postMany(tx, [posting]))[0]!;
+}
+
+/**
+ * Writes several balanced ledger transactions at once (post() for each, in one round trip or
+ * two): a sweep that releases the holds of many payments. `creditsAtCommit` is taken per posting.
+ * Returns the transaction ids in the postings' order.
+ */
+export async function postMany(tx: Tx, postings: readonly Posting[]): Promise<string[]> {
+  if (postings.length === 0) return [];
+  const postingOf: number[] = [];
   const terminalIds: (string | null)[] = [];
+  const executorIds: (string | null)[] = [];
   const kinds: string[] = [];
   const amounts: string[] = [];
   const atCommit: boolean[] = [];
-  /** Terminal accounts whose balance this statement updates (not left to COMMIT), by "terminal kind". */
-  const updatedNow = new Map<string, { terminalId: string; kind: string }>();
-  for (const entry of posting.entries) {
-    const terminalId = 'terminalId' in entry.account ? entry.account.terminalId : null;
-    const deferred = Boolean(posting.creditsAtCommit) && terminalId !== null && entry.amount.isPositive();
-    terminalIds.push(terminalId);
-    kinds.push(entry.account.kind);
-    amounts.push(entry.amount.toFixed());
-    atCommit.push(deferred);
-    if (terminalId !== null && !deferred) updatedNow.set(`${terminalId} ${entry.account.kind}`, { terminalId, kind: entry.account.kind });
-  }
-  // Terminal rows are locked in a fixed order (by account id), now and at COMMIT (entries are
-  // inserted, and their commit triggers queued, in that order), so concurrent postings cannot
-  // deadlock. Where this posting updates two or more terminal accounts now (a reserve, a release,
-  // a transfer), they are locked first by a statement of their own: the balance UPDATE below locks
-  // rows in the order its join produces them, which under a hash join over the accounts (a generic
-  // plan of this prepared statement may be one) is heap order, moving with every update — two
-  // postings on one terminal's available and frozen accounts then took them in opposite orders.
-  // Locked in the same statement instead, a row a commit-time credit updated after the statement's
-  // snapshot is locked a second time by the UPDATE, queued behind the very postings waiting for it.
+  /** Accounts with a kept balance that this statement updates (not left to COMMIT), by "owner kind". */
+  const updatedNow = new Map<string, { terminalId: string | null; executorId: string | null; kind: string }>();
+  postings.forEach((posting, index) => {
+    for (const entry of posting.entries) {
+      const terminalId = 'terminalId' in entry.account ? entry.account.terminalId : null;
+      const executorId = 'executorId' in entry.account ? entry.account.executorId : null;
+      const deferred = Boolean(posting.creditsAtCommit) && terminalId !== null && entry.amount.isPositive();
+      postingOf.push(index + 1);
+      terminalIds.push(terminalId);
+      executorIds.push(executorId);
+      kinds.push(entry.account.kind);
+      amounts.push(entry.amount.toFixed());
+      atCommit.push(deferred);
+      if ((terminalId !== null || executorId !== null) && !deferred) {
+        updatedNow.set(`${terminalId ?? executorId} ${entry.account.kind}`, { terminalId, executorId, kind: entry.account.kind });
+      }
+    }
+  });
+  // Rows with a kept balance are locked in one fixed order by every posting: executors' before
+  // terminals', each owner's in the order of its accounts' kinds (available before frozen); the
+  // executor's hold at a payment create (executor_hold_take, migration 017) follows the same
+  // order. Where this statement updates two or more such rows now (a hold's release, a settlement
+  // with a reward, a reserve, a transfer), they are locked first by a statement of their own: the
+  // balance UPDATE below locks rows in the order its join produces them, which under a hash join
+  // over the accounts (a generic plan of this prepared statement may be one) is heap order, moving
+  // with every update. Locked in the same statement instead, a row a commit-time credit updated
+  // after the statement's snapshot is locked a second time by the UPDATE, queued behind the very
+  // postings waiting for it. Commit-time credits (terminals only) come last, at COMMIT.
   if (updatedNow.size > 1) {
     const accounts = [...updatedNow.values()];
     await tx.query(
       prepared(
-        `SELECT a.id FROM ledger_accounts a JOIN unnest($1::uuid[], $2::text[]) AS x(terminal_id, kind)
-            ON a.terminal_id = x.terminal_id AND a.kind = x.kind
-          ORDER BY a.id FOR NO KEY UPDATE OF a`,
-        [accounts.map((a) => a.terminalId), accounts.map((a) => a.kind)],
+        `SELECT a.id FROM ledger_accounts a JOIN unnest($1::uuid[], $2::uuid[], $3::text[]) AS x(terminal_id, executor_id, kind)
+            ON a.kind = x.kind AND a.terminal_id IS NOT DISTINCT FROM x.terminal_id AND a.executor_id IS NOT DISTINCT FROM x.executor_id
+          ORDER BY a.executor_id NULLS LAST, a.terminal_id, a.kind FOR NO KEY UPDATE OF a`,
+        [accounts.map((a) => a.terminalId), accounts.map((a) => a.executorId), accounts.map((a) => a.kind)],
       ),
     );
   }
-  // One round trip: the transaction row, the entries, and the terminal balances (those not left
-  // to COMMIT).
-  const { rows } = await tx.query<{ id: string }>(
+  // One round trip: the transaction rows, the entries, and the kept balances (those not left to
+  // COMMIT).
+  const { rows } = await tx.query<{ id: string; entries: number }>(
     prepared(
-      `WITH t AS (
-         INSERT INTO ledger_transactions (kind, ref_id, merchant_id, memo) VALUES ($1, $2, $3, $4) RETURNING id
+      `WITH p AS MATERIALIZED (
+         SELECT gen_random_uuid() AS id, x.* FROM unnest($1::text[], $2::uuid[], $3::uuid[], $4::text[]) WITH ORDINALITY
+                AS x(kind, ref_id, merchant_id, memo, ord)
+       ), t AS (
+         INSERT INTO ledger_transactions (id, kind, ref_id, merchant_id, memo) SELECT id, kind, ref_id, merchant_id, memo FROM p ORDER BY ord
+         RETURNING id
        ), e AS (
-         SELECT a.id AS account_id, a.kind, x.amount, x.at_commit
-           FROM unnest($5::uuid[], $6::text[], $7::numeric[], $8::boolean[]) AS x(terminal_id, kind, amount, at_commit)
+         SELECT p.id AS transaction_id, a.id AS account_id, a.kind, x.amount, x.at_commit, x.ord
+           FROM unnest($5::int[], $6::uuid[], $7::uuid[], $8::text[], $9::numeric[], $10::boolean[]) WITH ORDINALITY
+                AS x(posting, terminal_id, executor_id, kind, amount, at_commit, ord)
+           JOIN p ON p.ord = x.posting
            JOIN ledger_accounts a ON a.kind = x.kind AND a.terminal_id IS NOT DISTINCT FROM x.terminal_id
+                                 AND a.executor_id IS NOT DISTINCT FROM x.executor_id
        ), entries AS (
          INSERT INTO ledger_entries (transaction_id, account_id, amount, applied_at_commit)
-         SELECT t.id, e.account_id, e.amount, e.at_commit FROM t, e ORDER BY e.account_id
+         SELECT e.transaction_id, e.account_id, e.amount, e.at_commit FROM e, (SELECT count(*) FROM t) AS inserted ORDER BY e.account_id, e.ord
          RETURNING account_id
        ), balances AS (
          UPDATE ledger_accounts a SET balance = a.balance + d.amount
            FROM (SELECT account_id, sum(amount) AS amount FROM e
-                  WHERE kind LIKE 'terminal_%' AND NOT at_commit GROUP BY account_id ORDER BY account_id) d
+                  WHERE (kind LIKE 'terminal_%' OR kind LIKE 'executor_%') AND NOT at_commit GROUP BY account_id ORDER BY account_id) d
           WHERE a.id = d.account_id
          RETURNING a.id
        )
-       SELECT t.id, (SELECT count(*) FROM entries) AS entries FROM t`,
-      [posting.kind, posting.refId, posting.merchantId, posting.memo, terminalIds, kinds, amounts, atCommit],
+       SELECT p.id, (SELECT count(*) FROM entries)::int AS entries FROM p ORDER BY p.ord`,
+      [
+        postings.map((p) => p.kind),
+        postings.map((p) => p.refId),
+        postings.map((p) => p.merchantId),
+        postings.map((p) => p.memo),
+        postingOf,
+        terminalIds,
+        executorIds,
+        kinds,
+        amounts,
+        atCommit,
+      ],
     ),
   );
-  const row = rows[0] as { id: string; entries: number } | undefined;
-  if (!row || row.entries !== posting.entries.length) {
-    throw new Error(`ledger posting ${posting.kind}: an account is missing (${row?.entries ?? 0}/${posting.entries.length} entries)`);
+  if (rows.length !== postings.length || rows[0]!.entries !== kinds.length) {
+    throw new Error(`ledger posting ${postings[0]!.kind}: an account is missing (${rows[0]?.entries ?? 0}/${kinds.length} entries)`);
   }
-  return row.id;
+  return rows.map((row) => row.id);
 }
 
 // The ledger check's queries (ledger.service.ts): each returns the rows that break one invariant.
@@ -131,23 +179,25 @@ export async function entriesTotal(db: Queryable): Promise<string> {
   return rows[0]!.total;
 }
 
-/** Terminal accounts whose kept balance differs from the sum of their entries. */
-export async function driftedTerminalAccounts(
-  db: Queryable,
-): Promise<Array<{ id: string; kind: string; terminal_id: string; balance: string; entries: string }>> {
-  const { rows } = await db.query<{ id: string; kind: string; terminal_id: string; balance: string; entries: string }>(
-    `SELECT a.id, a.kind, a.terminal_id, a.balance::text, coalesce(s.total, 0)::text AS entries
+/** Terminal and executor accounts whose kept balance differs from the sum of their entries. */
+export async function driftedAccounts(db: Queryable): Promise<Array<{ id: string; kind: string; owner: string; balance: string; entries: string }>> {
+  const { rows } = await db.query<{ id: string; kind: string; owner: string; balance: string; entries: string }>(
+    `SELECT a.id, a.kind, coalesce(a.terminal_id, a.executor_id) AS owner, a.balance::text, coalesce(s.total, 0)::text AS entries
        FROM ledger_accounts a
        LEFT JOIN (SELECT account_id, sum(amount) AS total FROM ledger_entries GROUP BY account_id) s ON s.account_id = a.id
-      WHERE a.kind LIKE 'terminal_%' AND a.balance <> coalesce(s.total, 0)`,
+      WHERE (a.kind LIKE 'terminal_%' OR a.kind LIKE 'executor_%') AND a.balance <> coalesce(s.total, 0)`,
   );
   return rows;
 }
 
-/** Terminal accounts below zero. */
-export async function negativeTerminalAccounts(db: Queryable): Promise<Array<{ terminal_id: string; kind: string; balance: string }>> {
-  const { rows } = await db.query<{ terminal_id: string; kind: string; balance: string }>(
-    `SELECT terminal_id, kind, balance::text FROM ledger_accounts WHERE kind LIKE 'terminal_%' AND balance < 0`,
+/** Terminal accounts below zero, and executor accounts below their floor (0, or minus the credit line). */
+export async function accountsBelowFloor(db: Queryable): Promise<Array<{ kind: string; owner: string; balance: string; floor: string }>> {
+  const { rows } = await db.query<{ kind: string; owner: string; balance: string; floor: string }>(
+    `SELECT a.kind, coalesce(a.terminal_id, a.executor_id) AS owner, a.balance::text,
+            (CASE WHEN a.kind = 'executor_available' THEN -e.credit_limit ELSE 0 END)::text AS floor
+       FROM ledger_accounts a LEFT JOIN executors e ON e.id = a.executor_id
+      WHERE (a.kind LIKE 'terminal_%' OR a.kind LIKE 'executor_%')
+        AND a.balance < CASE WHEN a.kind = 'executor_available' THEN -e.credit_limit ELSE 0 END`,
   );
   return rows;
 }
@@ -169,6 +219,29 @@ export async function frozenApartFromOpenHolds(db: Queryable): Promise<Array<{ t
   return rows;
 }
 
+/** Executors' frozen accounts that differ from the holds of their payments still open (PENDING or PROCESSING). */
+export async function executorFrozenApartFromHolds(db: Queryable): Promise<Array<{ executor_id: string; frozen: string; held: string }>> {
+  const { rows } = await db.query<{ executor_id: string; frozen: string; held: string }>(
+    `SELECT a.executor_id, a.balance::text AS frozen, coalesce(h.held, 0)::text AS held
+       FROM ledger_accounts a
+       LEFT JOIN (
+         SELECT executor_id, sum(hold) AS held FROM payments
+          WHERE hold IS NOT NULL AND status IN ('PENDING', 'PROCESSING') GROUP BY executor_id
+       ) h ON h.executor_id = a.executor_id
+      WHERE a.kind = 'executor_frozen' AND a.balance <> coalesce(h.held, 0)`,
+  );
+  return rows;
+}
+
+/** Payments handed to an executor's requisite without the hold posting that must go with the hand-out. */
+export async function paymentsWithoutHold(db: Queryable): Promise<Array<{ id: string }>> {
+  const { rows } = await db.query<{ id: string }>(
+    `SELECT p.id FROM payments p
+      WHERE p.hold IS NOT NULL AND NOT EXISTS (SELECT 1 FROM ledger_transactions t WHERE t.kind = 'payin_hold' AND t.ref_id = p.id)`,
+  );
+  return rows;
+}
+
 /** Payments credited though not completed, or completed without a credit, with their count of pay-in credits. */
 export async function miscreditedPayments(db: Queryable): Promise<Array<{ id: string; status: string; credits: number }>> {
   const { rows } = await db.query<{ id: string; status: string; credits: number }>(
@@ -177,4 +250,42 @@ export async function miscreditedPayments(db: Queryable): Promise<Array<{ id: st
       WHERE (p.status IN ('COMPLETED', 'COMPLETED_APPEAL')) <> EXISTS (SELECT 1 FROM ledger_transactions t WHERE t.kind = 'payin' AND t.ref_id = p.id)`,
   );
   return rows;
+}
+
+export interface StatementRow {
+  id: string;
+  created_at: Date;
+  /** The posting's kind (payin_hold, payin, executor_adjustment, …). */
+  kind: string;
+  ref_id: string | null;
+  memo: string | null;
+  account_kind: string;
+  amount: string;
+  /** The account's balance after this entry: the running sum of its entries in the order they were written. */
+  balance_after: string;
+}
+
+/** The entries of an executor's (or a terminal's) accounts, newest first, with each account's running balance. */
+export async function accountStatement(
+  db: Queryable,
+  owner: { executorId: string } | { terminalId: string },
+  page: { limit: number; offset: number },
+): Promise<{ rows: StatementRow[]; total: number }> {
+  const column = 'executorId' in owner ? 'executor_id' : 'terminal_id';
+  const id = 'executorId' in owner ? owner.executorId : owner.terminalId;
+  const [{ rows }, count] = await Promise.all([
+    db.query<StatementRow>(
+      `SELECT s.* FROM (
+         SELECT e.id::text, e.created_at, t.kind, t.ref_id, t.memo, a.kind AS account_kind, e.amount::text,
+                (sum(e.amount) OVER (PARTITION BY e.account_id ORDER BY e.id))::text AS balance_after
+           FROM ledger_accounts a
+           JOIN ledger_entries e ON e.account_id = a.id
+           JOIN ledger_transactions t ON t.id = e.transaction_id
+          WHERE a.${column} = $1
+       ) s ORDER BY s.id::bigint DESC LIMIT $2 OFFSET $3`,
+      [id, page.limit, page.offset],
+    ),
+    db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ledger_entries e JOIN ledger_accounts a ON a.id = e.account_id WHERE a.${column} = $1`, [id]),
+  ]);
+  return { rows, total: count.rows[0]!.n };
 }

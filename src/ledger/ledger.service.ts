@@ -9,8 +9,9 @@ export interface LedgerProblem {
 
 /**
  * Verifies the invariants of DESIGN.md decision 14 over the whole ledger and names each breach:
- * every transaction sums to zero; all entries sum to zero; each terminal account's kept balance
- * equals the sum of its entries; no terminal account is negative; every completed payment is
+ * every transaction sums to zero; all entries sum to zero; each terminal and executor account's
+ * kept balance equals the sum of its entries; no terminal account is negative and no executor
+ * account below its floor; frozen funds are exactly the open holds; every completed payment is
  * credited exactly once and nothing else is.
  */
 export async function checkLedger(db: Queryable): Promise<{ ok: boolean; problems: LedgerProblem[] }> {
@@ -27,15 +28,16 @@ export async function checkLedger(db: Queryable): Promise<{ ok: boolean; problem
   const total = await repo.entriesTotal(db);
   if (!money(total).isZero()) problems.push({ invariant: 'ledger sums to zero', detail: `all entries sum to ${total}` });
 
-  for (const row of await repo.driftedTerminalAccounts(db)) {
+  for (const row of await repo.driftedAccounts(db)) {
     problems.push({
       invariant: 'balance equals entries',
-      detail: `terminal ${row.terminal_id} ${row.kind} balance is ${row.balance} but its entries sum to ${row.entries}`,
+      detail: `${owner(row.kind)} ${row.owner} ${row.kind} balance is ${row.balance} but its entries sum to ${row.entries}`,
     });
   }
 
-  for (const row of await repo.negativeTerminalAccounts(db)) {
-    problems.push({ invariant: 'balance not negative', detail: `terminal ${row.terminal_id} ${row.kind} is ${row.balance}` });
+  for (const row of await repo.accountsBelowFloor(db)) {
+    const floor = row.kind === 'executor_available' ? `, below its floor ${row.floor}` : '';
+    problems.push({ invariant: 'balance not negative', detail: `${owner(row.kind)} ${row.owner} ${row.kind} is ${row.balance}${floor}` });
   }
 
   // Frozen funds are exactly the holds of payouts and withdrawals still in progress.
@@ -46,6 +48,18 @@ export async function checkLedger(db: Queryable): Promise<{ ok: boolean; problem
     });
   }
 
+  // An executor's frozen funds are exactly the holds of its payments still open, and every
+  // payment handed to an executor's requisite took its hold.
+  for (const row of await repo.executorFrozenApartFromHolds(db)) {
+    problems.push({
+      invariant: 'executor frozen equals open holds',
+      detail: `executor ${row.executor_id} has ${row.frozen} frozen but its open payments hold ${row.held}`,
+    });
+  }
+  for (const row of await repo.paymentsWithoutHold(db)) {
+    problems.push({ invariant: 'hand-out holds the deposit', detail: `payment ${row.id} was handed to an executor without a hold posting` });
+  }
+
   for (const row of await repo.miscreditedPayments(db)) {
     problems.push({
       invariant: 'completed payments credited once',
@@ -53,4 +67,8 @@ export async function checkLedger(db: Queryable): Promise<{ ok: boolean; problem
     });
   }
   return { ok: problems.length === 0, problems };
+}
+
+function owner(kind: string): string {
+  return kind.startsWith('executor_') ? 'executor' : 'terminal';
 }

@@ -1,9 +1,12 @@
 import type { Config } from '../config.js';
 import { prepared, type Queryable, type Tx } from '../db/pool.js';
-import { creditForPayin } from '../ledger/credit.js';
-import { type Posting, post } from '../ledger/ledger.repo.js';
+import { DomainError } from '../errors.js';
+import { creditForPayin, payinSettlement } from '../ledger/credit.js';
+import { isDepositShort } from '../ledger/holds.js';
+import { type Posting, post, postMany } from '../ledger/ledger.repo.js';
+import { money } from '../lib/money.js';
 import { enqueueWebhooks } from '../webhooks/outbox.js';
-import { findCreditTerms, findPayments } from './payments.repo.js';
+import { type CreditTerms, findCreditTerms, findExecutorAvailable, findPayments } from './payments.repo.js';
 import { toPayment } from './payments.schemas.js';
 
 /**
@@ -11,6 +14,12 @@ import { toPayment } from './payments.schemas.js';
  * what goes with each change — the ledger posting and the webhook event — written in the caller's
  * transaction. Every path (merchant, executor, operator, provider, jobs) changes a payment's
  * status through `changePayment` or `expireDuePayments`; to add a status or an event, edit this file.
+ *
+ * The executor's hold (DESIGN.md "Executors' money") is taken by the create, in the cascade's
+ * statement (payment_create_window / executor_hold_take, migration 017), and from then on changes
+ * only here: a payment leaving PENDING (or PROCESSING) unpaid releases it; a completion from
+ * there settles it; a completion from DISPUTE, whose hold was released when it was cancelled,
+ * debits the executor's available balance instead. Provider-executed payments hold nothing.
  */
 
 export const PAYMENT_STATUSES = ['PENDING', 'PROCESSING', 'COMPLETED', 'COMPLETED_APPEAL', 'CANCELLED', 'CANCELLED_APPEAL', 'DISPUTE'] as const;
@@ -55,6 +64,17 @@ export interface PaymentChange {
   terminal_id: string;
   from: PaymentStatus;
   to: PaymentStatus;
+  /** The executor whose deposit the payment holds or held; null for a provider-executed payment. */
+  executor_id: string | null;
+  /** The USDT the hand-out froze on the executor; null for a provider-executed payment. */
+  hold: string | null;
+}
+
+/** Statuses in which an executor payment's hold is frozen: a payment leaving them releases or settles it. */
+const HELD: ReadonlySet<PaymentStatus> = new Set(['PENDING', 'PROCESSING']);
+
+function stillHeld(change: PaymentChange): change is PaymentChange & { executor_id: string; hold: string } {
+  return change.hold !== null && change.executor_id !== null && HELD.has(change.from) && !HELD.has(change.to);
 }
 
 export interface ChangeOptions {
@@ -82,9 +102,10 @@ export async function changePayment(
   const change = await transition(tx, paymentId, event, options);
   if (!change) return undefined;
   if (CREDITING_EVENTS.has(event)) {
-    await creditPayin(tx, config, paymentId);
+    await creditPayin(tx, config, change);
   } else {
     await paymentsChanged(tx, config, [paymentId]);
+    if (stillHeld(change)) await releaseHolds(tx, [change]);
   }
   return change;
 }
@@ -104,7 +125,7 @@ async function transition(db: Queryable, paymentId: string, event: PaymentEvent,
               received_amount = CASE WHEN $3 IN ('COMPLETED', 'COMPLETED_APPEAL') THEN coalesce($5, p.amount) ELSE p.received_amount END
          FROM (SELECT id, status FROM payments WHERE id = $1 FOR UPDATE) old
         WHERE p.id = old.id AND old.status = ANY($2::text[])
-        RETURNING p.id, p.merchant_id, p.terminal_id, old.status AS "from", p.status AS "to"`,
+        RETURNING p.id, p.merchant_id, p.terminal_id, old.status AS "from", p.status AS "to", p.executor_id, p.hold`,
       [paymentId, rule.from, to, options.reason ?? null, options.receivedAmount ?? null],
     ),
   );
@@ -112,22 +133,94 @@ async function transition(db: Queryable, paymentId: string, event: PaymentEvent,
 }
 
 /**
- * The posting of a completion (DESIGN.md decision 11), after its status change: the payer's money
- * in USDT leaves system_incoming, the net goes to the terminal and the fee to revenue. The
- * ledger's unique (kind, ref_id) index makes a second credit of one payment impossible.
+ * The posting of a completion (DESIGN.md decision 11 and "Executors' money"), after its status
+ * change. For a payment an executor took, the payer's money `v = received / rate` is owed by the
+ * executor: taken from the hold when the payment was still held (the rest of the hold, if any,
+ * returned), from its available balance otherwise (a dispute approved after the hold was
+ * released; refused with DEPOSIT_SHORT, changing nothing, when the deposit and credit line cannot
+ * cover it); the terminal gets the net of decision 11, the executor its reward, the platform the
+ * remainder. A provider-executed payment's value comes from system_incoming instead. The ledger's
+ * unique (kind, ref_id) index makes a second credit of one payment impossible.
  */
-async function creditPayin(tx: Tx, config: Config, paymentId: string): Promise<void> {
-  const payment = await findCreditTerms(tx, paymentId);
+async function creditPayin(tx: Tx, config: Config, change: PaymentChange): Promise<void> {
+  const payment = await findCreditTerms(tx, change.id);
+  const entries = change.executor_id === null ? providerEntries(payment) : await executorEntries(tx, payment, change.executor_id, stillHeld(change));
+  await paymentsChanged(tx, config, [change.id]);
+  try {
+    // Every completion on the terminal credits its one balance row: added at COMMIT, the row is
+    // locked for the commit only, not through the rest of the caller's work (migration 012).
+    await post(tx, { kind: 'payin', refId: change.id, merchantId: payment.merchant_id, memo: null, entries, creditsAtCommit: true });
+  } catch (err) {
+    // The deposit was read as enough a moment ago; a concurrent debit took it meanwhile.
+    if (isDepositShort(err)) throw depositShort(change.executor_id ?? '', undefined, undefined);
+    throw err;
+  }
+}
+
+/** A provider-executed payment's completion: the value comes in from outside (system_incoming). */
+function providerEntries(payment: CreditTerms): Posting['entries'] {
   const credit = creditForPayin(payment.received_amount, payment.rate, payment.payin_rate);
   const entries: Posting['entries'] = [{ account: { kind: 'system_incoming' }, amount: credit.gross.negated() }];
   // A tiny amount with a fee near 100 % leaves a net below half a micro-USDT, rounded to 0; ledger
   // entries are never 0 (CHECK), so the terminal then gets no entry and the fee takes the gross.
   if (!credit.net.isZero()) entries.push({ account: { terminalId: payment.terminal_id, kind: 'terminal_available' }, amount: credit.net });
   if (!credit.fee.isZero()) entries.push({ account: { kind: 'system_fee_revenue' }, amount: credit.fee });
-  await paymentsChanged(tx, config, [paymentId]);
-  // Every completion on the terminal credits its one balance row: added at COMMIT, the row is
-  // locked for the commit only, not through the rest of the caller's work (migration 012).
-  await post(tx, { kind: 'payin', refId: paymentId, merchantId: payment.merchant_id, memo: null, entries, creditsAtCommit: true });
+  return entries;
+}
+
+/** An executor payment's completion: see creditPayin. */
+async function executorEntries(tx: Tx, payment: CreditTerms, executorId: string, held: boolean): Promise<Posting['entries']> {
+  const s = payinSettlement(payment.received_amount, payment.rate, payment.payin_rate, payment.payin_reward);
+  const hold = held ? money(payment.hold ?? '0') : money(0);
+  // What the executor's available balance gains: the hold's remainder beyond v (0 for a full
+  // payment) and the reward, less v when nothing was held.
+  const availableChange = hold.minus(s.gross).plus(s.reward);
+  if (availableChange.isNegative()) {
+    const deposit = await findExecutorAvailable(tx, executorId);
+    if (deposit && money(deposit.balance).minus(deposit.min_balance).lt(availableChange.negated())) {
+      throw depositShort(executorId, availableChange.negated().toFixed(), deposit);
+    }
+  }
+  const entries: Posting['entries'] = [];
+  if (held) entries.push({ account: { executorId, kind: 'executor_frozen' }, amount: hold.negated() });
+  if (!availableChange.isZero()) entries.push({ account: { executorId, kind: 'executor_available' }, amount: availableChange });
+  if (!s.net.isZero()) entries.push({ account: { terminalId: payment.terminal_id, kind: 'terminal_available' }, amount: s.net });
+  if (!s.revenue.isZero()) entries.push({ account: { kind: 'system_fee_revenue' }, amount: s.revenue });
+  return entries;
+}
+
+function depositShort(executorId: string, needed: string | undefined, deposit: { balance: string; min_balance: string } | undefined): DomainError {
+  const figures =
+    needed && deposit
+      ? ` needs ${needed} USDT from its deposit, which has ${money(deposit.balance).toFixed()} USDT available with a credit line of ${money(deposit.min_balance).negated().toFixed()} USDT`
+      : ' cannot be covered by its deposit';
+  return new DomainError(
+    'DEPOSIT_SHORT',
+    `Executor ${executorId}${figures}; top the deposit up (POST /admin/v1/executors/${executorId}/adjustments) or raise its credit_limit, then try again`,
+    { executor_id: executorId, ...(needed ? { needed: Number(needed) } : {}), ...(deposit ? { available: Number(deposit.balance) } : {}) },
+  );
+}
+
+/**
+ * Returns the holds of payments that left PENDING unpaid to their executors' available balances,
+ * one `payin_hold_release` posting each, in one statement. Sorted by executor, so that two sweeps
+ * lock the executors' rows in one order.
+ */
+async function releaseHolds(tx: Tx, changes: (PaymentChange & { executor_id: string; hold: string })[]): Promise<void> {
+  const sorted = [...changes].sort((a, b) => (a.executor_id < b.executor_id ? -1 : a.executor_id > b.executor_id ? 1 : 0));
+  await postMany(
+    tx,
+    sorted.map((change) => ({
+      kind: 'payin_hold_release',
+      refId: change.id,
+      merchantId: change.merchant_id,
+      memo: null,
+      entries: [
+        { account: { executorId: change.executor_id, kind: 'executor_frozen' }, amount: money(change.hold).negated() },
+        { account: { executorId: change.executor_id, kind: 'executor_available' }, amount: money(change.hold) },
+      ],
+    })),
+  );
 }
 
 /**
@@ -136,7 +229,8 @@ async function creditPayin(tx: Tx, config: Config, paymentId: string): Promise<v
  * payment the end of its verification (`verify_until`: "PENDING — verification after confirm,
  * transfer not found — CANCELLED"). Rows another instance is already expiring are skipped, so any
  * number of instances may sweep at once; each payment is cancelled exactly once by the status guard.
- * These are the `expire` and `verificationFailed` events (TRANSITIONS) applied in bulk.
+ * These are the `expire` and `verificationFailed` events (TRANSITIONS) applied in bulk; the
+ * executors' holds are released with them.
  */
 export async function expireDuePayments(tx: Tx, config: Config, limit: number): Promise<PaymentChange[]> {
   const { rows } = await tx.query<PaymentChange>(
@@ -148,7 +242,7 @@ export async function expireDuePayments(tx: Tx, config: Config, limit: number): 
                 AND (provider_id IS NULL OR coalesce(verify_until, valid_until) <= now() - interval '1 hour')
               ORDER BY coalesce(verify_until, valid_until) LIMIT $1 FOR UPDATE SKIP LOCKED) due
       WHERE p.id = due.id AND p.status = 'PENDING'
-      RETURNING p.id, p.merchant_id, p.terminal_id, 'PENDING' AS "from", p.status AS "to"`,
+      RETURNING p.id, p.merchant_id, p.terminal_id, 'PENDING' AS "from", p.status AS "to", p.executor_id, p.hold`,
     [limit],
   );
   await paymentsChanged(
@@ -156,6 +250,7 @@ export async function expireDuePayments(tx: Tx, config: Config, limit: number): 
     config,
     rows.map((row) => row.id),
   );
+  await releaseHolds(tx, rows.filter(stillHeld));
   return rows;
 }
 

@@ -14,6 +14,10 @@ export interface PaymentRow {
   rate: string;
   payin_rate: string;
   requisite_id: string | null;
+  /** The executor whose requisite was handed out; null for a provider-executed payment. */
+  executor_id: string | null;
+  /** The USDT the hand-out froze on the executor (amount / rate); null for a provider-executed payment. */
+  hold: string | null;
   req_type: string;
   req_value: string;
   req_bank_code: string | null;
@@ -76,6 +80,8 @@ const PAYMENT_COLUMNS = [
   ...PAYMENT_VIEW_COLUMNS,
   'merchant_id',
   'requisite_id',
+  'executor_id',
+  'hold',
   'client_id',
   'notify_url',
   'notification_token',
@@ -206,6 +212,8 @@ export interface NewPayment {
   notificationToken: string | null;
   pageToken: string;
   ttlSeconds: number;
+  /** What the hand-out freezes on the executor: amount / rate, USDT (payinHold). */
+  hold: string;
   /** Requisite types that serve the method. */
   types: string[];
   bank: string | null;
@@ -274,7 +282,7 @@ async function runCascade(
     const c = p.candidates[0]!;
     const { rows } = await queryPrepared<CascadeRow>(
       db,
-      'SELECT * FROM payment_create_window($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)',
+      'SELECT * FROM payment_create_window($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)',
       [c.currency, c.country, p.types[0], c.payerAmount, ...cascadeParams(p, sameAmountLimit), CASCADE_WINDOW],
     );
     return cascadeResult(rows[0]!, p);
@@ -311,6 +319,7 @@ function cascadeParams(p: NewPayment, sameAmountLimit: number): unknown[] {
     p.pageToken,
     p.ttlSeconds,
     sameAmountLimit,
+    p.hold,
   ];
 }
 
@@ -320,6 +329,42 @@ function cascadeResult(row: CascadeRow, p: NewPayment): { facts: CreationFacts; 
     facts: { same_amount, ext_id_taken },
     payment: created ? { ...payment, terminal_name: p.terminalName } : undefined,
   };
+}
+
+/**
+ * The requisite `r` (of the active executor `e`) fits the candidate `c`: type ($4), method ($5),
+ * bank ($6), min/max for what the payer pays there, and no PENDING payment of that amount on it.
+ */
+const REQUISITE_FITS = `r.is_active AND r.type = ANY($4::text[])
+          AND $5::text = ANY(r.methods)
+          AND ($6::text IS NULL OR r.bank_code = $6)
+          AND c.payer_amount >= r.min_amount
+          AND (r.max_amount IS NULL OR c.payer_amount <= r.max_amount)
+          AND NOT EXISTS (SELECT 1 FROM payments q
+                           WHERE q.requisite_id = r.id AND q.status = 'PENDING' AND q.payer_amount = c.payer_amount)`;
+
+/** The executor of requisite `r` can cover the hold ($21): available balance plus credit line. */
+const DEPOSIT_COVERS = `EXISTS (SELECT 1 FROM ledger_accounts a
+                       WHERE a.executor_id = r.executor_id AND a.kind = 'executor_available' AND a.balance - $21::numeric >= a.min_balance)`;
+
+/**
+ * After the cascade found nothing: how many requisites would have fitted but for their
+ * executors' deposits (their available balance plus credit line below the hold), so that PAY_004
+ * can say what the operator should do.
+ */
+export async function countUncoveredRequisites(db: Queryable, p: Pick<NewPayment, 'candidates' | 'types' | 'method' | 'bank' | 'hold'>): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(
+    `WITH candidate AS (
+       SELECT * FROM unnest($1::text[], $2::text[], $3::numeric[]) AS c(currency, country, payer_amount)
+     )
+     SELECT count(DISTINCT r.id)::int AS n
+       FROM candidate c
+       JOIN requisites r ON r.currency = c.currency AND r.country = c.country
+       JOIN executors e ON e.id = r.executor_id AND e.is_active
+      WHERE ${REQUISITE_FITS} AND NOT ${DEPOSIT_COVERS.replaceAll('$21', '$7')}`,
+    [p.candidates.map((c) => c.currency), p.candidates.map((c) => c.country), p.candidates.map((c) => c.payerAmount), p.types, p.method, p.bank, p.hold],
+  );
+  return rows[0]!.n;
 }
 
 /** The cascade statements of the `all` and `wait` modes, built once each. */
@@ -337,34 +382,33 @@ function cascadeSql(mode: CascadeMode): string {
   // both on the same generated pools and fails when their choices differ. The facts come first, as a one-time filter: nothing is
   // looked at, locked or written when a rule failed.
   const pick = `
-       SELECT r.id, c.payer_amount
+       SELECT r.id, r.executor_id, c.payer_amount, gen_random_uuid() AS payment_id
          FROM candidate c
          JOIN requisites r ON r.currency = c.currency AND r.country = c.country
          JOIN executors e ON e.id = r.executor_id AND e.is_active
         WHERE (SELECT NOT f.ext_id_taken AND f.same_amount < $20 FROM facts f)
-          AND r.is_active AND r.type = ANY($4::text[])
-          AND $5::text = ANY(r.methods)
-          AND ($6::text IS NULL OR r.bank_code = $6)
-          AND c.payer_amount >= r.min_amount
-          AND (r.max_amount IS NULL OR c.payer_amount <= r.max_amount)
-          AND NOT EXISTS (SELECT 1 FROM payments q
-                           WHERE q.requisite_id = r.id AND q.status = 'PENDING' AND q.payer_amount = c.payer_amount)
+          AND ${REQUISITE_FITS}
+          AND ${DEPOSIT_COVERS}
         ORDER BY r.last_used_at NULLS FIRST, r.id
         LIMIT 1
-        FOR UPDATE OF r ${mode === 'wait' ? '' : 'SKIP LOCKED'}`;
+        FOR NO KEY UPDATE OF r ${mode === 'wait' ? '' : 'SKIP LOCKED'}`;
   const text = `WITH candidate AS (
        SELECT * FROM unnest($1::text[], $2::text[], $3::numeric[]) AS c(currency, country, payer_amount)
      ), facts AS (${factsSql('$7', '$8', '$9', '$10', '$11')}), pick AS (${pick}
+     ), held AS (
+       -- The hold (migration 017), before anything else is written: false when a concurrent
+       -- create took the executor's balance since this statement's snapshot.
+       SELECT pick.*, executor_hold_take(pick.payment_id, $7, pick.executor_id, $21) AS ok FROM pick
      ), used AS (
        UPDATE requisites r SET last_used_at = clock_timestamp()
-         FROM pick WHERE r.id = pick.id
-       RETURNING r.*, pick.payer_amount
+         FROM held WHERE r.id = held.id AND held.ok
+       RETURNING r.*, held.payer_amount, held.payment_id
      ), inserted AS (
-       INSERT INTO payments (merchant_id, terminal_id, ext_id, amount, currency, method, status, rate, payin_rate,
-                             requisite_id, req_type, req_value, req_bank_code, req_holder, req_country, req_currency,
+       INSERT INTO payments (id, merchant_id, terminal_id, ext_id, amount, currency, method, status, rate, payin_rate,
+                             requisite_id, executor_id, hold, req_type, req_value, req_bank_code, req_holder, req_country, req_currency,
                              payer_amount, cross_border, client_id, notify_url, notification_token, page_token, valid_until)
-       SELECT $7, $8, $9, $10, $11, $5, 'PENDING', $12, $13,
-              u.id, u.type, u.value, u.bank_code, u.holder, u.country, u.currency,
+       SELECT u.payment_id, $7, $8, $9, $10, $11, $5, 'PENDING', $12, $13,
+              u.id, u.executor_id, $21, u.type, u.value, u.bank_code, u.holder, u.country, u.currency,
               u.payer_amount, $14, $15, $16, $17, $18, now() + make_interval(secs => $19)
          FROM used u
        RETURNING *
@@ -376,20 +420,35 @@ function cascadeSql(mode: CascadeMode): string {
   return text;
 }
 
-/** What a completion's credit is computed from (creditForPayin), read after its status change. */
+/** What a completion's credit is computed from (creditForPayin, payinSettlement), read after its status change. */
 export interface CreditTerms {
   received_amount: string;
   rate: string;
   payin_rate: string;
   merchant_id: string;
   terminal_id: string;
+  hold: string | null;
+  /** The executor's payin_reward now (0 for a provider-executed payment). */
+  payin_reward: string;
 }
 
 export async function findCreditTerms(tx: Tx, paymentId: string): Promise<CreditTerms> {
   const { rows } = await tx.query<CreditTerms>(
-    prepared('SELECT received_amount, rate, payin_rate, merchant_id, terminal_id FROM payments WHERE id = $1', [paymentId]),
+    prepared(
+      `SELECT p.received_amount, p.rate, p.payin_rate, p.merchant_id, p.terminal_id, p.hold, coalesce(e.payin_reward, 0) AS payin_reward
+         FROM payments p LEFT JOIN executors e ON e.id = p.executor_id WHERE p.id = $1`,
+      [paymentId],
+    ),
   );
   return rows[0]!;
+}
+
+/** An executor's available balance and its floor (minus the credit line). */
+export async function findExecutorAvailable(db: Queryable, executorId: string): Promise<{ balance: string; min_balance: string } | undefined> {
+  const { rows } = await db.query<{ balance: string; min_balance: string }>(
+    prepared(`SELECT balance, min_balance FROM ledger_accounts WHERE executor_id = $1 AND kind = 'executor_available'`, [executorId]),
+  );
+  return rows[0];
 }
 
 /** PAY_003: the merchant already has a payment with this ext_id. */
@@ -412,7 +471,7 @@ export function isRequisiteAmountTaken(err: unknown): boolean {
 }
 
 /** A payment a provider took, with the requisites it gave. */
-export interface NewProviderPayment extends Omit<NewPayment, 'candidates' | 'types' | 'bank' | 'terminalName'> {
+export interface NewProviderPayment extends Omit<NewPayment, 'candidates' | 'types' | 'bank' | 'terminalName' | 'hold'> {
   id: string;
   providerId: string;
   providerPaymentId: string;

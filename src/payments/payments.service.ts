@@ -4,6 +4,7 @@ import { findBankAs } from '../banks/banks.repo.js';
 import type { AppContext } from '../context.js';
 import { type Tx, transaction } from '../db/pool.js';
 import { DomainError } from '../errors.js';
+import { payinHold } from '../ledger/credit.js';
 import { randomToken } from '../lib/crypto.js';
 import {
   COUNTRY_CURRENCY,
@@ -159,22 +160,34 @@ export async function createPayment(ctx: AppContext, identity: MerchantIdentity,
     notifyUrl: input.notifyUrl,
     notificationToken: input.notificationToken,
     ttlSeconds: ctx.config.paymentTtlSeconds,
+    hold: payinHold(input.amount, rate).toFixed(),
     types: METHOD_TYPES[input.method],
     bank: input.bank,
   };
   const plan = (country: string | null) => candidatesFor({ method: input.method, orderCurrency: input.currency, amount: input.amount, country, rates });
+  const executorRoute = paymentRoutes(routes, input.currency, input.method).some((route) => route.provider === undefined);
 
   const created = await tryRoutes(ctx, paymentRoutes(routes, input.currency, input.method), {
     executors: () => createWithExecutors(ctx, base, plan, input.country),
     provider: (provider, remainingMs) => createWithProvider(ctx, provider, base, { country: input.country, bank: input.bank }, remainingMs),
   });
   if (created) return created;
-  throw new DomainError('PAY_004', 'No requisites are available for this currency, country, method and amount; retry later or try another method', {
+  const data = {
     currency: input.currency,
     method: input.method,
     ...(input.country ? { country: input.country } : {}),
     ...(input.bank ? { bank: input.bank } : {}),
-  });
+  };
+  // Requisites that fit but whose executors' deposits cannot back the payment: a pool nobody funded.
+  const candidates = [...plan(input.country), ...(input.country ? plan(null) : [])];
+  if (executorRoute && candidates.length > 0 && (await repo.countUncoveredRequisites(ctx.db, { ...base, candidates })) > 0) {
+    throw new DomainError(
+      'PAY_004',
+      `No requisites are available: those that fit belong to executors whose deposits cannot cover this payment's ${base.hold} USDT; retry later (operator: fund an executor with POST /admin/v1/executors/{id}/adjustments)`,
+      { ...data, hold: Number(base.hold) },
+    );
+  }
+  throw new DomainError('PAY_004', 'No requisites are available for this currency, country, method and amount; retry later or try another method', data);
 }
 
 type NewPaymentBase = Omit<repo.NewPayment, 'candidates' | 'pageToken'>;

@@ -69,6 +69,7 @@ export async function openShop(client: Client, options: { funds: string[]; execu
   const executors: Executor[] = [];
   for (let e = 0; e < options.executors; e++) {
     const executor = await client.adminOk('POST', '/executors', { name: `Trader ${e + 1}` });
+    await client.adminOk('POST', `/executors/${executor.id}/adjustments`, { amount: 1_000_000, reason: 'fault suite deposit' });
     const requisites = new Map<string, string>();
     for (let r = 0; r < options.requisitesEach; r++) {
       const value = cardNumber();
