@@ -60,3 +60,18 @@ export async function settle(tx: Tx, hold: Hold, fee: Decimal): Promise<void> {
   if (!fee.isZero()) entries.push({ account: { kind: 'system_fee_revenue' }, amount: fee });
   await post(tx, { kind: `${hold.kind}_settle`, refId: hold.refId, merchantId: hold.merchantId, memo: null, entries });
 }
+
+/**
+ * Debits the frozen amount of a payout an executor paid from its own money (DESIGN.md "Executors'
+ * money"): the executor's available balance is credited `credit`, the platform keeps the rest
+ * (negative when the executor's reward exceeds the payout's fee).
+ */
+export async function settleToExecutor(tx: Tx, hold: Hold, executorId: string, credit: Decimal): Promise<void> {
+  const revenue = hold.amount.minus(credit);
+  const entries: Posting['entries'] = [
+    { account: { terminalId: hold.terminalId, kind: 'terminal_frozen' }, amount: hold.amount.negated() },
+    { account: { executorId, kind: 'executor_available' }, amount: credit },
+  ];
+  if (!revenue.isZero()) entries.push({ account: { kind: 'system_fee_revenue' }, amount: revenue });
+  await post(tx, { kind: `${hold.kind}_settle`, refId: hold.refId, merchantId: hold.merchantId, memo: null, entries });
+}

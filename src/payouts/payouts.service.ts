@@ -2,8 +2,8 @@ import { findBank } from '../banks/banks.repo.js';
 import type { AppContext } from '../context.js';
 import { type Tx, transaction } from '../db/pool.js';
 import { DomainError } from '../errors.js';
-import { payoutReserve } from '../ledger/credit.js';
-import { type Hold, isInsufficientFunds, release, reserve, settle } from '../ledger/holds.js';
+import { payoutReserve, payoutSettlement } from '../ledger/credit.js';
+import { type Hold, isInsufficientFunds, release, reserve, settle, settleToExecutor } from '../ledger/holds.js';
 import { checkDecimal, Money, USDT_DECIMALS } from '../lib/money.js';
 import { isRussianMobile, isUuid, normalizeCard, normalizePhone } from '../lib/validators.js';
 import type { MerchantIdentity } from '../merchants/identity.service.js';
@@ -169,7 +169,9 @@ export async function getPayoutByExtId(ctx: AppContext, merchantId: string, extI
 
 /**
  * Applies a payout event with its money and its webhook, in one transaction: completed settles
- * the reserve (the fee to revenue, the rest out), failed and cancelled release it. Returns the
+ * the reserve — to the executor who took the payout (paid back with its reward, the rest to
+ * revenue), or, for one no executor took, the fee to revenue and the rest out — failed and
+ * cancelled release it. Returns the
  * payout after the change, or undefined when the guard refused (someone else got there first).
  */
 export async function changePayout(
@@ -180,7 +182,13 @@ export async function changePayout(
 ): Promise<repo.PayoutRow | undefined> {
   const payout = await repo.transitionPayout(tx, id, event, extra);
   if (!payout) return undefined;
-  if (event === 'complete') {
+  if (event === 'complete' && payout.executor_id !== null) {
+    // An executor paid it (also when it took it and the operator completed it): it is paid back
+    // with its reward (DESIGN.md "Executors' money").
+    const reward = await repo.findExecutorPayoutReward(tx, payout.executor_id);
+    const { executorCredit } = payoutSettlement(payout.amount, payout.rate, payout.reserve, reward);
+    await settleToExecutor(tx, holdOf(payout), payout.executor_id, executorCredit);
+  } else if (event === 'complete') {
     await settle(tx, holdOf(payout), payoutReserve(payout.amount, payout.rate, payout.payout_rate).fee);
   } else if (event === 'fail' || event === 'cancel') {
     await release(tx, holdOf(payout));
