@@ -10,8 +10,8 @@
  * Measured, each at BENCH_CONNECTIONS connections for BENCH_SECONDS after a warm-up ((a) and (b) in
  * BENCH_ROUNDS slices each, taking turns a b b a …, merged into one figure each):
  *   (a) the raw ceiling: one transaction of SELECT … FOR UPDATE, UPDATE, INSERT;
- *   (b) signed POST /v1/payments;
- *   (c) executor notification → COMPLETED, one per pending payment;
+ *   (b) signed POST /v1/payments (each freezing a hold on the executor's deposit: 10 funded executors);
+ *   (c) executor notification → COMPLETED, one per pending payment (settling its executor's hold);
  *   (d) (b) again after 10^6 payments were inserted into the table;
  *   (e) overload: creates sent at BENCH_OVERLOAD_FACTOR × the rate (d) (else (b)) sustained, evenly
  *       spaced whatever became of the earlier ones (an open load, over BENCH_OVERLOAD_CONNECTIONS
@@ -37,7 +37,7 @@
  * KASSIR_DB_POOL_SIZE (the service's pool, read as the service reads it; default DEFAULT_DB_POOL_SIZE),
  * BENCH_CEILING_POOL_SIZE (the ceiling's pool; default the service's, like for like),
  * BENCH_ONLY (overload: only (a), (b) and (e)), BENCH_OVERLOAD (0 skips (e)), BENCH_OVERLOAD_FACTOR (2),
- * BENCH_OVERLOAD_CONNECTIONS (500), BENCH_NOTIFY_RATE (50).
+ * BENCH_OVERLOAD_CONNECTIONS (500), BENCH_NOTIFY_RATE (50), BENCH_EXECUTORS (100: the executors the requisites are spread over).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -85,7 +85,13 @@ const LOG_LEVEL = process.env.LOG_LEVEL || 'info';
 /** The service's pool size (its own configuration), and the ceiling's: the same unless told otherwise. */
 const POOL_SIZE = loadConfig().dbPoolSize;
 const CEILING_POOL_SIZE = envInt('BENCH_CEILING_POOL_SIZE', POOL_SIZE);
-const EXECUTORS = 10;
+/**
+ * Executors the requisites are spread over (1000 cards: 10 each by default, as traders hold a few
+ * cards each). Every create locks its executor's deposit rows until it commits, so creates of one
+ * executor run one at a time: with few executors that, not the service, bounds the rate
+ * (docs/performance.md "Holds").
+ */
+const EXECUTORS = Math.max(envInt('BENCH_EXECUTORS', 100), 1);
 const HISTORY_MERCHANTS = 9;
 const ROOT = resolve(import.meta.dirname, '..');
 const ADMIN_TOKEN = `bench-${randomBytes(16).toString('hex')}`;
@@ -849,7 +855,13 @@ async function main(): Promise<void> {
   const merchant = await createMerchant(base, 'Bench shop');
   await adminCall(base, 'PUT', '/rates/RUB', { rate: 95.5 });
   const executors: { id: string; token: string }[] = [];
-  for (let i = 0; i < EXECUTORS; i++) executors.push(await adminCall(base, 'POST', '/executors', { name: `Trader ${i + 1}` }));
+  for (let i = 0; i < EXECUTORS; i++) {
+    const executor = await adminCall<{ id: string; token: string }>(base, 'POST', '/executors', { name: `Trader ${i + 1}` });
+    // Funded far beyond what a run hands out: every create freezes a hold on its executor's deposit
+    // and every completion settles it, as in production; none is refused for want of deposit.
+    await adminCall(base, 'POST', `/executors/${executor.id}/adjustments`, { amount: 100_000_000, reason: 'bench deposit' });
+    executors.push(executor);
+  }
   const tokenOf = new Map(executors.map((e) => [e.id, e.token]));
   const banks = ['sberbank', 'tinkoff', 'alfabank', 'vtb', 'ozon'];
   await inParallel(
@@ -870,7 +882,9 @@ async function main(): Promise<void> {
     },
   );
   for (let i = 0; i < HISTORY_MERCHANTS; i++) await createMerchant(base, `History shop ${i + 1}`);
-  progress(`set up: 1 merchant + ${HISTORY_MERCHANTS} more for history, ${EXECUTORS} executors, ${REQUISITES} card requisites, RUB rate`);
+  progress(
+    `set up: 1 merchant + ${HISTORY_MERCHANTS} more for history, ${EXECUTORS} executors funded with 100 000 000 USDT each, ${REQUISITES} card requisites, RUB rate`,
+  );
 
   const db = new pg.Client({ connectionString: embedded.url });
   // Stopping the database under an open client must not crash the cleanup.
