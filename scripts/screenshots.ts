@@ -82,6 +82,7 @@ try {
   });
   await adminCall('PATCH', `/terminals/${terminal.id}`, { return_url: 'https://romashka.example/orders/1042' });
   const executor = await adminCall('POST', '/executors', { name: 'Trader' });
+  await adminCall('POST', `/executors/${executor.id}/adjustments`, { amount: 5000, reason: 'deposit' });
   const requisite = (body: Record<string, unknown>) =>
     adminCall('POST', `/executors/${executor.id}/requisites`, { currency: 'RUB', country: 'RU', min_amount: 0, ...body });
   const card = await requisite({ type: 'card', value: cardNumber('220070012345678'), bank: 'sberbank', holder: 'Иван П.', methods: ['CARD'] });
