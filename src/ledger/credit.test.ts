@@ -7,7 +7,7 @@
 import { Decimal } from 'decimal.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { creditForPayin, payoutReserve } from './credit.js';
+import { creditForPayin, payinHold, payinSettlement, payoutReserve, payoutSettlement } from './credit.js';
 
 const Exact = Decimal.clone({ precision: 100, rounding: Decimal.ROUND_HALF_UP });
 
@@ -299,5 +299,59 @@ describe('payoutReserve', () => {
     expect(() => payoutReserve('1500', '95.5', 'NaN')).toThrow(/payout_rate/);
     expect(() => payoutReserve('Infinity', '95.5', '2')).toThrow(/amount must be positive/);
     expect(() => payoutReserve('abc', '95.5', '2')).toThrow();
+  });
+});
+
+describe('executors\' money (DESIGN.md "Executors\' money")', () => {
+  const arbSettlement = fc.record({ a: arbAmountUnits, r: arbRateUnits, p: arbPercentUnits, w: arbPercentUnits });
+
+  it('the hold is amount / rate rounded half up to 6 places, the gross of decision 11', () => {
+    fc.assert(
+      fc.property(arbInput, ({ a, r }) => {
+        const amount = units(a, 2);
+        const rate = units(r, 8);
+        const hold = payinHold(amount, rate);
+        expect(hold.toFixed(6)).toBe(new Exact(amount).div(rate).toDecimalPlaces(6, Decimal.ROUND_HALF_UP).toFixed(6));
+        expect(hold.eq(creditForPayin(amount, rate, '0').gross)).toBe(true);
+      }),
+    );
+  });
+
+  it('a completion splits v exactly: terminal net + executor reward + revenue = v, the reward rounded once', () => {
+    fc.assert(
+      fc.property(arbSettlement, ({ a, r, p, w }) => {
+        const amount = units(a, 2);
+        const rate = units(r, 8);
+        const s = payinSettlement(amount, rate, units(p, 4), units(w, 4));
+        expect(s.net.plus(s.reward).plus(s.revenue).eq(s.gross)).toBe(true);
+        expect(s.gross.eq(payinHold(amount, rate))).toBe(true);
+        expect(s.reward.toFixed(6)).toBe(s.gross.mul(units(w, 4)).div(100).toDecimalPlaces(6, Decimal.ROUND_HALF_UP).toFixed(6));
+        for (const part of [s.net, s.reward, s.revenue]) expect(part.decimalPlaces()).toBeLessThanOrEqual(6);
+        expect(s.reward.gte(0) && s.reward.lte(s.gross)).toBe(true);
+      }),
+    );
+  });
+
+  it('a payout pays the executor p × (1 + payout_reward / 100) and the rest of the reserve is revenue', () => {
+    fc.assert(
+      fc.property(arbSettlement, ({ a, r, p, w }) => {
+        const amount = units(a, 2);
+        const rate = units(r, 8);
+        const { reserve } = payoutReserve(amount, rate, units(p, 4));
+        const s = payoutSettlement(amount, rate, reserve, units(w, 4));
+        expect(s.executorCredit.plus(s.revenue).eq(reserve)).toBe(true);
+        const exact = new Exact(amount).div(rate).mul(new Exact(1).plus(new Exact(units(w, 4)).div(100)));
+        expect(s.executorCredit.toFixed(6)).toBe(exact.toDecimalPlaces(6, Decimal.ROUND_HALF_UP).toFixed(6));
+        // Same reward as the payout's fee → the platform keeps nothing and loses nothing.
+        if (p === w) expect(s.revenue.isZero()).toBe(true);
+      }),
+    );
+  });
+
+  it('refuses rewards outside [0, 100) and NaN', () => {
+    for (const bad of ['-0.0001', '100', 'NaN']) {
+      expect(() => payinSettlement('100', '95.5', '2', bad)).toThrow(RangeError);
+      expect(() => payoutSettlement('100', '95.5', '1.1', bad)).toThrow(RangeError);
+    }
   });
 });
