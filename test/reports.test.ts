@@ -17,6 +17,7 @@ import {
   createRequisite,
   type MerchantCredentials,
   setRate,
+  signed,
   startTestService,
   type TestService,
   uniqueExtId,
@@ -129,6 +130,23 @@ beforeAll(async () => {
   await complete(shopA, 999, 'Y', '2.5');
   await complete(shopB, 5000, 'Y', '4');
   await complete(shopB, 777.77, 'Y', '4');
+  // Cancelled (the hold returned), disputed and approved for less: Y pays v from its available
+  // balance, and is still rewarded on it.
+  const { body } = await createPayment(service.app, shopA, { ext_id: uniqueExtId(), amount: 1800, currency: 'RUB', method: 'CARD' });
+  await adminOk(service.app, 'POST', `/payments/${body.id}/cancel`);
+  expect((await signed(service.app, shopA, 'POST', `/v1/payments/${body.id}/dispute`, {})).statusCode).toBe(200);
+  await adminOk(service.app, 'POST', `/payments/${body.id}/dispute/approve`, { amount: 1799.5 });
+  done.push({ merchantId: shopA.merchantId, executorId: executors.Y!.id, s: payinSettlement('1799.5', RATE, '2.5', executors.Y!.reward) });
+  const entries = await sql<{ kind: string; amount: string }>(
+    `SELECT a.kind, e.amount::text FROM ledger_transactions t JOIN ledger_entries e ON e.transaction_id = t.id JOIN ledger_accounts a ON a.id = e.account_id
+      WHERE t.kind = 'payin' AND t.ref_id = $1 AND a.kind LIKE 'executor_%' ORDER BY e.amount`,
+    [body.id],
+  );
+  const last = done.at(-1)!.s;
+  expect(entries).toEqual([
+    { kind: 'executor_available', amount: last.gross.negated().toFixed(6) },
+    { kind: 'executor_available', amount: last.reward.toFixed(6) },
+  ]);
 });
 afterAll(async () => service?.close());
 
@@ -159,7 +177,7 @@ describe('reports from the ledger', () => {
       `/reports/executors?from=${day(-1)}&to=${day(1)}&merchant_id=${shopA.merchantId}&executor_id=${executors.Y!.id}`,
     );
     expect(yOnA.totals).toEqual(expected((d) => d.merchantId === shopA.merchantId && d.executorId === executors.Y!.id));
-    expect(yOnA.totals.payins).toBe(1);
+    expect(yOnA.totals.payins).toBe(2);
     const xOnly = await adminOk<Report>(service.app, 'GET', `/reports/merchants?from=${day(-1)}&to=${day(1)}&executor_id=${executors.X!.id}`);
     expect(xOnly.totals).toEqual(expected((d) => d.executorId === executors.X!.id));
   });
