@@ -7,7 +7,7 @@
  */
 import { Decimal } from 'decimal.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { payinSettlement } from '../src/ledger/credit.js';
+import { payinSettlement, payoutReserve, payoutSettlement } from '../src/ledger/credit.js';
 import {
   admin,
   adminOk,
@@ -16,10 +16,12 @@ import {
   createPayment,
   createRequisite,
   type MerchantCredentials,
+  multipartBody,
   setRate,
   signed,
   startTestService,
   type TestService,
+  TINY_PNG,
   uniqueExtId,
 } from './helpers.js';
 
@@ -27,9 +29,26 @@ const RATE = '95.5';
 let service: TestService;
 let shopA: MerchantCredentials;
 let shopB: MerchantCredentials;
-const executors: Record<string, { id: string; token: string; reward: string }> = {};
-/** Every completed pay-in: who, and the settlement computed here. */
-const done: { merchantId: string; executorId: string; s: ReturnType<typeof payinSettlement> }[] = [];
+const executors: Record<string, { id: string; token: string; reward: string; payoutReward: string }> = {};
+/** Every completed pay-in and payout: who, and its figures computed here. */
+interface Done {
+  kind: 'payin' | 'payout';
+  merchantId: string;
+  executorId: string | null;
+  turnover: Decimal;
+  /** The pay-in reward, or what a payout's executor was credited. */
+  credit: Decimal;
+  revenue: Decimal;
+}
+const done: Done[] = [];
+const payin = (merchantId: string, executorId: string, s: ReturnType<typeof payinSettlement>): Done => ({
+  kind: 'payin',
+  merchantId,
+  executorId,
+  turnover: s.gross,
+  credit: s.reward,
+  revenue: s.revenue,
+});
 
 const sql = <T extends Record<string, unknown>>(text: string, params: unknown[] = []) => service.ctx.db.query<T>(text, params).then((r) => r.rows);
 const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
@@ -67,7 +86,7 @@ async function complete(shop: MerchantCredentials, amount: number, executor: str
     payload: { requisite_id: row!.requisite_id, amount, received_at: new Date().toISOString() },
   });
   expect(res.json()).toMatchObject({ matched: true, payment_id: body.id });
-  done.push({ merchantId: shop.merchantId, executorId: row!.executor_id, s: payinSettlement(String(amount), RATE, payinRate, executors[executor]!.reward) });
+  done.push(payin(shop.merchantId, row!.executor_id, payinSettlement(String(amount), RATE, payinRate, executors[executor]!.reward)));
 }
 
 async function activeOnly(name: string): Promise<void> {
@@ -89,21 +108,20 @@ function perOwner(report: Report, key: 'merchant_id' | 'executor_id'): Map<strin
   return out;
 }
 
-function expected(filter: (d: (typeof done)[number]) => boolean): Figures {
+function expected(filter: (d: Done) => boolean): Figures {
   const mine = done.filter(filter);
-  const sum = (f: (d: (typeof done)[number]) => Decimal) => mine.reduce((acc, d) => acc.plus(f(d)), new Decimal(0));
-  const turnover = sum((d) => d.s.gross);
-  const rewards = sum((d) => d.s.reward);
+  const sum = (kind: Done['kind'] | null, f: (d: Done) => Decimal) =>
+    mine.filter((d) => kind === null || d.kind === kind).reduce((acc, d) => acc.plus(f(d)), new Decimal(0));
   return {
-    payins: mine.length,
-    payin_turnover: turnover.toNumber(),
-    payouts: 0,
-    payout_turnover: 0,
-    turnover: turnover.toNumber(),
-    payin_rewards: rewards.toNumber(),
-    payout_credits: 0,
-    rewards: rewards.toNumber(),
-    revenue: sum((d) => d.s.revenue).toNumber(),
+    payins: mine.filter((d) => d.kind === 'payin').length,
+    payin_turnover: sum('payin', (d) => d.turnover).toNumber(),
+    payouts: mine.filter((d) => d.kind === 'payout').length,
+    payout_turnover: sum('payout', (d) => d.turnover).toNumber(),
+    turnover: sum(null, (d) => d.turnover).toNumber(),
+    payin_rewards: sum('payin', (d) => d.credit).toNumber(),
+    payout_credits: sum('payout', (d) => d.credit).toNumber(),
+    rewards: sum(null, (d) => d.credit).toNumber(),
+    revenue: sum(null, (d) => d.revenue).toNumber(),
   };
 }
 
@@ -113,14 +131,14 @@ beforeAll(async () => {
   shopA = await createMerchant(service.app, { payin_rate: 2.5 });
   shopB = await createMerchant(service.app, { payin_rate: 4 });
   // X's reward is below both fees; Y's 3 % exceeds shop A's 2.5 %: the platform loses on those.
-  for (const [name, reward] of [
-    ['X', '1.5'],
-    ['Y', '3'],
+  for (const [name, reward, payoutReward] of [
+    ['X', '1.5', '0.5'],
+    ['Y', '3', '2'],
   ] as const) {
     const e = await createExecutor(service.app, `Trader ${name}`);
-    await adminOk(service.app, 'PATCH', `/executors/${e.id}`, { payin_reward: Number(reward) });
+    await adminOk(service.app, 'PATCH', `/executors/${e.id}`, { payin_reward: Number(reward), payout_reward: Number(payoutReward) });
     for (let i = 0; i < 3; i++) await createRequisite(service.app, e.id);
-    executors[name] = { ...e, reward };
+    executors[name] = { ...e, reward, payoutReward };
   }
   await activeOnly('X');
   await complete(shopA, 1500, 'X', '2.5');
@@ -136,18 +154,62 @@ beforeAll(async () => {
   await adminOk(service.app, 'POST', `/payments/${body.id}/cancel`);
   expect((await signed(service.app, shopA, 'POST', `/v1/payments/${body.id}/dispute`, {})).statusCode).toBe(200);
   await adminOk(service.app, 'POST', `/payments/${body.id}/dispute/approve`, { amount: 1799.5 });
-  done.push({ merchantId: shopA.merchantId, executorId: executors.Y!.id, s: payinSettlement('1799.5', RATE, '2.5', executors.Y!.reward) });
+  const disputed = payinSettlement('1799.5', RATE, '2.5', executors.Y!.reward);
+  done.push(payin(shopA.merchantId, executors.Y!.id, disputed));
   const entries = await sql<{ kind: string; amount: string }>(
     `SELECT a.kind, e.amount::text FROM ledger_transactions t JOIN ledger_entries e ON e.transaction_id = t.id JOIN ledger_accounts a ON a.id = e.account_id
       WHERE t.kind = 'payin' AND t.ref_id = $1 AND a.kind LIKE 'executor_%' ORDER BY e.amount`,
     [body.id],
   );
-  const last = done.at(-1)!.s;
   expect(entries).toEqual([
-    { kind: 'executor_available', amount: last.gross.negated().toFixed(6) },
-    { kind: 'executor_available', amount: last.reward.toFixed(6) },
+    { kind: 'executor_available', amount: disputed.gross.negated().toFixed(6) },
+    { kind: 'executor_available', amount: disputed.reward.toFixed(6) },
   ]);
+
+  // Payouts: one X takes and completes, one Y takes and the operator completes, one nobody takes.
+  for (const e of Object.values(executors)) await adminOk(service.app, 'PATCH', `/executors/${e.id}`, { is_active: true });
+  await payout(shopA, 1000, 'X', 'executor');
+  await payout(shopB, 2500, 'Y', 'operator');
+  await payout(shopA, 640, null, 'operator');
 });
+
+/** A payout of `amount` RUB on `shop` (payout_rate 1.5), taken by `taker` (or nobody) and completed by it or the operator. */
+async function payout(shop: MerchantCredentials, amount: number, taker: string | null, completer: 'executor' | 'operator'): Promise<void> {
+  const created = await signed(service.app, shop, 'POST', '/v1/payouts', {
+    ext_id: uniqueExtId(),
+    amount,
+    method: 'card',
+    requisites: '4111 1111 1111 1111',
+    holder_name: 'Ivan Petrov',
+  });
+  expect(created.statusCode, created.body).toBe(200);
+  const id = created.json().id as string;
+  const reserve = payoutReserve(String(amount), RATE, '1.5');
+  if (taker) {
+    const auth = { authorization: `Bearer ${executors[taker]!.token}` };
+    expect((await service.app.inject({ method: 'POST', url: `/executor/v1/payouts/${id}/take`, headers: auth })).statusCode).toBe(200);
+    if (completer === 'executor') {
+      const proof = multipartBody({}, { field: 'proof', content: TINY_PNG });
+      const res = await service.app.inject({
+        method: 'POST',
+        url: `/executor/v1/payouts/${id}/complete`,
+        headers: { ...auth, 'content-type': proof.contentType },
+        payload: proof.body,
+      });
+      expect(res.statusCode, res.body).toBe(200);
+    }
+  }
+  if (completer === 'operator') await adminOk(service.app, 'POST', `/payouts/${id}/complete`);
+  const settled = taker ? payoutSettlement(String(amount), RATE, reserve.reserve, executors[taker]!.payoutReward) : undefined;
+  done.push({
+    kind: 'payout',
+    merchantId: shop.merchantId,
+    executorId: taker ? executors[taker]!.id : null,
+    turnover: reserve.reserve,
+    credit: settled ? settled.executorCredit : new Decimal(0),
+    revenue: settled ? settled.revenue : reserve.fee,
+  });
+}
 afterAll(async () => service?.close());
 
 describe('reports from the ledger', () => {
@@ -160,15 +222,18 @@ describe('reports from the ledger', () => {
     expect(owners.get(shopB.merchantId)).toEqual(expected((d) => d.merchantId === shopB.merchantId));
     expect(report.totals).toEqual(expected(() => true));
     // Y's reward on shop A's pay-in exceeds the fee: that pay-in's revenue is negative.
-    expect(done.some((d) => d.s.revenue.isNegative())).toBe(true);
+    expect(done.some((d) => d.revenue.isNegative())).toBe(true);
     for (const row of report.rows) expect(row.day >= day(-1) && row.day <= day(1)).toBe(true);
   });
 
   it('gives each executor its pay-ins and rewards exactly, and filters by merchant and executor', async () => {
     const report = await adminOk<Report>(service.app, 'GET', `/reports/executors?from=${day(-1)}&to=${day(1)}`);
     const owners = perOwner(report, 'executor_id');
-    expect([...owners.keys()].sort()).toEqual([executors.X!.id, executors.Y!.id].sort());
+    expect(new Set(owners.keys())).toEqual(new Set([executors.X!.id, executors.Y!.id, null]));
     for (const e of Object.values(executors)) expect(owners.get(e.id)).toEqual(expected((d) => d.executorId === e.id));
+    // The payout nobody took: no executor, its fee the revenue.
+    expect(owners.get(null)).toEqual(expected((d) => d.executorId === null));
+    expect(owners.get(null)).toMatchObject({ payins: 0, payouts: 1, rewards: 0 });
     expect(report.totals).toEqual(expected(() => true));
 
     const yOnA = await adminOk<Report>(
@@ -184,18 +249,27 @@ describe('reports from the ledger', () => {
 
   it('sums to the ledger’s own totals', async () => {
     const report = await adminOk<Report>(service.app, 'GET', `/reports/merchants?from=${day(-1)}&to=${day(1)}`);
-    const [ledger] = await sql<{ revenue: string; rewards: string; credits: string }>(
+    const [ledger] = await sql<{ revenue: string; executors: string; payin_parts: string; payout_parts: string; frozen_out: string }>(
       `SELECT (SELECT sum(e.amount) FROM ledger_entries e JOIN ledger_accounts a ON a.id = e.account_id WHERE a.kind = 'system_fee_revenue')::text AS revenue,
-              (SELECT sum(e.amount) FROM ledger_entries e JOIN ledger_accounts a ON a.id = e.account_id WHERE a.kind = 'terminal_available'
-                 AND e.transaction_id IN (SELECT id FROM ledger_transactions WHERE kind = 'payin'))::text AS credits,
-              (SELECT sum(balance) FROM ledger_accounts WHERE kind IN ('executor_available', 'executor_frozen'))::text AS rewards`,
+              (SELECT sum(balance) FROM ledger_accounts WHERE kind IN ('executor_available', 'executor_frozen'))::text AS executors,
+              -- what each kind of posting credited outside the executors: terminals and revenue for
+              -- pay-ins, the outside world and revenue for payouts
+              (SELECT sum(e.amount) FROM ledger_entries e JOIN ledger_accounts a ON a.id = e.account_id JOIN ledger_transactions t ON t.id = e.transaction_id
+                WHERE t.kind = 'payin' AND a.kind IN ('terminal_available', 'system_fee_revenue'))::text AS payin_parts,
+              (SELECT sum(e.amount) FROM ledger_entries e JOIN ledger_accounts a ON a.id = e.account_id JOIN ledger_transactions t ON t.id = e.transaction_id
+                WHERE t.kind = 'payout_settle' AND a.kind IN ('system_outgoing', 'system_fee_revenue'))::text AS payout_parts,
+              (SELECT -sum(e.amount) FROM ledger_entries e JOIN ledger_accounts a ON a.id = e.account_id JOIN ledger_transactions t ON t.id = e.transaction_id
+                WHERE t.kind = 'payout_settle' AND a.kind = 'terminal_frozen')::text AS frozen_out`,
     );
     expect(report.totals.revenue).toBe(Number(ledger!.revenue));
-    // Each executor was funded 1,000,000 and paid v per pay-in from its hold, so what it holds
-    // beyond the deposits less the pay-ins' value is exactly its rewards.
-    expect(new Decimal(ledger!.rewards).minus(2_000_000).plus(report.totals.payin_turnover).toNumber()).toBe(report.totals.rewards);
-    // A pay-in's value is the terminal's credit, the reward and the revenue.
-    expect(new Decimal(ledger!.credits).plus(report.totals.rewards).plus(report.totals.revenue).toNumber()).toBe(report.totals.payin_turnover);
+    expect(report.totals.payout_turnover).toBe(Number(ledger!.frozen_out));
+    // Each executor was funded 1,000,000, paid v per pay-in and was credited its rewards and its
+    // payouts: what the two hold now is exactly that.
+    expect(new Decimal(ledger!.executors).minus(2_000_000).plus(report.totals.payin_turnover).toNumber()).toBe(report.totals.rewards);
+    // A pay-in's value is the terminal's credit, the reward and the revenue; a payout's reserve
+    // is the executor's credit, what went out to nobody's executor and the revenue.
+    expect(new Decimal(ledger!.payin_parts).plus(report.totals.payin_rewards).toNumber()).toBe(report.totals.payin_turnover);
+    expect(new Decimal(ledger!.payout_parts).plus(report.totals.payout_credits).toNumber()).toBe(report.totals.payout_turnover);
     // Nothing outside the range.
     const empty = await adminOk<Report>(service.app, 'GET', `/reports/merchants?from=${day(-40)}&to=${day(-10)}`);
     expect(empty.rows).toEqual([]);
