@@ -329,4 +329,16 @@ describe('reports from the ledger', () => {
     expect(unknown.statusCode).toBe(404);
     expect(unknown.json().message).toMatch(/Executor .* not found/);
   });
+
+  it('is documented in the OpenAPI: the definitions, the query, JSON and CSV answers', async () => {
+    const doc = (await service.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    for (const path of ['/admin/v1/reports/merchants', '/admin/v1/reports/executors']) {
+      const op = doc.paths[path].get;
+      expect(op.tags).toEqual(['operator']);
+      expect(op.description).toMatch(/payin_turnover/);
+      expect(op.description).toMatch(/system_fee_revenue/);
+      expect(op.parameters.map((p: { name: string }) => p.name).sort()).toEqual(['executor_id', 'format', 'from', 'merchant_id', 'to']);
+      expect(Object.keys(op.responses['200'].content).sort()).toEqual(['application/json', 'text/csv']);
+    }
+  });
 });
