@@ -517,3 +517,49 @@ describe('kassir CLI: providers and terminal routes', { timeout: 120_000 }, () =
     expect(await adminOk(service.app, 'GET', `/terminals/${terminal}/routes`)).toEqual([]);
   });
 });
+
+describe('kassir CLI: reports', { timeout: 120_000 }, () => {
+  const today = new Date().toISOString().slice(0, 10);
+
+  beforeAll(async () => {
+    // A completed pay-in of its own, so the report has a row however the file is run: cancelled,
+    // disputed by the merchant and approved by the operator (whichever executor took it).
+    await setRate(service.app, 'RUB', 95.5);
+    const shop = await createMerchant(service.app, { payin_rate: 3 });
+    await createRequisite(service.app, (await createExecutor(service.app, 'CLI Reporter')).id);
+    const { status, body } = await createPayment(service.app, shop, { ext_id: uniqueExtId(), amount: 2345, currency: 'RUB', method: 'CARD' });
+    expect(status, JSON.stringify(body)).toBe(200);
+    await adminOk(service.app, 'POST', `/payments/${body.id}/cancel`);
+    expect((await signedFetch(shop, 'POST', `/v1/payments/${body.id}/dispute`, {})).status).toBe(200);
+    await adminOk(service.app, 'POST', `/payments/${body.id}/dispute/approve`, { amount: 2345 });
+  });
+
+  it('report merchants prints the API’s rows and totals as a table', async () => {
+    const api = await adminOk<{ rows: Record<string, unknown>[]; totals: Record<string, unknown> }>(service.app, 'GET', `/reports/merchants?to=${today}`);
+    expect(api.rows.length).toBeGreaterThan(0);
+    const out = await ok(['report', 'merchants', '--to', today]);
+    expect(out).toMatch(/^\d{4}-\d{2}-\d{2} \.\. \d{4}-\d{2}-\d{2} \(UTC\), USDT$/m);
+    expect(out).toMatch(
+      /^DAY\s+MERCHANT_ID\s+PAYINS\s+PAYIN_TURNOVER\s+PAYOUTS\s+PAYOUT_TURNOVER\s+TURNOVER\s+PAYIN_REWARDS\s+PAYOUT_CREDITS\s+REWARDS\s+REVENUE$/m,
+    );
+    for (const row of api.rows) {
+      expect(out).toContain(`${row.day}  ${row.merchant_id}`);
+      expect(out).toMatch(new RegExp(`^${row.day}\\s+${row.merchant_id}\\s+${row.payins}\\s+${String(row.payin_turnover).replace('.', '\\.')}\\s`, 'm'));
+    }
+    const total = out.split('\n').find((line) => line.startsWith('total'));
+    expect(total?.split(/\s+/)).toEqual([
+      'total',
+      ...['payins', 'payin_turnover', 'payouts', 'payout_turnover', 'turnover', 'payin_rewards', 'payout_credits', 'rewards', 'revenue'].map((k) =>
+        String(api.totals[k]),
+      ),
+    ]);
+  });
+
+  it('report executors --json gives the raw answer; a bad date is the API’s VALIDATION error, exit 1', async () => {
+    const raw = JSON.parse(await ok(['--json', 'report', 'executors', '--from', today, '--to', today]));
+    expect(raw).toEqual(await adminOk(service.app, 'GET', `/reports/executors?from=${today}&to=${today}`));
+    const bad = await kassir(['report', 'executors', '--from', '2026-13-01']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/error VALIDATION: from must be a calendar date YYYY-MM-DD/);
+  });
+});

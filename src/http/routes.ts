@@ -20,6 +20,7 @@ import { providerAdminRoutes } from '../providers/providers.admin.js';
 import { providerCallbackRoutes } from '../providers/providers.routes.js';
 import { rateAdminRoutes } from '../rates/rates.admin.js';
 import { receiptRoutes } from '../receipts/receipts.routes.js';
+import { reportAdminRoutes } from '../reports/reports.admin.js';
 import { terminalAdminRoutes } from '../terminals/terminals.admin.js';
 import { terminalRoutes } from '../terminals/terminals.routes.js';
 import { transferRoutes } from '../transfers/transfers.routes.js';
@@ -86,6 +87,7 @@ const ROUTE_GROUPS: RouteGroup[] = [
       payoutAdminRoutes,
       withdrawalAdminRoutes,
       providerAdminRoutes,
+      reportAdminRoutes,
     ],
   },
   // Each callback checks its provider's signature itself (the provider is named in the path), then

@@ -1,9 +1,10 @@
+import type { Decimal } from 'decimal.js';
 import type { Config } from '../config.js';
 import { prepared, type Queryable, type Tx } from '../db/pool.js';
 import { DomainError } from '../errors.js';
 import { creditForPayin, payinSettlement } from '../ledger/credit.js';
 import { isDepositShort } from '../ledger/holds.js';
-import { type Posting, post, postMany } from '../ledger/ledger.repo.js';
+import { type Posting, postMany } from '../ledger/ledger.repo.js';
 import { money } from '../lib/money.js';
 import { enqueueWebhooks } from '../webhooks/outbox.js';
 import { type CreditTerms, findCreditTerms, findExecutorAvailable, findPayments } from './payments.repo.js';
@@ -144,12 +145,30 @@ async function transition(db: Queryable, paymentId: string, event: PaymentEvent,
  */
 async function creditPayin(tx: Tx, config: Config, change: PaymentChange): Promise<void> {
   const payment = await findCreditTerms(tx, change.id);
-  const entries = change.executor_id === null ? providerEntries(payment) : await executorEntries(tx, payment, change.executor_id, stillHeld(change));
+  const executorId = change.executor_id;
+  const { entries, remainder } =
+    executorId === null ? { entries: providerEntries(payment), remainder: money(0) } : await executorEntries(tx, payment, executorId, stillHeld(change));
   await paymentsChanged(tx, config, [change.id]);
   try {
     // Every completion on the terminal credits its one balance row: added at COMMIT, the row is
     // locked for the commit only, not through the rest of the caller's work (migration 012).
-    await post(tx, { kind: 'payin', refId: change.id, merchantId: payment.merchant_id, memo: null, entries, creditsAtCommit: true });
+    const payin: Posting = { kind: 'payin', refId: change.id, merchantId: payment.merchant_id, memo: null, entries, creditsAtCommit: true };
+    // A hold larger than the payer's money (a dispute approved for less) returns its remainder by
+    // a release of its own, so the pay-in's one positive executor entry is the reward.
+    const release: Posting | undefined =
+      executorId === null || remainder.isZero()
+        ? undefined
+        : {
+            kind: 'payin_hold_release',
+            refId: change.id,
+            merchantId: payment.merchant_id,
+            memo: null,
+            entries: [
+              { account: { executorId, kind: 'executor_frozen' }, amount: remainder.negated() },
+              { account: { executorId, kind: 'executor_available' }, amount: remainder },
+            ],
+          };
+    await postMany(tx, release ? [release, payin] : [payin]);
   } catch (err) {
     // The deposit was read as enough a moment ago; a concurrent debit took it meanwhile.
     if (isDepositShort(err)) throw depositShort(change.executor_id ?? '', undefined, undefined);
@@ -168,12 +187,20 @@ function providerEntries(payment: CreditTerms): Posting['entries'] {
   return entries;
 }
 
-/** An executor payment's completion: see creditPayin. */
-async function executorEntries(tx: Tx, payment: CreditTerms, executorId: string, held: boolean): Promise<Posting['entries']> {
+/**
+ * An executor payment's completion: see creditPayin. The posting reads the same way for every
+ * payment (the operator's reports, src/reports, rely on it): the executor's accounts give up
+ * exactly `v` in negative entries — from the hold (executor_frozen) as far as it goes, the rest
+ * from its available balance — and gain exactly its reward, as the posting's one positive
+ * executor entry. A hold larger than `v` (a dispute approved for less) returns its remainder by a
+ * `payin_hold_release` posting of its own (made by creditPayin from the `remainder` returned), so
+ * that remainder is never mixed with the reward.
+ */
+async function executorEntries(tx: Tx, payment: CreditTerms, executorId: string, held: boolean): Promise<{ entries: Posting['entries']; remainder: Decimal }> {
   const s = payinSettlement(payment.received_amount, payment.rate, payment.payin_rate, payment.payin_reward);
   const hold = held ? money(payment.hold ?? '0') : money(0);
-  // What the executor's available balance gains: the hold's remainder beyond v (0 for a full
-  // payment) and the reward, less v when nothing was held.
+  // What the executor's available balance gains over both postings: the hold's remainder beyond v
+  // (0 for a full payment) and the reward, less v when nothing was held.
   const availableChange = hold.minus(s.gross).plus(s.reward);
   if (availableChange.isNegative()) {
     const deposit = await findExecutorAvailable(tx, executorId);
@@ -181,12 +208,16 @@ async function executorEntries(tx: Tx, payment: CreditTerms, executorId: string,
       throw depositShort(executorId, availableChange.negated().toFixed(), deposit);
     }
   }
+  const fromHold = hold.lt(s.gross) ? hold : s.gross;
+  const fromAvailable = s.gross.minus(fromHold);
+  const remainder = hold.minus(fromHold);
   const entries: Posting['entries'] = [];
-  if (held) entries.push({ account: { executorId, kind: 'executor_frozen' }, amount: hold.negated() });
-  if (!availableChange.isZero()) entries.push({ account: { executorId, kind: 'executor_available' }, amount: availableChange });
+  if (!fromHold.isZero()) entries.push({ account: { executorId, kind: 'executor_frozen' }, amount: fromHold.negated() });
+  if (!fromAvailable.isZero()) entries.push({ account: { executorId, kind: 'executor_available' }, amount: fromAvailable.negated() });
+  if (!s.reward.isZero()) entries.push({ account: { executorId, kind: 'executor_available' }, amount: s.reward });
   if (!s.net.isZero()) entries.push({ account: { terminalId: payment.terminal_id, kind: 'terminal_available' }, amount: s.net });
   if (!s.revenue.isZero()) entries.push({ account: { kind: 'system_fee_revenue' }, amount: s.revenue });
-  return entries;
+  return { entries, remainder };
 }
 
 function depositShort(executorId: string, needed: string | undefined, deposit: { balance: string; min_balance: string } | undefined): DomainError {
