@@ -28,8 +28,17 @@ export async function executorRoutes(app: RouteApp, ctx: AppContext): Promise<vo
       credit_limit: Number(executor.credit_limit),
       payin_reward: Number(executor.payin_reward),
       payout_reward: Number(executor.payout_reward),
+      is_paused: executor.is_paused,
     };
   });
+
+  // Pause and resume: while paused, the cascade hands out none of the executor's requisites
+  // (payments already handed out go on as usual).
+  app.get('/status', { schema: { tags } }, async (request) => executors.toStatus(await executors.getExecutor(ctx, request.executor!.id)));
+
+  app.post('/pause', { schema: { tags } }, async (request) => executors.toStatus(await executors.setPaused(ctx, request.executor!.id, true)));
+
+  app.post('/resume', { schema: { tags } }, async (request) => executors.toStatus(await executors.setPaused(ctx, request.executor!.id, false)));
 
   app.get(
     '/statement',
