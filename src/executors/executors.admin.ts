@@ -16,13 +16,19 @@ const UpdateExecutorBody = Type.Object({
   credit_limit: Type.Optional(Type.Number({ description: 'USDT the available balance may go below zero (a trusted executor’s credit line); default 0' })),
   payin_reward: Type.Optional(Type.Number({ description: 'percent of a completed pay-in’s USDT value credited to the executor' })),
   payout_reward: Type.Optional(Type.Number({ description: 'percent on top of a completed payout’s USDT value credited to the executor who paid it' })),
-  is_paused: Type.Optional(Type.Boolean({ description: 'paused: its requisites are not handed out (the executor sets this itself with POST /executor/v1/pause)' })),
+  is_paused: Type.Optional(
+    Type.Boolean({ description: 'paused: its requisites are not handed out (the executor sets this itself with POST /executor/v1/pause)' }),
+  ),
   priority: Type.Optional(Type.Integer({ description: 'the cascade hands out requisites of higher-priority executors first; default 0' })),
   disable_after_expired: Type.Optional(
     Type.Integer({ description: 'switch a requisite off after this many consecutive hand-outs ended unpaid; 0 never; default 5' }),
   ),
-  default_daily_turnover_limit: Type.Optional(NullableNumber('default for requisites without their own: most handed out in a UTC day, in the requisite’s currency')),
-  default_monthly_turnover_limit: Type.Optional(NullableNumber('default for requisites without their own: most handed out in a UTC month, in the requisite’s currency')),
+  default_daily_turnover_limit: Type.Optional(
+    NullableNumber('default for requisites without their own: most handed out in a UTC day, in the requisite’s currency'),
+  ),
+  default_monthly_turnover_limit: Type.Optional(
+    NullableNumber('default for requisites without their own: most handed out in a UTC month, in the requisite’s currency'),
+  ),
   default_daily_count_limit: Type.Optional(NullableNumber('default for requisites without their own: most hand-outs in a UTC day')),
   default_monthly_count_limit: Type.Optional(NullableNumber('default for requisites without their own: most hand-outs in a UTC month')),
 });

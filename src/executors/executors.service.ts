@@ -47,7 +47,13 @@ export function toScore(row: repo.ExecutorRow) {
 
 /** Whether the executor takes payments, as it sees it (GET /executor/v1/status). */
 export function toStatus(row: repo.ExecutorRow) {
-  return { is_active: row.is_active, is_paused: row.is_paused, takes_payments: row.is_active && !row.is_paused, priority: row.priority, score: Number(row.score) };
+  return {
+    is_active: row.is_active,
+    is_paused: row.is_paused,
+    takes_payments: row.is_active && !row.is_paused,
+    priority: row.priority,
+    score: Number(row.score),
+  };
 }
 
 /** Pauses (`paused`) or resumes the executor's hand-outs. */

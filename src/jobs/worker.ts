@@ -4,8 +4,8 @@ import { type Db, isDatabaseUnavailable, type Tx, transaction } from '../db/pool
 import { refreshScores } from '../executors/executors.repo.js';
 import { expireDuePayments } from '../payments/lifecycle.js';
 import { POLL_TASK, pollTask } from '../payments/provider-status.service.js';
-import { purgeOldUsage, switchOffUnpaidStreaks } from '../requisites/requisites.repo.js';
 import { ACTIONS_TASK, actionsTask } from '../providers/providers.jobs.js';
+import { purgeOldUsage, switchOffUnpaidStreaks } from '../requisites/requisites.repo.js';
 import { DISPATCH_KEY, DISPATCH_TASK, scheduleDispatch } from '../webhooks/outbox.js';
 import { wakeDispatchOnNewEvents } from '../webhooks/wakeup.js';
 import { dispatchTask } from '../webhooks/webhooks.jobs.js';

@@ -254,7 +254,8 @@ async function releaseHolds(tx: Tx, changes: (PaymentChange & { executor_id: str
         { account: { executorId: change.executor_id, kind: 'executor_available' }, amount: money(change.hold) },
       ],
     })),
-  );  await freeLimitRoom(
+  );
+  await freeLimitRoom(
     tx,
     sorted.map((change) => change.id),
   );

@@ -97,8 +97,6 @@ export async function switchOffUnpaidStreaks(db: Queryable, requisiteIds: string
 
 /** Drops usage counters of periods before last month: no hand-out still open can be counted there. */
 export async function purgeOldUsage(db: Queryable): Promise<number> {
-  const { rowCount } = await db.query(
-    `DELETE FROM requisite_usage WHERE starts < (date_trunc('month', now() AT TIME ZONE 'UTC') - interval '1 month')::date`,
-  );
+  const { rowCount } = await db.query(`DELETE FROM requisite_usage WHERE starts < (date_trunc('month', now() AT TIME ZONE 'UTC') - interval '1 month')::date`);
   return rowCount ?? 0;
 }
