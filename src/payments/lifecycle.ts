@@ -21,6 +21,9 @@ import { toPayment } from './payments.schemas.js';
  * only here: a payment leaving PENDING (or PROCESSING) unpaid releases it; a completion from
  * there settles it; a completion from DISPUTE, whose hold was released when it was cancelled,
  * debits the executor's available balance instead. Provider-executed payments hold nothing.
+ *
+ * A hand-out also counts towards its requisite's limits from the create on (requisite_usage,
+ * migration 019); the release of a cancelled one takes it off the count (freeLimitRoom).
  */
 
 export const PAYMENT_STATUSES = ['PENDING', 'PROCESSING', 'COMPLETED', 'COMPLETED_APPEAL', 'CANCELLED', 'CANCELLED_APPEAL', 'DISPUTE'] as const;

@@ -386,8 +386,8 @@ function cascadeSql(mode: CascadeMode): string {
   // Every choice of plan here is fixed by the statement's shape, not left to the estimates: a
   // cached generic plan outlives the statistics it was made from. The pool is sorted; it is the
   // fallback for when the window holds nothing that fits, and the one walk for cross-border
-  // payments and several requisite types. The requisite conditions are those of
-  // payment_create_window (migration 010): change both together — test/cascade.fit.test.ts runs
+  // payments and several requisite types. The requisite conditions and the order are those of
+  // payment_create_window (migration 019): change both together — test/cascade.fit.test.ts runs
   // both on the same generated pools and fails when their choices differ. The facts come first, as a one-time filter: nothing is
   // looked at, locked or written when a rule failed.
   const pick = `

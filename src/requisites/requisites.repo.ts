@@ -71,7 +71,8 @@ export async function listRequisites(db: Queryable, filter: { executorId?: strin
  * Automatic care (migration 019): of the given requisites, switches off each active one whose
  * executor's last `disable_after_expired` hand-outs (since it was last switched on) all ended
  * unpaid — expired, or confirmed and not found — with the reason, and returns them. Run after
- * the expiry batch that ended them has committed, on its own: it locks requisites only.
+ * the expiry batch that ended them has committed, on its own: it locks requisites only. The
+ * latest hand-outs are read backwards on the executor's index (payments_executor_created).
  */
 export async function switchOffUnpaidStreaks(db: Queryable, requisiteIds: string[]): Promise<{ id: string; executor_id: string; disabled_reason: string }[]> {
   if (requisiteIds.length === 0) return [];
@@ -81,7 +82,8 @@ export async function switchOffUnpaidStreaks(db: Queryable, requisiteIds: string
         WHERE r.id = ANY($1::uuid[]) AND r.is_active AND e.disable_after_expired > 0
           AND (SELECT count(*) FILTER (WHERE last.status = 'CANCELLED' AND last.cancel_reason IN ('expired', 'transfer_not_found'))
                  FROM (SELECT p.status, p.cancel_reason FROM payments p
-                        WHERE p.requisite_id = r.id AND p.created_at >= coalesce(r.care_since, '-infinity')
+                        WHERE p.executor_id = r.executor_id AND p.requisite_id = r.id
+                          AND p.created_at >= coalesce(r.care_since, '-infinity')
                         ORDER BY p.created_at DESC LIMIT e.disable_after_expired) last) = e.disable_after_expired
         ORDER BY r.id
           FOR NO KEY UPDATE OF r

@@ -75,8 +75,9 @@ CREATE TRIGGER executors_copy_to_requisites AFTER UPDATE OF priority, score, is_
 DROP INDEX requisites_pool;
 CREATE INDEX requisites_pool ON requisites (currency, type, executor_priority DESC, executor_score DESC, last_used_at NULLS FIRST, id)
   WHERE is_active AND executor_open;
--- The expired streak: a requisite's latest hand-outs.
-CREATE INDEX payments_requisite_created ON payments (requisite_id, created_at) WHERE requisite_id IS NOT NULL;
+-- No index of a requisite's latest hand-outs for the unpaid streak: one more index on payments
+-- would cost every create; the switch-off (after an expiry batch, off the hot path) walks the
+-- executor's latest payments backwards on payments_executor_created instead.
 
 -- What each requisite has taken in a day and in a month: the hand-outs not cancelled (PENDING,
 -- PROCESSING, COMPLETED, COMPLETED_APPEAL — a hold handed out counts from the moment it is handed
