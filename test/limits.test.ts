@@ -160,6 +160,47 @@ describe('limits', () => {
     expect(rows.map((r) => r.n)).toEqual([3, 3]);
   });
 
+  it('the counters match the payments after creates, cancellations and expiries race', async () => {
+    const executor = await createExecutor(app);
+    const ids = [await requisite(executor.id, { daily_count_limit: 6 }), await requisite(executor.id, { daily_turnover_limit: 9000 })];
+    const created: string[] = [];
+    const work = Array.from({ length: 30 }, async (_, i) => {
+      const res = await payExactly(1000 + i);
+      if (res.status !== 200) return;
+      created.push(res.body.id as string);
+      // Every other one is cancelled by the operator, every fourth expires; both race further creates.
+      if (i % 2 === 0) await cancel(res.body.id as string);
+      else if (i % 4 === 1) await service.ctx.db.query(`UPDATE payments SET valid_until = now() WHERE id = $1`, [res.body.id]);
+    });
+    await Promise.all(work);
+    await until(async () => {
+      const { rows } = await service.ctx.db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM payments WHERE id = ANY($1::uuid[]) AND status = 'PENDING' AND valid_until <= now()`,
+        [created],
+      );
+      return rows[0]!.n === 0 || undefined;
+    });
+    const { rows } = await service.ctx.db.query<{ requisite_id: string; counted: number; taken: number; amount: string; sum: string }>(
+      `SELECT r.id AS requisite_id, coalesce(u.count, 0) AS counted, coalesce(u.amount, 0)::text AS amount,
+              (SELECT count(*)::int FROM payments p WHERE p.requisite_id = r.id AND (p.created_at AT TIME ZONE 'UTC')::date = u.starts
+                AND p.status IN ('PENDING', 'PROCESSING', 'COMPLETED', 'COMPLETED_APPEAL')) AS taken,
+              (SELECT coalesce(sum(p.payer_amount), 0)::text FROM payments p
+                WHERE p.requisite_id = r.id AND (p.created_at AT TIME ZONE 'UTC')::date = u.starts
+                AND p.status IN ('PENDING', 'PROCESSING', 'COMPLETED', 'COMPLETED_APPEAL')) AS sum
+         FROM requisites r
+         LEFT JOIN requisite_usage u ON u.requisite_id = r.id AND u.period = 'day' AND u.starts = (now() AT TIME ZONE 'UTC')::date
+        WHERE r.id = ANY($1::uuid[])`,
+      [ids],
+    );
+    expect(created.length).toBeGreaterThan(6);
+    for (const row of rows) {
+      expect(row.counted).toBe(row.taken);
+      expect(Number(row.amount)).toBe(Number(row.sum));
+    }
+    expect(rows.find((r) => r.requisite_id === ids[0])!.taken).toBeLessThanOrEqual(6);
+    expect(Number(rows.find((r) => r.requisite_id === ids[1])!.sum)).toBeLessThanOrEqual(9000);
+  });
+
   it('refuses bad limits with a clear error', async () => {
     const executor = await createExecutor(app);
     const id = await requisite(executor.id);
