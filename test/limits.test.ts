@@ -88,6 +88,8 @@ describe('limits', () => {
     expect((await pay(1000)).error).toBe('PAY_004');
     const shown = await adminOk<Record<string, unknown>>(app, 'GET', `/requisites/${id}`);
     expect(shown).toMatchObject({ daily_count_limit: 2, monthly_count_limit: null, daily_turnover_limit: null, disabled_reason: null });
+    // Three handed out, one cancelled: two count, today and this month.
+    expect(shown.usage).toMatchObject({ day: { count: 2 }, month: { count: 2 } });
   });
 
   it('a monthly count limit stops hand-outs at the limit; a cancellation frees the room', async () => {

@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { audit } from '../admin/audit.service.js';
 import type { AppContext, RouteApp } from '../context.js';
 import { parseListQuery } from '../lib/pagination.js';
-import { CreateRequisiteBody, Requisite, toRequisite, UpdateRequisiteBody } from '../requisites/requisites.schemas.js';
+import { CreateRequisiteBody, Requisite, RequisiteDetail, toRequisite, toUsage, UpdateRequisiteBody } from '../requisites/requisites.schemas.js';
 import * as requisites from '../requisites/requisites.service.js';
 import * as executors from './executors.service.js';
 
@@ -100,9 +100,10 @@ export async function executorAdminRoutes(app: RouteApp, ctx: AppContext): Promi
     requisites: (await requisites.listRequisites(ctx, request.query.executor_id)).map((row) => toRequisite(row, true)),
   }));
 
-  app.get('/requisites/:id', { schema: { tags, params: IdParams, response: { 200: Requisite } } }, async (request) =>
-    toRequisite(await requisites.getRequisite(ctx, request.params.id)),
-  );
+  app.get('/requisites/:id', { schema: { tags, params: IdParams, response: { 200: RequisiteDetail } } }, async (request) => {
+    const { requisite, usage } = await requisites.getRequisiteWithUsage(ctx, request.params.id);
+    return { ...toRequisite(requisite), usage: toUsage(usage) };
+  });
 
   app.patch('/requisites/:id', { schema: { tags, params: IdParams, body: UpdateRequisiteBody, response: { 200: Requisite } } }, async (request) => {
     const { before, after } = await requisites.updateRequisite(ctx, request.params.id, request.body);

@@ -102,3 +102,14 @@ export async function purgeOldUsage(db: Queryable): Promise<number> {
   const { rowCount } = await db.query(`DELETE FROM requisite_usage WHERE starts < (date_trunc('month', now() AT TIME ZONE 'UTC') - interval '1 month')::date`);
   return rowCount ?? 0;
 }
+
+/** What a requisite has taken in the current UTC day and month (hand-outs not cancelled). */
+export async function findUsage(db: Queryable, id: string): Promise<{ period: 'day' | 'month'; amount: string; count: number }[]> {
+  const { rows } = await db.query<{ period: 'day' | 'month'; amount: string; count: number }>(
+    `SELECT period, amount, count FROM requisite_usage
+      WHERE requisite_id = $1 AND ((period = 'day' AND starts = (now() AT TIME ZONE 'UTC')::date)
+                                OR (period = 'month' AND starts = date_trunc('month', now() AT TIME ZONE 'UTC')::date))`,
+    [id],
+  );
+  return rows;
+}

@@ -78,3 +78,24 @@ export function toRequisite(row: RequisiteRow, masked = false): Static<typeof Re
     created_at: row.created_at.toISOString(),
   };
 }
+
+const PeriodUsage = Type.Object({ amount: Type.Number(), count: Type.Integer() });
+
+/** A requisite with what it has taken in the current UTC day and month (the operator's single view). */
+export const RequisiteDetail = Type.Intersect([
+  Requisite,
+  Type.Object({
+    usage: Type.Object(
+      { day: PeriodUsage, month: PeriodUsage },
+      { description: 'hand-outs not cancelled (pending ones included) in the current UTC day and month, against the limits' },
+    ),
+  }),
+]);
+
+export function toUsage(rows: { period: 'day' | 'month'; amount: string; count: number }[]) {
+  const of = (period: 'day' | 'month') => {
+    const row = rows.find((r) => r.period === period);
+    return { amount: row ? toNumber(row.amount)! : 0, count: row?.count ?? 0 };
+  };
+  return { day: of('day'), month: of('month') };
+}

@@ -127,3 +127,9 @@ export async function updateRequisite(ctx: AppContext, id: string, patch: Partia
 }
 
 export const listRequisites = (ctx: AppContext, executorId?: string) => repo.listRequisites(ctx.db, { executorId });
+
+/** A requisite with its usage in the current day and month. */
+export async function getRequisiteWithUsage(ctx: AppContext, id: string) {
+  const requisite = await getRequisite(ctx, id);
+  return { requisite, usage: await repo.findUsage(ctx.db, id) };
+}
