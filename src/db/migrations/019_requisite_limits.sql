@@ -72,6 +72,8 @@ CREATE TRIGGER executors_copy_to_requisites AFTER UPDATE OF priority, score, is_
 
 -- The pool in the cascade's order: priority, score, then least recently used. Requisites of
 -- executors that take no payments are left out of the index (the window walks only this).
+-- Requisites at a limit stay in it (the limits depend on the amount): a window whose every
+-- requisite is at its limit falls back to the whole pool, as one full of held requisites does.
 DROP INDEX requisites_pool;
 CREATE INDEX requisites_pool ON requisites (currency, type, executor_priority DESC, executor_score DESC, last_used_at NULLS FIRST, id)
   WHERE is_active AND executor_open;
@@ -116,21 +118,36 @@ SELECT p.requisite_id, k.period, k.starts, sum(p.payer_amount), count(*)
    AND p.created_at >= date_trunc('month', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'
  GROUP BY p.requisite_id, k.period, k.starts;
 
--- The requisite has room for a hand-out of p_amount under the (effective) limits: one probe of
--- its counters, none when it has no limit. Used by both forms of the cascade.
+-- The requisite has room for a hand-out of p_amount under the (effective) limits: nothing read
+-- when it has no limit, else one probe of each period's counter. Used by both forms of the
+-- cascade, per candidate walked. PL/pgSQL, not SQL: PostgreSQL 15 cannot inline a SQL function
+-- with a subquery and would plan its body anew in every create; PL/pgSQL keeps the plans for the
+-- session. STABLE: it reads the calling statement's snapshot, as the rest of the walk does.
 CREATE FUNCTION requisite_limits_allow(p_requisite uuid, p_amount numeric, p_day_turnover numeric, p_month_turnover numeric,
                                        p_day_count integer, p_month_count integer)
-RETURNS boolean LANGUAGE sql STABLE AS $$
-  SELECT CASE WHEN p_day_turnover IS NULL AND p_month_turnover IS NULL AND p_day_count IS NULL AND p_month_count IS NULL THEN true
-  ELSE (SELECT (p_day_turnover IS NULL OR coalesce(d.amount, 0) + p_amount <= p_day_turnover)
-           AND (p_day_count IS NULL OR coalesce(d.count, 0) + 1 <= p_day_count)
-           AND (p_month_turnover IS NULL OR coalesce(m.amount, 0) + p_amount <= p_month_turnover)
-           AND (p_month_count IS NULL OR coalesce(m.count, 0) + 1 <= p_month_count)
-          FROM (SELECT 1) one
-          LEFT JOIN requisite_usage d ON d.requisite_id = p_requisite AND d.period = 'day' AND d.starts = (now() AT TIME ZONE 'UTC')::date
-          LEFT JOIN requisite_usage m ON m.requisite_id = p_requisite AND m.period = 'month'
-                                     AND m.starts = date_trunc('month', now() AT TIME ZONE 'UTC')::date)
-  END
+RETURNS boolean LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  d_amount numeric := 0;
+  d_count integer := 0;
+  m_amount numeric := 0;
+  m_count integer := 0;
+BEGIN
+  IF p_day_turnover IS NULL AND p_month_turnover IS NULL AND p_day_count IS NULL AND p_month_count IS NULL THEN
+    RETURN true;
+  END IF;
+  IF p_day_turnover IS NOT NULL OR p_day_count IS NOT NULL THEN
+    SELECT u.amount, u.count INTO d_amount, d_count FROM requisite_usage u
+     WHERE u.requisite_id = p_requisite AND u.period = 'day' AND u.starts = (now() AT TIME ZONE 'UTC')::date;
+  END IF;
+  IF p_month_turnover IS NOT NULL OR p_month_count IS NOT NULL THEN
+    SELECT u.amount, u.count INTO m_amount, m_count FROM requisite_usage u
+     WHERE u.requisite_id = p_requisite AND u.period = 'month' AND u.starts = date_trunc('month', now() AT TIME ZONE 'UTC')::date;
+  END IF;
+  RETURN (p_day_turnover IS NULL OR coalesce(d_amount, 0) + p_amount <= p_day_turnover)
+     AND (p_day_count IS NULL OR coalesce(d_count, 0) + 1 <= p_day_count)
+     AND (p_month_turnover IS NULL OR coalesce(m_amount, 0) + p_amount <= p_month_turnover)
+     AND (p_month_count IS NULL OR coalesce(m_count, 0) + 1 <= p_month_count);
+END
 $$;
 
 -- Counts a hand-out of p_amount on the requisite (day, then month), under its effective limits
