@@ -86,6 +86,9 @@ CREATE INDEX requisites_pool ON requisites (currency, type, executor_priority DE
 -- out). A cancellation frees its room (lifecycle.ts releaseHolds); a cancelled payment approved
 -- later on dispute is not counted again (the limit governs hand-outs, an approval is not one).
 --
+-- Every create counts its hand-out, limits or not, so that a limit set later starts from the
+-- period's true figures.
+--
 -- Why counters and not a sum over payments: the limits are checked for every candidate a create
 -- walks, on the hot path, and a requisite's history grows without bound. A counter row per
 -- requisite and period is one index probe per candidate (and none when no limit applies), kept
@@ -107,7 +110,7 @@ CREATE TABLE requisite_usage (
   count_limit  integer,
   PRIMARY KEY (requisite_id, period, starts),
   CONSTRAINT requisite_usage_within_limit CHECK ((amount_limit IS NULL OR amount <= amount_limit) AND (count_limit IS NULL OR count <= count_limit))
-);
+) WITH (fillfactor = 50);  -- every hand-out updates two rows: room on their pages keeps the updates HOT
 
 INSERT INTO requisite_usage (requisite_id, period, starts, amount, count)
 SELECT p.requisite_id, k.period, k.starts, sum(p.payer_amount), count(*)
