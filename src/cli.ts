@@ -150,6 +150,55 @@ function decimalOrNone(text: string): number | 'none' {
   return text === 'none' ? 'none' : decimal(text);
 }
 
+function integerOrNone(text: string): number | 'none' {
+  return text === 'none' ? 'none' : integer(text);
+}
+
+function signedInteger(text: string): number {
+  if (!/^-?\d{1,7}$/.test(text)) throw new InvalidArgumentError(`"${text}" is not a whole number, e.g. 10 or -5.`);
+  return Number(text);
+}
+
+/** The limit options shared by requisite add/update (own limits) and executor update (defaults, `prefix` default_). */
+const LIMIT_OPTIONS = [
+  [
+    'daily-turnover-limit',
+    'dailyTurnoverLimit',
+    'daily_turnover_limit',
+    '<amount|none>',
+    'most handed out in a UTC day, in the requisite currency',
+    decimalOrNone,
+  ],
+  [
+    'monthly-turnover-limit',
+    'monthlyTurnoverLimit',
+    'monthly_turnover_limit',
+    '<amount|none>',
+    'most handed out in a UTC month, in the requisite currency',
+    decimalOrNone,
+  ],
+  ['daily-count-limit', 'dailyCountLimit', 'daily_count_limit', '<n|none>', 'most hand-outs in a UTC day', integerOrNone],
+  ['monthly-count-limit', 'monthlyCountLimit', 'monthly_count_limit', '<n|none>', 'most hand-outs in a UTC month', integerOrNone],
+] as const;
+
+/** Adds the limit options to `command`; pending hand-outs count, `none` removes the limit. */
+function withLimitOptions(command: Command, scope: string): Command {
+  for (const [flag, , , value, description, parse] of LIMIT_OPTIONS) {
+    command.option(`--${flag} ${value}`, `${description} (${scope}); none removes it`, parse);
+  }
+  return command;
+}
+
+/** The limit options given, under their API names (`prefix` + name), `none` sent as null. */
+function limitBody(options: Record<string, unknown>, prefix = ''): JsonObject {
+  const body: JsonObject = {};
+  for (const [, option, field] of LIMIT_OPTIONS) {
+    const value = options[option];
+    if (value !== undefined) body[prefix + field] = value === 'none' ? null : (value as number);
+  }
+  return body;
+}
+
 function methodList(text: string): string[] {
   const methods = text
     .split(',')
@@ -240,7 +289,21 @@ function output<T>(s: Session, body: T, readable: (body: T) => void): void {
 // ---------------------------------------------------------------------------------------------
 
 const TERMINAL_COLUMNS = ['id', 'name', 'payment_currency', 'is_active', 'balance', 'balance_frozen', 'payin_rate', 'payout_rate', 'withdrawal_fee'];
-const REQUISITE_COLUMNS = ['id', 'executor_id', 'type', 'value', 'bank', 'holder', 'currency', 'country', 'methods', 'min_amount', 'max_amount', 'is_active'];
+const REQUISITE_COLUMNS = [
+  'id',
+  'executor_id',
+  'type',
+  'value',
+  'bank',
+  'holder',
+  'currency',
+  'country',
+  'methods',
+  'min_amount',
+  'max_amount',
+  'is_active',
+  'disabled_reason',
+];
 
 function merchantCommands(program: Command): void {
   const merchant = program.command('merchant').description('merchants and their secret keys');
@@ -512,7 +575,9 @@ function executorCommands(program: Command): void {
     .action(async (_options: unknown, command: Command) => {
       const s = session(command);
       const body = await s.api<{ executors: JsonObject[] }>('GET', '/executors');
-      output(s, body, (b) => printTable(b.executors, ['id', 'name', 'is_active', 'requisites', 'balance', 'balance_frozen', 'created_at']));
+      output(s, body, (b) =>
+        printTable(b.executors, ['id', 'name', 'is_active', 'is_paused', 'priority', 'score', 'requisites', 'balance', 'balance_frozen', 'created_at']),
+      );
     });
 
   executor
@@ -540,14 +605,31 @@ function executorCommands(program: Command): void {
     .option('--credit-limit <usdt>', 'USDT its available balance may go below zero', decimal)
     .option('--payin-reward <percent>', "percent of a completed pay-in's USDT value it earns", decimal)
     .option('--payout-reward <percent>', "percent on top of a completed payout's USDT value it earns", decimal)
-    .action(async (executorId: string, options: Record<string, unknown>, command: Command) => {
+    .option('--paused <true|false>', 'pause or resume its hand-outs (the executor can do this itself)', bool)
+    .option('--priority <n>', 'cascade priority: higher is handed out first (default 0)', signedInteger)
+    .option('--disable-after-expired <n>', 'switch a requisite off after this many hand-outs in a row ended unpaid; 0 never (default 5)', integer);
+  withLimitOptions(executor.commands.at(-1)!, 'default for its requisites without their own').action(
+    async (executorId: string, options: Record<string, unknown>, command: Command) => {
       const s = session(command);
       const body = requireChanges(
-        pick(options, { name: 'name', active: 'is_active', creditLimit: 'credit_limit', payinReward: 'payin_reward', payoutReward: 'payout_reward' }),
-        '--name, --active, --credit-limit, --payin-reward, --payout-reward',
+        {
+          ...pick(options, {
+            name: 'name',
+            active: 'is_active',
+            creditLimit: 'credit_limit',
+            payinReward: 'payin_reward',
+            payoutReward: 'payout_reward',
+            paused: 'is_paused',
+            priority: 'priority',
+            disableAfterExpired: 'disable_after_expired',
+          }),
+          ...limitBody(options, 'default_'),
+        },
+        '--name, --active, --credit-limit, --payin-reward, --payout-reward, --paused, --priority, --disable-after-expired, --daily-turnover-limit, --monthly-turnover-limit, --daily-count-limit, --monthly-count-limit',
       );
       output(s, await s.api('PATCH', `/executors/${id(executorId)}`, body), (e) => printObject(e));
-    });
+    },
+  );
 
   executor
     .command('adjust')
@@ -610,8 +692,9 @@ function requisiteCommands(program: Command): void {
     .requiredOption('--country <CC>', 'ISO-2 country, e.g. RU', upper)
     .requiredOption('--methods <list>', 'comma-separated payment methods, e.g. CARD,SBP', methodList)
     .option('--min <amount>', 'smallest payment amount it takes', decimal)
-    .option('--max <amount>', 'largest payment amount it takes', decimal)
-    .action(async (options: Record<string, unknown> & { executor: string }, command: Command) => {
+    .option('--max <amount>', 'largest payment amount it takes', decimal);
+  withLimitOptions(requisite.commands.at(-1)!, "its own; without, its executor's default applies").action(
+    async (options: Record<string, unknown> & { executor: string }, command: Command) => {
       const s = session(command);
       const body = pick(options, {
         type: 'type',
@@ -624,8 +707,10 @@ function requisiteCommands(program: Command): void {
         min: 'min_amount',
         max: 'max_amount',
       });
+      Object.assign(body, limitBody(options));
       output(s, await s.api('POST', `/executors/${id(options.executor)}/requisites`, body), (r) => printObject(r));
-    });
+    },
+  );
 
   requisite
     .command('list')
@@ -647,16 +732,21 @@ function requisiteCommands(program: Command): void {
     .option('--max <amount|none>', 'largest payment amount it takes; none lifts the limit', decimalOrNone)
     .option('--methods <list>', 'comma-separated payment methods', methodList)
     .option('--holder <name>', 'holder name shown to payers')
-    .option('--bank <code>', 'bank or operator code')
-    .action(async (requisiteId: string, options: Record<string, unknown>, command: Command) => {
+    .option('--bank <code>', 'bank or operator code');
+  withLimitOptions(requisite.commands.at(-1)!, "its own; none falls back to its executor's default").action(
+    async (requisiteId: string, options: Record<string, unknown>, command: Command) => {
       const s = session(command);
       const body = requireChanges(
-        pick(options, { active: 'is_active', min: 'min_amount', max: 'max_amount', methods: 'methods', holder: 'holder', bank: 'bank' }),
-        '--active, --min, --max, --methods, --holder, --bank',
+        {
+          ...pick(options, { active: 'is_active', min: 'min_amount', max: 'max_amount', methods: 'methods', holder: 'holder', bank: 'bank' }),
+          ...limitBody(options),
+        },
+        '--active, --min, --max, --methods, --holder, --bank, --daily-turnover-limit, --monthly-turnover-limit, --daily-count-limit, --monthly-count-limit',
       );
       if (body.max_amount === 'none') body.max_amount = null;
       output(s, await s.api('PATCH', `/requisites/${id(requisiteId)}`, body), (r) => printObject(r));
-    });
+    },
+  );
 }
 
 function bankCommands(program: Command): void {

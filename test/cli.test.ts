@@ -189,7 +189,7 @@ describe('kassir CLI against a running service', { timeout: 120_000 }, () => {
     expect(merchants.split('\n')[0]).toMatch(/^ID\s+NAME\s+TERMINALS\s+CREATED_AT$/);
     expect(merchants).toContain(shop);
     expect(await ok(['terminal', 'list', '--merchant', merchantId])).toMatch(new RegExp(`^${terminalId}\\s+Web\\s+RUB\\s+true\\s`, 'm'));
-    expect(await ok(['executor', 'list'])).toMatch(new RegExp(`^${executorId}\\s+CLI Trader\\s+true\\s+1\\s+500\\s+0\\s`, 'm'));
+    expect(await ok(['executor', 'list'])).toMatch(new RegExp(`^${executorId}\\s+CLI Trader\\s+true\\s+false\\s+0\\s+0\\.5\\s+1\\s+500\\s+0\\s`, 'm'));
     const requisites = await ok(['requisite', 'list', '--executor', executorId]);
     expect(requisites).toContain(requisiteId);
     expect(requisites).not.toContain(card); // list views mask card numbers
@@ -293,6 +293,23 @@ describe('kassir CLI against a running service', { timeout: 120_000 }, () => {
     expect(stored).toMatchObject({ min_amount: 200, max_amount: null, is_active: false });
   });
 
+  it('requisite update sets and removes hand-out limits', async () => {
+    const out = await ok(['requisite', 'update', requisiteId, '--daily-turnover-limit', '50000', '--monthly-count-limit', '300', '--daily-count-limit', '20']);
+    expect(field(out, 'daily_turnover_limit')).toBe('50000');
+    expect(field(out, 'monthly_count_limit')).toBe('300');
+    expect(await adminOk(service.app, 'GET', `/requisites/${requisiteId}`)).toMatchObject({
+      daily_turnover_limit: 50000,
+      monthly_turnover_limit: null,
+      daily_count_limit: 20,
+      monthly_count_limit: 300,
+    });
+    await ok(['requisite', 'update', requisiteId, '--daily-count-limit', 'none']);
+    expect(await adminOk(service.app, 'GET', `/requisites/${requisiteId}`)).toMatchObject({ daily_count_limit: null, monthly_count_limit: 300 });
+    const bad = await kassir(['requisite', 'update', requisiteId, '--daily-count-limit', 'many']);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toMatch(/not a non-negative whole number/);
+  });
+
   it('rotate-secret without grace retires the old secret at once', async () => {
     const newSecret = storedSecret(await ok(['merchant', 'rotate-secret', merchantId]), 'sk_');
     expect(newSecret).not.toBe(secretKey);
@@ -344,6 +361,39 @@ describe('kassir CLI: ledger, notifications, webhooks, executor tokens', { timeo
     merchant = await createMerchant(service.app, { currency: 'KZT', payin_rate: 2 });
     executorId = (await createExecutor(service.app, 'CLI Notifier')).id;
     requisiteId = (await createRequisite(service.app, executorId, { currency: 'KZT', country: 'KZ', bank: 'kaspi' })).id;
+  });
+
+  it('executor update sets pause, priority, the unpaid streak and default limits', async () => {
+    const out = await ok([
+      'executor',
+      'update',
+      executorId,
+      '--paused',
+      'true',
+      '--priority',
+      '-3',
+      '--disable-after-expired',
+      '4',
+      '--daily-turnover-limit',
+      '100000.50',
+      '--monthly-count-limit',
+      '900',
+    ]);
+    expect(field(out, 'is_paused')).toBe('true');
+    expect(field(out, 'priority')).toBe('-3');
+    expect(field(out, 'score')).toBe('0.5');
+    expect(field(out, 'score_figures.handed_out')).toBe('0');
+    expect(await adminOk(service.app, 'GET', `/executors/${executorId}`)).toMatchObject({
+      is_paused: true,
+      priority: -3,
+      disable_after_expired: 4,
+      default_daily_turnover_limit: 100000.5,
+      default_monthly_count_limit: 900,
+      default_daily_count_limit: null,
+    });
+    await ok(['executor', 'update', executorId, '--paused', 'false', '--daily-turnover-limit', 'none', '--priority', '0']);
+    expect(await adminOk(service.app, 'GET', `/executors/${executorId}`)).toMatchObject({ is_paused: false, priority: 0, default_daily_turnover_limit: null });
+    expect(await ok(['executor', 'list'])).toMatch(/IS_PAUSED\s+PRIORITY\s+SCORE/);
   });
 
   it('executor rotate-token prints the new token once; the old one stops at once', async () => {

@@ -2,19 +2,35 @@ import { Type } from 'typebox';
 import { audit } from '../admin/audit.service.js';
 import type { AppContext, RouteApp } from '../context.js';
 import { parseListQuery } from '../lib/pagination.js';
-import { CreateRequisiteBody, Requisite, toRequisite, UpdateRequisiteBody } from '../requisites/requisites.schemas.js';
+import { CreateRequisiteBody, Requisite, RequisiteDetail, toRequisite, toUsage, UpdateRequisiteBody } from '../requisites/requisites.schemas.js';
 import * as requisites from '../requisites/requisites.service.js';
 import * as executors from './executors.service.js';
 
 const tags = ['operator'];
 const IdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
 const ExecutorBody = Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) });
+const NullableNumber = (description: string) => Type.Union([Type.Number({ minimum: 0 }), Type.Null()], { description: `${description}; null: no limit` });
 const UpdateExecutorBody = Type.Object({
   name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
   is_active: Type.Optional(Type.Boolean()),
   credit_limit: Type.Optional(Type.Number({ description: 'USDT the available balance may go below zero (a trusted executor’s credit line); default 0' })),
   payin_reward: Type.Optional(Type.Number({ description: 'percent of a completed pay-in’s USDT value credited to the executor' })),
   payout_reward: Type.Optional(Type.Number({ description: 'percent on top of a completed payout’s USDT value credited to the executor who paid it' })),
+  is_paused: Type.Optional(
+    Type.Boolean({ description: 'paused: its requisites are not handed out (the executor sets this itself with POST /executor/v1/pause)' }),
+  ),
+  priority: Type.Optional(Type.Integer({ description: 'the cascade hands out requisites of higher-priority executors first; default 0' })),
+  disable_after_expired: Type.Optional(
+    Type.Integer({ description: 'switch a requisite off after this many consecutive hand-outs ended unpaid; 0 never; default 5' }),
+  ),
+  default_daily_turnover_limit: Type.Optional(
+    NullableNumber('default for requisites without their own: most handed out in a UTC day, in the requisite’s currency'),
+  ),
+  default_monthly_turnover_limit: Type.Optional(
+    NullableNumber('default for requisites without their own: most handed out in a UTC month, in the requisite’s currency'),
+  ),
+  default_daily_count_limit: Type.Optional(NullableNumber('default for requisites without their own: most hand-outs in a UTC day')),
+  default_monthly_count_limit: Type.Optional(NullableNumber('default for requisites without their own: most hand-outs in a UTC month')),
 });
 const AdjustmentBody = Type.Object({
   amount: Type.Number({ description: 'signed USDT: positive tops the deposit up, negative takes from the available balance' }),
@@ -84,9 +100,10 @@ export async function executorAdminRoutes(app: RouteApp, ctx: AppContext): Promi
     requisites: (await requisites.listRequisites(ctx, request.query.executor_id)).map((row) => toRequisite(row, true)),
   }));
 
-  app.get('/requisites/:id', { schema: { tags, params: IdParams, response: { 200: Requisite } } }, async (request) =>
-    toRequisite(await requisites.getRequisite(ctx, request.params.id)),
-  );
+  app.get('/requisites/:id', { schema: { tags, params: IdParams, response: { 200: RequisiteDetail } } }, async (request) => {
+    const { requisite, usage } = await requisites.getRequisiteWithUsage(ctx, request.params.id);
+    return { ...toRequisite(requisite), usage: toUsage(usage) };
+  });
 
   app.patch('/requisites/:id', { schema: { tags, params: IdParams, body: UpdateRequisiteBody, response: { 200: Requisite } } }, async (request) => {
     const { before, after } = await requisites.updateRequisite(ctx, request.params.id, request.body);

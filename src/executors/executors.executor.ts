@@ -4,6 +4,15 @@ import { parseListQuery } from '../lib/pagination.js';
 import { listRequisites } from '../requisites/requisites.repo.js';
 import { Requisite, toRequisite } from '../requisites/requisites.schemas.js';
 import * as executors from './executors.service.js';
+
+const Status = Type.Object({
+  is_active: Type.Boolean({ description: 'switched on by the operator' }),
+  is_paused: Type.Boolean({ description: 'paused by the executor (POST /pause) or the operator' }),
+  takes_payments: Type.Boolean({ description: 'active and not paused: its requisites are handed out' }),
+  priority: Type.Integer({ description: "the operator's priority in the cascade (higher first)" }),
+  score: Type.Number({ description: 'conversion × speed over the last 24 hours, in tenths; orders executors of equal priority' }),
+});
+
 import { receiveNotification } from './notifications.service.js';
 
 const tags = ['executor'];
@@ -28,8 +37,23 @@ export async function executorRoutes(app: RouteApp, ctx: AppContext): Promise<vo
       credit_limit: Number(executor.credit_limit),
       payin_reward: Number(executor.payin_reward),
       payout_reward: Number(executor.payout_reward),
+      is_paused: executor.is_paused,
     };
   });
+
+  // Pause and resume: while paused, the cascade hands out none of the executor's requisites
+  // (payments already handed out go on as usual).
+  app.get('/status', { schema: { tags, response: { 200: Status } } }, async (request) =>
+    executors.toStatus(await executors.getExecutor(ctx, request.executor!.id)),
+  );
+
+  app.post('/pause', { schema: { tags, response: { 200: Status } } }, async (request) =>
+    executors.toStatus(await executors.setPaused(ctx, request.executor!.id, true)),
+  );
+
+  app.post('/resume', { schema: { tags, response: { 200: Status } } }, async (request) =>
+    executors.toStatus(await executors.setPaused(ctx, request.executor!.id, false)),
+  );
 
   app.get(
     '/statement',

@@ -16,9 +16,29 @@ export interface ExecutorRow {
   balance: string;
   /** USDT frozen by the holds of the executor's open payments and withdrawals. */
   balance_frozen: string;
+  /** Paused by the executor (or the operator): its requisites are not handed out. */
+  is_paused: boolean;
+  /** The operator's priority in the cascade: higher first. */
+  priority: number;
+  /** Conversion × speed over the last 24 hours, in tenths (executors_score job); 0.5 with no ended hand-out. */
+  score: string;
+  score_handed_out: number;
+  score_completed: number;
+  score_median_minutes: string | null;
+  score_updated_at: Date | null;
+  /** Limits for its requisites that set none of their own (null: none). */
+  default_daily_turnover_limit: string | null;
+  default_monthly_turnover_limit: string | null;
+  default_daily_count_limit: number | null;
+  default_monthly_count_limit: number | null;
+  /** Consecutive unpaid hand-outs after which a requisite is switched off (0: never). */
+  disable_after_expired: number;
 }
 
 const COLUMNS = `e.id, e.name, e.is_active, e.created_at, e.credit_limit, e.payin_reward, e.payout_reward,
+  e.is_paused, e.priority, e.score, e.score_handed_out, e.score_completed, e.score_median_minutes, e.score_updated_at,
+  e.default_daily_turnover_limit, e.default_monthly_turnover_limit, e.default_daily_count_limit, e.default_monthly_count_limit,
+  e.disable_after_expired,
   coalesce((SELECT a.balance FROM ledger_accounts a WHERE a.executor_id = e.id AND a.kind = 'executor_available'), 0) AS balance,
   coalesce((SELECT a.balance FROM ledger_accounts a WHERE a.executor_id = e.id AND a.kind = 'executor_frozen'), 0) AS balance_frozen`;
 
@@ -57,7 +77,20 @@ export interface ExecutorPatch {
   creditLimit?: string;
   payinReward?: string;
   payoutReward?: string;
+  isPaused?: boolean;
+  priority?: number;
+  disableAfterExpired?: number;
+  /** Each present key is set (null clears the default). */
+  limits?: Partial<Record<DefaultLimit, string | number | null>>;
 }
+
+export const DEFAULT_LIMITS = [
+  'default_daily_turnover_limit',
+  'default_monthly_turnover_limit',
+  'default_daily_count_limit',
+  'default_monthly_count_limit',
+] as const;
+export type DefaultLimit = (typeof DEFAULT_LIMITS)[number];
 
 /**
  * Updates an executor in the caller's transaction. A new credit line moves the floor of its
@@ -65,11 +98,31 @@ export interface ExecutorPatch {
  * (ledger_accounts_executor_floor) when the balance is already below the new floor.
  */
 export async function updateExecutor(tx: Tx, id: string, patch: ExecutorPatch): Promise<ExecutorRow | undefined> {
+  // A default limit is set when its key is present ($10–$13 say which), so that null can clear it.
+  const limits = patch.limits ?? {};
   const { rowCount } = await tx.query(
     `UPDATE executors SET name = coalesce($2, name), is_active = coalesce($3, is_active), credit_limit = coalesce($4, credit_limit),
-            payin_reward = coalesce($5, payin_reward), payout_reward = coalesce($6, payout_reward), updated_at = now()
+            payin_reward = coalesce($5, payin_reward), payout_reward = coalesce($6, payout_reward),
+            is_paused = coalesce($7, is_paused), priority = coalesce($8, priority), disable_after_expired = coalesce($9, disable_after_expired),
+            default_daily_turnover_limit = CASE WHEN $10 THEN $14::numeric ELSE default_daily_turnover_limit END,
+            default_monthly_turnover_limit = CASE WHEN $11 THEN $15::numeric ELSE default_monthly_turnover_limit END,
+            default_daily_count_limit = CASE WHEN $12 THEN $16::integer ELSE default_daily_count_limit END,
+            default_monthly_count_limit = CASE WHEN $13 THEN $17::integer ELSE default_monthly_count_limit END,
+            updated_at = now()
       WHERE id = $1`,
-    [id, patch.name ?? null, patch.isActive ?? null, patch.creditLimit ?? null, patch.payinReward ?? null, patch.payoutReward ?? null],
+    [
+      id,
+      patch.name ?? null,
+      patch.isActive ?? null,
+      patch.creditLimit ?? null,
+      patch.payinReward ?? null,
+      patch.payoutReward ?? null,
+      patch.isPaused ?? null,
+      patch.priority ?? null,
+      patch.disableAfterExpired ?? null,
+      ...DEFAULT_LIMITS.map((key) => key in limits),
+      ...DEFAULT_LIMITS.map((key) => limits[key] ?? null),
+    ],
   );
   if (!rowCount) return undefined;
   if (patch.creditLimit !== undefined) {
@@ -90,4 +143,48 @@ export async function lockAvailable(tx: Tx, id: string): Promise<string | undefi
 export async function replaceToken(db: Queryable, id: string, tokenHash: Buffer): Promise<boolean> {
   const { rowCount } = await db.query('UPDATE executors SET token_hash = $2, updated_at = now() WHERE id = $1', [id, tokenHash]);
   return (rowCount ?? 0) > 0;
+}
+
+/** Pauses or resumes an executor (its own POST /executor/v1/pause and /resume); returns the executor. */
+export async function setPaused(db: Queryable, id: string, paused: boolean): Promise<ExecutorRow | undefined> {
+  await db.query('UPDATE executors SET is_paused = $2, updated_at = now() WHERE id = $1 AND is_paused <> $2', [id, paused]);
+  return findExecutor(db, id);
+}
+
+/**
+ * Recomputes every executor's score from its hand-outs of the last 24 hours (the executors_score
+ * job): handed out = those ended by now (completed or cancelled; open ones are not judged yet),
+ * conversion = completed ÷ handed out, speed = 30 / (30 + median minutes from hand-out to
+ * completion), score = conversion × speed rounded to tenths; 0.5 with nothing ended. Only rows
+ * whose figures change are written; a changed score reaches the executor's requisites through
+ * the trigger (migration 019). Returns how many executors' scores changed.
+ */
+export async function refreshScores(db: Queryable): Promise<number> {
+  const { rows } = await db.query<{ changed: boolean }>(
+    `WITH stats AS (
+       SELECT e.id,
+              count(p.id) FILTER (WHERE p.status NOT IN ('PENDING', 'PROCESSING'))::int AS handed_out,
+              count(p.id) FILTER (WHERE p.completed_at IS NOT NULL)::int AS completed,
+              round((percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM p.completed_at - p.created_at) / 60)
+                       FILTER (WHERE p.completed_at IS NOT NULL))::numeric, 1) AS median
+         FROM executors e
+         LEFT JOIN payments p ON p.executor_id = e.id AND p.created_at > now() - interval '24 hours'
+        GROUP BY e.id
+     ), scored AS (
+       SELECT s.*, CASE WHEN s.handed_out = 0 THEN 0.5
+                        WHEN s.completed = 0 THEN 0
+                        ELSE round(least(1, s.completed::numeric / s.handed_out) * 30 / (30 + greatest(s.median, 0)), 1) END AS score
+         FROM stats s
+     ), locked AS (
+       SELECT e.id, e.score AS old_score FROM executors e JOIN scored s ON s.id = e.id
+        WHERE (e.score, e.score_handed_out, e.score_completed, e.score_median_minutes) IS DISTINCT FROM (s.score, s.handed_out, s.completed, s.median)
+        ORDER BY e.id FOR NO KEY UPDATE OF e
+     )
+     UPDATE executors e SET score = s.score, score_handed_out = s.handed_out, score_completed = s.completed,
+            score_median_minutes = s.median, score_updated_at = now()
+       FROM scored s JOIN locked l ON l.id = s.id
+      WHERE e.id = s.id
+     RETURNING e.score <> l.old_score AS changed`,
+  );
+  return rows.filter((row) => row.changed).length;
 }

@@ -6,6 +6,7 @@ import { isDepositShort } from '../ledger/holds.js';
 import { accountStatement, post } from '../ledger/ledger.repo.js';
 import { hashToken, randomToken } from '../lib/crypto.js';
 import { checkDecimal, money, toNumber, USDT_DECIMALS } from '../lib/money.js';
+import { countLimit, turnoverLimit } from '../requisites/limits.js';
 import * as repo from './executors.repo.js';
 
 /** An executor as the operator API shows it: its settings and its deposit (DESIGN.md "Executors' money"). */
@@ -19,7 +20,47 @@ export function toExecutor(row: repo.ExecutorRow) {
     credit_limit: toNumber(row.credit_limit),
     payin_reward: toNumber(row.payin_reward),
     payout_reward: toNumber(row.payout_reward),
+    is_paused: row.is_paused,
+    priority: row.priority,
+    ...toScore(row),
+    default_daily_turnover_limit: toNumber(row.default_daily_turnover_limit),
+    default_monthly_turnover_limit: toNumber(row.default_monthly_turnover_limit),
+    default_daily_count_limit: row.default_daily_count_limit,
+    default_monthly_count_limit: row.default_monthly_count_limit,
+    disable_after_expired: row.disable_after_expired,
   };
+}
+
+/** The cascade's score and the figures behind it (the last 24 hours, executors_score job). */
+export function toScore(row: repo.ExecutorRow) {
+  return {
+    score: Number(row.score),
+    score_figures: {
+      handed_out: row.score_handed_out,
+      completed: row.score_completed,
+      conversion: row.score_handed_out > 0 ? Math.round((row.score_completed / row.score_handed_out) * 1000) / 1000 : null,
+      median_minutes_to_complete: toNumber(row.score_median_minutes),
+      computed_at: row.score_updated_at,
+    },
+  };
+}
+
+/** Whether the executor takes payments, as it sees it (GET /executor/v1/status). */
+export function toStatus(row: repo.ExecutorRow) {
+  return {
+    is_active: row.is_active,
+    is_paused: row.is_paused,
+    takes_payments: row.is_active && !row.is_paused,
+    priority: row.priority,
+    score: Number(row.score),
+  };
+}
+
+/** Pauses (`paused`) or resumes the executor's hand-outs. */
+export async function setPaused(ctx: AppContext, id: string, paused: boolean): Promise<repo.ExecutorRow> {
+  const executor = await repo.setPaused(ctx.db, id, paused);
+  if (!executor) throw new DomainError('NOT_FOUND', `Executor ${id} not found`);
+  return executor;
 }
 
 /** The deposit as both the operator and the executor see it. */
@@ -46,6 +87,13 @@ export interface ExecutorUpdate {
   credit_limit?: number;
   payin_reward?: number;
   payout_reward?: number;
+  is_paused?: boolean;
+  priority?: number;
+  disable_after_expired?: number;
+  default_daily_turnover_limit?: number | null;
+  default_monthly_turnover_limit?: number | null;
+  default_daily_count_limit?: number | null;
+  default_monthly_count_limit?: number | null;
 }
 
 /** A percentage setting: 0 ≤ value < 100, up to 4 decimals (the column is numeric(7, 4)). */
@@ -69,10 +117,35 @@ export async function updateExecutor(ctx: AppContext, id: string, patch: Executo
   }
   const payinReward = percent(patch.payin_reward, 'payin_reward');
   const payoutReward = percent(patch.payout_reward, 'payout_reward');
+  if (patch.priority !== undefined && (!Number.isInteger(patch.priority) || Math.abs(patch.priority) > 1_000_000)) {
+    throw new DomainError('VALIDATION', 'priority must be a whole number from -1000000 to 1000000 (higher is handed out first)', { priority: patch.priority });
+  }
+  const disableAfterExpired = patch.disable_after_expired;
+  if (disableAfterExpired !== undefined && (!Number.isInteger(disableAfterExpired) || disableAfterExpired < 0 || disableAfterExpired > 1000)) {
+    throw new DomainError('VALIDATION', 'disable_after_expired must be a whole number from 0 (never switch requisites off) to 1000', {
+      disable_after_expired: disableAfterExpired,
+    });
+  }
+  const limits: NonNullable<repo.ExecutorPatch['limits']> = {};
+  for (const key of repo.DEFAULT_LIMITS) {
+    const value = patch[key];
+    if (value === undefined) continue;
+    limits[key] = key.includes('turnover') ? turnoverLimit(value, key) : countLimit(value, key);
+  }
   const before = await getExecutor(ctx, id);
   try {
     const after = await transaction(ctx.db, (tx) =>
-      repo.updateExecutor(tx, id, { name: patch.name, isActive: patch.is_active, creditLimit, payinReward, payoutReward }),
+      repo.updateExecutor(tx, id, {
+        name: patch.name,
+        isActive: patch.is_active,
+        creditLimit,
+        payinReward,
+        payoutReward,
+        isPaused: patch.is_paused,
+        priority: patch.priority,
+        disableAfterExpired,
+        limits,
+      }),
     );
     if (!after) throw new DomainError('NOT_FOUND', `Executor ${id} not found`);
     return { before, after };

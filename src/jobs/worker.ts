@@ -1,9 +1,11 @@
 import { run, type Task, type TaskList, Logger as WorkerLogger } from 'graphile-worker';
 import type { AppContext } from '../context.js';
 import { type Db, isDatabaseUnavailable, type Tx, transaction } from '../db/pool.js';
+import { refreshScores } from '../executors/executors.repo.js';
 import { expireDuePayments } from '../payments/lifecycle.js';
 import { POLL_TASK, pollTask } from '../payments/provider-status.service.js';
 import { ACTIONS_TASK, actionsTask } from '../providers/providers.jobs.js';
+import { purgeOldUsage, switchOffUnpaidStreaks } from '../requisites/requisites.repo.js';
 import { DISPATCH_KEY, DISPATCH_TASK, scheduleDispatch } from '../webhooks/outbox.js';
 import { wakeDispatchOnNewEvents } from '../webhooks/wakeup.js';
 import { dispatchTask } from '../webhooks/webhooks.jobs.js';
@@ -30,6 +32,13 @@ function expireTask(ctx: AppContext): Task {
       // Each batch's cancellations and their webhook events commit together.
       const batch = await transaction(ctx.db, (tx) => expireDuePayments(tx, ctx.config, EXPIRY_BATCH));
       expired += batch.length;
+      // Automatic care, after the batch committed and on its own (it locks requisites, which
+      // must never follow the ledger rows the batch locked): requisites whose latest hand-outs
+      // all ended unpaid are switched off.
+      const requisiteIds = [...new Set(batch.flatMap((change) => (change.requisite_id ? [change.requisite_id] : [])))];
+      for (const off of await switchOffUnpaidStreaks(ctx.db, requisiteIds)) {
+        ctx.log.warn({ requisite_id: off.id, executor_id: off.executor_id }, off.disabled_reason);
+      }
       if (batch.length < EXPIRY_BATCH) break;
     }
     if (expired > 0) ctx.log.info({ expired }, 'expired pending payments');
@@ -42,6 +51,17 @@ function expireTask(ctx: AppContext): Task {
         runAt: new Date(Date.now() + ctx.config.expirySweepSeconds * 1000),
       },
     );
+  };
+}
+
+const SCORE_TASK = 'executors_score';
+
+/** Every minute: the executors' scores that order the cascade, and old usage counters dropped. */
+function scoreTask(ctx: AppContext): Task {
+  return async () => {
+    const changed = await refreshScores(ctx.db);
+    if (changed) ctx.log.info({ executors: changed }, 'executor scores changed');
+    await purgeOldUsage(ctx.db);
   };
 }
 
@@ -69,6 +89,7 @@ export function taskList(ctx: AppContext): TaskList {
     [CLEANUP_TASK]: cleanupTask(ctx),
     [ACTIONS_TASK]: actionsTask(ctx),
     [POLL_TASK]: pollTask(ctx),
+    [SCORE_TASK]: scoreTask(ctx),
   };
 }
 
@@ -100,6 +121,7 @@ export async function startWorker(ctx: AppContext, databaseUrl: string): Promise
       `* * * * * ${EXPIRE_TASK} ?jobKey=${EXPIRE_TASK}&jobKeyMode=preserve_run_at`,
       `17 * * * * ${CLEANUP_TASK} ?jobKey=${CLEANUP_TASK}`,
       `* * * * * ${POLL_TASK} ?jobKey=${POLL_TASK}`,
+      `* * * * * ${SCORE_TASK} ?jobKey=${SCORE_TASK}`,
       // The safety net of webhook delivery: events whose announcement was missed, leases that ran out.
       `* * * * * ${DISPATCH_TASK} ?jobKey=${DISPATCH_KEY}&jobKeyMode=preserve_run_at`,
     ].join('\n'),

@@ -21,6 +21,9 @@ import { toPayment } from './payments.schemas.js';
  * only here: a payment leaving PENDING (or PROCESSING) unpaid releases it; a completion from
  * there settles it; a completion from DISPUTE, whose hold was released when it was cancelled,
  * debits the executor's available balance instead. Provider-executed payments hold nothing.
+ *
+ * A hand-out also counts towards its requisite's limits from the create on (requisite_usage,
+ * migration 019); the release of a cancelled one takes it off the count (freeLimitRoom).
  */
 
 export const PAYMENT_STATUSES = ['PENDING', 'PROCESSING', 'COMPLETED', 'COMPLETED_APPEAL', 'CANCELLED', 'CANCELLED_APPEAL', 'DISPUTE'] as const;
@@ -69,6 +72,8 @@ export interface PaymentChange {
   executor_id: string | null;
   /** The USDT the hand-out froze on the executor; null for a provider-executed payment. */
   hold: string | null;
+  /** The requisite it was handed out on; null for a provider-executed payment. */
+  requisite_id: string | null;
 }
 
 /** Statuses in which an executor payment's hold is frozen: a payment leaving them releases or settles it. */
@@ -126,7 +131,7 @@ async function transition(db: Queryable, paymentId: string, event: PaymentEvent,
               received_amount = CASE WHEN $3 IN ('COMPLETED', 'COMPLETED_APPEAL') THEN coalesce($5, p.amount) ELSE p.received_amount END
          FROM (SELECT id, status FROM payments WHERE id = $1 FOR UPDATE) old
         WHERE p.id = old.id AND old.status = ANY($2::text[])
-        RETURNING p.id, p.merchant_id, p.terminal_id, old.status AS "from", p.status AS "to", p.executor_id, p.hold`,
+        RETURNING p.id, p.merchant_id, p.terminal_id, old.status AS "from", p.status AS "to", p.executor_id, p.hold, p.requisite_id`,
       [paymentId, rule.from, to, options.reason ?? null, options.receivedAmount ?? null],
     ),
   );
@@ -235,7 +240,8 @@ function depositShort(executorId: string, needed: string | undefined, deposit: {
 /**
  * Returns the holds of payments that left PENDING unpaid to their executors' available balances,
  * one `payin_hold_release` posting each, in one statement. Sorted by executor, so that two sweeps
- * lock the executors' rows in one order.
+ * lock the executors' rows in one order. The hand-outs, cancelled, then free their room under
+ * their requisites' limits (freeLimitRoom) — after the ledger rows, as in a create.
  */
 async function releaseHolds(tx: Tx, changes: (PaymentChange & { executor_id: string; hold: string })[]): Promise<void> {
   const sorted = [...changes].sort((a, b) => (a.executor_id < b.executor_id ? -1 : a.executor_id > b.executor_id ? 1 : 0));
@@ -251,6 +257,40 @@ async function releaseHolds(tx: Tx, changes: (PaymentChange & { executor_id: str
         { account: { executorId: change.executor_id, kind: 'executor_available' }, amount: money(change.hold) },
       ],
     })),
+  );
+  await freeLimitRoom(
+    tx,
+    sorted.map((change) => change.id),
+  );
+}
+
+/**
+ * Takes cancelled hand-outs off their requisites' usage counters (migration 019), in the day and
+ * month each was handed out. Lock order: after the ledger rows (a create locks requisite, ledger
+ * rows, then usage rows), and the usage rows in key order, so that two sweeps cannot deadlock.
+ */
+async function freeLimitRoom(tx: Tx, paymentIds: string[]): Promise<void> {
+  if (paymentIds.length === 0) return;
+  await tx.query(
+    prepared(
+      `WITH freed AS (
+         SELECT p.requisite_id, k.period, k.starts, sum(p.payer_amount) AS amount, count(*)::int AS n
+           FROM payments p
+          CROSS JOIN LATERAL (VALUES ('day', (p.created_at AT TIME ZONE 'UTC')::date),
+                                     ('month', date_trunc('month', p.created_at AT TIME ZONE 'UTC')::date)) AS k(period, starts)
+          WHERE p.id = ANY($1::uuid[]) AND p.requisite_id IS NOT NULL
+          GROUP BY p.requisite_id, k.period, k.starts
+       ), locked AS (
+         SELECT u.requisite_id, u.period, u.starts, f.amount, f.n
+           FROM requisite_usage u JOIN freed f USING (requisite_id, period, starts)
+          ORDER BY u.requisite_id, u.period, u.starts
+            FOR NO KEY UPDATE OF u
+       )
+       UPDATE requisite_usage u SET amount = greatest(u.amount - l.amount, 0), count = greatest(u.count - l.n, 0)
+         FROM locked l
+        WHERE u.requisite_id = l.requisite_id AND u.period = l.period AND u.starts = l.starts`,
+      [paymentIds],
+    ),
   );
 }
 
@@ -273,7 +313,7 @@ export async function expireDuePayments(tx: Tx, config: Config, limit: number): 
                 AND (provider_id IS NULL OR coalesce(verify_until, valid_until) <= now() - interval '1 hour')
               ORDER BY coalesce(verify_until, valid_until) LIMIT $1 FOR UPDATE SKIP LOCKED) due
       WHERE p.id = due.id AND p.status = 'PENDING'
-      RETURNING p.id, p.merchant_id, p.terminal_id, 'PENDING' AS "from", p.status AS "to", p.executor_id, p.hold`,
+      RETURNING p.id, p.merchant_id, p.terminal_id, 'PENDING' AS "from", p.status AS "to", p.executor_id, p.hold, p.requisite_id`,
     [limit],
   );
   await paymentsChanged(

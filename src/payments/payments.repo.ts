@@ -244,7 +244,8 @@ export const CASCADE_WINDOW = 100;
  * The cascade (DESIGN.md; issue "The cascade"), in one statement or, in `window` mode, one call of
  * payment_create_window (migration 010): checks the creation rules
  * (ext_id not taken, fewer than `sameAmountLimit` PENDING payments of this amount), then picks the
- * least recently used active requisite of an active executor that serves the method with a
+ * active requisite of an active, unpaused executor — highest executor priority first, then
+ * highest executor score, then least recently used — that has room under its limits, serves the method with a
  * fitting type, currency, country, bank and min/max for the amount the payer would pay there, and
  * that has no PENDING payment of that amount; marks it used and inserts the payment. Run on its
  * own (autocommit), it is one transaction; the facts are exact (see factsSql).
@@ -332,8 +333,10 @@ function cascadeResult(row: CascadeRow, p: NewPayment): { facts: CreationFacts; 
 }
 
 /**
- * The requisite `r` (of the active executor `e`) fits the candidate `c`: type ($4), method ($5),
- * bank ($6), min/max for what the payer pays there, and no PENDING payment of that amount on it.
+ * The requisite `r` (of the executor `e`, joined with EXECUTOR_TAKES) fits the candidate `c`: type
+ * ($4), method ($5), bank ($6), min/max for what the payer pays there, no PENDING payment of that
+ * amount on it, and room for it under the requisite's limits, else its executor's defaults
+ * (requisite_limits_allow, migration 019).
  */
 const REQUISITE_FITS = `r.is_active AND r.type = ANY($4::text[])
           AND $5::text = ANY(r.methods)
@@ -341,7 +344,13 @@ const REQUISITE_FITS = `r.is_active AND r.type = ANY($4::text[])
           AND c.payer_amount >= r.min_amount
           AND (r.max_amount IS NULL OR c.payer_amount <= r.max_amount)
           AND NOT EXISTS (SELECT 1 FROM payments q
-                           WHERE q.requisite_id = r.id AND q.status = 'PENDING' AND q.payer_amount = c.payer_amount)`;
+                           WHERE q.requisite_id = r.id AND q.status = 'PENDING' AND q.payer_amount = c.payer_amount)
+          AND requisite_limits_allow(r.id, c.payer_amount,
+                coalesce(r.daily_turnover_limit, e.default_daily_turnover_limit), coalesce(r.monthly_turnover_limit, e.default_monthly_turnover_limit),
+                coalesce(r.daily_count_limit, e.default_daily_count_limit), coalesce(r.monthly_count_limit, e.default_monthly_count_limit))`;
+
+/** The executor `e` takes payments: active, and not paused by itself (migration 019). */
+const EXECUTOR_TAKES = 'e.is_active AND NOT e.is_paused';
 
 /** The executor of requisite `r` can cover the hold ($21): available balance plus credit line. */
 const DEPOSIT_COVERS = `EXISTS (SELECT 1 FROM ledger_accounts a
@@ -360,7 +369,7 @@ export async function countUncoveredRequisites(db: Queryable, p: Pick<NewPayment
      SELECT count(DISTINCT r.id)::int AS n
        FROM candidate c
        JOIN requisites r ON r.currency = c.currency AND r.country = c.country
-       JOIN executors e ON e.id = r.executor_id AND e.is_active
+       JOIN executors e ON e.id = r.executor_id AND ${EXECUTOR_TAKES}
       WHERE ${REQUISITE_FITS} AND NOT ${DEPOSIT_COVERS.replaceAll('$21', '$7')}`,
     [p.candidates.map((c) => c.currency), p.candidates.map((c) => c.country), p.candidates.map((c) => c.payerAmount), p.types, p.method, p.bank, p.hold],
   );
@@ -377,19 +386,19 @@ function cascadeSql(mode: CascadeMode): string {
   // Every choice of plan here is fixed by the statement's shape, not left to the estimates: a
   // cached generic plan outlives the statistics it was made from. The pool is sorted; it is the
   // fallback for when the window holds nothing that fits, and the one walk for cross-border
-  // payments and several requisite types. The requisite conditions are those of
-  // payment_create_window (migration 010): change both together — test/cascade.fit.test.ts runs
+  // payments and several requisite types. The requisite conditions and the order are those of
+  // payment_create_window (migration 019): change both together — test/cascade.fit.test.ts runs
   // both on the same generated pools and fails when their choices differ. The facts come first, as a one-time filter: nothing is
   // looked at, locked or written when a rule failed.
   const pick = `
        SELECT r.id, r.executor_id, c.payer_amount, gen_random_uuid() AS payment_id
          FROM candidate c
          JOIN requisites r ON r.currency = c.currency AND r.country = c.country
-         JOIN executors e ON e.id = r.executor_id AND e.is_active
+         JOIN executors e ON e.id = r.executor_id AND ${EXECUTOR_TAKES}
         WHERE (SELECT NOT f.ext_id_taken AND f.same_amount < $20 FROM facts f)
           AND ${REQUISITE_FITS}
           AND ${DEPOSIT_COVERS}
-        ORDER BY r.last_used_at NULLS FIRST, r.id
+        ORDER BY r.executor_priority DESC, r.executor_score DESC, r.last_used_at NULLS FIRST, r.id
         LIMIT 1
         FOR NO KEY UPDATE OF r ${mode === 'wait' ? '' : 'SKIP LOCKED'}`;
   const text = `WITH candidate AS (
@@ -398,7 +407,12 @@ function cascadeSql(mode: CascadeMode): string {
      ), held AS (
        -- The hold (migration 017), before anything else is written: false when a concurrent
        -- create took the executor's balance since this statement's snapshot.
-       SELECT pick.*, executor_hold_take(pick.payment_id, $7, pick.executor_id, $21) AS ok FROM pick
+       -- A hand-out held is then counted towards the requisite's limits (migration 019), which
+       -- fails the statement (requisite_usage_within_limit) when a concurrent create took the room.
+       SELECT pick.*,
+              CASE WHEN executor_hold_take(pick.payment_id, $7, pick.executor_id, $21)
+                   THEN requisite_usage_take(pick.id, pick.payer_amount) ELSE false END AS ok
+         FROM pick
      ), used AS (
        UPDATE requisites r SET last_used_at = clock_timestamp()
          FROM held WHERE r.id = held.id AND held.ok
@@ -468,6 +482,14 @@ function translateInsertError(err: unknown, extId: string): unknown {
  */
 export function isRequisiteAmountTaken(err: unknown): boolean {
   return pgErrorCode(err) === PgCode.uniqueViolation && pgConstraint(err) === 'payments_pending_requisite_amount';
+}
+
+/**
+ * Another create took the last room under a requisite's limit between a cascade's look and its
+ * count (requisite_usage_within_limit, migration 019): the cascade may look again.
+ */
+export function isRequisiteLimitReached(err: unknown): boolean {
+  return pgErrorCode(err) === PgCode.checkViolation && pgConstraint(err) === 'requisite_usage_within_limit';
 }
 
 /** A payment a provider took, with the requisites it gave. */

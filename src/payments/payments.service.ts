@@ -248,9 +248,10 @@ async function createWithExecutors(
       if (!checked) await transaction(ctx.db, (tx) => checkCreation(ctx, tx, base));
       return row;
     } catch (err) {
-      // Another create took the same requisite for the same amount between our look and our
-      // insert: look again with a fresh snapshot, which no longer offers that requisite.
-      if (repo.isRequisiteAmountTaken(err)) {
+      // Another create took the same requisite for the same amount, or the last room under its
+      // limits, between our look and our insert: look again with a fresh snapshot, which no
+      // longer offers that requisite.
+      if (repo.isRequisiteAmountTaken(err) || repo.isRequisiteLimitReached(err)) {
         if (attempt < CASCADE_ATTEMPTS) continue;
         // Every fitting requisite kept being taken for this amount by racing creates.
         return undefined;

@@ -13,20 +13,30 @@ export interface RequisiteRow {
   min_amount: string;
   max_amount: string | null;
   is_active: boolean;
+  /** Limits in the requisite's currency (turnover) and in hand-outs (count); null: the executor's default applies. */
+  daily_turnover_limit: string | null;
+  monthly_turnover_limit: string | null;
+  daily_count_limit: number | null;
+  monthly_count_limit: number | null;
+  /** Why the requisite was switched off automatically; null when on or switched off by hand. */
+  disabled_reason: string | null;
   last_used_at: Date | null;
   created_at: Date;
 }
 
 const COLUMNS = `id, executor_id, type, value, bank_code, holder, currency, country, methods, min_amount, max_amount,
-  is_active, last_used_at, created_at`;
+  is_active, daily_turnover_limit, monthly_turnover_limit, daily_count_limit, monthly_count_limit, disabled_reason, last_used_at, created_at`;
 
-export type RequisiteFields = Omit<RequisiteRow, 'id' | 'last_used_at' | 'created_at'>;
+export type RequisiteFields = Omit<RequisiteRow, 'id' | 'last_used_at' | 'created_at' | 'disabled_reason'>;
+
+const LIMITS = (r: RequisiteFields) => [r.daily_turnover_limit, r.monthly_turnover_limit, r.daily_count_limit, r.monthly_count_limit];
 
 export async function insertRequisite(db: Queryable, r: RequisiteFields): Promise<RequisiteRow> {
   const { rows } = await db.query<RequisiteRow>(
-    `INSERT INTO requisites (executor_id, type, value, bank_code, holder, currency, country, methods, min_amount, max_amount, is_active)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING ${COLUMNS}`,
-    [r.executor_id, r.type, r.value, r.bank_code, r.holder, r.currency, r.country, r.methods, r.min_amount, r.max_amount, r.is_active],
+    `INSERT INTO requisites (executor_id, type, value, bank_code, holder, currency, country, methods, min_amount, max_amount, is_active,
+                             daily_turnover_limit, monthly_turnover_limit, daily_count_limit, monthly_count_limit)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING ${COLUMNS}`,
+    [r.executor_id, r.type, r.value, r.bank_code, r.holder, r.currency, r.country, r.methods, r.min_amount, r.max_amount, r.is_active, ...LIMITS(r)],
   );
   return rows[0]!;
 }
@@ -38,10 +48,14 @@ export async function findRequisite(db: Queryable, id: string): Promise<Requisit
 
 export async function updateRequisite(db: Queryable, id: string, r: RequisiteFields): Promise<RequisiteRow | undefined> {
   const { rows } = await db.query<RequisiteRow>(
+    // Switched on (again): the automatic switch-off's reason goes, and the expired streak starts afresh.
     `UPDATE requisites SET type = $2, value = $3, bank_code = $4, holder = $5, currency = $6, country = $7, methods = $8,
-            min_amount = $9, max_amount = $10, is_active = $11, updated_at = now()
+            min_amount = $9, max_amount = $10, is_active = $11, daily_turnover_limit = $12, monthly_turnover_limit = $13,
+            daily_count_limit = $14, monthly_count_limit = $15,
+            disabled_reason = CASE WHEN $11 THEN NULL ELSE disabled_reason END,
+            care_since = CASE WHEN $11 AND NOT is_active THEN now() ELSE care_since END, updated_at = now()
       WHERE id = $1 RETURNING ${COLUMNS}`,
-    [id, r.type, r.value, r.bank_code, r.holder, r.currency, r.country, r.methods, r.min_amount, r.max_amount, r.is_active],
+    [id, r.type, r.value, r.bank_code, r.holder, r.currency, r.country, r.methods, r.min_amount, r.max_amount, r.is_active, ...LIMITS(r)],
   );
   return rows[0];
 }
@@ -50,5 +64,52 @@ export async function listRequisites(db: Queryable, filter: { executorId?: strin
   const { rows } = await db.query<RequisiteRow>(`SELECT ${COLUMNS} FROM requisites WHERE ($1::uuid IS NULL OR executor_id = $1) ORDER BY created_at, id`, [
     filter.executorId ?? null,
   ]);
+  return rows;
+}
+
+/**
+ * Automatic care (migration 019): of the given requisites, switches off each active one whose
+ * executor's last `disable_after_expired` hand-outs (since it was last switched on) all ended
+ * unpaid — expired, or confirmed and not found — with the reason, and returns them. Run after
+ * the expiry batch that ended them has committed, on its own: it locks requisites only. The
+ * latest hand-outs are read backwards on the executor's index (payments_executor_created).
+ */
+export async function switchOffUnpaidStreaks(db: Queryable, requisiteIds: string[]): Promise<{ id: string; executor_id: string; disabled_reason: string }[]> {
+  if (requisiteIds.length === 0) return [];
+  const { rows } = await db.query<{ id: string; executor_id: string; disabled_reason: string }>(
+    `WITH due AS (
+       SELECT r.id, e.disable_after_expired AS n FROM requisites r JOIN executors e ON e.id = r.executor_id
+        WHERE r.id = ANY($1::uuid[]) AND r.is_active AND e.disable_after_expired > 0
+          AND (SELECT count(*) FILTER (WHERE last.status = 'CANCELLED' AND last.cancel_reason IN ('expired', 'transfer_not_found'))
+                 FROM (SELECT p.status, p.cancel_reason FROM payments p
+                        WHERE p.executor_id = r.executor_id AND p.requisite_id = r.id
+                          AND p.created_at >= coalesce(r.care_since, '-infinity')
+                        ORDER BY p.created_at DESC LIMIT e.disable_after_expired) last) = e.disable_after_expired
+        ORDER BY r.id
+          FOR NO KEY UPDATE OF r
+     )
+     UPDATE requisites r SET is_active = false, updated_at = now(),
+            disabled_reason = format('switched off automatically: its last %s hand-outs ended unpaid (expired); check the account, then switch it on again', due.n)
+       FROM due WHERE r.id = due.id
+     RETURNING r.id, r.executor_id, r.disabled_reason`,
+    [requisiteIds],
+  );
+  return rows;
+}
+
+/** Drops usage counters of periods before last month: no hand-out still open can be counted there. */
+export async function purgeOldUsage(db: Queryable): Promise<number> {
+  const { rowCount } = await db.query(`DELETE FROM requisite_usage WHERE starts < (date_trunc('month', now() AT TIME ZONE 'UTC') - interval '1 month')::date`);
+  return rowCount ?? 0;
+}
+
+/** What a requisite has taken in the current UTC day and month (hand-outs not cancelled). */
+export async function findUsage(db: Queryable, id: string): Promise<{ period: 'day' | 'month'; amount: string; count: number }[]> {
+  const { rows } = await db.query<{ period: 'day' | 'month'; amount: string; count: number }>(
+    `SELECT period, amount, count FROM requisite_usage
+      WHERE requisite_id = $1 AND ((period = 'day' AND starts = (now() AT TIME ZONE 'UTC')::date)
+                                OR (period = 'month' AND starts = date_trunc('month', now() AT TIME ZONE 'UTC')::date))`,
+    [id],
+  );
   return rows;
 }

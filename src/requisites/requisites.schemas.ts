@@ -7,6 +7,10 @@ import type { RequisiteRow } from './requisites.repo.js';
 const RequisiteType = Type.Unsafe<RequisiteTypeName>({ type: 'string', enum: [...REQUISITE_TYPES] });
 const MethodName = Type.Unsafe<Method>({ type: 'string', enum: [...METHODS] });
 
+const TURNOVER = (period: string) =>
+  `most the requisite may be handed out in ${period}, in its currency (payer amounts of payments not cancelled, pending ones included); null: the executor's default`;
+const COUNT = (period: string) => `most hand-outs in ${period} (payments not cancelled, pending ones included); null: the executor's default`;
+
 export const CreateRequisiteBody = Type.Object({
   type: RequisiteType,
   value: Type.String({ minLength: 1, maxLength: 2000, description: 'card number, phone number, subscriber number or EMV QR payload' }),
@@ -18,6 +22,10 @@ export const CreateRequisiteBody = Type.Object({
   min_amount: Type.Optional(Type.Number({ minimum: 0 })),
   max_amount: Type.Optional(Type.Union([Type.Number({ minimum: 0 }), Type.Null()])),
   is_active: Type.Optional(Type.Boolean()),
+  daily_turnover_limit: Type.Optional(Type.Union([Type.Number({ minimum: 0 }), Type.Null()], { description: TURNOVER('a UTC day') })),
+  monthly_turnover_limit: Type.Optional(Type.Union([Type.Number({ minimum: 0 }), Type.Null()], { description: TURNOVER('a UTC month') })),
+  daily_count_limit: Type.Optional(Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: COUNT('a UTC day') })),
+  monthly_count_limit: Type.Optional(Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: COUNT('a UTC month') })),
 });
 export type CreateRequisiteBody = Static<typeof CreateRequisiteBody>;
 
@@ -37,6 +45,11 @@ export const Requisite = Type.Object({
   min_amount: Type.Number(),
   max_amount: Type.Union([Type.Number(), Type.Null()]),
   is_active: Type.Boolean(),
+  daily_turnover_limit: Type.Union([Type.Number(), Type.Null()]),
+  monthly_turnover_limit: Type.Union([Type.Number(), Type.Null()]),
+  daily_count_limit: Type.Union([Type.Integer(), Type.Null()]),
+  monthly_count_limit: Type.Union([Type.Integer(), Type.Null()]),
+  disabled_reason: Type.Union([Type.String(), Type.Null()], { description: 'why the requisite was switched off automatically; switching it on clears it' }),
   last_used_at: Type.Union([Type.String(), Type.Null()]),
   created_at: Type.String(),
 });
@@ -56,7 +69,33 @@ export function toRequisite(row: RequisiteRow, masked = false): Static<typeof Re
     min_amount: toNumber(row.min_amount)!,
     max_amount: toNumber(row.max_amount),
     is_active: row.is_active,
+    daily_turnover_limit: toNumber(row.daily_turnover_limit),
+    monthly_turnover_limit: toNumber(row.monthly_turnover_limit),
+    daily_count_limit: row.daily_count_limit,
+    monthly_count_limit: row.monthly_count_limit,
+    disabled_reason: row.disabled_reason,
     last_used_at: row.last_used_at?.toISOString() ?? null,
     created_at: row.created_at.toISOString(),
   };
+}
+
+const PeriodUsage = Type.Object({ amount: Type.Number(), count: Type.Integer() });
+
+/** A requisite with what it has taken in the current UTC day and month (the operator's single view). */
+export const RequisiteDetail = Type.Intersect([
+  Requisite,
+  Type.Object({
+    usage: Type.Object(
+      { day: PeriodUsage, month: PeriodUsage },
+      { description: 'hand-outs not cancelled (pending ones included) in the current UTC day and month, against the limits' },
+    ),
+  }),
+]);
+
+export function toUsage(rows: { period: 'day' | 'month'; amount: string; count: number }[]) {
+  const of = (period: 'day' | 'month') => {
+    const row = rows.find((r) => r.period === period);
+    return { amount: row ? toNumber(row.amount)! : 0, count: row?.count ?? 0 };
+  };
+  return { day: of('day'), month: of('month') };
 }

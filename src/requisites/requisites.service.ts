@@ -5,6 +5,7 @@ import { getExecutor } from '../executors/executors.service.js';
 import { COUNTRY_CURRENCY, METHOD_TYPES, type Method, type RequisiteType } from '../lib/methods.js';
 import { checkDecimal } from '../lib/money.js';
 import { emvProblem, normalizeCard, normalizePhone } from '../lib/validators.js';
+import { countLimit, turnoverLimit } from './limits.js';
 import * as repo from './requisites.repo.js';
 import type { CreateRequisiteBody } from './requisites.schemas.js';
 
@@ -60,6 +61,7 @@ async function validate(ctx: AppContext, executorId: string, body: CreateRequisi
     max = checked.toFixed();
   }
   return {
+    ...checkLimits(body),
     executor_id: executorId,
     type,
     value: normalizeValue(type, body.value),
@@ -74,6 +76,17 @@ async function validate(ctx: AppContext, executorId: string, body: CreateRequisi
   };
 }
 
+type Limits = Pick<repo.RequisiteFields, 'daily_turnover_limit' | 'monthly_turnover_limit' | 'daily_count_limit' | 'monthly_count_limit'>;
+
+function checkLimits(body: CreateRequisiteBody): Limits {
+  return {
+    daily_turnover_limit: turnoverLimit(body.daily_turnover_limit, 'daily_turnover_limit'),
+    monthly_turnover_limit: turnoverLimit(body.monthly_turnover_limit, 'monthly_turnover_limit'),
+    daily_count_limit: countLimit(body.daily_count_limit, 'daily_count_limit'),
+    monthly_count_limit: countLimit(body.monthly_count_limit, 'monthly_count_limit'),
+  };
+}
+
 export async function createRequisite(ctx: AppContext, executorId: string, body: CreateRequisiteBody): Promise<repo.RequisiteRow> {
   await getExecutor(ctx, executorId);
   return repo.insertRequisite(ctx.db, await validate(ctx, executorId, body));
@@ -84,6 +97,10 @@ export async function getRequisite(ctx: AppContext, id: string): Promise<repo.Re
   if (!requisite) throw new DomainError('NOT_FOUND', `Requisite ${id} not found`);
   return requisite;
 }
+
+/** A patched numeric field: absent keeps the stored value, null clears it. */
+const kept = (patched: number | null | undefined, stored: string | null): number | null =>
+  patched === undefined ? (stored === null ? null : Number(stored)) : patched;
 
 /** Applies a partial change; the merged requisite is validated as a whole. */
 export async function updateRequisite(ctx: AppContext, id: string, patch: Partial<CreateRequisiteBody>) {
@@ -99,6 +116,10 @@ export async function updateRequisite(ctx: AppContext, id: string, patch: Partia
     min_amount: patch.min_amount ?? Number(before.min_amount),
     max_amount: patch.max_amount === undefined ? (before.max_amount === null ? null : Number(before.max_amount)) : patch.max_amount,
     is_active: patch.is_active ?? before.is_active,
+    daily_turnover_limit: kept(patch.daily_turnover_limit, before.daily_turnover_limit),
+    monthly_turnover_limit: kept(patch.monthly_turnover_limit, before.monthly_turnover_limit),
+    daily_count_limit: patch.daily_count_limit === undefined ? before.daily_count_limit : patch.daily_count_limit,
+    monthly_count_limit: patch.monthly_count_limit === undefined ? before.monthly_count_limit : patch.monthly_count_limit,
   };
   const after = await repo.updateRequisite(ctx.db, id, await validate(ctx, before.executor_id, merged));
   if (!after) throw new DomainError('NOT_FOUND', `Requisite ${id} not found`);
@@ -106,3 +127,9 @@ export async function updateRequisite(ctx: AppContext, id: string, patch: Partia
 }
 
 export const listRequisites = (ctx: AppContext, executorId?: string) => repo.listRequisites(ctx.db, { executorId });
+
+/** A requisite with its usage in the current day and month. */
+export async function getRequisiteWithUsage(ctx: AppContext, id: string) {
+  const requisite = await getRequisite(ctx, id);
+  return { requisite, usage: await repo.findUsage(ctx.db, id) };
+}
