@@ -34,6 +34,7 @@ export async function executorRoutes(app: RouteApp, ctx: AppContext): Promise<vo
     const executor = await executors.getExecutor(ctx, request.executor!.id);
     return {
       ...executors.toBalance(executor),
+      deposit_address: executor.deposit_address,
       credit_limit: Number(executor.credit_limit),
       payin_reward: Number(executor.payin_reward),
       payout_reward: Number(executor.payout_reward),
