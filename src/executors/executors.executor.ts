@@ -66,6 +66,21 @@ export async function executorRoutes(app: RouteApp, ctx: AppContext): Promise<vo
     },
   );
 
+  app.get(
+    '/deposits',
+    {
+      schema: {
+        tags,
+        summary: 'USDT transfers to the deposit address credited so far, newest first',
+        querystring: Type.Object({ limit: Type.Optional(Type.String()), offset: Type.Optional(Type.String()) }),
+      },
+    },
+    async (request) => {
+      const page = parseListQuery(request.query, 'VALIDATION');
+      return { deposits: await executors.listDeposits(ctx, request.executor!.id, page), ...page };
+    },
+  );
+
   app.get('/requisites', { schema: { tags, response: { 200: Type.Object({ requisites: Type.Array(Requisite) }) } } }, async (request) => ({
     requisites: (await listRequisites(ctx.db, { executorId: request.executor!.id })).map((row) => toRequisite(row)),
   }));

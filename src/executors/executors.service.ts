@@ -8,6 +8,7 @@ import { hashToken, randomToken } from '../lib/crypto.js';
 import { checkDecimal, money, toNumber, USDT_DECIMALS } from '../lib/money.js';
 import { deriveTronAddress } from '../lib/tron-hd.js';
 import { countLimit, turnoverLimit } from '../requisites/limits.js';
+import { listExecutorDeposits } from './deposits.repo.js';
 import * as repo from './executors.repo.js';
 
 /** An executor as the operator API shows it: its settings and its deposit (DESIGN.md "Executors' money"). */
@@ -247,6 +248,21 @@ export async function statement(ctx: AppContext, id: string, page: { limit: numb
     total,
     ...page,
   };
+}
+
+/** An executor's deposits on chain (owner-scoped), as the executor and the operator see them. */
+export async function listDeposits(ctx: AppContext, id: string, page: { limit: number; offset: number }) {
+  return (await listExecutorDeposits(ctx.db, id, page.limit, page.offset)).map((row) => ({
+    id: row.id,
+    tx_hash: row.tx_hash,
+    log_index: row.log_index,
+    from: row.from_address,
+    address: row.address,
+    amount: toNumber(row.amount),
+    block_number: Number(row.block_number),
+    block_time: row.block_time,
+    credited_at: row.created_at,
+  }));
 }
 
 /** Replaces an executor's token at once (a lost phone must stop working immediately). */
