@@ -144,7 +144,9 @@ function tronDeposits(env: NodeJS.ProcessEnv): Config['tronDeposits'] {
   const problem = xpubProblem(xpub);
   if (problem) throw new ConfigError(`KASSIR_TRON_DEPOSIT_XPUB ${problem}`);
   if (!env.KASSIR_TRON_FULL_NODE) {
-    throw new ConfigError('KASSIR_TRON_DEPOSIT_XPUB needs KASSIR_TRON_FULL_NODE (and KASSIR_TRON_PRIVATE_KEY): the deposit addresses are watched through the Tron node');
+    throw new ConfigError(
+      'KASSIR_TRON_DEPOSIT_XPUB needs KASSIR_TRON_FULL_NODE (and KASSIR_TRON_PRIVATE_KEY): the deposit addresses are watched through the Tron node',
+    );
   }
   return {
     xpub,

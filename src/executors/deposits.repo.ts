@@ -47,9 +47,10 @@ export async function creditedTxHashes(db: Queryable, txHashes: string[]): Promi
 
 /** An executor's deposits on chain, newest first (owner-scoped). */
 export async function listExecutorDeposits(db: Queryable, executorId: string, limit: number, offset: number): Promise<DepositRow[]> {
-  const { rows } = await db.query<DepositRow>(
-    'SELECT * FROM executor_deposits WHERE executor_id = $1 ORDER BY created_at DESC, id LIMIT $2 OFFSET $3',
-    [executorId, limit, offset],
-  );
+  const { rows } = await db.query<DepositRow>('SELECT * FROM executor_deposits WHERE executor_id = $1 ORDER BY created_at DESC, id LIMIT $2 OFFSET $3', [
+    executorId,
+    limit,
+    offset,
+  ]);
   return rows;
 }

@@ -65,17 +65,21 @@ export async function executorAdminRoutes(app: RouteApp, ctx: AppContext): Promi
   // The manual deposit path: an operator who received an executor's deposit some other way (or
   // corrects one) credits it here; deposits to the executor's TRC-20 address are credited by the
   // deposit poller on their own.
-  app.post('/executors/:id/adjustments', { schema: { tags, summary: "Credit (deposit by hand) or debit an executor's deposit", params: IdParams, body: AdjustmentBody } }, async (request, reply) => {
-    const after = await executors.adjustDeposit(ctx, request.params.id, request.body, (tx, before, adjusted) =>
-      audit(tx, request, 'executor.adjust_deposit', 'executor', request.params.id, executors.toBalance(before), {
-        ...executors.toBalance(adjusted),
-        amount: request.body.amount,
-        reason: request.body.reason,
-      }),
-    );
-    const { balance, balance_frozen } = executors.toBalance(after);
-    return reply.status(201).send({ balance, balance_frozen });
-  });
+  app.post(
+    '/executors/:id/adjustments',
+    { schema: { tags, summary: "Credit (deposit by hand) or debit an executor's deposit", params: IdParams, body: AdjustmentBody } },
+    async (request, reply) => {
+      const after = await executors.adjustDeposit(ctx, request.params.id, request.body, (tx, before, adjusted) =>
+        audit(tx, request, 'executor.adjust_deposit', 'executor', request.params.id, executors.toBalance(before), {
+          ...executors.toBalance(adjusted),
+          amount: request.body.amount,
+          reason: request.body.reason,
+        }),
+      );
+      const { balance, balance_frozen } = executors.toBalance(after);
+      return reply.status(201).send({ balance, balance_frozen });
+    },
+  );
 
   app.get('/executors/:id/statement', { schema: { tags, params: IdParams, querystring: ListQuery } }, async (request) => {
     const page = parseListQuery(request.query, 'VALIDATION');

@@ -11,7 +11,8 @@ export const MAX_DEPOSIT_INDEX = 2 ** 31 - 1;
  * be a BIP32 xpub (the account key, by convention m/44'/195'/0'), never an extended private key.
  */
 export function xpubProblem(xpub: string): string | undefined {
-  if (xpub.startsWith('xprv')) return 'is an extended PRIVATE key: configure the account’s extended public key (xpub…) instead, and keep the private key offline';
+  if (xpub.startsWith('xprv'))
+    return 'is an extended PRIVATE key: configure the account’s extended public key (xpub…) instead, and keep the private key offline';
   let key: HDKey;
   try {
     key = HDKey.fromExtendedKey(xpub);
