@@ -225,6 +225,21 @@ describe('deposits on chain (Tron adapter, fake node)', () => {
     await ledgerOk(service.app);
   });
 
+  it('the ledger check names a recorded transfer without its credit', async () => {
+    const e = await createExecutor(service.app, 'Checked', { deposit: 0 });
+    const address = (await executorBalance(service.app, e.token)).deposit_address!;
+    const txHash = randomBytes(32).toString('hex');
+    await service.ctx.db.query(
+      `INSERT INTO executor_deposits (executor_id, address, tx_hash, log_index, from_address, amount, block_number, block_time)
+       VALUES ($1, $2, $3, 0, $2, 9, 1, now())`,
+      [e.id, address, txHash],
+    );
+    const check = await adminOk<{ ok: boolean; problems: { invariant: string; detail: string }[] }>(service.app, 'GET', '/ledger/check');
+    expect(check.problems).toEqual([{ invariant: 'deposits credited once', detail: expect.stringContaining(`transaction ${txHash}) has 0 matching`) }]);
+    await service.ctx.db.query('DELETE FROM executor_deposits WHERE tx_hash = $1', [txHash]);
+    await ledgerOk(service.app);
+  });
+
   it('a node that cannot answer leaves everything uncredited, and the next poll catches up', async () => {
     const e = await createExecutor(service.app, 'Patient', { deposit: 0 });
     const address = (await executorBalance(service.app, e.token)).deposit_address!;
