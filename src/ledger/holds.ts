@@ -90,6 +90,7 @@ export async function settle(tx: Tx, hold: Hold, fee: Decimal): Promise<void> {
  * (negative when the executor's reward exceeds the payout's fee).
  */
 export async function settleToExecutor(tx: Tx, hold: Hold, executorId: string, credit: Decimal): Promise<void> {
+  if (hold.executorId !== undefined) throw new Error(`settleToExecutor: ${hold.kind} ${hold.refId} is held on an executor, not a terminal`);
   const revenue = hold.amount.minus(credit);
   const entries: Posting['entries'] = [
     { account: { terminalId: hold.terminalId, kind: 'terminal_frozen' }, amount: hold.amount.negated() },
