@@ -1,6 +1,7 @@
 import type { AppContext } from '../context.js';
 import { type Queryable, type Tx, transaction } from '../db/pool.js';
 import { DomainError } from '../errors.js';
+import { lockAvailable } from '../executors/executors.repo.js';
 import { type Hold, isInsufficientFunds, release, reserve, settle } from '../ledger/holds.js';
 import { checkDecimal, Money, toNumber, USDT_DECIMALS } from '../lib/money.js';
 import { isUuid } from '../lib/validators.js';
@@ -118,11 +119,7 @@ export async function createExecutorWithdrawal(ctx: AppContext, executorId: stri
   return transaction(ctx.db, async (tx) => {
     const withdrawal = await repo.insertExecutorWithdrawal(tx, { executorId, amount: amount.toFixed(), address, adapter: ctx.config.withdrawalAdapter });
     // Locked, so that the balance compared is the one the reserve takes from (available before frozen).
-    const { rows } = await tx.query<{ balance: string }>(
-      `SELECT balance FROM ledger_accounts WHERE executor_id = $1 AND kind = 'executor_available' FOR NO KEY UPDATE`,
-      [executorId],
-    );
-    const available = new Money(rows[0]?.balance ?? '0');
+    const available = new Money((await lockAvailable(tx, executorId)) ?? '0');
     if (available.lt(amount)) {
       throw new DomainError(
         'WDR_002',
