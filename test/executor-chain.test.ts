@@ -419,6 +419,22 @@ describe("executors' withdrawals and deposits through the worker (Tron adapter)"
     await node?.close();
   });
 
+  it('the deposit job outlives a node that cannot answer: it keeps polling and credits once the node is back', async () => {
+    const e = await createExecutor(service.app, 'Outage', { deposit: 0 });
+    const address = (await executorBalance(service.app, e.token)).deposit_address!;
+    node.failRoutes.add('wallet/getnowblock');
+    try {
+      node.addIncomingTransfer({ to: address, amount: 3_000_000n });
+      node.mineBlocks(19);
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      expect(await executorBalance(service.app, e.token)).toMatchObject({ balance: 0 });
+    } finally {
+      node.failRoutes.delete('wallet/getnowblock');
+    }
+    await until(async () => ((await executorBalance(service.app, e.token)).balance === 3 ? true : undefined));
+    await ledgerOk(service.app);
+  });
+
   it('the deposit job credits a confirmed transfer; the executor withdraws it through the same sender, which completes when the chain confirms', async () => {
     const e = await createExecutor(service.app, 'Chain', { deposit: 0 });
     const depositAddress = (await executorBalance(service.app, e.token)).deposit_address!;

@@ -96,12 +96,18 @@ export async function pollDeposits(ctx: AppContext, chain: ChainClient): Promise
   return result;
 }
 
-/** The poll as a job that schedules its next run (one job across all instances, by its key). */
+/**
+ * The poll as a job that schedules its next run (one job across all instances, by its key). A
+ * poll that fails (the node cannot be reached) is logged and not retried on its own: the next
+ * poll, KASSIR_TRON_DEPOSIT_POLL_MS later, starts again from the executors' cursors.
+ */
 export function depositsTask(ctx: AppContext, chain: () => ChainClient): Task {
   return async (_payload, helpers) => {
     try {
       const { credited, waiting } = await pollDeposits(ctx, chain());
       if (credited > 0 || waiting > 0) ctx.log.info({ credited, waiting }, 'polled executor deposit addresses');
+    } catch (err) {
+      ctx.log.warn({ err }, 'could not poll the executors’ deposit addresses; trying again at the next poll');
     } finally {
       await helpers.addJob(
         DEPOSITS_TASK,
