@@ -3,6 +3,7 @@ import type { AppContext } from '../context.js';
 import { transaction } from '../db/pool.js';
 import { post } from '../ledger/ledger.repo.js';
 import { Money, USDT_DECIMALS } from '../lib/money.js';
+import { deriveTronAddress } from '../lib/tron-hd.js';
 import type { ChainClient } from '../withdrawals/chain.js';
 import { creditedTxHashes, insertDeposit } from './deposits.repo.js';
 import { advanceDepositScan, depositAddresses } from './executors.repo.js';
@@ -38,6 +39,13 @@ export async function pollDeposits(ctx: AppContext, chain: ChainClient): Promise
   const head = await chain.headBlock();
   const result: PollResult = { credited: 0, waiting: 0 };
   for (const executor of await depositAddresses(ctx.db)) {
+    if (deriveTronAddress(settings.xpub, executor.deposit_index) !== executor.deposit_address) {
+      // The address the executor was told is still watched; the operator must keep its key.
+      ctx.log.warn(
+        { executor: executor.id, deposit_address: executor.deposit_address, deposit_index: executor.deposit_index },
+        'this deposit address does not come from the configured KASSIR_TRON_DEPOSIT_XPUB (was the key changed?); it is still watched, keep the key that made it',
+      );
+    }
     const since = executor.deposit_scanned_to ? new Date(executor.deposit_scanned_to.getTime() - LOOKBACK_MS) : new Date(0);
     const hints = await chain.incomingTransfers(executor.deposit_address, since);
     const txIds = [...new Set(hints.map((hint) => hint.txId))];

@@ -160,9 +160,11 @@ export async function assignDepositAddress(db: Queryable, id: string, index: num
 }
 
 /** Executors with a deposit address: what the deposit poller watches, and from when. */
-export async function depositAddresses(db: Queryable): Promise<{ id: string; deposit_address: string; deposit_scanned_to: Date | null }[]> {
-  const { rows } = await db.query<{ id: string; deposit_address: string; deposit_scanned_to: Date | null }>(
-    'SELECT id, deposit_address, deposit_scanned_to FROM executors WHERE deposit_address IS NOT NULL ORDER BY deposit_index',
+export async function depositAddresses(
+  db: Queryable,
+): Promise<{ id: string; deposit_index: number; deposit_address: string; deposit_scanned_to: Date | null }[]> {
+  const { rows } = await db.query<{ id: string; deposit_index: number; deposit_address: string; deposit_scanned_to: Date | null }>(
+    'SELECT id, deposit_index, deposit_address, deposit_scanned_to FROM executors WHERE deposit_address IS NOT NULL ORDER BY deposit_index',
   );
   return rows;
 }
