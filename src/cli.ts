@@ -664,6 +664,61 @@ function executorCommands(program: Command): void {
     });
 
   executor
+    .command('deposits')
+    .description("USDT transfers to an executor's TRC-20 deposit address credited so far (KASSIR_TRON_DEPOSIT_XPUB)")
+    .argument('<id>', 'executor id')
+    .option('--limit <n>', 'how many', integer)
+    .option('--offset <n>', 'how many to skip', integer)
+    .action(async (executorId: string, options: { limit?: number; offset?: number }, command: Command) => {
+      const s = session(command);
+      const body = await s.api<JsonObject & { deposits: JsonObject[] }>('GET', `/executors/${id(executorId)}/deposits${page(options)}`);
+      output(s, body, (b) => {
+        console.log(`deposit address: ${b.deposit_address ?? '(none: KASSIR_TRON_DEPOSIT_XPUB is not set; credit by hand with kassir executor adjust)'}\n`);
+        printTable(b.deposits, ['credited_at', 'amount', 'tx_hash', 'log_index', 'from', 'block_number']);
+      });
+    });
+
+  executor
+    .command('withdrawals')
+    .description("executors' withdrawals of their deposits, newest first")
+    .option('--executor <id>', "one executor's only")
+    .option('--status <status>', 'pending, processing, completed or failed')
+    .option('--limit <n>', 'how many', integer)
+    .option('--offset <n>', 'how many to skip', integer)
+    .action(async (options: { executor?: string; status?: string; limit?: number; offset?: number }, command: Command) => {
+      const s = session(command);
+      const query = new URLSearchParams({ owner: 'executor' });
+      if (options.executor !== undefined) query.set('executor_id', id(options.executor));
+      if (options.status !== undefined) query.set('status', options.status);
+      if (options.limit !== undefined) query.set('limit', String(options.limit));
+      if (options.offset !== undefined) query.set('offset', String(options.offset));
+      const body = await s.api<{ withdrawals: JsonObject[] }>('GET', `/withdrawals?${query}`);
+      output(s, body, (b) => printTable(b.withdrawals, ['id', 'executor_id', 'amount', 'address', 'status', 'adapter', 'tx_hash', 'created_at']));
+    });
+
+  executor
+    .command('complete-withdrawal')
+    .description('record the transaction that sent an executor’s withdrawal (manual adapter): the frozen USDT is debited')
+    .argument('<withdrawal>', 'withdrawal id')
+    .requiredOption('--tx-hash <hash>', 'the transaction hash of the transfer sent (64 hex digits)')
+    .action(async (withdrawalId: string, options: { txHash: string }, command: Command) => {
+      const s = session(command);
+      output(s, await s.api('POST', `/withdrawals/${id(withdrawalId)}/complete`, { tx_hash: options.txHash }), (w) => printObject(w));
+    });
+
+  executor
+    .command('fail-withdrawal')
+    .description('give up an executor’s withdrawal before anything was sent: the frozen USDT returns to its available balance')
+    .argument('<withdrawal>', 'withdrawal id')
+    .option('--reason <text>', 'why')
+    .action(async (withdrawalId: string, options: { reason?: string }, command: Command) => {
+      const s = session(command);
+      const body: Record<string, string> = {};
+      if (options.reason !== undefined) body.reason = options.reason;
+      output(s, await s.api('POST', `/withdrawals/${id(withdrawalId)}/fail`, body), (w) => printObject(w));
+    });
+
+  executor
     .command('rotate-token')
     .description('issue a new token; the old one stops working at once (a lost phone)')
     .argument('<id>', 'executor id')
@@ -675,6 +730,14 @@ function executorCommands(program: Command): void {
         printSecret('New executor token (for the executor app)', r.token);
       });
     });
+}
+
+/** `?limit=…&offset=…` from the list options given, or nothing. */
+function page(options: { limit?: number; offset?: number }): string {
+  const query = new URLSearchParams();
+  if (options.limit !== undefined) query.set('limit', String(options.limit));
+  if (options.offset !== undefined) query.set('offset', String(options.offset));
+  return query.size > 0 ? `?${query}` : '';
 }
 
 function requisiteCommands(program: Command): void {

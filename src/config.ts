@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { xpubProblem } from './lib/tron-hd.js';
 
 /** The runtime contract of DESIGN.md: every setting comes from the environment, all optional. */
 export interface Config {
@@ -35,6 +36,12 @@ export interface Config {
   tron: { fullNode: string; privateKey: string; usdtContract: string; apiKey?: string; feeLimitSun: number } | undefined;
   /** How often a broadcast withdrawal is checked on chain. */
   tronPollMs: number;
+  /**
+   * Executors' deposit addresses (KASSIR_TRON_DEPOSIT_XPUB, an account-level BIP32 extended public
+   * key, m/44'/195'/0'; executor i gets child 0/i), the confirmations an incoming transfer needs
+   * before it is credited, and how often the addresses are polled. Needs the Tron full node.
+   */
+  tronDeposits: { xpub: string; confirmations: number; pollMs: number } | undefined;
   /** Upstream providers: the total time a payment may spend trying routes, and one provider call's limit. */
   routeBudgetMs: number;
   providerTimeoutMs: number;
@@ -131,6 +138,23 @@ function withdrawalAdapter(env: NodeJS.ProcessEnv): 'manual' | 'tron' {
   return value;
 }
 
+function tronDeposits(env: NodeJS.ProcessEnv): Config['tronDeposits'] {
+  const xpub = env.KASSIR_TRON_DEPOSIT_XPUB;
+  if (!xpub) return undefined;
+  const problem = xpubProblem(xpub);
+  if (problem) throw new ConfigError(`KASSIR_TRON_DEPOSIT_XPUB ${problem}`);
+  if (!env.KASSIR_TRON_FULL_NODE) {
+    throw new ConfigError(
+      'KASSIR_TRON_DEPOSIT_XPUB needs KASSIR_TRON_FULL_NODE (and KASSIR_TRON_PRIVATE_KEY): the deposit addresses are watched through the Tron node',
+    );
+  }
+  return {
+    xpub,
+    confirmations: integer(env, 'KASSIR_TRON_DEPOSIT_CONFIRMATIONS', 19, 1),
+    pollMs: integer(env, 'KASSIR_TRON_DEPOSIT_POLL_MS', 30_000, 10),
+  };
+}
+
 function tronKey(raw: string | undefined): string {
   if (!raw || !/^(0x)?[0-9a-fA-F]{64}$/.test(raw)) throw new ConfigError('KASSIR_TRON_PRIVATE_KEY must be the hot wallet private key as 64 hex digits');
   return raw.replace(/^0x/, '');
@@ -222,6 +246,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         }
       : undefined,
     tronPollMs: integer(env, 'KASSIR_TRON_POLL_MS', 3000, 10),
+    tronDeposits: tronDeposits(env),
     routeBudgetMs: integer(env, 'KASSIR_ROUTE_BUDGET_MS', 10_000, 100),
     providerTimeoutMs: integer(env, 'KASSIR_PROVIDER_TIMEOUT_MS', 5_000, 50),
     providerBreakerFailures: integer(env, 'KASSIR_PROVIDER_BREAKER_FAILURES', 3, 1),

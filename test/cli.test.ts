@@ -153,6 +153,29 @@ describe('kassir CLI against a running service', { timeout: 120_000 }, () => {
     expect(field(await ok(['executor', 'update', executorId, '--credit-limit', '50', '--payin-reward', '1.5']), 'credit_limit')).toBe('50');
   });
 
+  it("executor withdrawals lists executors' withdrawals, complete-withdrawal and fail-withdrawal settle them, deposits shows the (absent) address", async () => {
+    const e = await createExecutor(service.app, 'CLI Withdrawer', { deposit: 30 });
+    const withdraw = (amount: number) =>
+      service.app.inject({
+        method: 'POST',
+        url: '/executor/v1/withdrawals',
+        headers: { authorization: `Bearer ${e.token}`, 'content-type': 'application/json' },
+        payload: JSON.stringify({ amount, address: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t' }),
+      });
+    const first = (await withdraw(10)).json().id as string;
+    const second = (await withdraw(5)).json().id as string;
+    const listed = await ok(['executor', 'withdrawals', '--executor', e.id]);
+    expect(listed).toMatch(new RegExp(`^${first}\\s+${e.id}\\s+10\\s+TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t\\s+pending\\s+manual`, 'm'));
+    expect(listed).toMatch(new RegExp(`^${second}\\s`, 'm'));
+    const hash = 'ab'.repeat(32);
+    expect(field(await ok(['executor', 'complete-withdrawal', first, '--tx-hash', hash]), 'status')).toBe('completed');
+    expect(field(await ok(['executor', 'fail-withdrawal', second, '--reason', 'wrong address']), 'status')).toBe('failed');
+    expect(await ok(['executor', 'withdrawals', '--executor', e.id, '--status', 'completed'])).toMatch(new RegExp(`^${first}\\s.*${hash}`, 'm'));
+    const statement = await ok(['executor', 'statement', e.id]);
+    expect(statement).toMatch(/^available 20 USDT, frozen 0 USDT$/m);
+    expect(await ok(['executor', 'deposits', e.id])).toMatch(/^deposit address: \(none: KASSIR_TRON_DEPOSIT_XPUB is not set/m);
+  });
+
   it('requisite add creates a card requisite', async () => {
     const req = await ok([
       'requisite',

@@ -500,7 +500,7 @@ describe('a corrupted ledger: the check names what breaks, the repair restores i
         // Its hold is still frozen on the executor, but no open payment holds it any more.
         {
           invariant: 'executor frozen equals open holds',
-          detail: expect.stringMatching(new RegExp(`^executor ${executor.id} has \\d+\\.\\d{6} frozen but its open payments hold 0$`)),
+          detail: expect.stringMatching(new RegExp(`^executor ${executor.id} has \\d+\\.\\d{6} frozen but its open payments and withdrawals hold 0$`)),
         },
       ]),
     );

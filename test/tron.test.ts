@@ -147,3 +147,32 @@ describe('Tron chain client against the fake full node', () => {
     await expect(wrong.signTransfer(randomTronAddress(), '1')).rejects.toThrow(/No contract/);
   });
 });
+
+describe('Tron chain client: incoming transfers (deposits)', () => {
+  it('the head block, a transfer’s block and logs, and the index of transfers to an address, every page of it, from a time on', async () => {
+    const to = randomTronAddress();
+    const head = await client.headBlock();
+    expect(head).toBe(node.headBlock());
+    const first = node.addIncomingTransfer({ to, amount: 1_500_000n });
+    expect(await client.headBlock()).toBe(head + 1);
+    expect(await client.tokenTransfers(first)).toEqual({
+      blockNumber: head + 1,
+      blockTime: expect.any(Date),
+      transfers: [{ logIndex: 0, contract: USDT_MAINNET, from: expect.stringMatching(/^T/), to, units: 1_500_000n }],
+    });
+    expect(await client.tokenTransfers('ab'.repeat(32))).toBeUndefined();
+    const reverted = node.addIncomingTransfer({ to, amount: 1n, reverted: true });
+    expect((await client.tokenTransfers(reverted))?.transfers).toEqual([]);
+
+    // 450 more: three pages of the index (200 a page); another token's are not listed.
+    const more = Array.from({ length: 450 }, (_, i) => node.addIncomingTransfer({ to, amount: BigInt(i + 1) }));
+    node.addIncomingTransfer({ to, amount: 5n, contract: randomTronAddress() });
+    const listed = await client.incomingTransfers(to, new Date(0));
+    expect(listed.map((hint) => hint.txId)).toEqual([first, ...more]);
+    // From a time on: only what is at or after it.
+    const last = node.transfers.find((t) => t.txId === more.at(-1))!;
+    const since = await client.incomingTransfers(to, new Date(last.blockTimestamp));
+    expect(since.map((hint) => hint.txId)).toContain(more.at(-1));
+    expect(await client.incomingTransfers(to, new Date(Date.now() + 60_000))).toEqual([]);
+  });
+});

@@ -62,22 +62,35 @@ export async function executorAdminRoutes(app: RouteApp, ctx: AppContext): Promi
     return executors.toExecutor(after);
   });
 
-  app.post('/executors/:id/adjustments', { schema: { tags, params: IdParams, body: AdjustmentBody } }, async (request, reply) => {
-    const after = await executors.adjustDeposit(ctx, request.params.id, request.body, (tx, before, adjusted) =>
-      audit(tx, request, 'executor.adjust_deposit', 'executor', request.params.id, executors.toBalance(before), {
-        ...executors.toBalance(adjusted),
-        amount: request.body.amount,
-        reason: request.body.reason,
-      }),
-    );
-    const { balance, balance_frozen } = executors.toBalance(after);
-    return reply.status(201).send({ balance, balance_frozen });
-  });
+  // The manual deposit path: an operator who received an executor's deposit some other way (or
+  // corrects one) credits it here; deposits to the executor's TRC-20 address are credited by the
+  // deposit poller on their own.
+  app.post(
+    '/executors/:id/adjustments',
+    { schema: { tags, summary: "Credit (deposit by hand) or debit an executor's deposit", params: IdParams, body: AdjustmentBody } },
+    async (request, reply) => {
+      const after = await executors.adjustDeposit(ctx, request.params.id, request.body, (tx, before, adjusted) =>
+        audit(tx, request, 'executor.adjust_deposit', 'executor', request.params.id, executors.toBalance(before), {
+          ...executors.toBalance(adjusted),
+          amount: request.body.amount,
+          reason: request.body.reason,
+        }),
+      );
+      const { balance, balance_frozen } = executors.toBalance(after);
+      return reply.status(201).send({ balance, balance_frozen });
+    },
+  );
 
   app.get('/executors/:id/statement', { schema: { tags, params: IdParams, querystring: ListQuery } }, async (request) => {
     const page = parseListQuery(request.query, 'VALIDATION');
     const executor = await executors.getExecutor(ctx, request.params.id);
     return { ...executors.toBalance(executor), ...(await executors.statement(ctx, executor.id, page)) };
+  });
+
+  app.get('/executors/:id/deposits', { schema: { tags, params: IdParams, querystring: ListQuery } }, async (request) => {
+    const page = parseListQuery(request.query, 'VALIDATION');
+    const executor = await executors.getExecutor(ctx, request.params.id);
+    return { deposit_address: executor.deposit_address, deposits: await executors.listDeposits(ctx, executor.id, page), ...page };
   });
 
   app.post('/executors/:id/token/rotate', { schema: { tags, params: IdParams } }, async (request) => {

@@ -34,6 +34,7 @@ export async function executorRoutes(app: RouteApp, ctx: AppContext): Promise<vo
     const executor = await executors.getExecutor(ctx, request.executor!.id);
     return {
       ...executors.toBalance(executor),
+      deposit_address: executor.deposit_address,
       credit_limit: Number(executor.credit_limit),
       payin_reward: Number(executor.payin_reward),
       payout_reward: Number(executor.payout_reward),
@@ -62,6 +63,21 @@ export async function executorRoutes(app: RouteApp, ctx: AppContext): Promise<vo
       const page = parseListQuery(request.query, 'VALIDATION');
       const executor = await executors.getExecutor(ctx, request.executor!.id);
       return { ...executors.toBalance(executor), ...(await executors.statement(ctx, executor.id, page)) };
+    },
+  );
+
+  app.get(
+    '/deposits',
+    {
+      schema: {
+        tags,
+        summary: 'USDT transfers to the deposit address credited so far, newest first',
+        querystring: Type.Object({ limit: Type.Optional(Type.String()), offset: Type.Optional(Type.String()) }),
+      },
+    },
+    async (request) => {
+      const page = parseListQuery(request.query, 'VALIDATION');
+      return { deposits: await executors.listDeposits(ctx, request.executor!.id, page), ...page };
     },
   );
 

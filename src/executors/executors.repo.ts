@@ -33,12 +33,16 @@ export interface ExecutorRow {
   default_monthly_count_limit: number | null;
   /** Consecutive unpaid hand-outs after which a requisite is switched off (0: never). */
   disable_after_expired: number;
+  /** The child index (0/i) of its TRC-20 deposit address under the operator's xpub; null until assigned. */
+  deposit_index: number | null;
+  /** Its TRC-20 deposit address, derived from deposit_index; null until assigned. */
+  deposit_address: string | null;
 }
 
 const COLUMNS = `e.id, e.name, e.is_active, e.created_at, e.credit_limit, e.payin_reward, e.payout_reward,
   e.is_paused, e.priority, e.score, e.score_handed_out, e.score_completed, e.score_median_minutes, e.score_updated_at,
   e.default_daily_turnover_limit, e.default_monthly_turnover_limit, e.default_daily_count_limit, e.default_monthly_count_limit,
-  e.disable_after_expired,
+  e.disable_after_expired, e.deposit_index, e.deposit_address,
   coalesce((SELECT a.balance FROM ledger_accounts a WHERE a.executor_id = e.id AND a.kind = 'executor_available'), 0) AS balance,
   coalesce((SELECT a.balance FROM ledger_accounts a WHERE a.executor_id = e.id AND a.kind = 'executor_frozen'), 0) AS balance_frozen`;
 
@@ -138,6 +142,39 @@ export async function lockAvailable(tx: Tx, id: string): Promise<string | undefi
     [id],
   );
   return rows[0]?.balance;
+}
+
+/** The next unused deposit address index (a sequence: never handed out twice, gaps allowed). */
+export async function nextDepositIndex(db: Queryable): Promise<number> {
+  const { rows } = await db.query<{ n: string }>(`SELECT nextval('executor_deposit_index') AS n`);
+  return Number(rows[0]!.n);
+}
+
+/** Records an executor's deposit address, unless it already has one; false when it had. */
+export async function assignDepositAddress(db: Queryable, id: string, index: number, address: string): Promise<boolean> {
+  const { rowCount } = await db.query(
+    'UPDATE executors SET deposit_index = $2, deposit_address = $3, updated_at = now() WHERE id = $1 AND deposit_index IS NULL',
+    [id, index, address],
+  );
+  return (rowCount ?? 0) > 0;
+}
+
+/** Executors with a deposit address: what the deposit poller watches, and from when. */
+export async function depositAddresses(
+  db: Queryable,
+): Promise<{ id: string; deposit_index: number; deposit_address: string; deposit_scanned_to: Date | null }[]> {
+  const { rows } = await db.query<{ id: string; deposit_index: number; deposit_address: string; deposit_scanned_to: Date | null }>(
+    'SELECT id, deposit_index, deposit_address, deposit_scanned_to FROM executors WHERE deposit_address IS NOT NULL ORDER BY deposit_index',
+  );
+  return rows;
+}
+
+/**
+ * Sets where an executor's next deposit scan starts (less a look-back margin). It may move back:
+ * to the oldest transfer still waiting for confirmations.
+ */
+export async function advanceDepositScan(db: Queryable, id: string, to: Date): Promise<void> {
+  await db.query('UPDATE executors SET deposit_scanned_to = $2 WHERE id = $1', [id, to]);
 }
 
 export async function replaceToken(db: Queryable, id: string, tokenHash: Buffer): Promise<boolean> {

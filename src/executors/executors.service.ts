@@ -1,12 +1,14 @@
 import type { Decimal } from 'decimal.js';
 import type { AppContext } from '../context.js';
-import { type Tx, transaction } from '../db/pool.js';
+import { type Queryable, type Tx, transaction } from '../db/pool.js';
 import { DomainError } from '../errors.js';
 import { isDepositShort } from '../ledger/holds.js';
 import { accountStatement, post } from '../ledger/ledger.repo.js';
 import { hashToken, randomToken } from '../lib/crypto.js';
 import { checkDecimal, money, toNumber, USDT_DECIMALS } from '../lib/money.js';
+import { deriveTronAddress } from '../lib/tron-hd.js';
 import { countLimit, turnoverLimit } from '../requisites/limits.js';
+import { listExecutorDeposits } from './deposits.repo.js';
 import * as repo from './executors.repo.js';
 
 /** An executor as the operator API shows it: its settings and its deposit (DESIGN.md "Executors' money"). */
@@ -17,6 +19,7 @@ export function toExecutor(row: repo.ExecutorRow) {
     is_active: row.is_active,
     created_at: row.created_at,
     ...toBalance(row),
+    deposit_address: row.deposit_address,
     credit_limit: toNumber(row.credit_limit),
     payin_reward: toNumber(row.payin_reward),
     payout_reward: toNumber(row.payout_reward),
@@ -68,17 +71,37 @@ export function toBalance(row: Pick<repo.ExecutorRow, 'balance' | 'balance_froze
   return { balance: toNumber(row.balance), balance_frozen: toNumber(row.balance_frozen), currency: 'USDT' as const };
 }
 
-/** Creates an executor with its deposit accounts; its bearer token is returned once and stored as a hash. */
+/**
+ * Creates an executor with its deposit accounts (and, with KASSIR_TRON_DEPOSIT_XPUB, its TRC-20
+ * deposit address); its bearer token is returned once and stored as a hash.
+ */
 export async function createExecutor(ctx: AppContext, name: string): Promise<repo.ExecutorRow & { token: string }> {
   const token = randomToken('ex_', 32);
-  const executor = await transaction(ctx.db, (tx) => repo.insertExecutor(tx, name, hashToken(token)));
+  const executor = await transaction(ctx.db, async (tx) => {
+    const row = await repo.insertExecutor(tx, name, hashToken(token));
+    return (await withDepositAddress(ctx, tx, row)) ?? row;
+  });
   return { ...executor, token };
+}
+
+/**
+ * Gives an executor its TRC-20 deposit address when deposits on chain are configured and it has
+ * none yet (executors created before): the next index of a sequence, child 0/index of the
+ * operator's xpub. Returns the executor again when it assigned one.
+ */
+async function withDepositAddress(ctx: AppContext, db: Queryable, row: repo.ExecutorRow): Promise<repo.ExecutorRow | undefined> {
+  const deposits = ctx.config.tronDeposits;
+  if (!deposits || row.deposit_address) return undefined;
+  const index = await repo.nextDepositIndex(db);
+  // A concurrent request may have assigned one meanwhile: its address stays, this index is skipped.
+  await repo.assignDepositAddress(db, row.id, index, deriveTronAddress(deposits.xpub, index));
+  return repo.findExecutor(db, row.id);
 }
 
 export async function getExecutor(ctx: AppContext, id: string): Promise<repo.ExecutorRow> {
   const executor = await repo.findExecutor(ctx.db, id);
   if (!executor) throw new DomainError('NOT_FOUND', `Executor ${id} not found`);
-  return executor;
+  return (await withDepositAddress(ctx, ctx.db, executor)) ?? executor;
 }
 
 export interface ExecutorUpdate {
@@ -225,6 +248,21 @@ export async function statement(ctx: AppContext, id: string, page: { limit: numb
     total,
     ...page,
   };
+}
+
+/** An executor's deposits on chain (owner-scoped), as the executor and the operator see them. */
+export async function listDeposits(ctx: AppContext, id: string, page: { limit: number; offset: number }) {
+  return (await listExecutorDeposits(ctx.db, id, page.limit, page.offset)).map((row) => ({
+    id: row.id,
+    tx_hash: row.tx_hash,
+    log_index: row.log_index,
+    from: row.from_address,
+    address: row.address,
+    amount: toNumber(row.amount),
+    block_number: Number(row.block_number),
+    block_time: row.block_time,
+    credited_at: row.created_at,
+  }));
 }
 
 /** Replaces an executor's token at once (a lost phone must stop working immediately). */

@@ -26,6 +26,7 @@ import { terminalRoutes } from '../terminals/terminals.routes.js';
 import { transferRoutes } from '../transfers/transfers.routes.js';
 import { webhookAdminRoutes } from '../webhooks/webhooks.admin.js';
 import { withdrawalAdminRoutes } from '../withdrawals/withdrawals.admin.js';
+import { withdrawalExecutorRoutes } from '../withdrawals/withdrawals.executor.js';
 import { withdrawalRoutes } from '../withdrawals/withdrawals.routes.js';
 import { adminAuth } from './admin-auth.js';
 import { executorAuth } from './executor-auth.js';
@@ -67,7 +68,7 @@ const ROUTE_GROUPS: RouteGroup[] = [
     auth: executorAuth,
     // Notifications and payouts complete money already on its way: served under a load that sheds new payments.
     priority: 'high',
-    routes: [executorRoutes, payoutExecutorRoutes],
+    routes: [executorRoutes, payoutExecutorRoutes, withdrawalExecutorRoutes],
   },
   {
     name: 'operator API (ADMIN_TOKEN bearer)',

@@ -1,6 +1,7 @@
 import { run, type Task, type TaskList, Logger as WorkerLogger } from 'graphile-worker';
 import type { AppContext } from '../context.js';
 import { type Db, isDatabaseUnavailable, type Tx, transaction } from '../db/pool.js';
+import { DEPOSITS_TASK, depositsTask } from '../executors/deposits.jobs.js';
 import { refreshScores } from '../executors/executors.repo.js';
 import { expireDuePayments } from '../payments/lifecycle.js';
 import { POLL_TASK, pollTask } from '../payments/provider-status.service.js';
@@ -78,11 +79,12 @@ function cleanupTask(ctx: AppContext): Task {
 export function taskList(ctx: AppContext): TaskList {
   let chain: ChainClient | undefined;
   const chainClient = () => {
-    if (!ctx.config.tron) throw new Error('a withdrawal needs the Tron adapter, but KASSIR_TRON_FULL_NODE is not set');
+    if (!ctx.config.tron) throw new Error('a withdrawal or a deposit poll needs the Tron adapter, but KASSIR_TRON_FULL_NODE is not set');
     chain ??= createTronClient(ctx.config.tron);
     return chain;
   };
   return {
+    ...(ctx.config.tronDeposits ? { [DEPOSITS_TASK]: depositsTask(ctx, chainClient) } : {}),
     [EXPIRE_TASK]: expireTask(ctx),
     [DISPATCH_TASK]: dispatchTask(ctx),
     [SEND_TASK]: sendTask(ctx, chainClient),
@@ -124,12 +126,16 @@ export async function startWorker(ctx: AppContext, databaseUrl: string): Promise
       `* * * * * ${SCORE_TASK} ?jobKey=${SCORE_TASK}`,
       // The safety net of webhook delivery: events whose announcement was missed, leases that ran out.
       `* * * * * ${DISPATCH_TASK} ?jobKey=${DISPATCH_KEY}&jobKeyMode=preserve_run_at`,
+      // Executors' deposit addresses (when configured): the job reschedules itself every
+      // KASSIR_TRON_DEPOSIT_POLL_MS; the cron line restarts the chain should it ever break.
+      ...(ctx.config.tronDeposits ? [`* * * * * ${DEPOSITS_TASK} ?jobKey=${DEPOSITS_TASK}&jobKeyMode=preserve_run_at`] : []),
     ].join('\n'),
   });
   const dispatchNow = () => scheduleDispatch(ctx.db);
   let wakeup: { stop(): Promise<void> } | undefined;
   try {
     await runner.addJob(EXPIRE_TASK, {}, { jobKey: EXPIRE_TASK, jobKeyMode: 'preserve_run_at' });
+    if (ctx.config.tronDeposits) await runner.addJob(DEPOSITS_TASK, {}, { jobKey: DEPOSITS_TASK, jobKeyMode: 'preserve_run_at' });
     // When the database is back after an outage, open withdrawals get their send job again: one
     // whose job was running then may keep it locked for hours (its end could not be recorded).
     const resumeAfterOutage = () =>

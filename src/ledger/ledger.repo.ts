@@ -211,7 +211,7 @@ export async function frozenApartFromOpenHolds(db: Queryable): Promise<Array<{ t
          SELECT terminal_id, sum(reserve) AS held FROM (
            SELECT terminal_id, reserve FROM payouts WHERE status IN ('pending', 'processing')
            UNION ALL
-           SELECT terminal_id, reserve FROM withdrawals WHERE status IN ('pending', 'processing')
+           SELECT terminal_id, reserve FROM withdrawals WHERE terminal_id IS NOT NULL AND status IN ('pending', 'processing')
          ) open GROUP BY terminal_id
        ) h ON h.terminal_id = a.terminal_id
       WHERE a.kind = 'terminal_frozen' AND a.balance <> coalesce(h.held, 0)`,
@@ -219,16 +219,38 @@ export async function frozenApartFromOpenHolds(db: Queryable): Promise<Array<{ t
   return rows;
 }
 
-/** Executors' frozen accounts that differ from the holds of their payments still open (PENDING or PROCESSING). */
+/**
+ * Executors' frozen accounts that differ from the holds of their payments still open (PENDING or
+ * PROCESSING) plus the reserves of their withdrawals in progress.
+ */
 export async function executorFrozenApartFromHolds(db: Queryable): Promise<Array<{ executor_id: string; frozen: string; held: string }>> {
   const { rows } = await db.query<{ executor_id: string; frozen: string; held: string }>(
     `SELECT a.executor_id, a.balance::text AS frozen, coalesce(h.held, 0)::text AS held
        FROM ledger_accounts a
        LEFT JOIN (
-         SELECT executor_id, sum(hold) AS held FROM payments
-          WHERE hold IS NOT NULL AND status IN ('PENDING', 'PROCESSING') GROUP BY executor_id
+         SELECT executor_id, sum(held) AS held FROM (
+           SELECT executor_id, hold AS held FROM payments WHERE hold IS NOT NULL AND status IN ('PENDING', 'PROCESSING')
+           UNION ALL
+           SELECT executor_id, reserve FROM withdrawals WHERE executor_id IS NOT NULL AND status IN ('pending', 'processing')
+         ) open GROUP BY executor_id
        ) h ON h.executor_id = a.executor_id
       WHERE a.kind = 'executor_frozen' AND a.balance <> coalesce(h.held, 0)`,
+  );
+  return rows;
+}
+
+/** Deposits on chain recorded without exactly one `executor_deposit` posting of their amount to their executor. */
+export async function miscreditedDeposits(db: Queryable): Promise<Array<{ id: string; tx_hash: string; credits: number }>> {
+  const { rows } = await db.query<{ id: string; tx_hash: string; credits: number }>(
+    `SELECT d.id, d.tx_hash, count(t.id)::int AS credits
+       FROM executor_deposits d
+       LEFT JOIN ledger_transactions t ON t.kind = 'executor_deposit' AND t.ref_id = d.id
+        AND EXISTS (SELECT 1 FROM ledger_entries e JOIN ledger_accounts a ON a.id = e.account_id
+                     WHERE e.transaction_id = t.id AND a.kind = 'executor_available' AND a.executor_id = d.executor_id AND e.amount = d.amount)
+      GROUP BY d.id, d.tx_hash HAVING count(t.id) <> 1
+     UNION ALL
+     SELECT t.ref_id, coalesce(t.memo, ''), 0 FROM ledger_transactions t
+      WHERE t.kind = 'executor_deposit' AND NOT EXISTS (SELECT 1 FROM executor_deposits d WHERE d.id = t.ref_id)`,
   );
   return rows;
 }

@@ -49,11 +49,20 @@ export async function checkLedger(db: Queryable): Promise<{ ok: boolean; problem
   }
 
   // An executor's frozen funds are exactly the holds of its payments still open, and every
-  // payment handed to an executor's requisite took its hold.
+  // payment handed to an executor's requisite took its hold. An executor's withdrawals in progress
+  // count in its frozen sum; a terminal's frozen counts only its terminal's withdrawals.
   for (const row of await repo.executorFrozenApartFromHolds(db)) {
     problems.push({
       invariant: 'executor frozen equals open holds',
-      detail: `executor ${row.executor_id} has ${row.frozen} frozen but its open payments hold ${row.held}`,
+      detail: `executor ${row.executor_id} has ${row.frozen} frozen but its open payments and withdrawals hold ${row.held}`,
+    });
+  }
+  // Every transfer to an executor's deposit address recorded is credited exactly once, and every
+  // deposit credit has its transfer.
+  for (const row of await repo.miscreditedDeposits(db)) {
+    problems.push({
+      invariant: 'deposits credited once',
+      detail: `deposit ${row.id} (transaction ${row.tx_hash}) has ${row.credits} matching executor_deposit credit(s)`,
     });
   }
   for (const row of await repo.paymentsWithoutHold(db)) {

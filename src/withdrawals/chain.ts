@@ -11,6 +11,38 @@ export interface ChainClient {
   status(txId: string): Promise<ChainTxStatus>;
   /** The time of the newest block the node knows: expiry is judged on the node's clock, not ours. */
   headTime(): Promise<Date>;
+
+  // Deposits (src/executors/deposits.jobs.ts): incoming USDT transfers to the executors' addresses.
+
+  /** The number of the newest block the node knows. */
+  headBlock(): Promise<number>;
+  /**
+   * Transactions that moved the configured USDT token to `address` with a block time at or after
+   * `since`, oldest first (the TronGrid-style index `/v1/accounts/{address}/transactions/trc20`).
+   * Only hints: what was transferred is read from each transaction's own logs (tokenTransfers).
+   */
+  incomingTransfers(address: string, since: Date): Promise<IncomingTransferHint[]>;
+  /**
+   * The token transfers a transaction made (its TRC-20 Transfer event logs, every contract), with
+   * its block; undefined while it is in no block. A reverted transaction transferred nothing.
+   */
+  tokenTransfers(txId: string): Promise<{ blockNumber: number; blockTime: Date; transfers: TokenTransfer[] } | undefined>;
+}
+
+export interface IncomingTransferHint {
+  txId: string;
+  blockTime: Date;
+}
+
+export interface TokenTransfer {
+  /** The event's position among the transaction's logs: (txId, logIndex) names one transfer. */
+  logIndex: number;
+  /** The token contract (base58 T-address). */
+  contract: string;
+  from: string;
+  to: string;
+  /** In the token's smallest unit. */
+  units: bigint;
 }
 
 export interface SignedTransfer {

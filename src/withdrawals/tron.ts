@@ -1,6 +1,27 @@
 import { TronWeb } from 'tronweb';
 import { Money, USDT_DECIMALS } from '../lib/money.js';
-import type { ChainClient, ChainTxStatus, SignedTransfer } from './chain.js';
+import type { ChainClient, ChainTxStatus, IncomingTransferHint, SignedTransfer, TokenTransfer } from './chain.js';
+
+/** keccak256("Transfer(address,address,uint256)"): the TRC-20 (ERC-20) Transfer event. */
+const TRANSFER_TOPIC = 'ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
+/** Pages of the transfer index read per poll of one address (200 transfers a page). */
+const MAX_PAGES = 20;
+
+interface TransactionInfo {
+  id?: string;
+  blockNumber?: number;
+  blockTimeStamp?: number;
+  result?: string;
+  receipt?: { result?: string };
+  log?: { address?: string; topics?: string[]; data?: string }[];
+}
+
+interface Trc20Page {
+  success?: boolean;
+  error?: string;
+  data?: { transaction_id?: string; block_timestamp?: number; to?: string; token_info?: { address?: string } }[];
+  meta?: { fingerprint?: string };
+}
 
 export interface TronSettings {
   fullNode: string;
@@ -82,6 +103,67 @@ export function createTronClient(settings: TronSettings): ChainClient {
       const timestamp = block.block_header?.raw_data?.timestamp;
       if (typeof timestamp !== 'number') throw new Error('the Tron node did not report its newest block');
       return new Date(timestamp);
+    },
+
+    async headBlock(): Promise<number> {
+      const block = (await tronWeb.trx.getCurrentBlock()) as { block_header?: { raw_data?: { number?: number } } };
+      const number = block.block_header?.raw_data?.number;
+      if (typeof number !== 'number') throw new Error('the Tron node did not report its newest block');
+      return number;
+    },
+
+    async incomingTransfers(address: string, since: Date): Promise<IncomingTransferHint[]> {
+      const found: IncomingTransferHint[] = [];
+      let fingerprint: string | undefined;
+      for (let page = 0; page < MAX_PAGES; page++) {
+        const query = new URLSearchParams({
+          only_to: 'true',
+          contract_address: settings.usdtContract,
+          min_timestamp: String(since.getTime()),
+          order_by: 'block_timestamp,asc',
+          limit: '200',
+        });
+        if (fingerprint) query.set('fingerprint', fingerprint);
+        const url = `${settings.fullNode}/v1/accounts/${encodeURIComponent(address)}/transactions/trc20?${query}`;
+        const response = await fetch(url, {
+          headers: { accept: 'application/json', ...(settings.apiKey ? { 'TRON-PRO-API-KEY': settings.apiKey } : {}) },
+          signal: AbortSignal.timeout(15_000),
+        });
+        if (!response.ok) throw new Error(`the Tron node's transfer index answered ${response.status} for ${address}`);
+        const body = (await response.json()) as Trc20Page;
+        if (body.success === false) throw new Error(`the Tron node's transfer index refused: ${body.error ?? 'no reason given'}`);
+        for (const row of body.data ?? []) {
+          if (typeof row.transaction_id !== 'string' || typeof row.block_timestamp !== 'number') continue;
+          // The filter is asked of the index, and checked here again: only our token, only to us.
+          if (row.token_info?.address !== settings.usdtContract || row.to !== address) continue;
+          found.push({ txId: row.transaction_id.toLowerCase(), blockTime: new Date(row.block_timestamp) });
+        }
+        fingerprint = body.meta?.fingerprint;
+        if (!fingerprint || (body.data ?? []).length === 0) break;
+      }
+      return found;
+    },
+
+    async tokenTransfers(txId: string) {
+      const info = (await tronWeb.trx.getUnconfirmedTransactionInfo(txId)) as TransactionInfo;
+      if (!info?.id || typeof info.blockNumber !== 'number') return undefined;
+      const blockTime = new Date(info.blockTimeStamp ?? 0);
+      const reverted = info.result === 'FAILED' || (info.receipt?.result !== undefined && info.receipt.result !== 'SUCCESS');
+      if (reverted) return { blockNumber: info.blockNumber, blockTime, transfers: [] };
+      const transfers: TokenTransfer[] = [];
+      (info.log ?? []).forEach((log, logIndex) => {
+        const topics = log.topics ?? [];
+        if (topics.length !== 3 || topics[0]?.toLowerCase() !== TRANSFER_TOPIC || !log.address || !log.data) return;
+        const hexAddress = (topic: string) => TronWeb.address.fromHex(`41${topic.slice(-40)}`);
+        transfers.push({
+          logIndex,
+          contract: hexAddress(log.address),
+          from: hexAddress(topics[1]!),
+          to: hexAddress(topics[2]!),
+          units: BigInt(`0x${log.data}`),
+        });
+      });
+      return { blockNumber: info.blockNumber, blockTime, transfers };
     },
   };
 }

@@ -18,6 +18,7 @@ function adminView(row: WithdrawalRow) {
     ...toWithdrawal(row),
     merchant_id: row.merchant_id,
     terminal_id: row.terminal_id,
+    executor_id: row.executor_id,
     send_amount: Number(row.send_amount),
     reserve: Number(row.reserve),
     adapter: row.adapter,
@@ -33,7 +34,7 @@ async function load(ctx: AppContext, id: string): Promise<WithdrawalRow> {
 }
 
 /**
- * Operator API for withdrawals. With the manual adapter the operator sends from the custody wallet
+ * Operator API for withdrawals — merchants' and executors' (withdrawals of their deposits) alike. With the manual adapter the operator sends from the custody wallet
  * and records the transaction hash; an automatic (Tron) withdrawal is completed by its own job once
  * the chain confirms it, and can be failed by hand only before anything was signed for it.
  */
@@ -43,16 +44,24 @@ export async function withdrawalAdminRoutes(app: RouteApp, ctx: AppContext): Pro
     {
       schema: {
         tags,
-        querystring: Type.Object({ status: Type.Optional(Type.String()), limit: Type.Optional(Type.String()), offset: Type.Optional(Type.String()) }),
+        querystring: Type.Object({
+          status: Type.Optional(Type.String()),
+          owner: Type.Optional(Type.String({ description: "merchant: merchants' withdrawals only; executor: executors' withdrawals of their deposits only" })),
+          executor_id: Type.Optional(Type.String({ description: "one executor's withdrawals" })),
+          limit: Type.Optional(Type.String()),
+          offset: Type.Optional(Type.String()),
+        }),
       },
     },
     async (request) => {
       const { limit, offset } = parseListQuery(request.query, 'VALIDATION');
-      const status = request.query.status;
+      const { status, owner, executor_id: executorId } = request.query;
       if (status !== undefined && !(WITHDRAWAL_STATUSES as readonly string[]).includes(status)) {
         throw new DomainError('VALIDATION', `status must be one of ${WITHDRAWAL_STATUSES.join(', ')}`);
       }
-      const rows = await listWithdrawals(ctx.db, status, limit, offset);
+      if (owner !== undefined && owner !== 'merchant' && owner !== 'executor') throw new DomainError('VALIDATION', 'owner must be merchant or executor');
+      if (executorId !== undefined && !isUuid(executorId)) throw new DomainError('VALIDATION', 'executor_id must be an executor id (UUID)');
+      const rows = await listWithdrawals(ctx.db, { status, owner, executorId }, limit, offset);
       return { withdrawals: rows.map(adminView), limit, offset };
     },
   );

@@ -1,10 +1,12 @@
 import { PgCode, pgConstraint, pgErrorCode, type Queryable, type Tx } from '../db/pool.js';
 import { DomainError } from '../errors.js';
 
+/** A withdrawal: a merchant's (from a terminal) or an executor's (from its deposit), never both. */
 export interface WithdrawalRow {
   id: string;
-  merchant_id: string;
-  terminal_id: string;
+  merchant_id: string | null;
+  terminal_id: string | null;
+  executor_id: string | null;
   amount: string;
   fee: string;
   subtract_fee_from_amount: boolean;
@@ -46,6 +48,31 @@ export async function insertWithdrawal(tx: Tx, w: NewWithdrawal): Promise<Withdr
   return rows[0]!;
 }
 
+/** Inserts an executor's withdrawal of its deposit (no fee: what is frozen is what is sent). */
+export async function insertExecutorWithdrawal(tx: Tx, w: { executorId: string; amount: string; address: string; adapter: string }): Promise<WithdrawalRow> {
+  const { rows } = await tx.query<WithdrawalRow>(
+    `INSERT INTO withdrawals (executor_id, amount, fee, subtract_fee_from_amount, send_amount, reserve, address, adapter)
+     VALUES ($1, $2, 0, false, $2, $2, $3, $4) RETURNING *`,
+    [w.executorId, w.amount, w.address, w.adapter],
+  );
+  return rows[0]!;
+}
+
+/** An executor's withdrawal by id; another executor's (or a merchant's) is not found. */
+export async function findExecutorWithdrawal(db: Queryable, executorId: string, id: string): Promise<WithdrawalRow | undefined> {
+  const { rows } = await db.query<WithdrawalRow>('SELECT * FROM withdrawals WHERE executor_id = $1 AND id = $2', [executorId, id]);
+  return rows[0];
+}
+
+export async function listExecutorWithdrawals(db: Queryable, executorId: string, limit: number, offset: number): Promise<WithdrawalRow[]> {
+  const { rows } = await db.query<WithdrawalRow>('SELECT * FROM withdrawals WHERE executor_id = $1 ORDER BY created_at DESC, id LIMIT $2 OFFSET $3', [
+    executorId,
+    limit,
+    offset,
+  ]);
+  return rows;
+}
+
 /** A unique violation of the withdrawal made for one Idempotency-Key request. */
 export function isIdempotencyRequestTaken(err: unknown): boolean {
   return pgErrorCode(err) === PgCode.uniqueViolation && pgConstraint(err) === 'withdrawals_idempotency_request_key';
@@ -81,11 +108,20 @@ export async function findWithdrawal(db: Queryable, id: string): Promise<Withdra
   return rows[0];
 }
 
-/** Operator path: every merchant's withdrawals, optionally of one status. */
-export async function listWithdrawals(db: Queryable, status: string | undefined, limit: number, offset: number): Promise<WithdrawalRow[]> {
+/** Operator path: every merchant's and executor's withdrawals, optionally of one status, of merchants' or executors' only, or of one executor. */
+export async function listWithdrawals(
+  db: Queryable,
+  filter: { status?: string; owner?: 'merchant' | 'executor'; executorId?: string },
+  limit: number,
+  offset: number,
+): Promise<WithdrawalRow[]> {
   const { rows } = await db.query<WithdrawalRow>(
-    'SELECT * FROM withdrawals WHERE ($1::text IS NULL OR status = $1) ORDER BY created_at DESC, id LIMIT $2 OFFSET $3',
-    [status ?? null, limit, offset],
+    `SELECT * FROM withdrawals
+      WHERE ($1::text IS NULL OR status = $1)
+        AND ($2::text IS NULL OR ($2 = 'executor') = (executor_id IS NOT NULL))
+        AND ($3::uuid IS NULL OR executor_id = $3)
+      ORDER BY created_at DESC, id LIMIT $4 OFFSET $5`,
+    [filter.status ?? null, filter.owner ?? null, filter.executorId ?? null, limit, offset],
   );
   return rows;
 }

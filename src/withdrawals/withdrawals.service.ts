@@ -1,6 +1,7 @@
 import type { AppContext } from '../context.js';
 import { type Queryable, type Tx, transaction } from '../db/pool.js';
 import { DomainError } from '../errors.js';
+import { lockAvailable } from '../executors/executors.repo.js';
 import { type Hold, isInsufficientFunds, release, reserve, settle } from '../ledger/holds.js';
 import { checkDecimal, Money, toNumber, USDT_DECIMALS } from '../lib/money.js';
 import { isUuid } from '../lib/validators.js';
@@ -28,7 +29,20 @@ export function toWithdrawal(row: WithdrawalRow) {
 }
 
 function holdOf(w: WithdrawalRow): Hold {
-  return { kind: 'withdrawal', refId: w.id, merchantId: w.merchant_id, terminalId: w.terminal_id, amount: new Money(w.reserve) };
+  const amount = new Money(w.reserve);
+  if (w.executor_id) return { kind: 'withdrawal', refId: w.id, executorId: w.executor_id, amount };
+  return { kind: 'withdrawal', refId: w.id, merchantId: w.merchant_id!, terminalId: w.terminal_id!, amount };
+}
+
+/** The checks both kinds of withdrawal make of `amount` and `address`. */
+function checkAmountAndAddress(input: { amount: unknown; address: unknown }): { amount: Money; address: string } {
+  const amount = checkDecimal(input.amount, { field: 'amount', places: USDT_DECIMALS, min: 0, minExclusive: true, max: '1e20', maxExclusive: true });
+  if (typeof amount === 'string') throw new DomainError('WDR_001', amount);
+  const address = input.address;
+  if (typeof address !== 'string') throw new DomainError('WDR_001', 'address must be a TRC-20 wallet address');
+  const addressProblem = tronAddressProblem(address);
+  if (addressProblem) throw new DomainError('WDR_001', `address is not a valid TRC-20 address: ${addressProblem}`, { address });
+  return { amount, address };
 }
 
 export interface CreateWithdrawalInput {
@@ -47,12 +61,7 @@ export interface CreateWithdrawalInput {
  */
 export async function createWithdrawal(ctx: AppContext, merchantId: string, input: CreateWithdrawalInput, idempotencyRequest?: string): Promise<WithdrawalRow> {
   if (typeof input.terminal_id !== 'string' || !isUuid(input.terminal_id)) throw new DomainError('WDR_001', 'terminal_id must be a terminal id (UUID)');
-  const amount = checkDecimal(input.amount, { field: 'amount', places: USDT_DECIMALS, min: 0, minExclusive: true, max: '1e20', maxExclusive: true });
-  if (typeof amount === 'string') throw new DomainError('WDR_001', amount);
-  const address = input.address;
-  if (typeof address !== 'string') throw new DomainError('WDR_001', 'address must be a TRC-20 wallet address');
-  const addressProblem = tronAddressProblem(address);
-  if (addressProblem) throw new DomainError('WDR_001', `address is not a valid TRC-20 address: ${addressProblem}`, { address });
+  const { amount, address } = checkAmountAndAddress(input);
   const subtract = input.subtract_fee_from_amount ?? false;
   if (typeof subtract !== 'boolean') throw new DomainError('WDR_001', 'subtract_fee_from_amount must be true or false');
   const terminal = await findMerchantTerminal(ctx.db, merchantId, input.terminal_id);
@@ -97,6 +106,41 @@ export async function createWithdrawal(ctx: AppContext, merchantId: string, inpu
     }
     throw err;
   }
+}
+
+/**
+ * An executor withdraws from its deposit (issue 17): `amount` USDT to a TRC-20 address, sent by
+ * the same adapter, job and confirmation as merchants' withdrawals. The amount is frozen from the
+ * AVAILABLE balance — executor_available −amount, executor_frozen +amount — never into the credit
+ * line: when available is less than the amount it is refused and nothing changes. No fee.
+ */
+export async function createExecutorWithdrawal(ctx: AppContext, executorId: string, input: { amount: unknown; address: unknown }): Promise<WithdrawalRow> {
+  const { amount, address } = checkAmountAndAddress(input);
+  return transaction(ctx.db, async (tx) => {
+    const withdrawal = await repo.insertExecutorWithdrawal(tx, { executorId, amount: amount.toFixed(), address, adapter: ctx.config.withdrawalAdapter });
+    // Locked, so that the balance compared is the one the reserve takes from (available before frozen).
+    const available = new Money((await lockAvailable(tx, executorId)) ?? '0');
+    if (available.lt(amount)) {
+      throw new DomainError(
+        'WDR_002',
+        `Insufficient funds: the withdrawal needs ${amount.toFixed()} USDT but ${available.toFixed()} USDT is available (a credit line cannot be withdrawn); nothing was changed`,
+        { available: toNumber(available.toFixed()), required: toNumber(amount.toFixed()) },
+      );
+    }
+    await reserve(tx, holdOf(withdrawal));
+    if (withdrawal.adapter !== 'manual') await scheduleSend(tx, withdrawal.id, null);
+    return withdrawal;
+  });
+}
+
+export async function getExecutorWithdrawal(ctx: AppContext, executorId: string, id: string): Promise<WithdrawalRow> {
+  const withdrawal = isUuid(id) ? await repo.findExecutorWithdrawal(ctx.db, executorId, id) : undefined;
+  if (!withdrawal) throw new DomainError('WDR_003', `Withdrawal ${id} not found`);
+  return withdrawal;
+}
+
+export async function listExecutorWithdrawals(ctx: AppContext, executorId: string, limit: number, offset: number): Promise<WithdrawalRow[]> {
+  return repo.listExecutorWithdrawals(ctx.db, executorId, limit, offset);
 }
 
 /** Schedules (or re-schedules) the send job of a withdrawal; one job per withdrawal at a time. */

@@ -32,6 +32,29 @@ export interface TokenTransfer {
   /** In the token's smallest unit (micro-USDT). */
   amount: bigint;
   blockNumber: number;
+  blockTimestamp: number;
+}
+
+/** A transfer into the chain from outside (someone paying a deposit address), in a block of its own. */
+export interface IncomingTransferInput {
+  to: string;
+  /** Micro-units of the token. */
+  amount: bigint;
+  /** The token contract (default: the node's USDT). */
+  contract?: string;
+  from?: string;
+  /** More Transfer events in the same transaction (a batch payment): each is one more log. */
+  more?: { to: string; amount: bigint; contract?: string; from?: string }[];
+  /** The transaction reverted: no transfer happened (it is in a block, with no logs). */
+  reverted?: boolean;
+}
+
+interface IncomingTx {
+  txId: string;
+  blockNumber: number;
+  blockTimeStamp: number;
+  reverted: boolean;
+  logs: { contractHex: string; fromHex: string; toHex: string; amount: bigint }[];
 }
 
 export interface BroadcastAttempt {
@@ -96,6 +119,12 @@ export interface FakeTronNode {
   confirmAll(): string[];
   /** The distinct transaction ids the node accepted. */
   acceptedTxIds(): string[];
+  /** Puts a transfer from outside into a new block (at the head); returns its transaction id. */
+  addIncomingTransfer(input: IncomingTransferInput): string;
+  /** Makes `count` empty blocks: the transactions before them gain `count` confirmations. */
+  mineBlocks(count: number): void;
+  /** The newest block's number. */
+  headBlock(): number;
   state(txId: string): TxState | undefined;
   close(): Promise<void>;
 }
@@ -121,6 +150,7 @@ function encode(tx: Record<string, any>): { rawDataHex: string; txId: string } {
 export async function startFakeTronNode(options: FakeTronNodeOptions = {}): Promise<FakeTronNode> {
   const contractHex = toHex41(options.usdtContract ?? USDT_MAINNET);
   const txs = new Map<string, ChainTx>();
+  const incoming = new Map<string, IncomingTx>();
   const timers = new Set<NodeJS.Timeout>();
   let blockNumber = 70_000_000;
   let headHash = randomBytes(32).toString('hex');
@@ -158,7 +188,15 @@ export async function startFakeTronNode(options: FakeTronNodeOptions = {}): Prom
       tx.blockTimeStamp = block.timestamp;
       tx.outcome = node.outcome;
       if (tx.outcome === 'SUCCESS') {
-        node.transfers.push({ txId, contract: toBase58(contractHex), from: toBase58(tx.owner), to: tx.to, amount: tx.amount, blockNumber: block.number });
+        node.transfers.push({
+          txId,
+          contract: toBase58(contractHex),
+          from: toBase58(tx.owner),
+          to: tx.to,
+          amount: tx.amount,
+          blockNumber: block.number,
+          blockTimestamp: block.timestamp,
+        });
       }
     },
     confirm(txId) {
@@ -173,6 +211,38 @@ export async function startFakeTronNode(options: FakeTronNodeOptions = {}): Prom
     },
     acceptedTxIds() {
       return [...txs.keys()];
+    },
+    addIncomingTransfer(input) {
+      const block = nextBlock();
+      const txId = randomBytes(32).toString('hex');
+      const parts = [input, ...(input.more ?? [])].map((part) => ({
+        contractHex: toHex41(part.contract ?? toBase58(contractHex)),
+        fromHex: toHex41(part.from ?? randomTronAddress()),
+        toHex: toHex41(part.to),
+        amount: part.amount,
+      }));
+      const reverted = Boolean(input.reverted);
+      incoming.set(txId, { txId, blockNumber: block.number, blockTimeStamp: block.timestamp, reverted, logs: reverted ? [] : parts });
+      if (!reverted) {
+        for (const part of parts) {
+          node.transfers.push({
+            txId,
+            contract: toBase58(part.contractHex),
+            from: toBase58(part.fromHex),
+            to: toBase58(part.toHex),
+            amount: part.amount,
+            blockNumber: block.number,
+            blockTimestamp: block.timestamp,
+          });
+        }
+      }
+      return txId;
+    },
+    mineBlocks(count) {
+      for (let i = 0; i < count; i++) nextBlock();
+    },
+    headBlock() {
+      return blockNumber;
     },
     state(txId) {
       expireDue();
@@ -297,11 +367,15 @@ export async function startFakeTronNode(options: FakeTronNodeOptions = {}): Prom
 
     // AbstractTrx.getTransactionInfo reads the solidity API: {} until the transaction is irreversible.
     'walletsolidity/gettransactioninfobyid': (body) => {
-      const tx = txs.get(String(body.value ?? '').toLowerCase());
+      const id = String(body.value ?? '').toLowerCase();
+      if (incoming.has(id)) return incomingInfo(incoming.get(id)!);
+      const tx = txs.get(id);
       return tx && tx.state === 'solidified' ? info(tx) : {};
     },
     'wallet/gettransactioninfobyid': (body) => {
-      const tx = txs.get(String(body.value ?? '').toLowerCase());
+      const id = String(body.value ?? '').toLowerCase();
+      if (incoming.has(id)) return incomingInfo(incoming.get(id)!);
+      const tx = txs.get(id);
       return tx && (tx.state === 'included' || tx.state === 'solidified') ? info(tx) : {};
     },
 
@@ -321,6 +395,52 @@ export async function startFakeTronNode(options: FakeTronNodeOptions = {}): Prom
     }),
     'wallet/getnodeinfo': () => ({ configNodeInfo: { codeVersion: '4.7.7' } }),
   };
+
+  // TronGrid's index of TRC-20 transfers: GET /v1/accounts/{address}/transactions/trc20 with
+  // only_to, only_from, contract_address, min_timestamp, max_timestamp, order_by
+  // (block_timestamp,asc|desc), limit (≤ 200) and fingerprint (the next page); answers
+  // {data: [{transaction_id, token_info, block_timestamp, from, to, type, value}], success, meta}.
+  function trc20Index(address: string, query: Record<string, any>) {
+    let rows = node.transfers.filter((t) => (query.only_from === 'true' ? false : t.to === address) || (query.only_to === 'true' ? false : t.from === address));
+    if (query.contract_address) rows = rows.filter((t) => t.contract === query.contract_address);
+    if (query.min_timestamp) rows = rows.filter((t) => t.blockTimestamp >= Number(query.min_timestamp));
+    if (query.max_timestamp) rows = rows.filter((t) => t.blockTimestamp <= Number(query.max_timestamp));
+    rows = [...rows].sort((a, b) => a.blockTimestamp - b.blockTimestamp || a.blockNumber - b.blockNumber);
+    if (query.order_by !== 'block_timestamp,asc') rows.reverse();
+    const limit = Math.min(200, Number(query.limit ?? 20));
+    const start = Number(query.fingerprint ?? 0);
+    const page = rows.slice(start, start + limit);
+    const more = start + limit < rows.length;
+    return {
+      data: page.map((t) => ({
+        transaction_id: t.txId,
+        token_info: { symbol: t.contract === toBase58(contractHex) ? 'USDT' : 'OTHER', address: t.contract, decimals: 6, name: 'token' },
+        block_timestamp: t.blockTimestamp,
+        from: t.from,
+        to: t.to,
+        type: 'Transfer',
+        value: t.amount.toString(),
+      })),
+      success: true,
+      meta: { at: Date.now(), page_size: page.length, ...(more ? { fingerprint: String(start + limit) } : {}) },
+    };
+  }
+
+  function incomingInfo(tx: IncomingTx) {
+    const common = { id: tx.txId, fee: 0, blockNumber: tx.blockNumber, blockTimeStamp: tx.blockTimeStamp };
+    if (tx.reverted) return { ...common, contractResult: [''], receipt: { result: 'REVERT' }, result: 'FAILED' };
+    return {
+      ...common,
+      contract_address: tx.logs[0]?.contractHex,
+      contractResult: ['0000000000000000000000000000000000000000000000000000000000000001'],
+      receipt: { energy_usage_total: 64_285, net_usage: 345, result: 'SUCCESS' },
+      log: tx.logs.map((log) => ({
+        address: log.contractHex.slice(2),
+        topics: [TRANSFER_TOPIC, log.fromHex.slice(2).padStart(64, '0'), log.toHex.slice(2).padStart(64, '0')],
+        data: log.amount.toString(16).padStart(64, '0'),
+      })),
+    };
+  }
 
   function info(tx: ChainTx) {
     const common = {
@@ -372,6 +492,11 @@ export async function startFakeTronNode(options: FakeTronNodeOptions = {}): Prom
         }
         if (node.failRoutes.has(route)) {
           res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ Error: 'fake node: service unavailable' }));
+          return;
+        }
+        const index = /^v1\/accounts\/([^/]+)\/transactions\/trc20$/i.exec(url.pathname.replace(/^\/+|\/+$/g, ''));
+        if (index && req.method === 'GET') {
+          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(trc20Index(decodeURIComponent(index[1]!), body)));
           return;
         }
         const handler = routes[route];

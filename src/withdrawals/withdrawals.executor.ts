@@ -1,0 +1,40 @@
+import { Type } from 'typebox';
+import type { AppContext, RouteApp } from '../context.js';
+import { parseListQuery } from '../lib/pagination.js';
+import { createExecutorWithdrawal, getExecutorWithdrawal, listExecutorWithdrawals, toWithdrawal } from './withdrawals.service.js';
+
+const tags = ['executor'];
+const CreateBody = Type.Object({
+  amount: Type.Number({ description: 'USDT, taken from the available balance (not from the credit line); no fee' }),
+  address: Type.String({ description: 'TRC-20 wallet address (T…)' }),
+});
+
+/**
+ * The executor's withdrawals of its deposit: frozen from its available balance and sent by the
+ * same adapter as merchants' withdrawals. An executor sees only its own.
+ */
+export async function withdrawalExecutorRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
+  app.post('/withdrawals', { schema: { tags, summary: 'Withdraw USDT from the deposit', body: CreateBody } }, async (request, reply) => {
+    const withdrawal = await createExecutorWithdrawal(ctx, request.executor!.id, request.body);
+    return reply.status(201).send(toWithdrawal(withdrawal));
+  });
+
+  app.get(
+    '/withdrawals',
+    {
+      schema: {
+        tags,
+        summary: "The executor's withdrawals, newest first",
+        querystring: Type.Object({ limit: Type.Optional(Type.String()), offset: Type.Optional(Type.String()) }),
+      },
+    },
+    async (request) => {
+      const { limit, offset } = parseListQuery(request.query, 'WDR_001');
+      return { withdrawals: (await listExecutorWithdrawals(ctx, request.executor!.id, limit, offset)).map(toWithdrawal), limit, offset };
+    },
+  );
+
+  app.get('/withdrawals/:id', { schema: { tags, summary: 'One of its withdrawals', params: Type.Object({ id: Type.String() }) } }, async (request) =>
+    toWithdrawal(await getExecutorWithdrawal(ctx, request.executor!.id, request.params.id)),
+  );
+}
