@@ -386,6 +386,34 @@ describe("executors' withdrawals (manual adapter)", () => {
     await ledgerOk(service.app);
   });
 
+  it('an Idempotency-Key makes retries safe: a repeat (also racing) gets the first withdrawal, another request under the key is refused', async () => {
+    const e = await createExecutor(service.app, 'Retrier', { deposit: 100 });
+    const address = randomTronAddress();
+    const post = (body: unknown, key: string) =>
+      service.app.inject({
+        method: 'POST',
+        url: '/executor/v1/withdrawals',
+        headers: { authorization: `Bearer ${e.token}`, 'content-type': 'application/json', 'idempotency-key': key },
+        payload: JSON.stringify(body),
+      });
+    const first = await post({ amount: 30, address }, 'w-1');
+    expect(first.statusCode, first.body).toBe(201);
+    const again = await post({ amount: 30, address }, 'w-1');
+    expect(again.statusCode).toBe(200);
+    expect(again.json().id).toBe(first.json().id);
+    const other = await post({ amount: 31, address }, 'w-1');
+    expect(other.statusCode).toBe(409);
+    expect(other.json()).toMatchObject({ error: 'CONFLICT', data: { withdrawal_id: first.json().id } });
+
+    const raced = await Promise.all(Array.from({ length: 5 }, () => post({ amount: 20, address }, 'w-2')));
+    expect(raced.map((r) => r.statusCode).sort()).toEqual([200, 200, 200, 200, 201]);
+    expect(new Set(raced.map((r) => r.json().id)).size).toBe(1);
+    expect(await withdrawalCount(e.id)).toBe(2);
+    expect(await executorBalance(service.app, e.token)).toMatchObject({ balance: 50, balance_frozen: 50 });
+    expect((await post({ amount: 1, address }, 'x'.repeat(256))).json()).toMatchObject({ error: 'WDR_001', message: expect.stringMatching(/Idempotency-Key/) });
+    await ledgerOk(service.app);
+  });
+
   it('without KASSIR_TRON_DEPOSIT_XPUB no deposit address is shown; the operator credits deposits by hand (adjustments)', async () => {
     const e = await createExecutor(service.app, 'Manual', { deposit: 0 });
     expect((await executorBalance(service.app, e.token)).deposit_address).toBeNull();

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import type { AppContext, RouteApp } from '../context.js';
+import { DomainError } from '../errors.js';
 import { parseListQuery } from '../lib/pagination.js';
 import { createExecutorWithdrawal, getExecutorWithdrawal, listExecutorWithdrawals, toWithdrawal } from './withdrawals.service.js';
 
@@ -14,10 +15,26 @@ const CreateBody = Type.Object({
  * same adapter as merchants' withdrawals. An executor sees only its own.
  */
 export async function withdrawalExecutorRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
-  app.post('/withdrawals', { schema: { tags, summary: 'Withdraw USDT from the deposit', body: CreateBody } }, async (request, reply) => {
-    const withdrawal = await createExecutorWithdrawal(ctx, request.executor!.id, request.body);
-    return reply.status(201).send(toWithdrawal(withdrawal));
-  });
+  app.post(
+    '/withdrawals',
+    {
+      schema: {
+        tags,
+        summary: 'Withdraw USDT from the deposit',
+        description:
+          'Send an `Idempotency-Key` header (1–255 printable characters) to make retries safe: a repeat answers 200 with the withdrawal the first request made.',
+        body: CreateBody,
+      },
+    },
+    async (request, reply) => {
+      const header = request.headers['idempotency-key'];
+      if (header !== undefined && (typeof header !== 'string' || !/^[\x21-\x7e]{1,255}$/.test(header))) {
+        throw new DomainError('WDR_001', 'Idempotency-Key must be 1 to 255 printable characters');
+      }
+      const { withdrawal, repeated } = await createExecutorWithdrawal(ctx, request.executor!.id, request.body, header ?? null);
+      return reply.status(repeated ? 200 : 201).send(toWithdrawal(withdrawal));
+    },
+  );
 
   app.get(
     '/withdrawals',

@@ -7,6 +7,8 @@ export interface WithdrawalRow {
   merchant_id: string | null;
   terminal_id: string | null;
   executor_id: string | null;
+  /** The Idempotency-Key of the executor's request that made it (unique per executor). */
+  executor_key: string | null;
   amount: string;
   fee: string;
   subtract_fee_from_amount: boolean;
@@ -49,13 +51,27 @@ export async function insertWithdrawal(tx: Tx, w: NewWithdrawal): Promise<Withdr
 }
 
 /** Inserts an executor's withdrawal of its deposit (no fee: what is frozen is what is sent). */
-export async function insertExecutorWithdrawal(tx: Tx, w: { executorId: string; amount: string; address: string; adapter: string }): Promise<WithdrawalRow> {
+export async function insertExecutorWithdrawal(
+  tx: Tx,
+  w: { executorId: string; amount: string; address: string; adapter: string; key: string | null },
+): Promise<WithdrawalRow> {
   const { rows } = await tx.query<WithdrawalRow>(
-    `INSERT INTO withdrawals (executor_id, amount, fee, subtract_fee_from_amount, send_amount, reserve, address, adapter)
-     VALUES ($1, $2, 0, false, $2, $2, $3, $4) RETURNING *`,
-    [w.executorId, w.amount, w.address, w.adapter],
+    `INSERT INTO withdrawals (executor_id, amount, fee, subtract_fee_from_amount, send_amount, reserve, address, adapter, executor_key)
+     VALUES ($1, $2, 0, false, $2, $2, $3, $4, $5) RETURNING *`,
+    [w.executorId, w.amount, w.address, w.adapter, w.key],
   );
   return rows[0]!;
+}
+
+/** The withdrawal an executor's request with this Idempotency-Key made, if any. */
+export async function findExecutorWithdrawalByKey(db: Queryable, executorId: string, key: string): Promise<WithdrawalRow | undefined> {
+  const { rows } = await db.query<WithdrawalRow>('SELECT * FROM withdrawals WHERE executor_id = $1 AND executor_key = $2', [executorId, key]);
+  return rows[0];
+}
+
+/** A second withdrawal with an executor's Idempotency-Key already used (two requests raced). */
+export function isExecutorKeyTaken(err: unknown): boolean {
+  return pgErrorCode(err) === PgCode.uniqueViolation && pgConstraint(err) === 'withdrawals_executor_key';
 }
 
 /** An executor's withdrawal by id; another executor's (or a merchant's) is not found. */

@@ -114,10 +114,45 @@ export async function createWithdrawal(ctx: AppContext, merchantId: string, inpu
  * AVAILABLE balance — executor_available −amount, executor_frozen +amount — never into the credit
  * line: when available is less than the amount it is refused and nothing changes. No fee.
  */
-export async function createExecutorWithdrawal(ctx: AppContext, executorId: string, input: { amount: unknown; address: unknown }): Promise<WithdrawalRow> {
+/**
+ * An executor's withdrawal of its deposit. With an Idempotency-Key, a repeat of the request (an
+ * app retrying after a lost answer) gets the withdrawal the first one made — `repeated` true —
+ * and a different request under a used key is refused; two racing repeats make one withdrawal.
+ */
+export async function createExecutorWithdrawal(
+  ctx: AppContext,
+  executorId: string,
+  input: { amount: unknown; address: unknown },
+  key: string | null = null,
+): Promise<{ withdrawal: WithdrawalRow; repeated: boolean }> {
   const { amount, address } = checkAmountAndAddress(input);
+  const earlier = async () => {
+    const found = key === null ? undefined : await repo.findExecutorWithdrawalByKey(ctx.db, executorId, key);
+    if (found && (!new Money(found.amount).eq(amount) || found.address !== address)) {
+      throw new DomainError(
+        'CONFLICT',
+        'This Idempotency-Key was used for another withdrawal (another amount or address); use a new key for a new withdrawal',
+        {
+          withdrawal_id: found.id,
+        },
+      );
+    }
+    return found;
+  };
+  const before = await earlier();
+  if (before) return { withdrawal: before, repeated: true };
+  try {
+    return { withdrawal: await createReserved(ctx, executorId, amount, address, key), repeated: false };
+  } catch (err) {
+    const raced = repo.isExecutorKeyTaken(err) ? await earlier() : undefined;
+    if (raced) return { withdrawal: raced, repeated: true };
+    throw err;
+  }
+}
+
+async function createReserved(ctx: AppContext, executorId: string, amount: Money, address: string, key: string | null): Promise<WithdrawalRow> {
   return transaction(ctx.db, async (tx) => {
-    const withdrawal = await repo.insertExecutorWithdrawal(tx, { executorId, amount: amount.toFixed(), address, adapter: ctx.config.withdrawalAdapter });
+    const withdrawal = await repo.insertExecutorWithdrawal(tx, { executorId, amount: amount.toFixed(), address, adapter: ctx.config.withdrawalAdapter, key });
     // Locked, so that the balance compared is the one the reserve takes from (available before frozen).
     const available = new Money((await lockAvailable(tx, executorId)) ?? '0');
     if (available.lt(amount)) {
