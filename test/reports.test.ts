@@ -8,6 +8,7 @@
 import { Decimal } from 'decimal.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { payinSettlement, payoutReserve, payoutSettlement } from '../src/ledger/credit.js';
+import type { ReportFigures } from '../src/reports/reports.service.js';
 import {
   admin,
   adminOk,
@@ -53,17 +54,8 @@ const payin = (merchantId: string, executorId: string, s: ReturnType<typeof payi
 const sql = <T extends Record<string, unknown>>(text: string, params: unknown[] = []) => service.ctx.db.query<T>(text, params).then((r) => r.rows);
 const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
 
-interface Figures {
-  payins: number;
-  payin_turnover: number;
-  payouts: number;
-  payout_turnover: number;
-  turnover: number;
-  payin_rewards: number;
-  payout_credits: number;
-  rewards: number;
-  revenue: number;
-}
+/** The figures as the route answers them (the service's own type: the test checks their values, not their names). */
+type Figures = ReportFigures;
 type Row = Figures & { day: string; merchant_id?: string | null; executor_id?: string | null };
 interface Report {
   by: string;
