@@ -70,6 +70,9 @@ export async function openShop(client: Client, options: { funds: string[]; execu
   for (let e = 0; e < options.executors; e++) {
     const executor = await client.adminOk('POST', '/executors', { name: `Trader ${e + 1}` });
     await client.adminOk('POST', `/executors/${executor.id}/adjustments`, { amount: 1_000_000, reason: 'fault suite deposit' });
+    // The scenarios leave most payments unpaid to expire, by design: the automatic switch-off after
+    // unpaid hand-outs (test/limits.test.ts covers it) would take every card out mid-scenario.
+    await client.adminOk('PATCH', `/executors/${executor.id}`, { disable_after_expired: 0 });
     const requisites = new Map<string, string>();
     for (let r = 0; r < options.requisitesEach; r++) {
       const value = cardNumber();
