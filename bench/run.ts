@@ -37,7 +37,8 @@
  * KASSIR_DB_POOL_SIZE (the service's pool, read as the service reads it; default DEFAULT_DB_POOL_SIZE),
  * BENCH_CEILING_POOL_SIZE (the ceiling's pool; default the service's, like for like),
  * BENCH_ONLY (overload: only (a), (b) and (e)), BENCH_OVERLOAD (0 skips (e)), BENCH_OVERLOAD_FACTOR (2),
- * BENCH_OVERLOAD_CONNECTIONS (500), BENCH_NOTIFY_RATE (50), BENCH_EXECUTORS (100: the executors the requisites are spread over).
+ * BENCH_OVERLOAD_CONNECTIONS (500), BENCH_NOTIFY_RATE (50), BENCH_EXECUTORS (100: the executors the requisites are spread over),
+ * BENCH_TRACK_ALL (with BENCH_PG_STATS, 1: also count the statements inside functions, e.g. each step of payment_create_window).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -773,6 +774,7 @@ async function main(): Promise<void> {
     await client.connect();
     await client.query(`ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'`);
     await client.query(`ALTER SYSTEM SET pg_stat_statements.track_planning = on`);
+    if (process.env.BENCH_TRACK_ALL) await client.query(`ALTER SYSTEM SET pg_stat_statements.track = 'all'`);
     if (process.env.BENCH_AUTO_EXPLAIN) {
       // Plans of statements slower than BENCH_AUTO_EXPLAIN ms, in <work directory>/postgres.log.
       await client.query(`ALTER SYSTEM SET session_preload_libraries = 'auto_explain'`);
