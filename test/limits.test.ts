@@ -75,6 +75,34 @@ function asExecutor(token: string, method: 'GET' | 'POST', url: string) {
 }
 
 describe('limits', () => {
+  it('hand-outs made before a limit was set count under it (counters start from the payments), for a requisite and for executor defaults', async () => {
+    const executor = await createExecutor(app);
+    const id = await requisite(executor.id);
+    const before = [await pay(1000), await pay(1000), await pay(1000)];
+    for (const p of before) expect(p.requisiteId).toBe(id);
+    await cancel(before[2]!.id);
+    // No limit: nothing counted on the side; the operator's usage comes from the payments.
+    const { rows: none } = await service.ctx.db.query('SELECT 1 FROM requisite_usage WHERE requisite_id = $1', [id]);
+    expect(none).toHaveLength(0);
+    expect((await adminOk<{ usage: unknown }>(app, 'GET', `/requisites/${id}`)).usage).toEqual({
+      day: { amount: expect.any(Number), count: 2 },
+      month: { amount: expect.any(Number), count: 2 },
+    });
+
+    // Two taken (the cancelled one not): a limit of three leaves room for one more.
+    await adminOk(app, 'PATCH', `/requisites/${id}`, { daily_count_limit: 3 });
+    expect((await pay(1000)).status).toBe(200);
+    expect((await pay(1000)).error).toBe('PAY_004');
+
+    // The same through the executor's default, on a second card of its own.
+    await adminOk(app, 'PATCH', `/requisites/${id}`, { is_active: false });
+    const second = await requisite(executor.id);
+    expect((await pay(1000)).requisiteId).toBe(second);
+    await adminOk(app, 'PATCH', `/executors/${executor.id}`, { default_daily_count_limit: 2 });
+    expect((await pay(1000)).requisiteId).toBe(second);
+    expect((await pay(1000)).error).toBe('PAY_004');
+  });
+
   it('a daily count limit stops hand-outs at the limit, pending ones counting; a cancellation frees the room', async () => {
     const executor = await createExecutor(app);
     const id = await requisite(executor.id, { daily_count_limit: 2 });

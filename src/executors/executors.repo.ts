@@ -135,6 +135,11 @@ export async function updateExecutor(tx: Tx, id: string, patch: ExecutorPatch): 
   return findExecutor(tx, id);
 }
 
+/** Locks an executor's row (before its requisites, in a change that touches both). */
+export async function lockExecutor(tx: Tx, id: string): Promise<void> {
+  await tx.query('SELECT id FROM executors WHERE id = $1 FOR NO KEY UPDATE', [id]);
+}
+
 /** Locks an executor's available account (before a check-then-post in the same transaction) and returns its balance. */
 export async function lockAvailable(tx: Tx, id: string): Promise<string | undefined> {
   const { rows } = await tx.query<{ balance: string }>(

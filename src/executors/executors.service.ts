@@ -8,6 +8,7 @@ import { hashToken, randomToken } from '../lib/crypto.js';
 import { checkDecimal, money, toNumber, USDT_DECIMALS } from '../lib/money.js';
 import { deriveTronAddress } from '../lib/tron-hd.js';
 import { countLimit, turnoverLimit } from '../requisites/limits.js';
+import { executorRequisiteIds, recountUsage } from '../requisites/requisites.repo.js';
 import { listExecutorDeposits } from './deposits.repo.js';
 import * as repo from './executors.repo.js';
 
@@ -157,8 +158,15 @@ export async function updateExecutor(ctx: AppContext, id: string, patch: Executo
   }
   const before = await getExecutor(ctx, id);
   try {
-    const after = await transaction(ctx.db, (tx) =>
-      repo.updateExecutor(tx, id, {
+    const after = await transaction(ctx.db, async (tx) => {
+      if (Object.keys(limits).length > 0) {
+        // Counters are kept only under a limit (migration 024): new defaults start from the truth.
+        // Lock order: the executor, its requisites (as the score job's trigger takes them), then
+        // the ledger row a credit limit moves — never a requisite after a ledger row.
+        await repo.lockExecutor(tx, id);
+        await recountUsage(tx, await executorRequisiteIds(tx, id));
+      }
+      const updated = await repo.updateExecutor(tx, id, {
         name: patch.name,
         isActive: patch.is_active,
         creditLimit,
@@ -168,8 +176,9 @@ export async function updateExecutor(ctx: AppContext, id: string, patch: Executo
         priority: patch.priority,
         disableAfterExpired,
         limits,
-      }),
-    );
+      });
+      return updated;
+    });
     if (!after) throw new DomainError('NOT_FOUND', `Executor ${id} not found`);
     return { before, after };
   } catch (err) {

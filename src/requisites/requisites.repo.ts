@@ -1,4 +1,4 @@
-import { prepared, type Queryable } from '../db/pool.js';
+import { prepared, type Queryable, type Tx } from '../db/pool.js';
 
 export interface RequisiteRow {
   id: string;
@@ -103,13 +103,37 @@ export async function purgeOldUsage(db: Queryable): Promise<number> {
   return rowCount ?? 0;
 }
 
-/** What a requisite has taken in the current UTC day and month (hand-outs not cancelled). */
+/**
+ * What a requisite has taken in the current UTC day and month (hand-outs not cancelled), from its
+ * payments: the counters are kept only while a limit applies (migration 024).
+ */
 export async function findUsage(db: Queryable, id: string): Promise<{ period: 'day' | 'month'; amount: string; count: number }[]> {
   const { rows } = await db.query<{ period: 'day' | 'month'; amount: string; count: number }>(
-    `SELECT period, amount, count FROM requisite_usage
-      WHERE requisite_id = $1 AND ((period = 'day' AND starts = (now() AT TIME ZONE 'UTC')::date)
-                                OR (period = 'month' AND starts = date_trunc('month', now() AT TIME ZONE 'UTC')::date))`,
+    `SELECT k.period, coalesce(sum(p.payer_amount), 0)::text AS amount, count(p.id)::int AS count
+       FROM (VALUES ('day', (now() AT TIME ZONE 'UTC')::date), ('month', date_trunc('month', now() AT TIME ZONE 'UTC')::date)) AS k(period, starts)
+       LEFT JOIN requisites r ON r.id = $1
+       LEFT JOIN payments p ON p.executor_id = r.executor_id AND p.requisite_id = r.id
+                           AND p.created_at >= k.starts AT TIME ZONE 'UTC'
+                           AND p.status IN ('PENDING', 'PROCESSING', 'COMPLETED', 'COMPLETED_APPEAL')
+      GROUP BY k.period ORDER BY k.period`,
     [id],
   );
   return rows;
+}
+
+/**
+ * Recounts the requisites' usage counters of the current day and month from their payments
+ * (requisite_usage_recount, migration 024), after locking the requisites in id order so that the
+ * creates holding them have committed: for a limit set or changed, which the creates after it count under.
+ */
+export async function recountUsage(tx: Tx, requisiteIds: string[]): Promise<void> {
+  if (requisiteIds.length === 0) return;
+  await tx.query('SELECT id FROM requisites WHERE id = ANY($1::uuid[]) ORDER BY id FOR NO KEY UPDATE', [requisiteIds]);
+  await tx.query('SELECT requisite_usage_recount($1::uuid[])', [requisiteIds]);
+}
+
+/** An executor's requisites' ids (for a change of its default limits). */
+export async function executorRequisiteIds(db: Queryable, executorId: string): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>('SELECT id FROM requisites WHERE executor_id = $1 ORDER BY id', [executorId]);
+  return rows.map((row) => row.id);
 }

@@ -1,5 +1,6 @@
 import { findBankAs } from '../banks/banks.repo.js';
 import type { AppContext } from '../context.js';
+import { transaction } from '../db/pool.js';
 import { DomainError } from '../errors.js';
 import { getExecutor } from '../executors/executors.service.js';
 import { COUNTRY_CURRENCY, METHOD_TYPES, type Method, type RequisiteType } from '../lib/methods.js';
@@ -76,6 +77,8 @@ async function validate(ctx: AppContext, executorId: string, body: CreateRequisi
   };
 }
 
+const LIMIT_FIELDS = ['daily_turnover_limit', 'monthly_turnover_limit', 'daily_count_limit', 'monthly_count_limit'] as const;
+
 type Limits = Pick<repo.RequisiteFields, 'daily_turnover_limit' | 'monthly_turnover_limit' | 'daily_count_limit' | 'monthly_count_limit'>;
 
 function checkLimits(body: CreateRequisiteBody): Limits {
@@ -121,7 +124,14 @@ export async function updateRequisite(ctx: AppContext, id: string, patch: Partia
     daily_count_limit: patch.daily_count_limit === undefined ? before.daily_count_limit : patch.daily_count_limit,
     monthly_count_limit: patch.monthly_count_limit === undefined ? before.monthly_count_limit : patch.monthly_count_limit,
   };
-  const after = await repo.updateRequisite(ctx.db, id, await validate(ctx, before.executor_id, merged));
+  const fields = await validate(ctx, before.executor_id, merged);
+  const limitsChanged = LIMIT_FIELDS.some((field) => patch[field] !== undefined);
+  const after = await transaction(ctx.db, async (tx) => {
+    const updated = await repo.updateRequisite(tx, id, fields);
+    // Counters are kept only under a limit (migration 024): a limit set or changed starts from the truth.
+    if (updated && limitsChanged) await repo.recountUsage(tx, [id]);
+    return updated;
+  });
   if (!after) throw new DomainError('NOT_FOUND', `Requisite ${id} not found`);
   return { before, after };
 }
