@@ -31,15 +31,7 @@ export async function executorRoutes(app: RouteApp, ctx: AppContext): Promise<vo
   });
 
   app.get('/balance', { schema: { tags } }, async (request) => {
-    const executor = await executors.getExecutor(ctx, request.executor!.id);
-    return {
-      ...executors.toBalance(executor),
-      deposit_address: executor.deposit_address,
-      credit_limit: Number(executor.credit_limit),
-      payin_reward: Number(executor.payin_reward),
-      payout_reward: Number(executor.payout_reward),
-      is_paused: executor.is_paused,
-    };
+    return executors.toDeposit(await executors.getExecutor(ctx, request.executor!.id));
   });
 
   // Pause and resume: while paused, the cascade hands out none of the executor's requisites

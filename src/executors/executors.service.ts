@@ -19,12 +19,7 @@ export function toExecutor(row: repo.ExecutorRow) {
     name: row.name,
     is_active: row.is_active,
     created_at: row.created_at,
-    ...toBalance(row),
-    deposit_address: row.deposit_address,
-    credit_limit: toNumber(row.credit_limit),
-    payin_reward: toNumber(row.payin_reward),
-    payout_reward: toNumber(row.payout_reward),
-    is_paused: row.is_paused,
+    ...toDeposit(row),
     priority: row.priority,
     ...toScore(row),
     default_daily_turnover_limit: toNumber(row.default_daily_turnover_limit),
@@ -32,6 +27,18 @@ export function toExecutor(row: repo.ExecutorRow) {
     default_daily_count_limit: row.default_daily_count_limit,
     default_monthly_count_limit: row.default_monthly_count_limit,
     disable_after_expired: row.disable_after_expired,
+  };
+}
+
+/** The deposit and the terms it works on, as the executor itself reads them (GET /executor/v1/balance) and the operator too. */
+export function toDeposit(row: repo.ExecutorRow) {
+  return {
+    ...toBalance(row),
+    deposit_address: row.deposit_address,
+    credit_limit: toNumber(row.credit_limit),
+    payin_reward: toNumber(row.payin_reward),
+    payout_reward: toNumber(row.payout_reward),
+    is_paused: row.is_paused,
   };
 }
 

@@ -123,7 +123,7 @@ export async function postMany(tx: Tx, postings: readonly Posting[]): Promise<st
                                  AND a.executor_id IS NOT DISTINCT FROM x.executor_id
        ), entries AS (
          INSERT INTO ledger_entries (transaction_id, account_id, amount, applied_at_commit)
-         SELECT e.transaction_id, e.account_id, e.amount, e.at_commit FROM e, (SELECT count(*) FROM t) AS inserted ORDER BY e.account_id, e.ord
+         SELECT e.transaction_id, e.account_id, e.amount, e.at_commit FROM e ORDER BY e.account_id, e.ord
          RETURNING account_id
        ), balances AS (
          UPDATE ledger_accounts a SET balance = a.balance + d.amount

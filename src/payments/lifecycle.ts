@@ -2,12 +2,13 @@ import type { Decimal } from 'decimal.js';
 import type { Config } from '../config.js';
 import { prepared, type Queryable, type Tx } from '../db/pool.js';
 import { DomainError } from '../errors.js';
+import { findExecutor } from '../executors/executors.repo.js';
 import { creditForPayin, payinSettlement } from '../ledger/credit.js';
 import { isDepositShort } from '../ledger/holds.js';
 import { type Posting, postMany } from '../ledger/ledger.repo.js';
 import { money } from '../lib/money.js';
 import { enqueueWebhooks } from '../webhooks/outbox.js';
-import { type CreditTerms, findCreditTerms, findExecutorAvailable, findPayments } from './payments.repo.js';
+import { type CreditTerms, findCreditTerms, findPayments } from './payments.repo.js';
 import { toPayment } from './payments.schemas.js';
 
 /**
@@ -176,7 +177,7 @@ async function creditPayin(tx: Tx, config: Config, change: PaymentChange): Promi
     await postMany(tx, release ? [release, payin] : [payin]);
   } catch (err) {
     // The deposit was read as enough a moment ago; a concurrent debit took it meanwhile.
-    if (isDepositShort(err)) throw depositShort(change.executor_id ?? '', undefined, undefined);
+    if (executorId !== null && isDepositShort(err)) throw depositShort(executorId, undefined, undefined);
     throw err;
   }
 }
@@ -208,8 +209,8 @@ async function executorEntries(tx: Tx, payment: CreditTerms, executorId: string,
   // (0 for a full payment) and the reward, less v when nothing was held.
   const availableChange = hold.minus(s.gross).plus(s.reward);
   if (availableChange.isNegative()) {
-    const deposit = await findExecutorAvailable(tx, executorId);
-    if (deposit && money(deposit.balance).minus(deposit.min_balance).lt(availableChange.negated())) {
+    const deposit = await findExecutor(tx, executorId);
+    if (deposit && money(deposit.balance).plus(deposit.credit_limit).lt(availableChange.negated())) {
       throw depositShort(executorId, availableChange.negated().toFixed(), deposit);
     }
   }
@@ -225,10 +226,10 @@ async function executorEntries(tx: Tx, payment: CreditTerms, executorId: string,
   return { entries, remainder };
 }
 
-function depositShort(executorId: string, needed: string | undefined, deposit: { balance: string; min_balance: string } | undefined): DomainError {
+function depositShort(executorId: string, needed: string | undefined, deposit: { balance: string; credit_limit: string } | undefined): DomainError {
   const figures =
     needed && deposit
-      ? ` needs ${needed} USDT from its deposit, which has ${money(deposit.balance).toFixed()} USDT available with a credit line of ${money(deposit.min_balance).negated().toFixed()} USDT`
+      ? ` needs ${needed} USDT from its deposit, which has ${money(deposit.balance).toFixed()} USDT available with a credit line of ${money(deposit.credit_limit).toFixed()} USDT`
       : ' cannot be covered by its deposit';
   return new DomainError(
     'DEPOSIT_SHORT',
@@ -239,15 +240,14 @@ function depositShort(executorId: string, needed: string | undefined, deposit: {
 
 /**
  * Returns the holds of payments that left PENDING unpaid to their executors' available balances,
- * one `payin_hold_release` posting each, in one statement. Sorted by executor, so that two sweeps
- * lock the executors' rows in one order. The hand-outs, cancelled, then free their room under
+ * one `payin_hold_release` posting each, in one statement (postMany locks every executor row first,
+ * in its one fixed order, so two sweeps cannot deadlock). The hand-outs, cancelled, then free their room under
  * their requisites' limits (freeLimitRoom) — after the ledger rows, as in a create.
  */
 async function releaseHolds(tx: Tx, changes: (PaymentChange & { executor_id: string; hold: string })[]): Promise<void> {
-  const sorted = [...changes].sort((a, b) => (a.executor_id < b.executor_id ? -1 : a.executor_id > b.executor_id ? 1 : 0));
   await postMany(
     tx,
-    sorted.map((change) => ({
+    changes.map((change) => ({
       kind: 'payin_hold_release',
       refId: change.id,
       merchantId: change.merchant_id,
@@ -260,7 +260,7 @@ async function releaseHolds(tx: Tx, changes: (PaymentChange & { executor_id: str
   );
   await freeLimitRoom(
     tx,
-    sorted.map((change) => change.id),
+    changes.map((change) => change.id),
   );
 }
 

@@ -457,14 +457,6 @@ export async function findCreditTerms(tx: Tx, paymentId: string): Promise<Credit
   return rows[0]!;
 }
 
-/** An executor's available balance and its floor (minus the credit line). */
-export async function findExecutorAvailable(db: Queryable, executorId: string): Promise<{ balance: string; min_balance: string } | undefined> {
-  const { rows } = await db.query<{ balance: string; min_balance: string }>(
-    prepared(`SELECT balance, min_balance FROM ledger_accounts WHERE executor_id = $1 AND kind = 'executor_available'`, [executorId]),
-  );
-  return rows[0];
-}
-
 /** PAY_003: the merchant already has a payment with this ext_id. */
 export function duplicateExtId(extId: string): DomainError {
   return new DomainError('PAY_003', `A payment with ext_id ${extId} already exists`, { ext_id: extId });

@@ -171,9 +171,3 @@ export async function lockProviderPayout(tx: Tx, providerId: string, providerPay
   ]);
   return rows[0]?.id;
 }
-
-/** The payout_reward of the executor who paid a payout, read at its completion. */
-export async function findExecutorPayoutReward(db: Queryable, executorId: string): Promise<string> {
-  const { rows } = await db.query<{ payout_reward: string }>('SELECT payout_reward FROM executors WHERE id = $1', [executorId]);
-  return rows[0]?.payout_reward ?? '0';
-}

@@ -2,6 +2,7 @@ import { findBank } from '../banks/banks.repo.js';
 import type { AppContext } from '../context.js';
 import { type Tx, transaction } from '../db/pool.js';
 import { DomainError } from '../errors.js';
+import { findExecutor } from '../executors/executors.repo.js';
 import { payoutReserve, payoutSettlement } from '../ledger/credit.js';
 import { type Hold, isInsufficientFunds, release, reserve, settle, settleToExecutor } from '../ledger/holds.js';
 import { checkDecimal, Money, USDT_DECIMALS } from '../lib/money.js';
@@ -185,8 +186,8 @@ export async function changePayout(
   if (event === 'complete' && payout.executor_id !== null) {
     // An executor paid it (also when it took it and the operator completed it): it is paid back
     // with its reward (DESIGN.md "Executors' money").
-    const reward = await repo.findExecutorPayoutReward(tx, payout.executor_id);
-    const { executorCredit } = payoutSettlement(payout.amount, payout.rate, payout.reserve, reward);
+    const executor = await findExecutor(tx, payout.executor_id);
+    const { executorCredit } = payoutSettlement(payout.amount, payout.rate, payout.reserve, executor?.payout_reward ?? '0');
     await settleToExecutor(tx, holdOf(payout), payout.executor_id, executorCredit);
   } else if (event === 'complete') {
     await settle(tx, holdOf(payout), payoutReserve(payout.amount, payout.rate, payout.payout_rate).fee);
