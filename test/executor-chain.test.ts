@@ -10,7 +10,7 @@ import { pollDeposits } from '../src/executors/deposits.jobs.js';
 import { deriveTronAddress, xpubProblem } from '../src/lib/tron-hd.js';
 import { createTronClient } from '../src/withdrawals/tron.js';
 import { type FakeTronNode, randomTronAddress, startFakeTronNode, TEST_TRON_KEY, USDT_MAINNET } from './fakes/tron-node.js';
-import { admin, adminOk, createExecutor, createMerchant, signed, startTestService, type TestService, until } from './helpers.js';
+import { admin, adminOk, createExecutor, createMerchant, executorCall, expectLedgerOk, signed, startTestService, type TestService, until } from './helpers.js';
 
 /** BIP39's best-known test mnemonic; its Tron account m/44'/195'/0'/0/0 is TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdH (wallets agree). */
 const MNEMONIC = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
@@ -22,23 +22,10 @@ function privateKeyHex(index: number): string {
   return Buffer.from(ACCOUNT.deriveChild(0).deriveChild(index).privateKey!).toString('hex');
 }
 
-function executorApi(app: FastifyInstance, token: string, method: string, url: string, body?: unknown) {
-  return app.inject({
-    method: method as 'GET',
-    url: `/executor/v1${url}`,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    payload: body === undefined ? undefined : JSON.stringify(body),
-  });
-}
-
 async function executorBalance(app: FastifyInstance, token: string) {
-  const res = await executorApi(app, token, 'GET', '/balance');
+  const res = await executorCall(app, token, 'GET', '/balance');
   expect(res.statusCode, res.body).toBe(200);
   return res.json() as { balance: number; balance_frozen: number; deposit_address: string | null; credit_limit: number };
-}
-
-async function ledgerOk(app: FastifyInstance) {
-  expect(await adminOk(app, 'GET', '/ledger/check')).toEqual({ ok: true, problems: [] });
 }
 
 describe('deposit addresses from the operator xpub', () => {
@@ -167,13 +154,13 @@ describe('deposits on chain (Tron adapter, fake node)', () => {
     expect(await executorBalance(service.app, e.token)).toMatchObject({ balance: 12.5 });
 
     // The statement and the deposits list show it.
-    const statement = (await executorApi(service.app, e.token, 'GET', '/statement')).json();
+    const statement = (await executorCall(service.app, e.token, 'GET', '/statement')).json();
     expect(statement.entries).toEqual([expect.objectContaining({ kind: 'executor_deposit', account: 'available', amount: 12.5, memo: txId })]);
-    const deposits = (await executorApi(service.app, e.token, 'GET', '/deposits')).json();
+    const deposits = (await executorCall(service.app, e.token, 'GET', '/deposits')).json();
     expect(deposits.deposits).toEqual([expect.objectContaining({ tx_hash: txId, amount: 12.5, address })]);
     const adminDeposits = await adminOk<{ deposits: unknown[] }>(service.app, 'GET', `/executors/${e.id}/deposits`);
     expect(adminDeposits.deposits).toHaveLength(1);
-    await ledgerOk(service.app);
+    await expectLedgerOk(service.app);
   });
 
   it('two instances polling at once, repeatedly, credit each transfer exactly once', async () => {
@@ -195,7 +182,7 @@ describe('deposits on chain (Tron adapter, fake node)', () => {
     expect(await executorBalance(service.app, e.token)).toMatchObject({ balance: 103.345679 });
     await Promise.all([pollDeposits(service.ctx, chain()), pollDeposits(other.ctx, chain())]);
     expect(await depositPostings(e.id)).toHaveLength(amounts.length);
-    await ledgerOk(service.app);
+    await expectLedgerOk(service.app);
   });
 
   it('transfers of another token contract, to another address, or reverted are ignored; two USDT transfers in one transaction are two deposits', async () => {
@@ -222,7 +209,7 @@ describe('deposits on chain (Tron adapter, fake node)', () => {
       { tx_hash: batch, log_index: 3, amount: '4.000000' },
     ]);
     expect(await executorBalance(service.app, e.token)).toMatchObject({ balance: 7 });
-    await ledgerOk(service.app);
+    await expectLedgerOk(service.app);
   });
 
   it('the ledger check names a recorded transfer without its credit', async () => {
@@ -237,7 +224,7 @@ describe('deposits on chain (Tron adapter, fake node)', () => {
     const check = await adminOk<{ ok: boolean; problems: { invariant: string; detail: string }[] }>(service.app, 'GET', '/ledger/check');
     expect(check.problems).toEqual([{ invariant: 'deposits credited once', detail: expect.stringContaining(`transaction ${txHash}) has 0 matching`) }]);
     await service.ctx.db.query('DELETE FROM executor_deposits WHERE tx_hash = $1', [txHash]);
-    await ledgerOk(service.app);
+    await expectLedgerOk(service.app);
   });
 
   it('a node that cannot answer leaves everything uncredited, and the next poll catches up', async () => {
@@ -253,7 +240,7 @@ describe('deposits on chain (Tron adapter, fake node)', () => {
     }
     await pollDeposits(service.ctx, chain());
     expect(await executorBalance(service.app, e.token)).toMatchObject({ balance: 5 });
-    await ledgerOk(service.app);
+    await expectLedgerOk(service.app);
   });
 });
 
@@ -276,7 +263,7 @@ describe("executors' withdrawals (manual adapter)", () => {
     await adminOk(service.app, 'PATCH', `/executors/${e.id}`, { credit_limit: 500 });
     const address = randomTronAddress();
 
-    const tooMuch = await executorApi(service.app, e.token, 'POST', '/withdrawals', { amount: 100.000001, address });
+    const tooMuch = await executorCall(service.app, e.token, 'POST', '/withdrawals', { amount: 100.000001, address });
     expect(tooMuch.statusCode, tooMuch.body).toBe(400);
     expect(tooMuch.json()).toMatchObject({ error: 'WDR_002' });
     expect(tooMuch.json().message).toMatch(/100 USDT is available.*credit line.*nothing was changed/);
@@ -287,25 +274,25 @@ describe("executors' withdrawals (manual adapter)", () => {
       { amount: -5, address },
       { amount: 1.0000001, address },
     ]) {
-      const res = await executorApi(service.app, e.token, 'POST', '/withdrawals', bad);
+      const res = await executorCall(service.app, e.token, 'POST', '/withdrawals', bad);
       expect(res.statusCode, `${JSON.stringify(bad)} ${res.body}`).toBe(400);
       expect(res.json().error).toBe('WDR_001');
     }
     expect(await withdrawalCount(e.id)).toBe(0);
     expect(await executorBalance(service.app, e.token)).toMatchObject({ balance: 100, balance_frozen: 0 });
 
-    const created = await executorApi(service.app, e.token, 'POST', '/withdrawals', { amount: 60, address });
+    const created = await executorCall(service.app, e.token, 'POST', '/withdrawals', { amount: 60, address });
     expect(created.statusCode, created.body).toBe(201);
     const first = created.json();
     expect(first).toMatchObject({ status: 'pending', amount: 60, fee: 0, address, tx_hash: null });
     expect(await executorBalance(service.app, e.token)).toMatchObject({ balance: 40, balance_frozen: 60 });
-    await ledgerOk(service.app);
+    await expectLedgerOk(service.app);
 
     // 40 left available: 41 is refused though the credit line would cover it.
-    expect((await executorApi(service.app, e.token, 'POST', '/withdrawals', { amount: 41, address })).json()).toMatchObject({ error: 'WDR_002' });
-    const second = (await executorApi(service.app, e.token, 'POST', '/withdrawals', { amount: 40, address })).json();
+    expect((await executorCall(service.app, e.token, 'POST', '/withdrawals', { amount: 41, address })).json()).toMatchObject({ error: 'WDR_002' });
+    const second = (await executorCall(service.app, e.token, 'POST', '/withdrawals', { amount: 40, address })).json();
     expect(await executorBalance(service.app, e.token)).toMatchObject({ balance: 0, balance_frozen: 100 });
-    await ledgerOk(service.app);
+    await expectLedgerOk(service.app);
 
     // The operator sees them among withdrawals, as an executor's.
     const listed = await adminOk<{ withdrawals: { id: string; executor_id: string; terminal_id: null }[] }>(
@@ -321,13 +308,13 @@ describe("executors' withdrawals (manual adapter)", () => {
     const completed = await adminOk(service.app, 'POST', `/withdrawals/${first.id}/complete`, { tx_hash: txHash });
     expect(completed).toMatchObject({ status: 'completed', tx_hash: txHash, executor_id: e.id });
     expect(await executorBalance(service.app, e.token)).toMatchObject({ balance: 0, balance_frozen: 40 });
-    await ledgerOk(service.app);
+    await expectLedgerOk(service.app);
 
     await adminOk(service.app, 'POST', `/withdrawals/${second.id}/fail`, { reason: 'wrong network' });
     expect(await executorBalance(service.app, e.token)).toMatchObject({ balance: 40, balance_frozen: 0 });
-    await ledgerOk(service.app);
+    await expectLedgerOk(service.app);
 
-    const statement = (await executorApi(service.app, e.token, 'GET', '/statement')).json();
+    const statement = (await executorCall(service.app, e.token, 'GET', '/statement')).json();
     const kinds = statement.entries.map((entry: { kind: string; account: string; amount: number }) => `${entry.kind} ${entry.account} ${entry.amount}`);
     expect(kinds).toEqual(
       expect.arrayContaining([
@@ -338,7 +325,7 @@ describe("executors' withdrawals (manual adapter)", () => {
         'withdrawal_release available 40',
       ]),
     );
-    const mine = (await executorApi(service.app, e.token, 'GET', '/withdrawals')).json();
+    const mine = (await executorCall(service.app, e.token, 'GET', '/withdrawals')).json();
     expect(mine.withdrawals.map((w: { id: string; status: string }) => [w.id, w.status]).sort()).toEqual(
       [
         [first.id, 'completed'],
@@ -350,10 +337,10 @@ describe("executors' withdrawals (manual adapter)", () => {
   it("an executor never sees another's withdrawals, nor does a merchant; a merchant's own withdrawal still counts in its terminal's frozen only", async () => {
     const a = await createExecutor(service.app, 'A', { deposit: 10 });
     const b = await createExecutor(service.app, 'B', { deposit: 10 });
-    const mine = (await executorApi(service.app, a.token, 'POST', '/withdrawals', { amount: 5, address: randomTronAddress() })).json();
-    expect((await executorApi(service.app, b.token, 'GET', `/withdrawals/${mine.id}`)).statusCode).toBe(404);
-    expect((await executorApi(service.app, b.token, 'GET', '/withdrawals')).json().withdrawals).toEqual([]);
-    expect((await executorApi(service.app, a.token, 'GET', `/withdrawals/${mine.id}`)).json()).toMatchObject({ id: mine.id, amount: 5 });
+    const mine = (await executorCall(service.app, a.token, 'POST', '/withdrawals', { amount: 5, address: randomTronAddress() })).json();
+    expect((await executorCall(service.app, b.token, 'GET', `/withdrawals/${mine.id}`)).statusCode).toBe(404);
+    expect((await executorCall(service.app, b.token, 'GET', '/withdrawals')).json().withdrawals).toEqual([]);
+    expect((await executorCall(service.app, a.token, 'GET', `/withdrawals/${mine.id}`)).json()).toMatchObject({ id: mine.id, amount: 5 });
 
     const merchant = await createMerchant(service.app);
     await adminOk(service.app, 'POST', `/terminals/${merchant.terminalId}/adjustments`, { amount: 20, reason: 'funds' });
@@ -365,25 +352,25 @@ describe("executors' withdrawals (manual adapter)", () => {
       address: randomTronAddress(),
     });
     expect(merchantWithdrawal.statusCode, merchantWithdrawal.body).toBe(200);
-    await ledgerOk(service.app);
+    await expectLedgerOk(service.app);
     // The check tells an executor's withdrawal from a terminal's: moving the executor's frozen breaks it.
     await service.ctx.db.query(`UPDATE ledger_accounts SET balance = balance + 1 WHERE executor_id = $1 AND kind = 'executor_frozen'`, [a.id]);
     const check = await adminOk<{ ok: boolean; problems: { invariant: string }[] }>(service.app, 'GET', '/ledger/check');
     expect(check.problems.map((p) => p.invariant)).toContain('executor frozen equals open holds');
     await service.ctx.db.query(`UPDATE ledger_accounts SET balance = balance - 1 WHERE executor_id = $1 AND kind = 'executor_frozen'`, [a.id]);
-    await ledgerOk(service.app);
+    await expectLedgerOk(service.app);
   });
 
   it('two withdrawals at once that together exceed the available balance: one is frozen, the other refused', async () => {
     const e = await createExecutor(service.app, 'Racer', { deposit: 100 });
     await adminOk(service.app, 'PATCH', `/executors/${e.id}`, { credit_limit: 1000 });
     const answers = await Promise.all(
-      [60, 60, 60].map((amount) => executorApi(service.app, e.token, 'POST', '/withdrawals', { amount, address: randomTronAddress() })),
+      [60, 60, 60].map((amount) => executorCall(service.app, e.token, 'POST', '/withdrawals', { amount, address: randomTronAddress() })),
     );
     expect(answers.map((res) => res.statusCode).sort()).toEqual([201, 400, 400]);
     expect(await withdrawalCount(e.id)).toBe(1);
     expect(await executorBalance(service.app, e.token)).toMatchObject({ balance: 40, balance_frozen: 60 });
-    await ledgerOk(service.app);
+    await expectLedgerOk(service.app);
   });
 
   it('an Idempotency-Key makes retries safe: a repeat (also racing) gets the first withdrawal, another request under the key is refused', async () => {
@@ -411,7 +398,7 @@ describe("executors' withdrawals (manual adapter)", () => {
     expect(await withdrawalCount(e.id)).toBe(2);
     expect(await executorBalance(service.app, e.token)).toMatchObject({ balance: 50, balance_frozen: 50 });
     expect((await post({ amount: 1, address }, 'x'.repeat(256))).json()).toMatchObject({ error: 'WDR_001', message: expect.stringMatching(/Idempotency-Key/) });
-    await ledgerOk(service.app);
+    await expectLedgerOk(service.app);
   });
 
   it('without KASSIR_TRON_DEPOSIT_XPUB no deposit address is shown; the operator credits deposits by hand (adjustments)', async () => {
@@ -419,7 +406,7 @@ describe("executors' withdrawals (manual adapter)", () => {
     expect((await executorBalance(service.app, e.token)).deposit_address).toBeNull();
     await adminOk(service.app, 'POST', `/executors/${e.id}/adjustments`, { amount: 25, reason: 'USDT received at the desk, tx abc' });
     expect(await executorBalance(service.app, e.token)).toMatchObject({ balance: 25 });
-    await ledgerOk(service.app);
+    await expectLedgerOk(service.app);
   });
 });
 
@@ -460,7 +447,7 @@ describe("executors' withdrawals and deposits through the worker (Tron adapter)"
       node.failRoutes.delete('wallet/getnowblock');
     }
     await until(async () => ((await executorBalance(service.app, e.token)).balance === 3 ? true : undefined));
-    await ledgerOk(service.app);
+    await expectLedgerOk(service.app);
   });
 
   it('the deposit job credits a confirmed transfer; the executor withdraws it through the same sender, which completes when the chain confirms', async () => {
@@ -471,23 +458,23 @@ describe("executors' withdrawals and deposits through the worker (Tron adapter)"
     await until(async () => ((await executorBalance(service.app, e.token)).balance === 80 ? true : undefined));
 
     const to = randomTronAddress();
-    const res = await executorApi(service.app, e.token, 'POST', '/withdrawals', { amount: 30.5, address: to });
+    const res = await executorCall(service.app, e.token, 'POST', '/withdrawals', { amount: 30.5, address: to });
     expect(res.statusCode, res.body).toBe(201);
     const id = res.json().id as string;
     const txId = await until(() => node.broadcasts.find((b) => b.code === 'SUCCESS' && node.built.some((t) => t.txId === b.txId && t.to === to))?.txId);
     expect(await executorBalance(service.app, e.token)).toMatchObject({ balance: 49.5, balance_frozen: 30.5 });
     // Sent by the Tron adapter: the operator cannot settle it by hand.
     expect((await admin(service.app, 'POST', `/withdrawals/${id}/complete`, { tx_hash: randomBytes(32).toString('hex') })).statusCode).toBe(409);
-    await ledgerOk(service.app);
+    await expectLedgerOk(service.app);
 
     node.confirm(txId);
     const done = await until(async () => {
-      const w = (await executorApi(service.app, e.token, 'GET', `/withdrawals/${id}`)).json();
+      const w = (await executorCall(service.app, e.token, 'GET', `/withdrawals/${id}`)).json();
       return w.status === 'completed' ? w : undefined;
     });
     expect(done).toMatchObject({ tx_hash: txId, amount: 30.5 });
     expect(node.transfers.filter((t) => t.to === to)).toEqual([expect.objectContaining({ amount: 30_500_000n, contract: USDT_MAINNET })]);
     expect(await executorBalance(service.app, e.token)).toMatchObject({ balance: 49.5, balance_frozen: 0 });
-    await ledgerOk(service.app);
+    await expectLedgerOk(service.app);
   });
 });

@@ -12,10 +12,12 @@ import { payinHold } from '../src/ledger/credit.js';
 import { expireDuePayments } from '../src/payments/lifecycle.js';
 import type { RunningService } from '../src/service.js';
 import {
+  admin,
   adminOk,
   createExecutor,
   createMerchant,
   createRequisite,
+  expectLedgerOk,
   type MerchantCredentials,
   setRate,
   signed,
@@ -29,7 +31,6 @@ let other: RunningService;
 let merchant: MerchantCredentials;
 
 const sql = <T extends Record<string, unknown>>(text: string, params: unknown[] = []) => service.ctx.db.query<T>(text, params).then((r) => r.rows);
-const check = () => adminOk<{ ok: boolean; problems: unknown[] }>(service.app, 'GET', '/ledger/check');
 
 beforeAll(async () => {
   service = await startTestService({ SAME_AMOUNT_LIMIT: '1000' });
@@ -87,7 +88,51 @@ describe('deposits under concurrency', () => {
     }
     expect(created.length).toBeGreaterThanOrEqual(minimum);
     expect(created.length).toBeLessThanOrEqual(maximum);
-    expect(await check()).toEqual({ ok: true, problems: [] });
+    await expectLedgerOk(service.app);
+  });
+
+  it("operator debits racing creates on one executor's deposit never take it below zero; each is refused only for want of funds", async () => {
+    await setRate(service.app, 'AZN', 1.7);
+    const azn = await createMerchant(service.app, { currency: 'AZN', payin_rate: 2 });
+    const executor = await createExecutor(service.app, 'Contended', { deposit: 100 });
+    await createRequisite(service.app, executor.id, { currency: 'AZN', country: 'AZ', bank: null, max_amount: null });
+    // Holds of 10.00–10.22 USDT (17–17.38 AZN at 1.7) and debits of 10 USDT, 20 of each, interleaved over two instances.
+    const work = [
+      ...Array.from({ length: 20 }, (_, i) => async () => {
+        const res = await signed(instance(i), azn, 'POST', '/v1/payments', { ext_id: uniqueExtId('contend'), amount: Number((17 + i * 0.02).toFixed(2)) });
+        return { kind: 'create' as const, status: res.statusCode, body: res.json() };
+      }),
+      ...Array.from({ length: 20 }, (_, i) => async () => {
+        const res = await admin(instance(i + 1), 'POST', `/executors/${executor.id}/adjustments`, { amount: -10, reason: 'race debit' });
+        return { kind: 'debit' as const, status: res.statusCode, body: res.json() };
+      }),
+    ];
+    const order = work.map((_, i) => i).sort((x, y) => ((x * 37) % 23) - ((y * 37) % 23));
+    const results = await Promise.all(order.map((i) => work[i]!()));
+    for (const r of results.filter((r) => r.status >= 300)) {
+      if (r.kind === 'create')
+        expect(r.body, JSON.stringify(r.body)).toMatchObject({ error: 'PAY_004', message: expect.stringMatching(/deposits cannot cover/) });
+      else expect(r.body, JSON.stringify(r.body)).toMatchObject({ error: 'VALIDATION', message: expect.stringMatching(/is available; nothing was changed/) });
+    }
+    const debited = results.filter((r) => r.kind === 'debit' && r.status === 201).length;
+    const [held] = await sql<{ holds: string; n: number }>(
+      `SELECT coalesce(sum(hold), 0)::text AS holds, count(*)::int AS n FROM payments WHERE executor_id = $1 AND status = 'PENDING'`,
+      [executor.id],
+    );
+    expect(held!.n).toBe(results.filter((r) => r.kind === 'create' && r.status === 200).length);
+    const now = await adminOk<{ balance: number; balance_frozen: number }>(service.app, 'GET', `/executors/${executor.id}`);
+    expect(now.balance).toBeGreaterThanOrEqual(0);
+    expect(new Decimal(now.balance_frozen).toFixed(6)).toBe(new Decimal(held!.holds).toFixed(6));
+    expect(new Decimal(now.balance).toFixed(6)).toBe(
+      new Decimal(100)
+        .minus(held!.holds)
+        .minus(10 * debited)
+        .toFixed(6),
+    );
+    // The balance only falls here, and 20 debits of 10 cannot all pass: one was refused, so what is
+    // left is below 10 — none was refused while the deposit could pay it.
+    expect(now.balance).toBeLessThan(10);
+    await expectLedgerOk(service.app);
   });
 
   it('completions racing expiries on two instances settle each payment exactly once', async () => {
@@ -156,6 +201,6 @@ describe('deposits under concurrency', () => {
     const executorNow = await adminOk<{ balance: number; balance_frozen: number }>(service.app, 'GET', `/executors/${executor.id}`);
     expect(executorNow.balance_frozen).toBe(0);
     expect(new Decimal(executorNow.balance).toFixed(6)).toBe(new Decimal(1000).minus(owed).toFixed(6));
-    expect(await check()).toEqual({ ok: true, problems: [] });
+    await expectLedgerOk(service.app);
   });
 });

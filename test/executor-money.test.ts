@@ -16,8 +16,11 @@ import {
   createMerchant,
   createPayment,
   createRequisite,
+  executorCall,
+  expectLedgerOk,
   type MerchantCredentials,
   multipartBody,
+  notifyTransfer,
   setRate,
   signed,
   signedMultipart,
@@ -35,24 +38,15 @@ interface Balance {
   currency: string;
 }
 
-const check = () => adminOk<{ ok: boolean; problems: unknown[] }>(service.app, 'GET', '/ledger/check');
 const executorBalance = (id: string) => adminOk<Balance & Record<string, unknown>>(service.app, 'GET', `/executors/${id}`);
 const sql = <T extends Record<string, unknown>>(text: string, params: unknown[] = []) => service.ctx.db.query<T>(text, params).then((r) => r.rows);
 
 async function executorGet(token: string, url: string) {
-  const res = await service.app.inject({ method: 'GET', url: `/executor/v1${url}`, headers: { authorization: `Bearer ${token}` } });
+  const res = await executorCall(service.app, token, 'GET', url);
   return { status: res.statusCode, body: res.json() as Record<string, any> };
 }
 
-async function notify(token: string, requisiteId: string, amount: number) {
-  const res = await service.app.inject({
-    method: 'POST',
-    url: '/executor/v1/notifications',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    payload: { requisite_id: requisiteId, amount, received_at: new Date().toISOString() },
-  });
-  return res.json() as Record<string, any>;
-}
+const notify = (token: string, requisiteId: string, amount: number) => notifyTransfer(service.app, token, requisiteId, amount);
 
 /** A fresh pool of its own: one merchant and one executor with one requisite, in a currency nobody else in this file uses. */
 async function pool(currency: 'KZT' | 'AZN' | 'TJS' | 'RUB', options: { deposit: number; payinRate?: number; payinReward?: number }) {
@@ -124,7 +118,7 @@ describe('money end to end through an executor', () => {
     ]);
     expect(await executorBalance(executor.id)).toMatchObject({ balance: 84.528796, balance_frozen: 0 });
     expect((await signed(service.app, merchant, 'GET', '/v1/balance')).json()).toEqual({ balance: 15.314136, balance_frozen: 0, currency: 'USDT' });
-    expect(await check()).toEqual({ ok: true, problems: [] });
+    await expectLedgerOk(service.app);
   });
 
   it('another payment expires → its hold is released', async () => {
@@ -138,7 +132,7 @@ describe('money end to end through an executor', () => {
       payment.id,
     ]);
     expect(release!.n).toBe(1);
-    expect(await check()).toEqual({ ok: true, problems: [] });
+    await expectLedgerOk(service.app);
   });
 
   it('a payout the executor takes and completes pays it back with its reward; the platform keeps the rest of the reserve', async () => {
@@ -166,7 +160,7 @@ describe('money end to end through an executor', () => {
     expect([settlement.executorCredit.toFixed(6), settlement.revenue.toFixed(6)]).toEqual(['10.523560', '0.104712']);
     expect(await executorBalance(executor.id)).toMatchObject({ balance: 95.052356, balance_frozen: 0 });
     expect((await signed(service.app, merchant, 'GET', '/v1/balance')).json()).toEqual({ balance: 4.685864, balance_frozen: 0, currency: 'USDT' });
-    expect(await check()).toEqual({ ok: true, problems: [] });
+    await expectLedgerOk(service.app);
   });
 
   it('a payout the executor took and the operator completed settles to that executor too', async () => {
@@ -185,7 +179,7 @@ describe('money end to end through an executor', () => {
     const reserve = (await sql<{ reserve: string }>('SELECT reserve::text FROM payouts WHERE id = $1', [payout.id]))[0]!.reserve;
     const credit = payoutSettlement('300', '95.5', reserve, '0.5').executorCredit;
     expect(new Decimal((await executorBalance(executor.id)).balance).minus(before).toFixed(6)).toBe(credit.toFixed(6));
-    expect(await check()).toEqual({ ok: true, problems: [] });
+    await expectLedgerOk(service.app);
   });
 
   it('the statement lists every posting with the running balance of its account, newest first; the executor reads its own', async () => {
@@ -271,7 +265,7 @@ describe('who receives payments', () => {
     for (const bad of [{ credit_limit: -1 }, { payin_reward: 100 }, { payout_reward: -0.1 }, { payin_reward: 1.00001 }]) {
       expect((await admin(service.app, 'PATCH', `/executors/${executor.id}`, bad)).statusCode, JSON.stringify(bad)).toBe(400);
     }
-    expect(await check()).toEqual({ ok: true, problems: [] });
+    await expectLedgerOk(service.app);
   });
 
   it('an approval the deposit cannot cover is refused and changes nothing; once topped up, COMPLETED_APPEAL debits v = X / rate', async () => {
@@ -312,7 +306,7 @@ describe('who receives payments', () => {
       // v = 955 / 95.5 = 10 USDT debited; the terminal gets 10 × 0.975.
       expect(await executorBalance(executor.id)).toMatchObject({ balance: 0, balance_frozen: 0 });
       expect((await signed(service.app, merchant, 'GET', '/v1/balance')).json()).toMatchObject({ balance: 9.75 });
-      expect(await check()).toEqual({ ok: true, problems: [] });
+      await expectLedgerOk(service.app);
     } finally {
       await sql('UPDATE requisites SET is_active = true WHERE id = ANY($1::uuid[])', [others.map((o) => o.id)]);
     }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
-import { inject } from 'vitest';
+import { expect, inject } from 'vitest';
 import { type Config, loadConfig } from '../src/config.js';
 import { signRequest } from '../src/http/signature.js';
 import { createLogger } from '../src/lib/logger.js';
@@ -148,6 +148,27 @@ export async function createExecutor(app: FastifyInstance, name = 'Trader', opti
   const deposit = options.deposit ?? 1_000_000;
   if (deposit !== 0) await adminOk(app, 'POST', `/executors/${executor.id}/adjustments`, { amount: deposit, reason: 'test deposit' });
   return executor;
+}
+
+/** A call to the executor API with the executor's bearer token (JSON body when given). */
+export function executorCall(app: FastifyInstance, token: string, method: string, url: string, body?: unknown): Promise<LightMyRequestResponse> {
+  return app.inject({
+    method: method as 'GET',
+    url: `/executor/v1${url}`,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    payload: body === undefined ? undefined : JSON.stringify(body),
+  });
+}
+
+/** The executor's notification of an incoming transfer of `amount` on a requisite, received now. */
+export async function notifyTransfer(app: FastifyInstance, token: string, requisiteId: string, amount: number): Promise<Record<string, any>> {
+  const res = await executorCall(app, token, 'POST', '/notifications', { requisite_id: requisiteId, amount, received_at: new Date().toISOString() });
+  return res.json();
+}
+
+/** Asserts that the ledger check (GET /admin/v1/ledger/check) finds nothing wrong. */
+export async function expectLedgerOk(app: FastifyInstance): Promise<void> {
+  expect(await adminOk(app, 'GET', '/ledger/check')).toEqual({ ok: true, problems: [] });
 }
 
 let cardSeq = 0;
