@@ -18,13 +18,9 @@ export interface PayinCredit {
  * always balances to the micro-USDT.
  */
 export function creditForPayin(amount: Decimal.Value, rate: Decimal.Value, payinRate: Decimal.Value): PayinCredit {
-  const a = new Money(amount);
-  const r = new Money(rate);
-  const p = new Money(payinRate);
-  if (!a.isFinite() || a.lte(0)) throw new RangeError('amount must be positive');
-  if (!r.isFinite() || r.lte(0)) throw new RangeError('rate must be positive');
-  // NaN compares false both ways, so it must be refused explicitly (numeric columns can hold 'NaN').
-  if (p.isNaN() || p.lt(0) || p.gte(100)) throw new RangeError('payin_rate must be in [0, 100)');
+  const a = positive(amount, 'amount');
+  const r = positive(rate, 'rate');
+  const p = percent(payinRate, 'payin_rate');
   const gross = a.div(r).toDecimalPlaces(USDT_DECIMALS, Decimal.ROUND_HALF_UP);
   const net = a
     .div(r)
@@ -47,13 +43,9 @@ export interface PayoutReserve {
  * rounded the same way), so what leaves on completion plus the fee is exactly the reserve.
  */
 export function payoutReserve(amount: Decimal.Value, rate: Decimal.Value, payoutRate: Decimal.Value): PayoutReserve {
-  const a = new Money(amount);
-  const r = new Money(rate);
-  const p = new Money(payoutRate);
-  if (!a.isFinite() || a.lte(0)) throw new RangeError('amount must be positive');
-  if (!r.isFinite() || r.lte(0)) throw new RangeError('rate must be positive');
-  // NaN compares false both ways, so it must be refused explicitly (numeric columns can hold 'NaN').
-  if (p.isNaN() || p.lt(0) || p.gte(100)) throw new RangeError('payout_rate must be in [0, 100)');
+  const a = positive(amount, 'amount');
+  const r = positive(rate, 'rate');
+  const p = percent(payoutRate, 'payout_rate');
   const base = a.div(r);
   const reserve = base.mul(new Money(1).plus(p.div(100))).toDecimalPlaces(USDT_DECIMALS, Decimal.ROUND_HALF_UP);
   return { reserve, fee: reserve.minus(base.toDecimalPlaces(USDT_DECIMALS, Decimal.ROUND_HALF_UP)) };
@@ -69,11 +61,7 @@ function usdt(value: Decimal): Decimal {
  * USDT, 6 decimals half-up — the payment's order amount and its fixed rate.
  */
 export function payinHold(amount: Decimal.Value, rate: Decimal.Value): Decimal {
-  const a = new Money(amount);
-  const r = new Money(rate);
-  if (!a.isFinite() || a.lte(0)) throw new RangeError('amount must be positive');
-  if (!r.isFinite() || r.lte(0)) throw new RangeError('rate must be positive');
-  return usdt(a.div(r));
+  return usdt(positive(amount, 'amount').div(positive(rate, 'rate')));
 }
 
 export interface PayinSettlement extends PayinCredit {
@@ -91,9 +79,7 @@ export interface PayinSettlement extends PayinCredit {
  */
 export function payinSettlement(received: Decimal.Value, rate: Decimal.Value, payinRate: Decimal.Value, payinReward: Decimal.Value): PayinSettlement {
   const credit = creditForPayin(received, rate, payinRate);
-  const r = new Money(payinReward);
-  if (r.isNaN() || r.lt(0) || r.gte(100)) throw new RangeError('payin_reward must be in [0, 100)');
-  const reward = usdt(credit.gross.mul(r).div(100));
+  const reward = usdt(credit.gross.mul(percent(payinReward, 'payin_reward')).div(100));
   return { ...credit, reward, revenue: credit.gross.minus(credit.net).minus(reward) };
 }
 
@@ -110,12 +96,22 @@ export interface PayoutSettlement {
  * rate`; the terminal's reserve (decision 12) pays it and the platform keeps the remainder.
  */
 export function payoutSettlement(amount: Decimal.Value, rate: Decimal.Value, reserve: Decimal.Value, payoutReward: Decimal.Value): PayoutSettlement {
-  const a = new Money(amount);
-  const r = new Money(rate);
-  const w = new Money(payoutReward);
-  if (!a.isFinite() || a.lte(0)) throw new RangeError('amount must be positive');
-  if (!r.isFinite() || r.lte(0)) throw new RangeError('rate must be positive');
-  if (w.isNaN() || w.lt(0) || w.gte(100)) throw new RangeError('payout_reward must be in [0, 100)');
+  const a = positive(amount, 'amount');
+  const r = positive(rate, 'rate');
+  const w = percent(payoutReward, 'payout_reward');
   const executorCredit = usdt(a.div(r).mul(new Money(1).plus(w.div(100))));
   return { executorCredit, revenue: new Money(reserve).minus(executorCredit) };
+}
+
+function positive(value: Decimal.Value, name: string): Decimal {
+  const d = new Money(value);
+  if (!d.isFinite() || d.lte(0)) throw new RangeError(`${name} must be positive`);
+  return d;
+}
+
+/** A percentage in [0, 100). NaN compares false both ways, so it is refused explicitly (numeric columns can hold 'NaN'). */
+function percent(value: Decimal.Value, name: string): Decimal {
+  const d = new Money(value);
+  if (d.isNaN() || d.lt(0) || d.gte(100)) throw new RangeError(`${name} must be in [0, 100)`);
+  return d;
 }
