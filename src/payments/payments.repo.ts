@@ -333,24 +333,20 @@ function cascadeResult(row: CascadeRow, p: NewPayment): { facts: CreationFacts; 
 }
 
 /**
- * The requisite `r` (of the executor `e`, joined with EXECUTOR_TAKES) fits the candidate `c`: type
- * ($4), method ($5), bank ($6), min/max for what the payer pays there, no PENDING payment of that
- * amount on it, and room for it under the requisite's limits, else its executor's defaults
- * (requisite_limits_allow, migration 019).
+ * The requisite `r` fits the candidate `c` and may be handed out: active, its executor taking
+ * payments (executor_open, the executor's state copied under the requisites' locks, migration
+ * 019), type ($4), method ($5), bank ($6), min/max for what the payer pays there, no PENDING
+ * payment of that amount on it, and, when a limit applies to it (`limited`, migration 025), room
+ * under its limits (requisite_limits_allow).
  */
-const REQUISITE_FITS = `r.is_active AND r.type = ANY($4::text[])
+const REQUISITE_FITS = `r.is_active AND r.executor_open AND r.type = ANY($4::text[])
           AND $5::text = ANY(r.methods)
           AND ($6::text IS NULL OR r.bank_code = $6)
           AND c.payer_amount >= r.min_amount
           AND (r.max_amount IS NULL OR c.payer_amount <= r.max_amount)
           AND NOT EXISTS (SELECT 1 FROM payments q
                            WHERE q.requisite_id = r.id AND q.status = 'PENDING' AND q.payer_amount = c.payer_amount)
-          AND requisite_limits_allow(r.id, c.payer_amount,
-                coalesce(r.daily_turnover_limit, e.default_daily_turnover_limit), coalesce(r.monthly_turnover_limit, e.default_monthly_turnover_limit),
-                coalesce(r.daily_count_limit, e.default_daily_count_limit), coalesce(r.monthly_count_limit, e.default_monthly_count_limit))`;
-
-/** The executor `e` takes payments: active, and not paused by itself (migration 019). */
-const EXECUTOR_TAKES = 'e.is_active AND NOT e.is_paused';
+          AND (NOT r.limited OR requisite_limits_allow(r.id, c.payer_amount))`;
 
 /** The executor of requisite `r` can cover the hold ($21): available balance plus credit line. */
 const DEPOSIT_COVERS = `EXISTS (SELECT 1 FROM ledger_accounts a
@@ -369,7 +365,6 @@ export async function countUncoveredRequisites(db: Queryable, p: Pick<NewPayment
      SELECT count(DISTINCT r.id)::int AS n
        FROM candidate c
        JOIN requisites r ON r.currency = c.currency AND r.country = c.country
-       JOIN executors e ON e.id = r.executor_id AND ${EXECUTOR_TAKES}
       WHERE ${REQUISITE_FITS} AND NOT ${DEPOSIT_COVERS.replaceAll('$21', '$7')}`,
     [p.candidates.map((c) => c.currency), p.candidates.map((c) => c.country), p.candidates.map((c) => c.payerAmount), p.types, p.method, p.bank, p.hold],
   );
@@ -387,14 +382,13 @@ function cascadeSql(mode: CascadeMode): string {
   // cached generic plan outlives the statistics it was made from. The pool is sorted; it is the
   // fallback for when the window holds nothing that fits, and the one walk for cross-border
   // payments and several requisite types. The requisite conditions and the order are those of
-  // payment_create_window (migration 019): change both together — test/cascade.fit.test.ts runs
+  // payment_create_window (migration 025): change both together — test/cascade.fit.test.ts runs
   // both on the same generated pools and fails when their choices differ. The facts come first, as a one-time filter: nothing is
   // looked at, locked or written when a rule failed.
   const pick = `
-       SELECT r.id, r.executor_id, c.payer_amount, gen_random_uuid() AS payment_id
+       SELECT r.id, r.executor_id, r.limited, c.payer_amount, gen_random_uuid() AS payment_id
          FROM candidate c
          JOIN requisites r ON r.currency = c.currency AND r.country = c.country
-         JOIN executors e ON e.id = r.executor_id AND ${EXECUTOR_TAKES}
         WHERE (SELECT NOT f.ext_id_taken AND f.same_amount < $20 FROM facts f)
           AND ${REQUISITE_FITS}
           AND ${DEPOSIT_COVERS}
@@ -411,7 +405,7 @@ function cascadeSql(mode: CascadeMode): string {
        -- fails the statement (requisite_usage_within_limit) when a concurrent create took the room.
        SELECT pick.*,
               CASE WHEN executor_hold_take(pick.payment_id, $7, pick.executor_id, $21)
-                   THEN requisite_usage_take(pick.id, pick.payer_amount) ELSE false END AS ok
+                   THEN NOT pick.limited OR requisite_usage_take(pick.id, pick.payer_amount) ELSE false END AS ok
          FROM pick
      ), used AS (
        UPDATE requisites r SET last_used_at = clock_timestamp()
