@@ -193,6 +193,44 @@ describe('the SQL itself refuses to break the ledger', () => {
     ).rejects.toThrow(/ledger_accounts_terminal_nonnegative/);
     expect(await check()).toEqual({ ok: true, problems: [] });
   });
+
+  it("an executor's available balance cannot go below its floor, nor its frozen balance below zero", async () => {
+    await expect(
+      sql(`UPDATE ledger_accounts SET balance = min_balance - 0.000001 WHERE executor_id = $1 AND kind = 'executor_available'`, [executor.id]),
+    ).rejects.toMatchObject({ code: '23514', constraint: 'ledger_accounts_executor_floor' });
+    await expect(
+      sql(`UPDATE ledger_accounts SET balance = -0.000001 WHERE executor_id = $1 AND kind = 'executor_frozen'`, [executor.id]),
+    ).rejects.toMatchObject({ code: '23514', constraint: 'ledger_accounts_executor_floor' });
+    expect(await check()).toEqual({ ok: true, problems: [] });
+  });
+
+  it("an account's kind, owner and floor keep their rules (migration 026: checked when they are set)", async () => {
+    const refused = (text: string, params: unknown[], constraint: string) => expect(sql(text, params)).rejects.toMatchObject({ code: '23514', constraint });
+    await refused(`INSERT INTO ledger_accounts (kind) VALUES ('system_petty_cash')`, [], 'ledger_accounts_kind_check');
+    await refused(`INSERT INTO ledger_accounts (kind, executor_id) VALUES ('terminal_available', $1)`, [executor.id], 'ledger_accounts_terminal_owner');
+    await refused(`INSERT INTO ledger_accounts (kind, merchant_id) VALUES ('executor_frozen', $1)`, [merchant.merchantId], 'ledger_accounts_executor_owner');
+    await refused(
+      `UPDATE ledger_accounts SET kind = 'system_incoming' WHERE executor_id = $1 AND kind = 'executor_frozen'`,
+      [executor.id],
+      'ledger_accounts_executor_owner',
+    );
+    await refused(
+      `UPDATE ledger_accounts SET min_balance = -1 WHERE executor_id = $1 AND kind = 'executor_frozen'`,
+      [executor.id],
+      'ledger_accounts_min_balance',
+    );
+    await refused(
+      `UPDATE ledger_accounts SET min_balance = 1 WHERE executor_id = $1 AND kind = 'executor_available'`,
+      [executor.id],
+      'ledger_accounts_min_balance',
+    );
+    await refused(
+      `UPDATE ledger_accounts SET executor_id = NULL WHERE executor_id = $1 AND kind = 'executor_frozen'`,
+      [executor.id],
+      'ledger_accounts_executor_owner',
+    );
+    expect(await check()).toEqual({ ok: true, problems: [] });
+  });
 });
 
 describe('credits applied at COMMIT (migration 012)', () => {
