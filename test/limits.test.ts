@@ -245,6 +245,28 @@ describe('limits', () => {
     expect(priority.statusCode).toBe(400);
     expect(priority.json().message).toMatch(/disable_after_expired/);
   });
+
+  it("the database itself refuses a malformed requisite, on insert and on update of the rule's column (migration 027)", async () => {
+    const executor = await createExecutor(app);
+    const id = await requisite(executor.id);
+    const sql = (text: string, params: unknown[]) => service.ctx.db.query(text, params);
+    const refused = (text: string, params: unknown[], constraint: string) => expect(sql(text, params)).rejects.toMatchObject({ code: '23514', constraint });
+    await refused(
+      `INSERT INTO requisites (executor_id, type, value, currency, country, methods) VALUES ($1, 'pigeon', '1', 'RUB', 'RU', '{CARD}')`,
+      [executor.id],
+      'requisites_type_check',
+    );
+    await refused(`UPDATE requisites SET value = '' WHERE id = $1`, [id], 'requisites_value_check');
+    await refused(`UPDATE requisites SET currency = 'rub' WHERE id = $1`, [id], 'requisites_currency_check');
+    await refused(`UPDATE requisites SET country = 'RUS' WHERE id = $1`, [id], 'requisites_country_check');
+    await refused(`UPDATE requisites SET methods = '{}' WHERE id = $1`, [id], 'requisites_methods_check');
+    await refused(`UPDATE requisites SET min_amount = -1 WHERE id = $1`, [id], 'requisites_min_amount_check');
+    await refused(`UPDATE requisites SET min_amount = 10, max_amount = 5 WHERE id = $1`, [id], 'requisites_check');
+    await refused(`UPDATE requisites SET daily_turnover_limit = -1 WHERE id = $1`, [id], 'requisites_daily_turnover_limit_check');
+    await refused(`UPDATE requisites SET monthly_count_limit = -1 WHERE id = $1`, [id], 'requisites_monthly_count_limit_check');
+    // Marking it used (every create does) checks none of them.
+    await sql('UPDATE requisites SET last_used_at = now() WHERE id = $1', [id]);
+  });
 });
 
 describe('pause', () => {
