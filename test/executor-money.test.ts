@@ -17,6 +17,8 @@ import {
   createPayment,
   createRequisite,
   executorCall,
+  executorCompletesPayout,
+  executorTakesPayout,
   expectLedgerOk,
   type MerchantCredentials,
   multipartBody,
@@ -145,15 +147,8 @@ describe('money end to end through an executor', () => {
     });
     expect(created.statusCode, created.body).toBe(200);
     const payout = created.json();
-    const auth = { authorization: `Bearer ${executor.token}` };
-    expect((await service.app.inject({ method: 'POST', url: `/executor/v1/payouts/${payout.id}/take`, headers: auth })).statusCode).toBe(200);
-    const proof = multipartBody({}, { field: 'proof', content: TINY_PNG });
-    const done = await service.app.inject({
-      method: 'POST',
-      url: `/executor/v1/payouts/${payout.id}/complete`,
-      headers: { ...auth, 'content-type': proof.contentType },
-      payload: proof.body,
-    });
+    expect((await executorTakesPayout(service.app, executor.token, payout.id)).statusCode).toBe(200);
+    const done = await executorCompletesPayout(service.app, executor.token, payout.id);
     expect(done.statusCode, done.body).toBe(200);
     // reserve 1000 / 95.5 × 1.015 = 10.628272; p = 10.471204…; credit p × 1.005 = 10.523560; revenue 0.104712.
     const settlement = payoutSettlement('1000', '95.5', '10.628272', '0.5');
@@ -172,8 +167,7 @@ describe('money end to end through an executor', () => {
       holder_name: 'Ivan Petrov',
     });
     const payout = created.json();
-    const auth = { authorization: `Bearer ${executor.token}` };
-    expect((await service.app.inject({ method: 'POST', url: `/executor/v1/payouts/${payout.id}/take`, headers: auth })).statusCode).toBe(200);
+    expect((await executorTakesPayout(service.app, executor.token, payout.id)).statusCode).toBe(200);
     const before = new Decimal((await executorBalance(executor.id)).balance);
     await adminOk(service.app, 'POST', `/payouts/${payout.id}/complete`);
     const reserve = (await sql<{ reserve: string }>('SELECT reserve::text FROM payouts WHERE id = $1', [payout.id]))[0]!.reserve;

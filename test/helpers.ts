@@ -293,6 +293,22 @@ export async function signedMultipart(
 /** The smallest valid PNG (1×1 pixel). */
 export const TINY_PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
 
+/** The executor takes a payout (POST /executor/v1/payouts/{id}/take). */
+export function executorTakesPayout(app: FastifyInstance, token: string, payoutId: string) {
+  return app.inject({ method: 'POST', url: `/executor/v1/payouts/${payoutId}/take`, headers: { authorization: `Bearer ${token}` } });
+}
+
+/** The executor completes a payout it took, with a proof image (POST /executor/v1/payouts/{id}/complete). */
+export function executorCompletesPayout(app: FastifyInstance, token: string, payoutId: string) {
+  const proof = multipartBody({}, { field: 'proof', content: TINY_PNG });
+  return app.inject({
+    method: 'POST',
+    url: `/executor/v1/payouts/${payoutId}/complete`,
+    headers: { authorization: `Bearer ${token}`, 'content-type': proof.contentType },
+    payload: proof.body,
+  });
+}
+
 /** Polls `probe` until it returns something (not undefined/null), or fails after `timeoutMs` naming `what`. */
 export async function until<T>(
   probe: () => T | undefined | null | Promise<T | undefined | null>,

@@ -4,13 +4,13 @@ import {
   createExecutor,
   createMerchant,
   createTerminal,
+  executorCompletesPayout,
+  executorTakesPayout,
   type MerchantCredentials,
-  multipartBody,
   setRate,
   signed,
   startTestService,
   type TestService,
-  TINY_PNG,
   uniqueExtId,
 } from './helpers.js';
 
@@ -42,16 +42,9 @@ describe('money out', () => {
     expect(balance).toEqual({ balance: 949, balance_frozen: 51, currency: 'USDT' });
 
     const executor = await createExecutor(service.app);
-    const auth = { authorization: `Bearer ${executor.token}` };
-    const take = await service.app.inject({ method: 'POST', url: `/executor/v1/payouts/${payout.id}/take`, headers: auth });
+    const take = await executorTakesPayout(service.app, executor.token, payout.id);
     expect(take.statusCode).toBe(200);
-    const proof = multipartBody({}, { field: 'proof', content: TINY_PNG });
-    const done = await service.app.inject({
-      method: 'POST',
-      url: `/executor/v1/payouts/${payout.id}/complete`,
-      headers: { ...auth, 'content-type': proof.contentType },
-      payload: proof.body,
-    });
+    const done = await executorCompletesPayout(service.app, executor.token, payout.id);
     expect(done.statusCode, done.body).toBe(200);
     const read = (await signed(service.app, merchant, 'GET', `/v1/payouts/${payout.id}`)).json();
     expect(read.status).toBe('completed');
