@@ -30,6 +30,8 @@ export interface Config {
   /** Trust X-Forwarded-* from a reverse proxy in front (client addresses in logs and the audit log). */
   trustProxy: boolean;
   runWorker: boolean;
+  /** People's sessions: ended after this long without a request, and this long after sign-in whatever happens; sign-in attempts per client address per minute. */
+  sessions: { idleSeconds: number; maxSeconds: number; loginsPerMinute: number };
   /** How withdrawals are sent: `manual` (the operator sends and records tx_hash) or `tron` (signed and broadcast here). */
   withdrawalAdapter: 'manual' | 'tron';
   /** Tron adapter: full-node HTTP API, hot-wallet key (hex), USDT contract, fee limit (sun). */
@@ -235,6 +237,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL || 'info',
     trustProxy: boolean(env, 'TRUST_PROXY', false),
     runWorker: boolean(env, 'KASSIR_WORKER', true),
+    sessions: {
+      idleSeconds: integer(env, 'SESSION_IDLE_MINUTES', 30, 1) * 60,
+      maxSeconds: integer(env, 'SESSION_MAX_HOURS', 12, 1) * 3600,
+      loginsPerMinute: integer(env, 'LOGIN_ATTEMPTS_PER_MINUTE', 30, 1),
+    },
     withdrawalAdapter: withdrawalAdapter(env),
     tron: env.KASSIR_TRON_FULL_NODE
       ? {

@@ -30,6 +30,7 @@ export const ERRORS = {
   AUTH_001: { message: 'Authentication headers are missing' },
   AUTH_002: { message: 'Invalid API key or signature' },
   AUTH_003: { message: 'Terminal is inactive' },
+  CONFIRM_REQUIRED: { message: 'Confirm it is you first: POST /auth/v1/confirm', code: 'AUTH_004' },
   NOT_FOUND: { message: 'Not found' },
   PAYLOAD_TOO_LARGE: { message: 'Request body is too large' },
   REQUEST_TIMEOUT: { message: 'The request did not arrive in time' },

@@ -26,7 +26,9 @@ async function main(): Promise<void> {
       process.stdout.write(
         `\n  Operator token (shown once, store it now):\n\n    ADMIN_TOKEN=${token}\n\n` +
           '  Use it as "Authorization: Bearer <token>" on /admin/v1 and as ADMIN_TOKEN for the kassir CLI.\n' +
-          '  Lost it? Start Kassir with ADMIN_TOKEN=<a token of your choice>; that token then applies.\n\n',
+          '  Lost it? Start Kassir with ADMIN_TOKEN=<a token of your choice>; that token then applies.\n\n' +
+          '  People sign in to the console at /console. Create the first admin with:\n\n' +
+          `    ADMIN_TOKEN=${token} npx kassir user create --email you@example.com --role admin\n\n`,
       ),
   });
   log.info(

@@ -96,6 +96,22 @@ describe('kassir CLI against a running service', { timeout: 120_000 }, () => {
   let requisiteId: string;
   let paymentId: string;
 
+  it('user create makes the first admin, prints the password once and says where to sign in; that person signs in', async () => {
+    const out = await ok(['user', 'create', '--email', 'First.Admin@kassir.test']);
+    expect(field(out, 'email')).toBe('first.admin@kassir.test');
+    expect(field(out, 'role')).toBe('admin');
+    expect(out).not.toMatch(/^password:/m);
+    const password = out.match(/Password: shown once.*\n\n {2}(\S+)\n/)?.[1];
+    expect(password).toMatch(/^\S{20}$/);
+    expect(out).toMatch(/Next: sign in at .*\/console with first\.admin@kassir\.test/);
+    const res = await service.app.inject({ method: 'POST', url: '/auth/v1/login', payload: { email: 'first.admin@kassir.test', password } });
+    expect(res.statusCode, res.body).toBe(200);
+    const bad = await kassir(['user', 'create', '--email', 'x@kassir.test', '--role', 'owner']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/--role must be one of admin, support, finance/);
+    expect(await ok(['user', 'list'])).toMatch(/first\.admin@kassir\.test\s+admin/);
+  });
+
   it('merchant create prints the merchant and its secret key once, with a store-it-now line', async () => {
     const out = await ok(['merchant', 'create', '--name', shop]);
     expect(field(out, 'name')).toBe(shop);

@@ -605,7 +605,7 @@ describe('operator review', () => {
     ]);
     expect(audit).toEqual([
       {
-        actor: expect.stringContaining('@'),
+        actor: 'token',
         action: 'dispute.approve',
         before: { status: 'DISPUTE' },
         after: expect.objectContaining({ status: 'COMPLETED' }),
@@ -647,7 +647,7 @@ describe('operator review', () => {
     const { rows: audit } = await service.ctx.db.query(`SELECT actor, action, before, after FROM audit_log WHERE object_id = $1 AND action LIKE 'dispute.%'`, [
       payment.id,
     ]);
-    expect(audit).toEqual([{ actor: expect.stringContaining('@'), action: 'dispute.reject', before: { status: 'DISPUTE' }, after: { status: 'CANCELLED' } }]);
+    expect(audit).toEqual([{ actor: 'token', action: 'dispute.reject', before: { status: 'DISPUTE' }, after: { status: 'CANCELLED' } }]);
 
     // Spec: CANCELLED → DISPUTE.
     const reopened = await signed(service.app, merchant, 'POST', `/v1/payments/${payment.id}/dispute`, { comment: 'new evidence' });

@@ -1,11 +1,13 @@
 import type { FastifyRequest } from 'fastify';
+import { actorName } from '../auth/actor.js';
 import type { Queryable } from '../db/pool.js';
 import { insertAuditEntry } from './audit.repo.js';
 
 /**
- * Writes one operator action to the audit log: who (the operator credential and the client
- * address), what, on which object, and the object before → after. Called in the same database
- * transaction as the change when there is one.
+ * Writes one action to the audit log: who (the person, or "token" for the bearer ADMIN_TOKEN, and
+ * the client address), what, on which object, and the object before → after. Called in the same
+ * database transaction as the change when there is one. `as` names who acted when no one is
+ * signed in yet (a failed sign-in: the email tried).
  */
 export async function audit(
   db: Queryable,
@@ -15,9 +17,13 @@ export async function audit(
   objectId: string | null,
   before: unknown,
   after: unknown,
+  as?: string,
 ): Promise<void> {
+  const actor = request.actor;
   await insertAuditEntry(db, {
-    actor: `${request.operator ?? 'operator'}@${request.ip}`,
+    actor: as ?? actorName(actor),
+    userId: actor?.kind === 'user' ? actor.id : null,
+    ip: request.ip,
     action,
     objectType,
     objectId,

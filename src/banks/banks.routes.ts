@@ -15,19 +15,30 @@ export async function bankRoutes(app: RouteApp, ctx: AppContext): Promise<void> 
 
 /** Operator side of the directory: every entry, and edits (the directory is operator-editable). */
 export async function bankAdminRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
-  app.get('/banks', { schema: { tags: ['operator'], response: { 200: Type.Object({ banks: Type.Array(AdminBank) }) } } }, async () => ({
-    banks: (await service.listAllBanks(ctx)).map(toAdminBank),
-  }));
+  app.get(
+    '/banks',
+    { config: { access: 'support' }, schema: { tags: ['operator'], response: { 200: Type.Object({ banks: Type.Array(AdminBank) }) } } },
+    async () => ({
+      banks: (await service.listAllBanks(ctx)).map(toAdminBank),
+    }),
+  );
 
-  app.post('/banks', { schema: { tags: ['operator'], body: CreateBankBody, response: { 201: AdminBank } } }, async (request, reply) => {
-    const bank = await service.createBank(ctx, request.body);
-    await audit(ctx.db, request, 'bank.create', 'bank', bank.code, null, bank);
-    return reply.status(201).send(toAdminBank(bank));
-  });
+  app.post(
+    '/banks',
+    { config: { access: 'admin' }, schema: { tags: ['operator'], body: CreateBankBody, response: { 201: AdminBank } } },
+    async (request, reply) => {
+      const bank = await service.createBank(ctx, request.body);
+      await audit(ctx.db, request, 'bank.create', 'bank', bank.code, null, bank);
+      return reply.status(201).send(toAdminBank(bank));
+    },
+  );
 
   app.patch(
     '/banks/:code',
-    { schema: { tags: ['operator'], params: Type.Object({ code: Type.String() }), body: UpdateBankBody, response: { 200: AdminBank } } },
+    {
+      config: { access: 'admin' },
+      schema: { tags: ['operator'], params: Type.Object({ code: Type.String() }), body: UpdateBankBody, response: { 200: AdminBank } },
+    },
     async (request) => {
       const { before, after } = await service.updateBank(ctx, request.params.code, request.body);
       await audit(ctx.db, request, 'bank.update', 'bank', after.code, before, after);

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { audit } from '../admin/audit.service.js';
+import { actorName } from '../auth/actor.js';
 import type { AppContext, RouteApp } from '../context.js';
 import { DomainError } from '../errors.js';
 import { listNotificationsAround } from '../executors/notifications.repo.js';
@@ -65,6 +66,7 @@ export async function disputeAdminRoutes(app: RouteApp, ctx: AppContext): Promis
   app.get(
     '/disputes',
     {
+      config: { access: 'support' },
       schema: {
         tags,
         querystring: Type.Object({ status: Type.Optional(Type.String()), limit: Type.Optional(Type.String()), offset: Type.Optional(Type.String()) }),
@@ -81,28 +83,28 @@ export async function disputeAdminRoutes(app: RouteApp, ctx: AppContext): Promis
     },
   );
 
-  app.get('/disputes/:id', { schema: { tags, params: IdParams } }, async (request) => {
+  app.get('/disputes/:id', { config: { access: 'support' }, schema: { tags, params: IdParams } }, async (request) => {
     const row = /^[0-9a-f-]{36}$/i.test(request.params.id) ? await repo.findDispute(ctx.db, request.params.id) : undefined;
     if (!row) throw new DomainError('NOT_FOUND', `Dispute ${request.params.id} not found`);
     return (await disputeCards(ctx, [row]))[0];
   });
 
-  app.post('/payments/:id/dispute/approve', { schema: { tags, params: IdParams, body: ApproveBody } }, async (request) => {
+  app.post('/payments/:id/dispute/approve', { config: { access: 'support' }, schema: { tags, params: IdParams, body: ApproveBody } }, async (request) => {
     const { amount } = request.body;
-    await decideDispute(ctx, request.params.id, { approve: true, amount }, request.operator ?? 'operator', async (tx, before, after) =>
+    await decideDispute(ctx, request.params.id, { approve: true, amount }, actorName(request.actor), async (tx, before, after) =>
       audit(tx, request, 'dispute.approve', 'payment', before.id, { status: before.status }, { status: after, amount }),
     );
     return paymentView(ctx, request.params.id);
   });
 
-  app.post('/payments/:id/dispute/reject', { schema: { tags, params: IdParams } }, async (request) => {
-    await decideDispute(ctx, request.params.id, { approve: false }, request.operator ?? 'operator', async (tx, before, after) =>
+  app.post('/payments/:id/dispute/reject', { config: { access: 'support' }, schema: { tags, params: IdParams } }, async (request) => {
+    await decideDispute(ctx, request.params.id, { approve: false }, actorName(request.actor), async (tx, before, after) =>
       audit(tx, request, 'dispute.reject', 'payment', before.id, { status: before.status }, { status: after }),
     );
     return paymentView(ctx, request.params.id);
   });
 
-  app.get('/receipts/:id', { schema: { tags, params: IdParams } }, async (request, reply) => {
+  app.get('/receipts/:id', { config: { access: 'support' }, schema: { tags, params: IdParams } }, async (request, reply) => {
     const { receipt, content } = await openReceiptFile(ctx, null, request.params.id);
     return sendReceiptFile(reply, receipt, content);
   });

@@ -40,23 +40,23 @@ const ListQuery = Type.Object({ limit: Type.Optional(Type.String()), offset: Typ
 
 /** Operator API for executors (P2P traders) and their requisites. */
 export async function executorAdminRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
-  app.post('/executors', { schema: { tags, body: ExecutorBody } }, async (request, reply) => {
+  app.post('/executors', { config: { access: 'admin' }, schema: { tags, body: ExecutorBody } }, async (request, reply) => {
     const executor = await executors.createExecutor(ctx, request.body.name);
     await audit(ctx.db, request, 'executor.create', 'executor', executor.id, null, { id: executor.id, name: executor.name });
     return reply.status(201).send({ ...executors.toExecutor(executor), token: executor.token });
   });
 
-  app.get('/executors', { schema: { tags } }, async () => ({
+  app.get('/executors', { config: { access: 'support' }, schema: { tags } }, async () => ({
     executors: (await executors.listExecutors(ctx)).map((row) => ({ ...executors.toExecutor(row), requisites: row.requisites })),
   }));
 
-  app.get('/executors/:id', { schema: { tags, params: IdParams } }, async (request) => {
+  app.get('/executors/:id', { config: { access: 'support' }, schema: { tags, params: IdParams } }, async (request) => {
     const executor = await executors.getExecutor(ctx, request.params.id);
     const rows = await requisites.listRequisites(ctx, executor.id);
     return { ...executors.toExecutor(executor), requisites: rows.map((row) => toRequisite(row, true)) };
   });
 
-  app.patch('/executors/:id', { schema: { tags, params: IdParams, body: UpdateExecutorBody } }, async (request) => {
+  app.patch('/executors/:id', { config: { access: 'admin' }, schema: { tags, params: IdParams, body: UpdateExecutorBody } }, async (request) => {
     const { before, after } = await executors.updateExecutor(ctx, request.params.id, request.body);
     await audit(ctx.db, request, 'executor.update', 'executor', after.id, executors.toExecutor(before), executors.toExecutor(after));
     return executors.toExecutor(after);
@@ -67,7 +67,10 @@ export async function executorAdminRoutes(app: RouteApp, ctx: AppContext): Promi
   // deposit poller on their own.
   app.post(
     '/executors/:id/adjustments',
-    { schema: { tags, summary: "Credit (deposit by hand) or debit an executor's deposit", params: IdParams, body: AdjustmentBody } },
+    {
+      config: { access: 'finance', confirm: true },
+      schema: { tags, summary: "Credit (deposit by hand) or debit an executor's deposit", params: IdParams, body: AdjustmentBody },
+    },
     async (request, reply) => {
       const after = await executors.adjustDeposit(ctx, request.params.id, request.body, (tx, before, adjusted) =>
         audit(tx, request, 'executor.adjust_deposit', 'executor', request.params.id, executors.toBalance(before), {
@@ -81,19 +84,19 @@ export async function executorAdminRoutes(app: RouteApp, ctx: AppContext): Promi
     },
   );
 
-  app.get('/executors/:id/statement', { schema: { tags, params: IdParams, querystring: ListQuery } }, async (request) => {
+  app.get('/executors/:id/statement', { config: { access: 'support' }, schema: { tags, params: IdParams, querystring: ListQuery } }, async (request) => {
     const page = parseListQuery(request.query, 'VALIDATION');
     const executor = await executors.getExecutor(ctx, request.params.id);
     return { ...executors.toBalance(executor), ...(await executors.statement(ctx, executor.id, page)) };
   });
 
-  app.get('/executors/:id/deposits', { schema: { tags, params: IdParams, querystring: ListQuery } }, async (request) => {
+  app.get('/executors/:id/deposits', { config: { access: 'support' }, schema: { tags, params: IdParams, querystring: ListQuery } }, async (request) => {
     const page = parseListQuery(request.query, 'VALIDATION');
     const executor = await executors.getExecutor(ctx, request.params.id);
     return { deposit_address: executor.deposit_address, deposits: await executors.listDeposits(ctx, executor.id, page), ...page };
   });
 
-  app.post('/executors/:id/token/rotate', { schema: { tags, params: IdParams } }, async (request) => {
+  app.post('/executors/:id/token/rotate', { config: { access: 'admin', confirm: true }, schema: { tags, params: IdParams } }, async (request) => {
     const rotated = await executors.rotateExecutorToken(ctx, request.params.id);
     await audit(ctx.db, request, 'executor.rotate_token', 'executor', request.params.id, null, null);
     return { id: request.params.id, ...rotated };
@@ -101,7 +104,7 @@ export async function executorAdminRoutes(app: RouteApp, ctx: AppContext): Promi
 
   app.post(
     '/executors/:id/requisites',
-    { schema: { tags, params: IdParams, body: CreateRequisiteBody, response: { 201: Requisite } } },
+    { config: { access: 'admin' }, schema: { tags, params: IdParams, body: CreateRequisiteBody, response: { 201: Requisite } } },
     async (request, reply) => {
       const row = await requisites.createRequisite(ctx, request.params.id, request.body);
       await audit(ctx.db, request, 'requisite.create', 'requisite', row.id, null, toRequisite(row, true));
@@ -109,18 +112,26 @@ export async function executorAdminRoutes(app: RouteApp, ctx: AppContext): Promi
     },
   );
 
-  app.get('/requisites', { schema: { tags, querystring: Type.Object({ executor_id: Type.Optional(Type.String({ format: 'uuid' })) }) } }, async (request) => ({
-    requisites: (await requisites.listRequisites(ctx, request.query.executor_id)).map((row) => toRequisite(row, true)),
-  }));
+  app.get(
+    '/requisites',
+    { config: { access: 'support' }, schema: { tags, querystring: Type.Object({ executor_id: Type.Optional(Type.String({ format: 'uuid' })) }) } },
+    async (request) => ({
+      requisites: (await requisites.listRequisites(ctx, request.query.executor_id)).map((row) => toRequisite(row, true)),
+    }),
+  );
 
-  app.get('/requisites/:id', { schema: { tags, params: IdParams, response: { 200: RequisiteDetail } } }, async (request) => {
+  app.get('/requisites/:id', { config: { access: 'support' }, schema: { tags, params: IdParams, response: { 200: RequisiteDetail } } }, async (request) => {
     const { requisite, usage } = await requisites.getRequisiteWithUsage(ctx, request.params.id);
     return { ...toRequisite(requisite), usage: toUsage(usage) };
   });
 
-  app.patch('/requisites/:id', { schema: { tags, params: IdParams, body: UpdateRequisiteBody, response: { 200: Requisite } } }, async (request) => {
-    const { before, after } = await requisites.updateRequisite(ctx, request.params.id, request.body);
-    await audit(ctx.db, request, 'requisite.update', 'requisite', after.id, toRequisite(before, true), toRequisite(after, true));
-    return toRequisite(after);
-  });
+  app.patch(
+    '/requisites/:id',
+    { config: { access: 'support' }, schema: { tags, params: IdParams, body: UpdateRequisiteBody, response: { 200: Requisite } } },
+    async (request) => {
+      const { before, after } = await requisites.updateRequisite(ctx, request.params.id, request.body);
+      await audit(ctx.db, request, 'requisite.update', 'requisite', after.id, toRequisite(before, true), toRequisite(after, true));
+      return toRequisite(after);
+    },
+  );
 }

@@ -14,6 +14,7 @@ export async function notificationAdminRoutes(app: RouteApp, ctx: AppContext): P
   app.get(
     '/notifications',
     {
+      config: { access: 'support' },
       schema: {
         tags,
         querystring: Type.Object({ status: Type.Optional(Type.String()), limit: Type.Optional(Type.String()), offset: Type.Optional(Type.String()) }),
@@ -26,10 +27,12 @@ export async function notificationAdminRoutes(app: RouteApp, ctx: AppContext): P
     },
   );
 
-  app.get('/notifications/:id', { schema: { tags, params: IdParams } }, async (request) => toNotification(await getNotification(ctx, request.params.id)));
+  app.get('/notifications/:id', { config: { access: 'support' }, schema: { tags, params: IdParams } }, async (request) =>
+    toNotification(await getNotification(ctx, request.params.id)),
+  );
 
   /** Completes the PENDING payment an unmatched or late notification was for. */
-  app.post('/notifications/:id/link', { schema: { tags, params: IdParams, body: LinkBody } }, async (request) => {
+  app.post('/notifications/:id/link', { config: { access: 'support' }, schema: { tags, params: IdParams, body: LinkBody } }, async (request) => {
     const { payment_id: paymentId } = request.body;
     const linked = await linkNotification(ctx, request.params.id, paymentId, (tx, before) =>
       audit(tx, request, 'notification.link', 'notification', before.id, { status: before.status }, { status: 'matched', payment_id: paymentId }),
@@ -37,7 +40,7 @@ export async function notificationAdminRoutes(app: RouteApp, ctx: AppContext): P
     return toNotification(linked);
   });
 
-  app.post('/notifications/:id/resolve', { schema: { tags, params: IdParams, body: ResolveBody } }, async (request) => {
+  app.post('/notifications/:id/resolve', { config: { access: 'support' }, schema: { tags, params: IdParams, body: ResolveBody } }, async (request) => {
     const { note } = request.body;
     const resolved = await resolveNotification(ctx, request.params.id, note, (tx, before) =>
       audit(tx, request, 'notification.resolve', 'notification', before.id, { status: before.status }, { status: 'resolved', note }),

@@ -1,18 +1,10 @@
-import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
-import { DomainError } from '../errors.js';
-import { hashToken } from '../lib/crypto.js';
+import { operatorAccess } from './access.js';
 
-/** The operator API's bearer-token check (DESIGN.md "The operator side"). */
+/** The operator API's scope (DESIGN.md "The operator side"): who may call each route (src/http/access.ts), and what every operator route shares. */
 export function adminAuth(app: FastifyInstance, ctx: AppContext): void {
-  app.addHook('onRequest', async (request: FastifyRequest) => {
-    const header = request.headers.authorization;
-    const match = typeof header === 'string' ? /^Bearer\s+(\S+)$/i.exec(header) : null;
-    if (!match) throw new DomainError('AUTH_001', 'Send Authorization: Bearer <ADMIN_TOKEN>');
-    if (!timingSafeEqual(hashToken(match[1]!), ctx.adminTokenHash)) throw new DomainError('AUTH_002', 'Invalid operator token');
-    request.operator = 'admin';
-  });
+  operatorAccess(app, ctx);
   app.addHook('preValidation', async (request: FastifyRequest) => {
     // Every operator POST/PUT/PATCH takes a JSON object; a bare request means "no options" (a
     // reason, a grace period), and one whose fields are required is told which field is missing.

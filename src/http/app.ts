@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
+import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
@@ -58,6 +59,7 @@ export async function buildApp(ctx: AppContext): Promise<RouteApp> {
   });
   registerMultipartPassThrough(app);
   await app.register(swagger, { openapi: openApiInfo(ctx.config.publicBaseUrl) });
+  await app.register(cookie);
   // First of the request hooks: a request refused for overload costs neither a body read nor a lookup.
   await loadShedding(app, ctx);
 

@@ -29,6 +29,7 @@ export const HTTP_STATUS: { [K in ErrorKey]: number } = {
   AUTH_001: 401,
   AUTH_002: 401,
   AUTH_003: 403,
+  CONFIRM_REQUIRED: 403,
   NOT_FOUND: 404,
   PAYLOAD_TOO_LARGE: 413,
   REQUEST_TIMEOUT: 408,

@@ -1,4 +1,6 @@
 import type { FastifyInstance } from 'fastify';
+import { authRoutes } from '../auth/auth.routes.js';
+import { userAdminRoutes } from '../auth/users.admin.js';
 import { bankAdminRoutes, bankRoutes } from '../banks/banks.routes.js';
 import type { AppContext, RouteApp } from '../context.js';
 import { disputeAdminRoutes } from '../disputes/disputes.admin.js';
@@ -28,6 +30,7 @@ import { webhookAdminRoutes } from '../webhooks/webhooks.admin.js';
 import { withdrawalAdminRoutes } from '../withdrawals/withdrawals.admin.js';
 import { withdrawalExecutorRoutes } from '../withdrawals/withdrawals.executor.js';
 import { withdrawalRoutes } from '../withdrawals/withdrawals.routes.js';
+import { personAccess } from './access.js';
 import { adminAuth } from './admin-auth.js';
 import { executorAuth } from './executor-auth.js';
 import { idempotency } from './idempotency.js';
@@ -70,11 +73,13 @@ const ROUTE_GROUPS: RouteGroup[] = [
     priority: 'high',
     routes: [executorRoutes, payoutExecutorRoutes, withdrawalExecutorRoutes],
   },
+  { name: 'people (session cookie)', prefix: '/auth/v1', auth: personAccess, routes: [authRoutes] },
   {
-    name: 'operator API (ADMIN_TOKEN bearer)',
+    name: 'operator API (ADMIN_TOKEN bearer, or a staff session by role: each route declares config.access)',
     prefix: '/admin/v1',
     auth: adminAuth,
     routes: [
+      userAdminRoutes,
       merchantAdminRoutes,
       terminalAdminRoutes,
       rateAdminRoutes,

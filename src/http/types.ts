@@ -38,8 +38,6 @@ declare module 'fastify' {
     signer?: import('./signature.js').BodySigner;
     /** The authenticated executor (executor API only). */
     executor?: import('../executors/executors.repo.js').ExecutorIdentity;
-    /** Who acts on the operator API, for the audit log. */
-    operator?: string;
     /**
      * Reads the body of an upload route (config `upload`): JSON, or multipart with its file
      * streamed to the file store; on a signed route the signature is checked before anything is used.

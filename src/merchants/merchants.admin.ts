@@ -12,31 +12,35 @@ const CreateMerchantBody = Type.Object({ name: Type.String({ minLength: 1, maxLe
 
 /** Operator API for merchants and their secrets (DESIGN.md "The operator side"). */
 export async function merchantAdminRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
-  app.post('/merchants', { schema: { tags, body: CreateMerchantBody } }, async (request, reply) => {
+  app.post('/merchants', { config: { access: 'admin' }, schema: { tags, body: CreateMerchantBody } }, async (request, reply) => {
     const { name } = request.body;
     const merchant = await merchants.createMerchant(ctx, name);
     await audit(ctx.db, request, 'merchant.create', 'merchant', merchant.id, null, { id: merchant.id, name });
     return reply.status(201).send({ id: merchant.id, name: merchant.name, secret_key: merchant.secret_key, created_at: merchant.created_at });
   });
 
-  app.get('/merchants', { schema: { tags } }, async () => ({ merchants: await merchants.listMerchants(ctx) }));
+  app.get('/merchants', { config: { access: 'support' }, schema: { tags } }, async () => ({ merchants: await merchants.listMerchants(ctx) }));
 
-  app.get('/merchants/:id', { schema: { tags, params: IdParams } }, async (request) => {
+  app.get('/merchants/:id', { config: { access: 'support' }, schema: { tags, params: IdParams } }, async (request) => {
     const merchant = await merchants.getMerchant(ctx, request.params.id);
     const rows = await listMerchantTerminals(ctx.db, merchant.id);
     return { ...merchant, terminals: rows.map((row) => toAdminTerminal(row)) };
   });
 
-  app.post('/merchants/:id/secret-key/rotate', { schema: { tags, params: IdParams, body: RotateBody } }, async (request) => {
-    const grace = request.body.grace_seconds ?? 0;
-    const rotated = await merchants.rotateSecret(ctx, request.params.id, grace);
-    await audit(ctx.db, request, 'merchant.rotate_secret', 'merchant', request.params.id, null, { previous_valid_until: rotated.previous_valid_until });
-    return { id: request.params.id, ...rotated };
-  });
+  app.post(
+    '/merchants/:id/secret-key/rotate',
+    { config: { access: 'admin', confirm: true }, schema: { tags, params: IdParams, body: RotateBody } },
+    async (request) => {
+      const grace = request.body.grace_seconds ?? 0;
+      const rotated = await merchants.rotateSecret(ctx, request.params.id, grace);
+      await audit(ctx.db, request, 'merchant.rotate_secret', 'merchant', request.params.id, null, { previous_valid_until: rotated.previous_valid_until });
+      return { id: request.params.id, ...rotated };
+    },
+  );
 
   app.post(
     '/merchants/:id/terminals',
-    { schema: { tags, params: IdParams, body: CreateTerminalBody, response: { 201: AdminTerminal } } },
+    { config: { access: 'admin' }, schema: { tags, params: IdParams, body: CreateTerminalBody, response: { 201: AdminTerminal } } },
     async (request, reply) => {
       const { terminal, apiKey } = await terminals.createTerminal(ctx, request.params.id, request.body);
       const view = toAdminTerminal(terminal);
@@ -45,7 +49,7 @@ export async function merchantAdminRoutes(app: RouteApp, ctx: AppContext): Promi
     },
   );
 
-  app.get('/merchants/:id/terminals', { schema: { tags, params: IdParams } }, async (request) => {
+  app.get('/merchants/:id/terminals', { config: { access: 'support' }, schema: { tags, params: IdParams } }, async (request) => {
     await merchants.getMerchant(ctx, request.params.id);
     return { terminals: (await listMerchantTerminals(ctx.db, request.params.id)).map((row) => toAdminTerminal(row)) };
   });

@@ -19,6 +19,7 @@ export async function paymentAdminRoutes(app: RouteApp, ctx: AppContext): Promis
   app.get(
     '/payments',
     {
+      config: { access: 'support' },
       schema: {
         tags,
         querystring: Type.Object({
@@ -49,7 +50,7 @@ export async function paymentAdminRoutes(app: RouteApp, ctx: AppContext): Promis
     },
   );
 
-  app.get('/payments/:id', { schema: { tags, params: IdParams } }, async (request) => {
+  app.get('/payments/:id', { config: { access: 'support' }, schema: { tags, params: IdParams } }, async (request) => {
     const row = isUuid(request.params.id) ? await findPayment(ctx.db, request.params.id) : undefined;
     if (!row) throw new DomainError('PAY_006', `Payment ${request.params.id} not found`);
     return {
@@ -62,7 +63,7 @@ export async function paymentAdminRoutes(app: RouteApp, ctx: AppContext): Promis
   });
 
   /** Manual cancellation: "PENDING — timeout or manual cancellation — CANCELLED". */
-  app.post('/payments/:id/cancel', { schema: { tags, params: IdParams } }, async (request) => {
+  app.post('/payments/:id/cancel', { config: { access: 'support' }, schema: { tags, params: IdParams } }, async (request) => {
     const id = request.params.id;
     const before = isUuid(id) ? await findPayment(ctx.db, id) : undefined;
     if (!before) throw new DomainError('PAY_006', `Payment ${id} not found`);

@@ -28,6 +28,7 @@ export async function payoutAdminRoutes(app: RouteApp, ctx: AppContext): Promise
   app.get(
     '/payouts',
     {
+      config: { access: 'support' },
       schema: {
         tags,
         querystring: Type.Object({
@@ -49,23 +50,27 @@ export async function payoutAdminRoutes(app: RouteApp, ctx: AppContext): Promise
     },
   );
 
-  app.get('/payouts/:id', { schema: { tags, params: IdParams } }, async (request) => {
+  app.get('/payouts/:id', { config: { access: 'support' }, schema: { tags, params: IdParams } }, async (request) => {
     const row = /^[0-9a-f-]{36}$/i.test(request.params.id) ? await findPayout(ctx.db, request.params.id) : undefined;
     if (!row) throw new DomainError('PAYOUT_NOT_FOUND', `Payout ${request.params.id} not found`);
     return adminView(row);
   });
 
   for (const event of ['complete', 'fail', 'cancel'] as const satisfies readonly PayoutEvent[]) {
-    app.post(`/payouts/:id/${event}`, { schema: { tags, params: IdParams, body: ReasonBody } }, async (request) => {
-      const reason = request.body.reason;
-      const after = await actOnPayout(
-        ctx,
-        request.params.id,
-        event,
-        { reason: event === 'complete' ? undefined : (reason ?? `${event}ed by the operator`) },
-        (tx, before, changed) => audit(tx, request, `payout.${event}`, 'payout', changed.id, { status: before.status }, { status: changed.status, reason }),
-      );
-      return adminView(after);
-    });
+    app.post(
+      `/payouts/:id/${event}`,
+      { config: { access: 'finance', confirm: event === 'complete' }, schema: { tags, params: IdParams, body: ReasonBody } },
+      async (request) => {
+        const reason = request.body.reason;
+        const after = await actOnPayout(
+          ctx,
+          request.params.id,
+          event,
+          { reason: event === 'complete' ? undefined : (reason ?? `${event}ed by the operator`) },
+          (tx, before, changed) => audit(tx, request, `payout.${event}`, 'payout', changed.id, { status: before.status }, { status: changed.status, reason }),
+        );
+        return adminView(after);
+      },
+    );
   }
 }

@@ -43,32 +43,38 @@ function view(ctx: AppContext, provider: ProviderRow) {
 
 /** Operator API for upstream providers and the terminals' routes (DESIGN.md operator table). */
 export async function providerAdminRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
-  app.post('/providers', { schema: { tags, body: CreateBody } }, async (request, reply) => {
+  app.post('/providers', { config: { access: 'admin' }, schema: { tags, body: CreateBody } }, async (request, reply) => {
     const provider = await createProvider(ctx, request.body);
     await audit(ctx.db, request, 'provider.create', 'provider', provider.id, null, { name: provider.name, kind: provider.kind, base_url: provider.base_url });
     const { id, name, kind } = provider;
     return reply.status(201).send({ id, name, kind, callback_url: callbackUrl(ctx, id) });
   });
 
-  app.get('/providers', { schema: { tags } }, async () => ({ providers: (await listProviders(ctx.db)).map((p) => view(ctx, p)) }));
+  app.get('/providers', { config: { access: 'support' }, schema: { tags } }, async () => ({
+    providers: (await listProviders(ctx.db)).map((p) => view(ctx, p)),
+  }));
 
-  app.patch('/providers/:id', { schema: { tags, params: IdParams, body: UpdateBody } }, async (request) => {
+  app.patch('/providers/:id', { config: { access: 'admin' }, schema: { tags, params: IdParams, body: UpdateBody } }, async (request) => {
     const { before, after } = await updateProvider(ctx, request.params.id, request.body);
     await audit(ctx.db, request, 'provider.update', 'provider', after.id, view(ctx, before), view(ctx, after));
     return view(ctx, after);
   });
 
-  app.get('/terminals/:id/routes', { schema: { tags, params: IdParams } }, async (request) => {
+  app.get('/terminals/:id/routes', { config: { access: 'support' }, schema: { tags, params: IdParams } }, async (request) => {
     await getTerminal(ctx, request.params.id);
     return (await terminalRoutes(ctx.db, request.params.id)).map(routeView);
   });
 
-  app.put('/terminals/:id/routes', { schema: { tags, params: IdParams, body: Type.Array(Route, { maxItems: 20 }) } }, async (request) => {
-    await getTerminal(ctx, request.params.id);
-    const before = (await terminalRoutes(ctx.db, request.params.id)).map(routeView);
-    await setRoutes(ctx, request.params.id, request.body);
-    const after = (await terminalRoutes(ctx.db, request.params.id)).map(routeView);
-    await audit(ctx.db, request, 'terminal.set_routes', 'terminal', request.params.id, before, after);
-    return after;
-  });
+  app.put(
+    '/terminals/:id/routes',
+    { config: { access: 'admin' }, schema: { tags, params: IdParams, body: Type.Array(Route, { maxItems: 20 }) } },
+    async (request) => {
+      await getTerminal(ctx, request.params.id);
+      const before = (await terminalRoutes(ctx.db, request.params.id)).map(routeView);
+      await setRoutes(ctx, request.params.id, request.body);
+      const after = (await terminalRoutes(ctx.db, request.params.id)).map(routeView);
+      await audit(ctx.db, request, 'terminal.set_routes', 'terminal', request.params.id, before, after);
+      return after;
+    },
+  );
 }

@@ -8,13 +8,17 @@ const RateBody = Type.Object({ rate: Type.Number({ description: 'price of 1 USDT
 
 /** Manual USDT rates per currency. */
 export async function rateAdminRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
-  app.get('/rates', { schema: { tags } }, async () => ({
+  app.get('/rates', { config: { access: 'support' }, schema: { tags } }, async () => ({
     rates: (await service.listRates(ctx)).map(service.toRate),
   }));
 
-  app.put('/rates/:currency', { schema: { tags, params: Type.Object({ currency: Type.String() }), body: RateBody } }, async (request) => {
-    const row = await service.setRate(ctx, request.params.currency, request.body.rate);
-    await audit(ctx.db, request, 'rate.set', 'rate', row.currency, null, { rate: row.rate });
-    return service.toRate(row);
-  });
+  app.put(
+    '/rates/:currency',
+    { config: { access: 'admin' }, schema: { tags, params: Type.Object({ currency: Type.String() }), body: RateBody } },
+    async (request) => {
+      const row = await service.setRate(ctx, request.params.currency, request.body.rate);
+      await audit(ctx.db, request, 'rate.set', 'rate', row.currency, null, { rate: row.rate });
+      return service.toRate(row);
+    },
+  );
 }

@@ -15,6 +15,7 @@ export async function reportAdminRoutes(app: RouteApp, ctx: AppContext): Promise
     app.get(
       route.path,
       {
+        config: { access: 'support' },
         schema: {
           tags,
           summary: route.summary,

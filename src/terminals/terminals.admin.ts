@@ -15,46 +15,58 @@ const RateBody = Type.Object({ rate: Type.Number() });
 
 /** Operator API for terminals: settings, keys, balance adjustments and the terminal's own rates. */
 export async function terminalAdminRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
-  app.get('/terminals/:id', { schema: { tags, params: IdParams, response: { 200: AdminTerminal } } }, async (request) =>
+  app.get('/terminals/:id', { config: { access: 'support' }, schema: { tags, params: IdParams, response: { 200: AdminTerminal } } }, async (request) =>
     toAdminTerminal(await service.getTerminal(ctx, request.params.id)),
   );
 
-  app.patch('/terminals/:id', { schema: { tags, params: IdParams, body: UpdateTerminalBody, response: { 200: AdminTerminal } } }, async (request) => {
-    const { before, after } = await service.updateTerminal(ctx, request.params.id, request.body);
-    await audit(ctx.db, request, 'terminal.update', 'terminal', after.id, toAdminTerminal(before), toAdminTerminal(after));
-    return toAdminTerminal(after);
-  });
+  app.patch(
+    '/terminals/:id',
+    { config: { access: 'admin' }, schema: { tags, params: IdParams, body: UpdateTerminalBody, response: { 200: AdminTerminal } } },
+    async (request) => {
+      const { before, after } = await service.updateTerminal(ctx, request.params.id, request.body);
+      await audit(ctx.db, request, 'terminal.update', 'terminal', after.id, toAdminTerminal(before), toAdminTerminal(after));
+      return toAdminTerminal(after);
+    },
+  );
 
-  app.post('/terminals/:id/api-key/rotate', { schema: { tags, params: IdParams, body: RotateBody } }, async (request) => {
-    const grace = request.body.grace_seconds ?? 0;
-    const rotated = await service.rotateApiKey(ctx, request.params.id, grace);
-    await audit(ctx.db, request, 'terminal.rotate_api_key', 'terminal', request.params.id, null, { previous_valid_until: rotated.previous_valid_until });
-    return { id: request.params.id, ...rotated };
-  });
+  app.post(
+    '/terminals/:id/api-key/rotate',
+    { config: { access: 'admin', confirm: true }, schema: { tags, params: IdParams, body: RotateBody } },
+    async (request) => {
+      const grace = request.body.grace_seconds ?? 0;
+      const rotated = await service.rotateApiKey(ctx, request.params.id, grace);
+      await audit(ctx.db, request, 'terminal.rotate_api_key', 'terminal', request.params.id, null, { previous_valid_until: rotated.previous_valid_until });
+      return { id: request.params.id, ...rotated };
+    },
+  );
 
-  app.post('/terminals/:id/adjustments', { schema: { tags, params: IdParams, body: AdjustmentBody } }, async (request, reply) => {
-    const body = request.body;
-    const before = await service.getTerminal(ctx, request.params.id);
-    const after = await service.adjustBalance(ctx, request.params.id, body);
-    await audit(
-      ctx.db,
-      request,
-      'terminal.adjust_balance',
-      'terminal',
-      after.id,
-      { balance: before.balance, balance_frozen: before.balance_frozen },
-      { balance: after.balance, balance_frozen: after.balance_frozen, amount: body.amount, reason: body.reason },
-    );
-    return reply.status(201).send({ balance: Number(after.balance), balance_frozen: Number(after.balance_frozen) });
-  });
+  app.post(
+    '/terminals/:id/adjustments',
+    { config: { access: 'finance', confirm: true }, schema: { tags, params: IdParams, body: AdjustmentBody } },
+    async (request, reply) => {
+      const body = request.body;
+      const before = await service.getTerminal(ctx, request.params.id);
+      const after = await service.adjustBalance(ctx, request.params.id, body);
+      await audit(
+        ctx.db,
+        request,
+        'terminal.adjust_balance',
+        'terminal',
+        after.id,
+        { balance: before.balance, balance_frozen: before.balance_frozen },
+        { balance: after.balance, balance_frozen: after.balance_frozen, amount: body.amount, reason: body.reason },
+      );
+      return reply.status(201).send({ balance: Number(after.balance), balance_frozen: Number(after.balance_frozen) });
+    },
+  );
 
-  app.get('/terminals/:id/rates', { schema: { tags, params: IdParams } }, async (request) => {
+  app.get('/terminals/:id/rates', { config: { access: 'support' }, schema: { tags, params: IdParams } }, async (request) => {
     await service.getTerminal(ctx, request.params.id);
     const own = await rates.listTerminalRates(ctx.db, request.params.id);
     return { rates: own.map((r) => ({ currency: r.currency, rate: Number(r.rate), updated_at: r.updated_at })) };
   });
 
-  app.put('/terminals/:id/rates/:currency', { schema: { tags, params: RateParams, body: RateBody } }, async (request) => {
+  app.put('/terminals/:id/rates/:currency', { config: { access: 'admin' }, schema: { tags, params: RateParams, body: RateBody } }, async (request) => {
     await service.getTerminal(ctx, request.params.id);
     const currency = parseCurrency(request.params.currency);
     const rate = parseRate(request.body.rate);
@@ -66,7 +78,7 @@ export async function terminalAdminRoutes(app: RouteApp, ctx: AppContext): Promi
     return { terminal_id: request.params.id, currency: row.currency, rate: Number(row.rate), updated_at: row.updated_at };
   });
 
-  app.delete('/terminals/:id/rates/:currency', { schema: { tags, params: RateParams } }, async (request, reply) => {
+  app.delete('/terminals/:id/rates/:currency', { config: { access: 'admin' }, schema: { tags, params: RateParams } }, async (request, reply) => {
     const currency = parseCurrency(request.params.currency);
     if (!(await rates.deleteTerminalRate(ctx.db, request.params.id, currency))) {
       throw new DomainError('NOT_FOUND', `Terminal ${request.params.id} has no own ${currency} rate`);

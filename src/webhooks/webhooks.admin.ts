@@ -13,6 +13,7 @@ export async function webhookAdminRoutes(app: RouteApp, ctx: AppContext): Promis
   app.get(
     '/webhooks',
     {
+      config: { access: 'support' },
       schema: {
         tags,
         querystring: Type.Object({
@@ -30,10 +31,10 @@ export async function webhookAdminRoutes(app: RouteApp, ctx: AppContext): Promis
     },
   );
 
-  app.get('/webhooks/:id', { schema: { tags, params: IdParams } }, async (request) => getWebhookEvent(ctx, request.params.id));
+  app.get('/webhooks/:id', { config: { access: 'support' }, schema: { tags, params: IdParams } }, async (request) => getWebhookEvent(ctx, request.params.id));
 
   /** Sends a delivered or failed event again, now (same event id, so the merchant can deduplicate). */
-  app.post('/webhooks/:id/resend', { schema: { tags, params: IdParams } }, async (request, reply) => {
+  app.post('/webhooks/:id/resend', { config: { access: 'support' }, schema: { tags, params: IdParams } }, async (request, reply) => {
     const event = await transaction(ctx.db, async (tx) => {
       const row = await resendWebhookEvent(tx, request.params.id);
       await audit(tx, request, 'webhook.resend', 'webhook_event', row.id, { status: row.status }, { status: 'pending' });

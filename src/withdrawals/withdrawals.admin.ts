@@ -42,6 +42,7 @@ export async function withdrawalAdminRoutes(app: RouteApp, ctx: AppContext): Pro
   app.get(
     '/withdrawals',
     {
+      config: { access: 'support' },
       schema: {
         tags,
         querystring: Type.Object({
@@ -66,23 +67,30 @@ export async function withdrawalAdminRoutes(app: RouteApp, ctx: AppContext): Pro
     },
   );
 
-  app.get('/withdrawals/:id', { schema: { tags, params: IdParams } }, async (request) => adminView(await load(ctx, request.params.id)));
+  app.get('/withdrawals/:id', { config: { access: 'support' }, schema: { tags, params: IdParams } }, async (request) =>
+    adminView(await load(ctx, request.params.id)),
+  );
 
-  app.post('/withdrawals/:id/complete', { schema: { tags, params: IdParams, body: CompleteBody } }, async (request) => {
-    const before = await load(ctx, request.params.id);
-    if (before.adapter !== 'manual') throw new DomainError('CONFLICT', 'This withdrawal is sent by the Tron adapter and completes when the chain confirms it');
-    const txHash = request.body.tx_hash.replace(/^0x/, '').toLowerCase();
-    const after = await transaction(ctx.db, async (tx) => {
-      const done = await changeWithdrawal(tx, before.id, { event: 'complete', txHash });
-      if (!done)
-        throw new DomainError('CONFLICT', `Withdrawal is ${before.status}; only a pending or processing one can be completed`, { status: before.status });
-      await audit(tx, request, 'withdrawal.complete', 'withdrawal', before.id, { status: before.status }, { status: done.status, tx_hash: txHash });
-      return done;
-    });
-    return adminView(after);
-  });
+  app.post(
+    '/withdrawals/:id/complete',
+    { config: { access: 'finance', confirm: true }, schema: { tags, params: IdParams, body: CompleteBody } },
+    async (request) => {
+      const before = await load(ctx, request.params.id);
+      if (before.adapter !== 'manual')
+        throw new DomainError('CONFLICT', 'This withdrawal is sent by the Tron adapter and completes when the chain confirms it');
+      const txHash = request.body.tx_hash.replace(/^0x/, '').toLowerCase();
+      const after = await transaction(ctx.db, async (tx) => {
+        const done = await changeWithdrawal(tx, before.id, { event: 'complete', txHash });
+        if (!done)
+          throw new DomainError('CONFLICT', `Withdrawal is ${before.status}; only a pending or processing one can be completed`, { status: before.status });
+        await audit(tx, request, 'withdrawal.complete', 'withdrawal', before.id, { status: before.status }, { status: done.status, tx_hash: txHash });
+        return done;
+      });
+      return adminView(after);
+    },
+  );
 
-  app.post('/withdrawals/:id/fail', { schema: { tags, params: IdParams, body: FailBody } }, async (request) => {
+  app.post('/withdrawals/:id/fail', { config: { access: 'finance' }, schema: { tags, params: IdParams, body: FailBody } }, async (request) => {
     const before = await load(ctx, request.params.id);
     if (before.adapter !== 'manual' && before.tx_hash) {
       throw new DomainError(

@@ -1,0 +1,143 @@
+import rateLimit from '@fastify/rate-limit';
+import { Type } from 'typebox';
+import { audit } from '../admin/audit.service.js';
+import type { AppContext, RouteApp } from '../context.js';
+import { DomainError } from '../errors.js';
+import * as auth from './auth.service.js';
+import { clearSessionCookie, person, setSessionCookie } from './session-cookie.js';
+
+const tags = ['people'];
+const LoginBody = Type.Object({
+  email: Type.String({ minLength: 1, maxLength: 320 }),
+  password: Type.String({ minLength: 1, maxLength: 1000 }),
+  otp: Type.Optional(Type.String({ maxLength: 32, description: 'six-digit code from the authenticator app, or a recovery code' })),
+});
+const OtpBody = Type.Object({ otp: Type.String({ minLength: 1, maxLength: 32 }) });
+const ConfirmBody = Type.Object({
+  otp: Type.Optional(Type.String({ maxLength: 32, description: 'with two-factor on' })),
+  password: Type.Optional(Type.String({ maxLength: 1000, description: 'with two-factor off' })),
+});
+const PasswordBody = Type.Object({ current_password: Type.String({ maxLength: 1000 }), new_password: Type.String({ maxLength: 1000 }) });
+const IdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
+
+/** A person's own routes: sign in and out, their sessions, password and two-factor (DESIGN.md "People, sessions and roles"). */
+export async function authRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
+  await app.register(rateLimit, { global: false });
+
+  app.post(
+    '/login',
+    {
+      schema: { tags, summary: 'Sign in; sets the session cookie and answers the CSRF token', body: LoginBody },
+      config: {
+        access: 'public',
+        // Per client address, on top of the per-email slowing and lock.
+        rateLimit: {
+          max: ctx.config.sessions.loginsPerMinute,
+          timeWindow: 60_000,
+          errorResponseBuilder: () => new DomainError('RATE_LIMITED', 'Too many sign-ins from this address; wait a minute'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const client = { ip: request.ip, userAgent: request.headers['user-agent'] ?? null };
+      const signIn = await auth.login(ctx, request.body, client).catch(async (err: unknown) => {
+        // Failed sign-ins are in the audit log too, under the email tried; never the password.
+        if (err instanceof DomainError && (err.key === 'AUTH_002' || err.key === 'RATE_LIMITED') && !err.data?.otp_required) {
+          await audit(ctx.db, request, 'auth.login_failed', 'user', null, null, { reason: err.key }, auth.normaliseEmail(request.body.email));
+        }
+        throw err;
+      });
+      const { user, session, token } = signIn;
+      request.actor = await auth.resolveSession(ctx, token);
+      await audit(ctx.db, request, 'auth.login', 'user', user.id, null, { session: session.id, two_factor: user.totp_enabled_at !== null });
+      setSessionCookie(request, reply, token, ctx.config.sessions.maxSeconds);
+      return { user: { id: user.id, email: user.email, role: user.role }, csrf_token: session.csrf_token };
+    },
+  );
+
+  app.post('/logout', { schema: { tags, summary: 'Sign out: ends this session' }, config: { access: 'person' } }, async (request, reply) => {
+    await auth.logout(ctx, person(request));
+    clearSessionCookie(request, reply);
+    return reply.status(204).send();
+  });
+
+  app.get('/me', { schema: { tags, summary: 'Who is signed in, with the CSRF token' }, config: { access: 'person' } }, async (request) => {
+    const me = person(request);
+    return {
+      user: { id: me.id, email: me.email, role: me.role, executor_id: me.executorId, merchant_id: me.merchantId },
+      two_factor: me.twoFactor,
+      two_factor_required: me.twoFactorRequired,
+      confirmed_until: me.confirmedAt ? new Date(me.confirmedAt.getTime() + auth.CONFIRM_FRESH_SECONDS * 1000).toISOString() : null,
+      csrf_token: me.csrfToken,
+    };
+  });
+
+  app.post(
+    '/confirm',
+    {
+      schema: { tags, summary: 'Confirm it is you before risky actions (a code, or the password without two-factor)', body: ConfirmBody },
+      config: { access: 'person' },
+    },
+    async (request) => {
+      const at = await auth.confirm(ctx, person(request), request.body);
+      return { confirmed_until: new Date(at.getTime() + auth.CONFIRM_FRESH_SECONDS * 1000).toISOString() };
+    },
+  );
+
+  app.get('/sessions', { schema: { tags, summary: 'My sessions still in force' }, config: { access: 'person' } }, async (request) => {
+    const me = person(request);
+    return { sessions: (await auth.listSessions(ctx, me)).map((s) => auth.toSession(s, me.sessionId)) };
+  });
+
+  app.delete(
+    '/sessions/:id',
+    { schema: { tags, summary: 'End one of my sessions', params: IdParams }, config: { access: 'person' } },
+    async (request, reply) => {
+      await auth.revokeSession(ctx, person(request), request.params.id);
+      await audit(ctx.db, request, 'auth.revoke_session', 'session', request.params.id, null, null);
+      return reply.status(204).send();
+    },
+  );
+
+  app.post(
+    '/password',
+    { schema: { tags, summary: 'Change my password; my other sessions end', body: PasswordBody }, config: { access: 'person' } },
+    async (request, reply) => {
+      const me = person(request);
+      await auth.changePassword(ctx, me, request.body.current_password, request.body.new_password);
+      await audit(ctx.db, request, 'auth.change_password', 'user', me.id, null, null);
+      return reply.status(204).send();
+    },
+  );
+
+  app.post(
+    '/two-factor/setup',
+    { schema: { tags, summary: 'Start two-factor enrolment: a secret and its QR code for the authenticator app' }, config: { access: 'person' } },
+    async (request) => {
+      const { secret, uri, qr } = await auth.startTwoFactor(ctx, person(request));
+      return { secret, otpauth_url: uri, qr_code: qr };
+    },
+  );
+
+  app.post(
+    '/two-factor/enable',
+    { schema: { tags, summary: 'Finish enrolment with a code from the app; answers recovery codes once', body: OtpBody }, config: { access: 'person' } },
+    async (request) => {
+      const me = person(request);
+      const result = await auth.enableTwoFactor(ctx, me, request.body.otp);
+      await audit(ctx.db, request, 'auth.two_factor_on', 'user', me.id, { two_factor: false }, { two_factor: true });
+      return result;
+    },
+  );
+
+  app.post(
+    '/two-factor/disable',
+    { schema: { tags, summary: 'Turn my two-factor off (with a current code)', body: OtpBody }, config: { access: 'person' } },
+    async (request, reply) => {
+      const me = person(request);
+      await auth.disableTwoFactor(ctx, me, request.body.otp);
+      await audit(ctx.db, request, 'auth.two_factor_off', 'user', me.id, { two_factor: true }, { two_factor: false });
+      return reply.status(204).send();
+    },
+  );
+}

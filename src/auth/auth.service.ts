@@ -1,0 +1,357 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { AppContext } from '../context.js';
+import { transaction } from '../db/pool.js';
+import { DomainError } from '../errors.js';
+import { hashToken, randomToken } from '../lib/crypto.js';
+import { getSetting } from '../settings.repo.js';
+import type { PersonActor } from './actor.js';
+import {
+  checkNewPassword,
+  generatePassword,
+  generateRecoveryCodes,
+  hashPassword,
+  looksLikeRecoveryCode,
+  newTotpEnrolment,
+  passwordMatches,
+  recoveryCodeHash,
+  totpStep,
+} from './factors.js';
+import * as sessions from './sessions.repo.js';
+import * as users from './users.repo.js';
+import { ROLES, type Role, STAFF_ROLES, type StaffRole, type UserRow } from './users.repo.js';
+
+/** Failed sign-ins are counted over this window per email... */
+const FAILURE_WINDOW_SECONDS = 3600;
+/** ...answered slower and slower from the third on... */
+const SLOW_AFTER = 3;
+/** ...and lock the email for a while at the tenth. */
+const LOCK_AFTER = 10;
+const LOCK_SECONDS = 15 * 60;
+/** A risky action needs the person to have confirmed it was them this recently. */
+export const CONFIRM_FRESH_SECONDS = 5 * 60;
+/** A session's last-seen time is written at most this often (not on every request). */
+const TOUCH_EVERY_SECONDS = 60;
+
+const WRONG_CREDENTIALS = 'Wrong email, password or code';
+
+export interface Client {
+  ip: string;
+  userAgent: string | null;
+}
+
+export interface SignIn {
+  user: UserRow;
+  session: sessions.SessionRow;
+  /** The cookie's value: shown to the browser once, stored only as a hash. */
+  token: string;
+}
+
+/** Emails are compared and stored in lower case, without surrounding spaces. */
+export function normaliseEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+/**
+ * DESIGN.md: `POST /auth/v1/login {email, password, otp?}`. A wrong password, a wrong code and an
+ * unknown email all get the same AUTH_002 after the same work (a password hash is checked either
+ * way); failures per email are answered slower from the third and lock the email at the tenth.
+ * With two-factor enrolled and no code sent, the answer says a code is needed — only to someone
+ * who knew the password.
+ */
+export async function login(ctx: AppContext, input: { email: string; password: string; otp?: string }, client: Client): Promise<SignIn> {
+  const email = normaliseEmail(input.email);
+  const throttle = await sessions.getThrottle(ctx.db, email, FAILURE_WINDOW_SECONDS);
+  if (throttle && throttle.locked_seconds > 0) {
+    const minutes = Math.ceil(throttle.locked_seconds / 60);
+    throw new DomainError(
+      'RATE_LIMITED',
+      `Too many failed sign-ins for this email; try again in ${minutes} min, or ask an admin to reset the password`,
+      undefined,
+      {
+        retryAfter: throttle.locked_seconds,
+      },
+    );
+  }
+  if (throttle && throttle.failures >= SLOW_AFTER) await sleep(Math.min(250 * 2 ** (throttle.failures - SLOW_AFTER), 3000));
+
+  const user = await users.findUserByEmail(ctx.db, email);
+  const passwordOk = await passwordMatches(user?.password_hash, input.password);
+  if (!user || !passwordOk || !user.is_active) {
+    await sessions.recordFailure(ctx.db, email, FAILURE_WINDOW_SECONDS, LOCK_AFTER, LOCK_SECONDS);
+    throw new DomainError('AUTH_002', WRONG_CREDENTIALS);
+  }
+  let secondFactor = false;
+  if (user.totp_enabled_at) {
+    if (!input.otp) {
+      throw new DomainError('AUTH_002', 'Enter the six-digit code from your authenticator app, or a recovery code', { otp_required: true });
+    }
+    if (!(await secondFactorMatches(ctx, user, input.otp))) {
+      await sessions.recordFailure(ctx.db, email, FAILURE_WINDOW_SECONDS, LOCK_AFTER, LOCK_SECONDS);
+      throw new DomainError('AUTH_002', WRONG_CREDENTIALS);
+    }
+    secondFactor = true;
+  }
+  await sessions.clearThrottle(ctx.db, email);
+  const token = randomToken('', 32);
+  const session = await sessions.insertSession(ctx.db, {
+    tokenHash: hashToken(token),
+    userId: user.id,
+    csrfToken: randomToken('', 24),
+    ip: client.ip,
+    userAgent: client.userAgent,
+    ttlSeconds: ctx.config.sessions.maxSeconds,
+    confirmed: secondFactor,
+  });
+  return { user, session, token };
+}
+
+/** A code from the authenticator (each time step accepted once) or an unused recovery code (spent). */
+async function secondFactorMatches(ctx: AppContext, user: UserRow, code: string): Promise<boolean> {
+  if (!user.totp_secret) return false;
+  if (looksLikeRecoveryCode(code)) return users.spendRecoveryCode(ctx.db, user.id, recoveryCodeHash(code));
+  const step = await totpStep(ctx.box.open(user.totp_secret), code.trim());
+  return step !== undefined && (await users.acceptTotpStep(ctx.db, user.id, step));
+}
+
+/**
+ * The person a session cookie names, or undefined when the session is unknown, revoked, past its
+ * absolute expiry, idle too long, or its user was switched off. Marks the session used.
+ */
+export async function resolveSession(ctx: AppContext, token: string): Promise<PersonActor | undefined> {
+  const row = await sessions.findLiveSession(ctx.db, hashToken(token));
+  if (!row?.is_active) return undefined;
+  if (row.idle_seconds > ctx.config.sessions.idleSeconds) {
+    await sessions.revokeSession(ctx.db, row.user_id, row.id);
+    return undefined;
+  }
+  if (row.idle_seconds > TOUCH_EVERY_SECONDS) await sessions.touchSession(ctx.db, row.id);
+  const required = row.two_factor_roles ? (JSON.parse(row.two_factor_roles) as Role[]) : [];
+  return {
+    kind: 'user',
+    id: row.user_id,
+    email: row.email,
+    role: row.role,
+    executorId: row.executor_id,
+    merchantId: row.merchant_id,
+    sessionId: row.id,
+    csrfToken: row.csrf_token,
+    twoFactor: row.two_factor,
+    twoFactorRequired: required.includes(row.role),
+    confirmedAt: row.confirmed_at,
+  };
+}
+
+export async function logout(ctx: AppContext, actor: PersonActor): Promise<void> {
+  await sessions.revokeSession(ctx.db, actor.id, actor.sessionId);
+}
+
+/** Whether the person confirmed it was them recently enough for a risky action. */
+export function recentlyConfirmed(actor: PersonActor): boolean {
+  return actor.confirmedAt !== null && Date.now() - actor.confirmedAt.getTime() < CONFIRM_FRESH_SECONDS * 1000;
+}
+
+/**
+ * `POST /auth/v1/confirm`: the person proves again it is them before risky actions — with a code
+ * when two-factor is enrolled, with the password otherwise. Good for CONFIRM_FRESH_SECONDS.
+ */
+export async function confirm(ctx: AppContext, actor: PersonActor, input: { otp?: string; password?: string }): Promise<Date> {
+  const user = await mustFindUser(ctx, actor.id);
+  const ok = user.totp_enabled_at
+    ? input.otp !== undefined && (await secondFactorMatches(ctx, user, input.otp))
+    : input.password !== undefined && (await passwordMatches(user.password_hash, input.password));
+  if (!ok) {
+    throw new DomainError('AUTH_002', user.totp_enabled_at ? 'Wrong code: enter the current code from your authenticator app' : 'Wrong password', {
+      method: user.totp_enabled_at ? 'otp' : 'password',
+    });
+  }
+  await sessions.confirmSession(ctx.db, actor.sessionId);
+  return new Date();
+}
+
+/** Starts two-factor enrolment: a new secret, kept until confirmed with a code from it. */
+export async function startTwoFactor(ctx: AppContext, actor: PersonActor): Promise<{ secret: string; uri: string; qr: string }> {
+  const enrolment = await newTotpEnrolment(actor.email, 'Kassir');
+  if (!(await users.setPendingTotpSecret(ctx.db, actor.id, ctx.box.seal(enrolment.secret)))) {
+    throw new DomainError('CONFLICT', 'Two-factor is already on; turn it off first to enrol a new device');
+  }
+  return enrolment;
+}
+
+/** Confirms enrolment with a first code; answers the recovery codes, shown this once. */
+export async function enableTwoFactor(ctx: AppContext, actor: PersonActor, otp: string): Promise<{ recovery_codes: string[] }> {
+  return transaction(ctx.db, async (tx) => {
+    const user = await users.findUser(tx, actor.id, true);
+    if (!user) throw new DomainError('NOT_FOUND', 'User not found');
+    if (user.totp_enabled_at) throw new DomainError('CONFLICT', 'Two-factor is already on');
+    if (!user.totp_secret) throw new DomainError('CONFLICT', 'Start enrolment first: POST /auth/v1/two-factor/setup');
+    const step = await totpStep(ctx.box.open(user.totp_secret), otp.trim());
+    if (step === undefined || !(await users.acceptTotpStep(tx, user.id, step))) {
+      throw new DomainError('AUTH_002', 'Wrong code: check the time on your phone and enter the current code');
+    }
+    const { codes, hashes } = generateRecoveryCodes();
+    await users.enableTotp(tx, user.id, hashes);
+    // The code just given proves the person is here: risky actions may follow without asking again.
+    await sessions.confirmSession(tx, actor.sessionId);
+    return { recovery_codes: codes };
+  });
+}
+
+/** Turns one's own two-factor off, with a current code; refused when the role requires it. */
+export async function disableTwoFactor(ctx: AppContext, actor: PersonActor, otp: string): Promise<void> {
+  if (actor.twoFactorRequired)
+    throw new DomainError('AUTH_003', `Two-factor is required for the ${actor.role} role; an admin can reset it if the phone is lost`);
+  const user = await mustFindUser(ctx, actor.id);
+  if (!user.totp_enabled_at) throw new DomainError('CONFLICT', 'Two-factor is not on');
+  if (!(await secondFactorMatches(ctx, user, otp))) throw new DomainError('AUTH_002', 'Wrong code');
+  await users.disableTotp(ctx.db, user.id);
+}
+
+/** Changes one's own password; the person's other sessions end. */
+export async function changePassword(ctx: AppContext, actor: PersonActor, current: string, next: string): Promise<void> {
+  checkNewPassword(next);
+  const user = await mustFindUser(ctx, actor.id);
+  if (!(await passwordMatches(user.password_hash, current))) throw new DomainError('AUTH_002', 'The current password is wrong');
+  const passwordHash = await hashPassword(next);
+  await transaction(ctx.db, async (tx) => {
+    await users.setPasswordHash(tx, user.id, passwordHash);
+    await sessions.revokeUserSessions(tx, user.id, actor.sessionId);
+  });
+}
+
+async function mustFindUser(ctx: AppContext, id: string): Promise<UserRow> {
+  const user = await users.findUser(ctx.db, id);
+  if (!user) throw new DomainError('NOT_FOUND', `User ${id} not found`);
+  return user;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Managing people (admins, and the CLI with the bearer token)
+// ---------------------------------------------------------------------------------------------
+
+export interface NewUserInput {
+  email: string;
+  role: Role;
+  password?: string;
+  executorId?: string;
+  merchantId?: string;
+}
+
+/** Creates a sign-in; a generated password when none was given, answered once. */
+export async function createUser(ctx: AppContext, input: NewUserInput): Promise<{ user: UserRow; password: string }> {
+  const email = normaliseEmail(input.email);
+  if (!/^[^@\s]+@[^@\s]+$/.test(email)) throw new DomainError('VALIDATION', `"${input.email}" is not an email address`, { email: input.email });
+  if (input.password !== undefined) checkNewPassword(input.password);
+  const password = input.password ?? generatePassword();
+  const user = await users.insertUser(ctx.db, {
+    email,
+    role: input.role,
+    passwordHash: await hashPassword(password),
+    executorId: input.executorId,
+    merchantId: input.merchantId,
+  });
+  return { user, password };
+}
+
+export async function getUser(ctx: AppContext, id: string): Promise<UserRow> {
+  return mustFindUser(ctx, id);
+}
+
+/** Changes a user's role or switches the sign-in off (which ends its sessions at once). */
+export async function updateUser(
+  ctx: AppContext,
+  actor: { id?: string },
+  id: string,
+  patch: { role?: StaffRole; is_active?: boolean },
+): Promise<{ before: UserRow; after: UserRow }> {
+  if (actor.id === id && (patch.is_active === false || (patch.role !== undefined && patch.role !== 'admin'))) {
+    throw new DomainError('CONFLICT', 'You cannot switch off or demote yourself; ask another admin');
+  }
+  return transaction(ctx.db, async (tx) => {
+    const before = await users.findUser(tx, id, true);
+    if (!before) throw new DomainError('NOT_FOUND', `User ${id} not found`);
+    if (patch.role !== undefined && !(STAFF_ROLES as readonly string[]).includes(before.role)) {
+      throw new DomainError('CONFLICT', `The ${before.role} sign-in's role cannot be changed`);
+    }
+    const after = await users.updateUserFields(tx, id, patch);
+    if (patch.is_active === false || (patch.role !== undefined && patch.role !== before.role)) await sessions.revokeUserSessions(tx, id);
+    return { before, after };
+  });
+}
+
+/** An admin's password reset: a new generated password (answered once); the user's sessions end. */
+export async function resetPassword(ctx: AppContext, id: string): Promise<string> {
+  const password = generatePassword();
+  const passwordHash = await hashPassword(password);
+  await transaction(ctx.db, async (tx) => {
+    if (!(await users.findUser(tx, id, true))) throw new DomainError('NOT_FOUND', `User ${id} not found`);
+    await users.setPasswordHash(tx, id, passwordHash);
+    await sessions.revokeUserSessions(tx, id);
+    await sessions.clearThrottle(tx, (await users.findUser(tx, id))!.email);
+  });
+  return password;
+}
+
+/** An admin's reset of a lost second factor: the user enrols again at the next sign-in. */
+export async function resetTwoFactor(ctx: AppContext, id: string): Promise<void> {
+  await transaction(ctx.db, async (tx) => {
+    if (!(await users.findUser(tx, id, true))) throw new DomainError('NOT_FOUND', `User ${id} not found`);
+    await users.disableTotp(tx, id);
+    await sessions.revokeUserSessions(tx, id);
+  });
+}
+
+const TWO_FACTOR_ROLES_KEY = 'two_factor_roles';
+
+/** The roles the operator requires two-factor of. */
+export async function twoFactorRoles(ctx: AppContext): Promise<Role[]> {
+  const stored = await getSetting(ctx.db, TWO_FACTOR_ROLES_KEY);
+  return stored ? (JSON.parse(stored) as Role[]) : [];
+}
+
+export async function setTwoFactorRoles(ctx: AppContext, roles: Role[]): Promise<Role[]> {
+  const unique = ROLES.filter((role) => roles.includes(role));
+  await ctx.db.query(`INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, updated_at = now()`, [
+    TWO_FACTOR_ROLES_KEY,
+    JSON.stringify(unique),
+  ]);
+  return unique;
+}
+
+export async function listUsers(ctx: AppContext, filter: users.UserFilter): Promise<{ rows: UserRow[]; total: number }> {
+  return users.listUsers(ctx.db, filter);
+}
+
+export async function listSessions(ctx: AppContext, actor: PersonActor): Promise<sessions.SessionRow[]> {
+  return sessions.listUserSessions(ctx.db, actor.id);
+}
+
+export async function revokeSession(ctx: AppContext, actor: PersonActor, id: string): Promise<void> {
+  if (!(await sessions.revokeSession(ctx.db, actor.id, id))) throw new DomainError('NOT_FOUND', `You have no session ${id}`);
+}
+
+/** The user as the API shows it: never a hash, a secret or a recovery code. */
+export function toUser(user: UserRow) {
+  return {
+    id: user.id,
+    email: user.email,
+    role: user.role,
+    executor_id: user.executor_id,
+    merchant_id: user.merchant_id,
+    is_active: user.is_active,
+    two_factor: user.totp_enabled_at !== null,
+    recovery_codes_left: user.totp_enabled_at ? user.recovery_codes.length : null,
+    created_at: user.created_at.toISOString(),
+  };
+}
+
+export function toSession(session: sessions.SessionRow, current: string) {
+  return {
+    id: session.id,
+    current: session.id === current,
+    ip: session.ip,
+    user_agent: session.user_agent,
+    created_at: session.created_at.toISOString(),
+    last_seen_at: session.last_seen_at.toISOString(),
+    expires_at: session.expires_at.toISOString(),
+  };
+}

@@ -1,0 +1,178 @@
+import { Type } from 'typebox';
+import { listAuditEntries } from '../admin/audit.repo.js';
+import { audit } from '../admin/audit.service.js';
+import type { AppContext, RouteApp } from '../context.js';
+import { parseListQuery } from '../lib/pagination.js';
+import * as auth from './auth.service.js';
+import { ROLES, type Role, STAFF_ROLES } from './users.repo.js';
+
+const tags = ['operator', 'people'];
+const IdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
+const StaffRoleSchema = Type.Union(
+  STAFF_ROLES.map((role) => Type.Literal(role)),
+  {
+    description:
+      'support reads everything and decides disputes and notifications; finance also completes payouts and withdrawals and adjusts balances; admin does everything',
+  },
+);
+const CreateUserBody = Type.Object({
+  email: Type.String({ minLength: 3, maxLength: 320 }),
+  role: StaffRoleSchema,
+  password: Type.Optional(Type.String({ maxLength: 200, description: 'at least 10 characters; omit to have one generated (shown once)' })),
+});
+const SignInBody = Type.Object({
+  email: Type.String({ minLength: 3, maxLength: 320 }),
+  password: Type.Optional(Type.String({ maxLength: 200, description: 'omit to have one generated (shown once)' })),
+});
+const UpdateUserBody = Type.Object({ role: Type.Optional(StaffRoleSchema), is_active: Type.Optional(Type.Boolean()) });
+const UsersQuery = Type.Object({
+  role: Type.Optional(Type.Union(ROLES.map((role) => Type.Literal(role)))),
+  q: Type.Optional(Type.String({ maxLength: 320, description: 'part of the email' })),
+  limit: Type.Optional(Type.String()),
+  offset: Type.Optional(Type.String()),
+});
+const TwoFactorRolesBody = Type.Object({ roles: Type.Array(Type.Union(ROLES.map((role) => Type.Literal(role))), { maxItems: ROLES.length }) });
+const AuditQuery = Type.Object({
+  actor: Type.Optional(Type.String({ maxLength: 320 })),
+  action: Type.Optional(Type.String({ maxLength: 100, description: 'an action, or a prefix ending in "." such as "dispute."' })),
+  object_type: Type.Optional(Type.String({ maxLength: 50 })),
+  object_id: Type.Optional(Type.String({ maxLength: 100 })),
+  from: Type.Optional(Type.String({ format: 'date-time' })),
+  to: Type.Optional(Type.String({ format: 'date-time' })),
+  limit: Type.Optional(Type.String()),
+  offset: Type.Optional(Type.String()),
+});
+
+/** Operator API for people: staff sign-ins, executors' and merchants' sign-ins, two-factor policy, the audit log. */
+export async function userAdminRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
+  app.post(
+    '/users',
+    {
+      schema: { tags, summary: 'Create a staff sign-in; a generated password is shown once', body: CreateUserBody },
+      config: { access: 'admin', confirm: true },
+    },
+    async (request, reply) => {
+      const { user, password } = await auth.createUser(ctx, request.body);
+      await audit(ctx.db, request, 'user.create', 'user', user.id, null, auth.toUser(user));
+      return reply.status(201).send({ id: user.id, email: user.email, role: user.role, password });
+    },
+  );
+
+  app.get('/users', { schema: { tags, querystring: UsersQuery }, config: { access: 'admin' } }, async (request) => {
+    const { limit, offset } = parseListQuery(request.query, 'VALIDATION');
+    const { rows, total } = await auth.listUsers(ctx, { role: request.query.role as Role | undefined, q: request.query.q, limit, offset });
+    return { users: rows.map(auth.toUser), total, limit, offset };
+  });
+
+  app.get('/users/:id', { schema: { tags, params: IdParams }, config: { access: 'admin' } }, async (request) =>
+    auth.toUser(await auth.getUser(ctx, request.params.id)),
+  );
+
+  app.patch(
+    '/users/:id',
+    {
+      schema: { tags, summary: "Change a user's role or switch the sign-in off (its sessions end)", params: IdParams, body: UpdateUserBody },
+      config: { access: 'admin' },
+    },
+    async (request) => {
+      const actor = request.actor?.kind === 'user' ? request.actor : {};
+      const { before, after } = await auth.updateUser(ctx, actor, request.params.id, request.body);
+      await audit(ctx.db, request, 'user.update', 'user', after.id, auth.toUser(before), auth.toUser(after));
+      return auth.toUser(after);
+    },
+  );
+
+  app.post(
+    '/users/:id/password',
+    {
+      schema: { tags, summary: 'Reset a password: a new one is generated and shown once; sessions end', params: IdParams },
+      config: { access: 'admin', confirm: true },
+    },
+    async (request) => {
+      const password = await auth.resetPassword(ctx, request.params.id);
+      await audit(ctx.db, request, 'user.reset_password', 'user', request.params.id, null, null);
+      return { password };
+    },
+  );
+
+  app.post(
+    '/users/:id/two-factor/reset',
+    { schema: { tags, summary: 'Clear a lost second factor; the user enrols again', params: IdParams }, config: { access: 'admin', confirm: true } },
+    async (request, reply) => {
+      await auth.resetTwoFactor(ctx, request.params.id);
+      await audit(ctx.db, request, 'user.reset_two_factor', 'user', request.params.id, null, null);
+      return reply.status(204).send();
+    },
+  );
+
+  app.get('/two-factor-roles', { schema: { tags, summary: 'Roles that must sign in with two-factor' }, config: { access: 'support' } }, async () => ({
+    roles: await auth.twoFactorRoles(ctx),
+  }));
+
+  app.put(
+    '/two-factor-roles',
+    { schema: { tags, summary: 'Require two-factor of these roles', body: TwoFactorRolesBody }, config: { access: 'admin', confirm: true } },
+    async (request) => {
+      const before = await auth.twoFactorRoles(ctx);
+      const roles = await auth.setTwoFactorRoles(ctx, request.body.roles as Role[]);
+      await audit(ctx.db, request, 'settings.two_factor_roles', 'settings', 'two_factor_roles', { roles: before }, { roles });
+      return { roles };
+    },
+  );
+
+  // Executors and merchants get sign-ins of their own, to their cabinets (DESIGN.md: same answer).
+  app.post(
+    '/executors/:id/login',
+    {
+      schema: { tags, summary: "Create the executor's sign-in to the cabinet", params: IdParams, body: SignInBody },
+      config: { access: 'admin', confirm: true },
+    },
+    async (request, reply) => {
+      const { user, password } = await auth.createUser(ctx, { ...request.body, role: 'executor', executorId: request.params.id });
+      await audit(ctx.db, request, 'user.create', 'user', user.id, null, auth.toUser(user));
+      return reply.status(201).send({ id: user.id, email: user.email, role: user.role, password });
+    },
+  );
+
+  app.post(
+    '/merchants/:id/users',
+    { schema: { tags, summary: "Create a sign-in to the merchant's cabinet", params: IdParams, body: SignInBody }, config: { access: 'admin', confirm: true } },
+    async (request, reply) => {
+      const { user, password } = await auth.createUser(ctx, { ...request.body, role: 'merchant', merchantId: request.params.id });
+      await audit(ctx.db, request, 'user.create', 'user', user.id, null, auth.toUser(user));
+      return reply.status(201).send({ id: user.id, email: user.email, role: user.role, password });
+    },
+  );
+
+  app.get('/audit', { schema: { tags, summary: 'The audit log, newest first', querystring: AuditQuery }, config: { access: 'admin' } }, async (request) => {
+    const { limit, offset } = parseListQuery(request.query, 'VALIDATION');
+    const q = request.query;
+    const { rows, total } = await listAuditEntries(ctx.db, {
+      actor: q.actor,
+      action: q.action,
+      objectType: q.object_type,
+      objectId: q.object_id,
+      from: q.from ? new Date(q.from) : undefined,
+      to: q.to ? new Date(q.to) : undefined,
+      limit,
+      offset,
+    });
+    return {
+      entries: rows.map((row) => ({
+        id: Number(row.id),
+        actor: row.actor,
+        user_id: row.user_id,
+        ip: row.ip,
+        action: row.action,
+        object_type: row.object_type,
+        object_id: row.object_id,
+        before: row.before,
+        after: row.after,
+        created_at: row.created_at.toISOString(),
+      })),
+      total,
+      limit,
+      offset,
+    };
+  });
+}

@@ -1,0 +1,116 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
+import type { Actor, PersonActor } from '../auth/actor.js';
+import { hasRole } from '../auth/actor.js';
+import { recentlyConfirmed, resolveSession } from '../auth/auth.service.js';
+import { SESSION_COOKIE } from '../auth/session-cookie.js';
+import { STAFF_ROLES, type StaffRole } from '../auth/users.repo.js';
+import type { AppContext } from '../context.js';
+import { DomainError } from '../errors.js';
+import { constantTimeEqual, hashToken } from '../lib/crypto.js';
+
+/**
+ * Who may call a route, declared in the route's own config so a reader sees it there:
+ * - a staff role (`support`, `finance`, `admin`) on the operator API: a signed-in person of that
+ *   role or above, or the bearer ADMIN_TOKEN (every role);
+ * - `person`: anyone signed in (their own sessions, password, two-factor);
+ * - `public`: no one in particular (signing in).
+ * The merchant API (signature), the executor API (executor token) and the payment page (page
+ * token) are each one audience, declared by their route group in src/http/routes.ts.
+ */
+export type Access = StaffRole | 'person' | 'public';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Who may call this route (src/http/access.ts). */
+    access?: Access;
+    /** A risky action: a person must have confirmed it was them in the last minutes (POST /auth/v1/confirm). */
+    confirm?: boolean;
+  }
+  interface FastifyRequest {
+    /** Who acts on the operator API or a person's own routes; set by the access check. */
+    actor?: Actor;
+  }
+}
+
+const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** Refuses at start-up a route of the group that does not say who may call it, or says something the group cannot check. */
+function requireDeclaration(app: FastifyInstance, allowed: readonly Access[]): void {
+  app.addHook('onRoute', (route: RouteOptions) => {
+    const access = route.config?.access;
+    if (!access || !allowed.includes(access)) {
+      throw new Error(`${route.method} ${route.url}: declare who may call it with config.access (one of ${allowed.join(', ')})`);
+    }
+  });
+}
+
+/** The person a session cookie names, or undefined. */
+async function personFromCookie(ctx: AppContext, request: FastifyRequest): Promise<PersonActor | undefined> {
+  const token = request.cookies[SESSION_COOKIE];
+  return token ? resolveSession(ctx, token) : undefined;
+}
+
+/** A cookie-authorised request that changes something must carry the session's CSRF token. */
+function checkCsrf(request: FastifyRequest, person: PersonActor): void {
+  if (!MUTATING.has(request.method)) return;
+  const sent = request.headers['x-csrf-token'];
+  if (typeof sent !== 'string' || !constantTimeEqual(sent, person.csrfToken)) {
+    throw new DomainError('AUTH_003', 'Send the X-CSRF-Token header with the csrf_token from sign-in (GET /auth/v1/me shows it again)');
+  }
+}
+
+/**
+ * The operator API's one check of who may call what: the bearer ADMIN_TOKEN (full access), or a
+ * staff person's session whose role reaches the route's declared role, with the CSRF token on
+ * changes, two-factor enrolled when the operator requires it of the role, and a fresh
+ * confirmation for risky routes (`config.confirm`).
+ */
+export function operatorAccess(app: FastifyInstance, ctx: AppContext): void {
+  requireDeclaration(app, STAFF_ROLES);
+  app.addHook('onRequest', async (request: FastifyRequest) => {
+    const { access, confirm } = request.routeOptions.config;
+    const header = request.headers.authorization;
+    let actor: Actor;
+    if (header !== undefined) {
+      const match = /^Bearer\s+(\S+)$/i.exec(header);
+      if (!match) throw new DomainError('AUTH_001', 'Send Authorization: Bearer <ADMIN_TOKEN>, or sign in (POST /auth/v1/login)');
+      if (!timingSafeEqual(hashToken(match[1]!), ctx.adminTokenHash)) throw new DomainError('AUTH_002', 'Invalid operator token');
+      actor = { kind: 'token' };
+    } else {
+      const person = await personFromCookie(ctx, request);
+      if (!person) throw new DomainError('AUTH_001', 'Sign in first (POST /auth/v1/login), or send Authorization: Bearer <ADMIN_TOKEN>');
+      checkCsrf(request, person);
+      if (!(STAFF_ROLES as readonly string[]).includes(person.role)) {
+        throw new DomainError('AUTH_003', `The operator console is for operator staff; a ${person.role} signs in to their own cabinet`);
+      }
+      if (person.twoFactorRequired && !person.twoFactor) {
+        throw new DomainError('AUTH_003', `Your role (${person.role}) requires two-factor: enrol it first (POST /auth/v1/two-factor/setup)`, {
+          two_factor_required: true,
+        });
+      }
+      actor = person;
+    }
+    if (!hasRole(actor, access as StaffRole)) {
+      throw new DomainError('AUTH_003', `This needs the ${access} role; you are signed in as ${(actor as PersonActor).role}`, {
+        required_role: access,
+      });
+    }
+    if (confirm && actor.kind === 'user' && !recentlyConfirmed(actor)) {
+      throw new DomainError('CONFIRM_REQUIRED', undefined, { method: actor.twoFactor ? 'otp' : 'password' });
+    }
+    request.actor = actor;
+  });
+}
+
+/** A person's own routes (/auth/v1): signing in is public; the rest need a live session and, for changes, the CSRF token. */
+export function personAccess(app: FastifyInstance, ctx: AppContext): void {
+  requireDeclaration(app, ['public', 'person']);
+  app.addHook('onRequest', async (request: FastifyRequest) => {
+    if (request.routeOptions.config.access === 'public') return;
+    const person = await personFromCookie(ctx, request);
+    if (!person) throw new DomainError('AUTH_001', 'Sign in first (POST /auth/v1/login)');
+    checkCsrf(request, person);
+    request.actor = person;
+  });
+}
