@@ -10,6 +10,7 @@ import { executorRoutes } from '../executors/executors.executor.js';
 import { notificationAdminRoutes } from '../executors/notifications.admin.js';
 import { ledgerAdminRoutes } from '../ledger/ledger.admin.js';
 import { merchantAdminRoutes } from '../merchants/merchants.admin.js';
+import { consoleRoutes } from '../pages/console.routes.js';
 import { pagesRoutes } from '../pages/pages.routes.js';
 import { paymentAdminRoutes } from '../payments/payments.admin.js';
 import { paymentRoutes } from '../payments/payments.routes.js';
@@ -111,6 +112,9 @@ const ROUTE_GROUPS: RouteGroup[] = [
   // Authorised by the page token in the path alone; the payer's view of a payment already made
   // or being made is served under a load that sheds new payments.
   { name: 'payment page', priority: 'high', routes: [pagesRoutes] },
+  // The people's web app: the page and its assets are public; everything it shows comes from the
+  // API groups above, under the person's session.
+  { name: 'console (web app)', routes: [consoleRoutes] },
 ];
 
 /** Registers every route group on `app`. */

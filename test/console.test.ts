@@ -1,0 +1,253 @@
+/**
+ * The operator console (issue 18) in a real browser: Chromium driven through playwright-core
+ * (test/browser.ts), against the whole service listening on a real port, the console built by
+ * `npm run build:web`. The journeys people make every day, by role and label as a person reads
+ * the screen; screenshots for the README land in docs/screenshots/.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { generate } from 'otplib';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { freePort } from '../src/db/embedded.js';
+import { launchChromium } from './browser.js';
+import {
+  admin,
+  adminOk,
+  createExecutor,
+  createMerchant,
+  createRequisite,
+  type MerchantCredentials,
+  multipartBody,
+  notifyTransfer,
+  setRate,
+  signed,
+  signedMultipart,
+  startTestService,
+  type TestService,
+  uniqueExtId,
+} from './helpers.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const SHOTS = `${ROOT}docs/screenshots`;
+const PASSWORD = 'correct horse battery';
+
+let service: TestService;
+let browser: Browser;
+let origin: string;
+let merchant: MerchantCredentials;
+let executor: { id: string; token: string };
+let requisite: { id: string; value: string };
+
+beforeAll(async () => {
+  // `npm test` builds the console first (pretest); a file run on its own builds it if missing.
+  if (!existsSync(`${ROOT}dist/console/index.html`)) execFileSync('npm', ['run', 'build:web'], { cwd: ROOT, stdio: 'ignore' });
+  mkdirSync(SHOTS, { recursive: true });
+  const port = await freePort();
+  origin = `http://127.0.0.1:${port}`;
+  service = await startTestService({ PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: origin, LOGIN_ATTEMPTS_PER_MINUTE: '1000' }, { listen: true });
+  browser = await launchChromium(inject('chromiumPath'));
+  await setRate(service.app, 'RUB', 95.5);
+  merchant = await createMerchant(service.app, { name: 'Shop' });
+  executor = await createExecutor(service.app, 'Trader', { deposit: 1000 });
+  requisite = await createRequisite(service.app, executor.id);
+});
+afterAll(async () => {
+  await browser?.close();
+  await service?.close();
+});
+
+let seq = 0;
+async function person(role: string): Promise<{ email: string }> {
+  return adminOk(service.app, 'POST', '/users', { email: `${role}.${++seq}@kassir.test`, role, password: PASSWORD });
+}
+
+/** A fresh browser (own cookies) in English on a laptop screen, failing the test on any CSP violation or page error. */
+async function open(width = 1280, height = 860): Promise<{ page: Page; problems: string[] }> {
+  const context = await browser.newContext({ viewport: { width, height }, locale: 'en-US' });
+  const page = await context.newPage();
+  page.setDefaultTimeout(10_000);
+  const problems: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error' && /Content Security Policy|Refused/.test(message.text())) problems.push(message.text());
+  });
+  page.on('pageerror', (error) => problems.push(error.message));
+  page.on('console', (message) => process.env.CONSOLE_DEBUG && console.log('[browser]', message.type(), message.text()));
+  return { page, problems };
+}
+
+/** The merchant API, signed for the address the service knows itself by. */
+function merchantCall(method: string, url: string, body?: unknown) {
+  return signed(service.app, merchant, method, url, body, origin);
+}
+
+async function signIn(page: Page, email: string, otp?: string): Promise<void> {
+  await page.goto(`${origin}/console`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel(/^Password/).fill(PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  if (otp) {
+    await page.getByLabel('Code from the authenticator app').fill(otp);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+  }
+  await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
+}
+
+/** A receipt as a payer's banking app would show it, drawn by the browser itself, as PNG. */
+async function receiptImage(amount: string): Promise<Buffer> {
+  const page = await browser.newPage({ viewport: { width: 360, height: 480 } });
+  await page.setContent(
+    `<body style="font-family:sans-serif;margin:0;background:#f4f6f8"><div style="margin:24px;padding:24px;background:#fff;border-radius:12px">
+     <div style="color:#2e7d32;font-size:20px">✓ Перевод выполнен</div><div style="font-size:36px;margin:16px 0">${amount} ₽</div>
+     <div>Получатель: Иван И.</div><div>Карта: •• 4821</div><div>Сбербанк</div><div style="color:#777;margin-top:16px">24.11.2026 14:05</div></div></body>`,
+  );
+  const png = await page.screenshot();
+  await page.close();
+  return png;
+}
+
+describe('the operator console', () => {
+  it('serves the app with a strict CSP and long-cached hashed assets', async () => {
+    const page = await fetch(`${origin}/console/disputes`);
+    expect(page.status).toBe(200);
+    const csp = page.headers.get('content-security-policy')!;
+    expect(csp).toMatch(/script-src 'self';/);
+    expect(csp).toMatch(/style-src 'self' 'nonce-[A-Za-z0-9+/=]{20,}'/);
+    expect(csp).toMatch(/frame-ancestors 'none'/);
+    expect(page.headers.get('cache-control')).toBe('no-store');
+    const html = await page.text();
+    const asset = /src="(\/console\/assets\/[^"]+\.js)"/.exec(html)![1]!;
+    const script = await fetch(`${origin}${asset}`);
+    expect(script.status).toBe(200);
+    expect(script.headers.get('cache-control')).toMatch(/max-age=31536000.*immutable/);
+  });
+
+  it('a fresh admin signs in, enrols two-factor with the QR code, and signs in again with a code', async () => {
+    const { password } = await adminOk<{ password: string; email: string }>(service.app, 'POST', '/users', { email: 'owner@kassir.test', role: 'admin' });
+    const { page, problems } = await open();
+    await page.goto(`${origin}/console`);
+    await page.getByLabel('Email').fill('owner@kassir.test');
+    await page.getByLabel(/^Password/).fill(password);
+    await page.screenshot({ path: `${SHOTS}/console-login.png` });
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
+
+    await page.getByRole('link', { name: 'Security' }).click();
+    await page.getByRole('button', { name: 'Set up two-factor' }).click();
+    const secret = (await page.getByTestId('totp-secret').textContent())!;
+    expect(await page.getByRole('img', { name: 'QR' }).evaluate((img: HTMLImageElement) => img.naturalWidth)).toBeGreaterThan(50);
+    await page.screenshot({ path: `${SHOTS}/console-two-factor.png` });
+    await page.getByLabel('Code from the authenticator app').fill(await generate({ secret }));
+    await page.getByRole('button', { name: 'Turn on' }).click();
+    await expect.poll(() => page.getByRole('list', { name: 'recovery codes' }).getByRole('listitem').count()).toBe(10);
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('Email').fill('owner@kassir.test');
+    await page.getByLabel(/^Password/).fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    // The step used at enrolment is spent: the next one, as the phone shows it half a minute on.
+    await page.getByLabel('Code from the authenticator app').fill(await generate({ secret, epoch: Math.floor(Date.now() / 1000) + 30 }));
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    // Signed in again where the person left off.
+    await page.getByRole('heading', { name: 'Security' }).waitFor();
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
+  it('support decides a dispute with its receipt shown beside the evidence, from the keyboard', async () => {
+    const payment = (await merchantCall('POST', '/v1/payments', { ext_id: uniqueExtId('order'), amount: 1500 })).json();
+    await adminOk(service.app, 'POST', `/payments/${payment.id}/cancel`);
+    const proof = await receiptImage('1 450');
+    const opened = await signedMultipart(
+      service.app,
+      merchant,
+      `/v1/payments/${payment.id}/dispute`,
+      multipartBody({ data: JSON.stringify({ amount: 1450, comment: 'The payer sent 1 450, receipt attached' }) }, { field: 'proof', content: proof }),
+      origin,
+    );
+    expect(opened.statusCode, opened.body).toBe(200);
+
+    const support = await person('support');
+    const { page, problems } = await open();
+    await signIn(page, support.email);
+    await page.getByRole('link', { name: 'Disputes' }).click();
+    const receipt = page.getByRole('img', { name: 'Receipt' });
+    await receipt.waitFor();
+    await expect.poll(() => receipt.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBeGreaterThan(300);
+    await expect.poll(() => page.getByLabel('Amount received').inputValue()).toBe('1450');
+    await page.screenshot({ path: `${SHOTS}/console-disputes.png` });
+    await page.keyboard.press('a');
+    await page.getByText('No open disputes').waitFor();
+
+    const after = await merchantCall('GET', `/v1/payments/${payment.id}`);
+    expect(after.json().status).toMatch(/^COMPLETED/);
+    const { rows } = await service.ctx.db.query(`SELECT actor FROM audit_log WHERE action = 'dispute.approve' AND object_id = $1`, [payment.id]);
+    expect(rows).toEqual([{ actor: support.email }]);
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
+  it('support links an unmatched notification to its payment, in Russian on a phone', async () => {
+    const payment = (await merchantCall('POST', '/v1/payments', { ext_id: uniqueExtId('order'), amount: 2000 })).json();
+    const requisiteId = (await admin(service.app, 'GET', `/payments/${payment.id}`)).json().requisite_id;
+    expect(requisiteId).toBe(requisite.id);
+    const notice = await notifyTransfer(service.app, executor.token, requisiteId, 1990);
+    expect(notice.status).toBe('unmatched');
+
+    const support = await person('support');
+    const { page, problems } = await open(390, 844);
+    await signIn(page, support.email);
+    await page.getByRole('button', { name: 'menu' }).click();
+    await page.getByRole('navigation').getByText('Русский').click();
+    await page.getByRole('link', { name: 'Уведомления' }).click();
+    await page.getByRole('heading', { name: 'Уведомления' }).waitFor();
+    const card = page.getByLabel(`notification ${notice.notification_id}`);
+    await card.getByLabel('ID платежа').fill(payment.id);
+    await page.screenshot({ path: `${SHOTS}/console-notifications-phone-ru.png` });
+    await card.getByRole('button', { name: 'Привязать к платежу' }).click();
+    await card.waitFor({ state: 'detached' });
+
+    expect((await merchantCall('GET', `/v1/payments/${payment.id}`)).json().status).toBe('COMPLETED');
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
+  it('finance completes a payout after confirming with the password; support is refused the same action', async () => {
+    await adminOk(service.app, 'POST', `/terminals/${merchant.terminalId}/adjustments`, { amount: 500, reason: 'top-up for payouts' });
+    const created = await merchantCall('POST', '/v1/payouts', {
+      ext_id: uniqueExtId('po'),
+      amount: 3000,
+      method: 'card',
+      requisites: '4111111111111111',
+      holder_name: 'Ivan Petrov',
+    });
+    expect(created.statusCode, created.body).toBe(200);
+    const payout = created.json();
+
+    const support = await person('support');
+    const first = await open();
+    await signIn(first.page, support.email);
+    await first.page.getByRole('link', { name: 'Payouts' }).click();
+    const supportRow = first.page.getByRole('row', { name: `payout ${payout.ext_id}` });
+    await supportRow.getByRole('button', { name: 'Complete' }).click();
+    await expect.poll(() => supportRow.getByRole('alert').textContent()).toMatch(/This needs the finance role/);
+    await first.page.context().close();
+    expect((await merchantCall('GET', `/v1/payouts/${payout.id}`)).json().status).toBe('pending');
+
+    const finance = await person('finance');
+    const { page, problems } = await open();
+    await signIn(page, finance.email);
+    await page.getByRole('link', { name: 'Payouts' }).click();
+    const row = page.getByRole('row', { name: `payout ${payout.ext_id}` });
+    await row.getByRole('button', { name: 'Complete' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Confirm it is you' });
+    await dialog.getByLabel(/^Password/).fill(PASSWORD);
+    await page.screenshot({ path: `${SHOTS}/console-payouts-confirm.png` });
+    await dialog.getByRole('button', { name: 'Confirm' }).click();
+    await row.waitFor({ state: 'detached' });
+    expect((await merchantCall('GET', `/v1/payouts/${payout.id}`)).json().status).toBe('completed');
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+});

@@ -1,0 +1,76 @@
+/**
+ * The one way the app talks to Kassir: same-origin fetch with the session cookie, the CSRF token
+ * on every change, and the spec's error body turned into an ApiError. A risky action answered
+ * 403 AUTH_004 asks the person to confirm it is them (ConfirmIdentity) and is then sent again.
+ */
+export interface ErrorBody {
+  error: string;
+  message: string;
+  data?: Record<string, unknown>;
+}
+
+export class ApiError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly data: Record<string, unknown> | undefined;
+
+  constructor(status: number, body: ErrorBody) {
+    super(body.message);
+    this.status = status;
+    this.code = body.error;
+    this.data = body.data;
+  }
+}
+
+let csrfToken: string | null = null;
+/** Remembers the CSRF token answered at sign-in and by GET /auth/v1/me. */
+export function setCsrfToken(token: string | null): void {
+  csrfToken = token;
+}
+
+type Confirmer = (method: 'otp' | 'password') => Promise<boolean>;
+let confirmer: Confirmer | null = null;
+/** Registered by the ConfirmIdentity dialog: asks for a code or the password, true once confirmed. */
+export function setConfirmer(fn: Confirmer | null): void {
+  confirmer = fn;
+}
+
+let onSignedOut: (() => void) | null = null;
+/** Called when the session has ended (401 on a call that needed it). */
+export function setSignedOutHandler(fn: (() => void) | null): void {
+  onSignedOut = fn;
+}
+
+export type Query = Record<string, string | number | boolean | undefined | null>;
+
+/** `path` with the defined query parameters appended. */
+export function withQuery(path: string, query: Query = {}): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) if (value !== undefined && value !== null && value !== '') params.set(key, String(value));
+  const text = params.toString();
+  return text ? `${path}?${text}` : path;
+}
+
+export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (method !== 'GET' && csrfToken) headers['x-csrf-token'] = csrfToken;
+  const response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'same-origin' });
+  if (response.status === 204) return undefined as T;
+  const text = await response.text();
+  const parsed = text ? (JSON.parse(text) as unknown) : undefined;
+  if (response.ok) return parsed as T;
+  const error = new ApiError(response.status, (parsed as ErrorBody | undefined) ?? { error: `HTTP_${response.status}`, message: response.statusText });
+  if (error.code === 'AUTH_004' && confirmer) {
+    const method2 = error.data?.method === 'otp' ? 'otp' : 'password';
+    if (await confirmer(method2)) return api<T>(method, path, body);
+  }
+  if (response.status === 401 && !path.startsWith('/auth/v1/login') && onSignedOut) onSignedOut();
+  throw error;
+}
+
+export const get = <T>(path: string, query?: Query) => api<T>('GET', withQuery(path, query));
+export const post = <T>(path: string, body: unknown = {}) => api<T>('POST', path, body);
+export const patch = <T>(path: string, body: unknown) => api<T>('PATCH', path, body);
+export const put = <T>(path: string, body: unknown) => api<T>('PUT', path, body);
+export const del = <T>(path: string) => api<T>('DELETE', path);

@@ -1,0 +1,58 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { get, post } from './client';
+
+export interface Receipt {
+  id: string;
+  source: string;
+  url: string;
+  content_type: string | null;
+  size_bytes: number | null;
+  created_at: string;
+}
+
+export interface DisputeCard {
+  id: string;
+  status: string;
+  amount: number | null;
+  comment: string | null;
+  receipt: Receipt | null;
+  decided_amount: number | null;
+  decided_by: string | null;
+  decided_at: string | null;
+  created_at: string;
+  payment: { id: string; ext_id: string; amount: number; currency: string; method: string; status: string; merchant_id: string; created_at: string };
+  receipts: Receipt[];
+  confirmations: { source: string; receipt_id: string | null; created_at: string }[];
+  notifications: { id: string; amount: number; status: string; text: string; received_at: string | null; created_at: string }[];
+}
+
+export interface DisputeFilters {
+  status?: string;
+  limit?: number;
+  offset?: number;
+}
+
+export function useDisputes(filters: DisputeFilters) {
+  return useQuery({
+    queryKey: ['disputes', filters],
+    queryFn: () => get<{ disputes: DisputeCard[]; limit: number; offset: number }>('/admin/v1/disputes', { ...filters }),
+    refetchInterval: 15_000,
+  });
+}
+
+/** Approve with the amount received, or reject: one step each; the queue refreshes. */
+export function useDecideDispute() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (input: { paymentId: string; approve: boolean; amount?: number }) =>
+      input.approve
+        ? post(`/admin/v1/payments/${input.paymentId}/dispute/approve`, { amount: input.amount })
+        : post(`/admin/v1/payments/${input.paymentId}/dispute/reject`),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['disputes'] }),
+  });
+}
+
+/** A receipt's address on this origin (the API answers absolute URLs under PUBLIC_BASE_URL). */
+export function receiptPath(receipt: Receipt): string {
+  return receipt.source === 'url' ? receipt.url : `/admin/v1/receipts/${receipt.id}`;
+}

@@ -1,0 +1,36 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { get, post } from './client';
+
+export interface PayoutView {
+  id: string;
+  ext_id: string;
+  amount: number;
+  currency: string;
+  method: string;
+  requisites: string;
+  holder_name: string | null;
+  bank: string | null;
+  status: string;
+  created_at: string;
+  completed_at: string | null;
+  merchant_id: string;
+  executor_id: string | null;
+  failure_reason: string | null;
+}
+
+export function usePayouts(filters: { status?: string; limit?: number; offset?: number }) {
+  return useQuery({
+    queryKey: ['payouts', filters],
+    queryFn: () => get<{ payouts: PayoutView[]; total?: number }>('/admin/v1/payouts', { ...filters }),
+    refetchInterval: 15_000,
+  });
+}
+
+export function usePayoutAction() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (input: { id: string; event: 'complete' | 'fail' | 'cancel'; reason?: string }) =>
+      post<PayoutView>(`/admin/v1/payouts/${input.id}/${input.event}`, input.reason ? { reason: input.reason } : {}),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['payouts'] }),
+  });
+}

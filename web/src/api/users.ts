@@ -1,0 +1,52 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { get, patch, post } from './client';
+
+export interface UserView {
+  id: string;
+  email: string;
+  role: string;
+  is_active: boolean;
+  two_factor: boolean;
+  created_at: string;
+}
+
+export function useUsers(filters: { q?: string; role?: string; limit?: number; offset?: number }) {
+  return useQuery({ queryKey: ['users', filters], queryFn: () => get<{ users: UserView[]; total: number }>('/admin/v1/users', { ...filters }) });
+}
+
+export function useCreateUser() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (input: { email: string; role: string }) => post<{ id: string; email: string; role: string; password: string }>('/admin/v1/users', input),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['users'] }),
+  });
+}
+
+export function useUpdateUser() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (input: { id: string; role?: string; is_active?: boolean }) =>
+      patch<UserView>(`/admin/v1/users/${input.id}`, { role: input.role, is_active: input.is_active }),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['users'] }),
+  });
+}
+
+export function useResetPassword() {
+  return useMutation({ mutationFn: (id: string) => post<{ password: string }>(`/admin/v1/users/${id}/password`) });
+}
+
+export interface AuditEntry {
+  id: number;
+  actor: string;
+  ip: string | null;
+  action: string;
+  object_type: string;
+  object_id: string | null;
+  before: unknown;
+  after: unknown;
+  created_at: string;
+}
+
+export function useAudit(filters: { actor?: string; action?: string; object_id?: string; limit?: number; offset?: number }) {
+  return useQuery({ queryKey: ['audit', filters], queryFn: () => get<{ entries: AuditEntry[]; total: number }>('/admin/v1/audit', { ...filters }) });
+}

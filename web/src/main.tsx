@@ -1,0 +1,87 @@
+import '@mantine/core/styles.css';
+import '@mantine/charts/styles.css';
+import { Center, Loader, MantineProvider } from '@mantine/core';
+import { QueryClient, QueryClientProvider, useQueryClient } from '@tanstack/react-query';
+import { createRootRoute, createRoute, createRouter, Outlet, RouterProvider } from '@tanstack/react-router';
+import { setNonce } from 'get-nonce';
+import { StrictMode, useEffect } from 'react';
+import { createRoot } from 'react-dom/client';
+import { meKey, useMe } from './api/auth';
+import { setSignedOutHandler } from './api/client';
+import { I18nProvider } from './i18n';
+import { Audit } from './routes/console/Audit';
+import { Dashboard } from './routes/console/Dashboard';
+import { Disputes } from './routes/console/Disputes';
+import { Notifications } from './routes/console/Notifications';
+import { PaymentDetail, Payments } from './routes/console/Payments';
+import { Payouts } from './routes/console/Payouts';
+import { Security } from './routes/console/Security';
+import { Users } from './routes/console/Users';
+import { Withdrawals } from './routes/console/Withdrawals';
+import { Login } from './routes/Login';
+import { Shell } from './routes/Shell';
+
+/** Signed in: the console; not: the sign-in form; a role that must enrol two-factor first: the security screen. */
+function Root() {
+  const me = useMe();
+  const client = useQueryClient();
+  useEffect(() => {
+    setSignedOutHandler(() => client.setQueryData(meKey, null));
+    return () => setSignedOutHandler(null);
+  }, [client]);
+  if (me.isPending) {
+    return (
+      <Center mih="100vh">
+        <Loader />
+      </Center>
+    );
+  }
+  if (!me.data) return <Login />;
+  if (me.data.two_factor_required && !me.data.two_factor) return <Shell me={me.data} forceSecurity />;
+  return <Shell me={me.data} />;
+}
+
+const rootRoute = createRootRoute({ component: () => <Outlet /> });
+const appRoute = createRoute({ getParentRoute: () => rootRoute, id: 'app', component: Root });
+const page = (path: string, component: () => React.ReactNode) => createRoute({ getParentRoute: () => appRoute, path, component });
+
+const routeTree = rootRoute.addChildren([
+  appRoute.addChildren([
+    page('/', Dashboard),
+    page('/payments', Payments),
+    page('/payments/$id', PaymentDetail),
+    page('/disputes', Disputes),
+    page('/notifications', Notifications),
+    page('/payouts', Payouts),
+    page('/withdrawals', Withdrawals),
+    page('/users', Users),
+    page('/audit', Audit),
+    page('/security', Security),
+  ]),
+]);
+
+const router = createRouter({ routeTree, basepath: '/console' });
+
+declare module '@tanstack/react-router' {
+  interface Register {
+    router: typeof router;
+  }
+}
+
+const queryClient = new QueryClient({ defaultOptions: { queries: { retry: 1, refetchOnWindowFocus: true } } });
+// The server's per-response nonce lets Mantine's own <style> elements through the console's CSP.
+const nonce = document.querySelector<HTMLMetaElement>('meta[name="csp-nonce"]')?.content;
+// Modals lock page scrolling with a <style> element of their own (react-remove-scroll): the same nonce.
+if (nonce) setNonce(nonce);
+
+createRoot(document.getElementById('root')!).render(
+  <StrictMode>
+    <MantineProvider getStyleNonce={() => nonce ?? ''}>
+      <QueryClientProvider client={queryClient}>
+        <I18nProvider>
+          <RouterProvider router={router} />
+        </I18nProvider>
+      </QueryClientProvider>
+    </MantineProvider>
+  </StrictMode>,
+);

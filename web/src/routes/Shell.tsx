@@ -1,0 +1,82 @@
+import { AppShell, Burger, Group, NavLink, SegmentedControl, Stack, Text, Title } from '@mantine/core';
+import { useDisclosure } from '@mantine/hooks';
+import { Link, Outlet, useRouterState } from '@tanstack/react-router';
+import { type Me, useLogout } from '../api/auth';
+import { ConfirmIdentity } from '../components/ConfirmIdentity';
+import { type MessageKey, useI18n } from '../i18n';
+import { Security } from './console/Security';
+
+export function LanguageSwitch() {
+  const { lang, setLang } = useI18n();
+  return (
+    <SegmentedControl
+      size="xs"
+      value={lang}
+      onChange={(value) => setLang(value as 'en' | 'ru')}
+      data={[
+        { value: 'ru', label: 'Русский' },
+        { value: 'en', label: 'English' },
+      ]}
+    />
+  );
+}
+
+/** Screens by the role that can use them (the API refuses the rest anyway: this only hides what would be refused). */
+const NAV: { to: string; label: MessageKey; roles?: string[] }[] = [
+  { to: '/', label: 'nav.dashboard' },
+  { to: '/payments', label: 'nav.payments' },
+  { to: '/disputes', label: 'nav.disputes' },
+  { to: '/notifications', label: 'nav.notifications' },
+  { to: '/payouts', label: 'nav.payouts' },
+  { to: '/withdrawals', label: 'nav.withdrawals' },
+  { to: '/users', label: 'nav.users', roles: ['admin'] },
+  { to: '/audit', label: 'nav.audit', roles: ['admin'] },
+  { to: '/security', label: 'nav.security' },
+];
+
+export function Shell({ me, forceSecurity = false }: { me: Me; forceSecurity?: boolean }) {
+  const { t } = useI18n();
+  const [opened, { toggle, close }] = useDisclosure();
+  const logout = useLogout();
+  const path = useRouterState({ select: (s) => s.location.pathname.replace(/^\/console/, '') || '/' });
+  return (
+    <AppShell header={{ height: 52 }} navbar={{ width: 220, breakpoint: 'sm', collapsed: { mobile: !opened } }} padding="md">
+      <AppShell.Header>
+        <Group h="100%" px="md" justify="space-between">
+          <Group>
+            <Burger opened={opened} onClick={toggle} hiddenFrom="sm" size="sm" aria-label="menu" />
+            <Title order={4}>Kassir</Title>
+          </Group>
+          <Group gap="sm">
+            <Text size="sm" c="dimmed" visibleFrom="sm">
+              {me.user.email} · {me.user.role}
+            </Text>
+            <Group visibleFrom="sm">
+              <LanguageSwitch />
+            </Group>
+          </Group>
+        </Group>
+      </AppShell.Header>
+      <AppShell.Navbar p="xs" aria-label="navigation">
+        <Stack gap={2}>
+          {NAV.filter((item) => (!item.roles || item.roles.includes(me.user.role)) && (!forceSecurity || item.to === '/security')).map((item) => (
+            <NavLink
+              key={item.to}
+              component={Link}
+              to={item.to}
+              label={t(item.label)}
+              active={item.to === '/' ? path === '/' : path.startsWith(item.to)}
+              onClick={close}
+            />
+          ))}
+          <NavLink component="button" label={t('nav.signOut')} onClick={() => logout.mutate()} />
+          <Group hiddenFrom="sm" p="xs">
+            <LanguageSwitch />
+          </Group>
+        </Stack>
+      </AppShell.Navbar>
+      <AppShell.Main>{forceSecurity ? <Security /> : <Outlet />}</AppShell.Main>
+      <ConfirmIdentity />
+    </AppShell>
+  );
+}

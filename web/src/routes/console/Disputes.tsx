@@ -1,0 +1,204 @@
+import { Badge, Button, Card, Grid, Group, NumberInput, ScrollArea, SegmentedControl, Stack, Table, Text, Title, UnstyledButton } from '@mantine/core';
+import { useEffect, useState } from 'react';
+import { type DisputeCard, useDecideDispute, useDisputes } from '../../api/disputes';
+import { ErrorAlert } from '../../components/ErrorAlert';
+import { Money } from '../../components/Money';
+import { Pager } from '../../components/Pager';
+import { ReceiptViewer } from '../../components/ReceiptViewer';
+import { StatusBadge } from '../../components/StatusBadge';
+import { pageOf, useUrlFilters } from '../../components/useUrlFilters';
+import { useI18n } from '../../i18n';
+
+const LIMIT = 50;
+
+function Decision({ dispute, onDecided }: { dispute: DisputeCard; onDecided(): void }) {
+  const { t } = useI18n();
+  const decide = useDecideDispute();
+  const [amount, setAmount] = useState<number | string>(dispute.amount ?? dispute.payment.amount);
+  useEffect(() => setAmount(dispute.amount ?? dispute.payment.amount), [dispute]);
+  const approve = () => decide.mutate({ paymentId: dispute.payment.id, approve: true, amount: Number(amount) }, { onSuccess: onDecided });
+  const reject = () => decide.mutate({ paymentId: dispute.payment.id, approve: false }, { onSuccess: onDecided });
+
+  // Keyboard: A approves with the amount shown, R rejects (not while typing in a field).
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if ((event.target as HTMLElement).closest('input, textarea') || event.ctrlKey || event.metaKey || event.altKey) return;
+      if (dispute.status !== 'open' || decide.isPending) return;
+      if (event.key === 'a') approve();
+      if (event.key === 'r') reject();
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  });
+
+  if (dispute.status !== 'open') {
+    return (
+      <Text size="sm">
+        <StatusBadge status={dispute.status} /> {dispute.decided_by} · {dispute.decided_at ? new Date(dispute.decided_at).toLocaleString() : ''}{' '}
+        {dispute.decided_amount !== null && <Money value={dispute.decided_amount} currency={dispute.payment.currency} />}
+      </Text>
+    );
+  }
+  return (
+    <Stack gap="xs">
+      <Group align="flex-end">
+        <NumberInput label={t('disputes.approveAmount')} value={amount} onChange={setAmount} min={0} decimalScale={2} w={180} />
+        <Button color="green" onClick={approve} loading={decide.isPending}>
+          {t('disputes.approve')} (A)
+        </Button>
+        <Button color="red" variant="light" onClick={reject} loading={decide.isPending}>
+          {t('disputes.reject')} (R)
+        </Button>
+      </Group>
+      <ErrorAlert error={decide.error} />
+    </Stack>
+  );
+}
+
+function DisputeDetail({ dispute, onDecided }: { dispute: DisputeCard; onDecided(): void }) {
+  const { t } = useI18n();
+  const p = dispute.payment;
+  return (
+    <Card withBorder>
+      <Stack>
+        <Group justify="space-between">
+          <Title order={4}>
+            <Money value={p.amount} currency={p.currency} /> · {p.method}
+          </Title>
+          <StatusBadge status={p.status} />
+        </Group>
+        <Text size="xs" c="dimmed">
+          {p.id} · ext_id {p.ext_id} · {new Date(p.created_at).toLocaleString()}
+        </Text>
+        <Grid>
+          <Grid.Col span={{ base: 12, lg: 6 }}>
+            <Stack gap="xs">
+              <Text fw={500}>{t('disputes.receipt')}</Text>
+              <ReceiptViewer receipt={dispute.receipt ?? dispute.receipts[0] ?? null} />
+            </Stack>
+          </Grid.Col>
+          <Grid.Col span={{ base: 12, lg: 6 }}>
+            <Stack gap="xs">
+              <Text>
+                {t('disputes.claimed')}: <Money value={dispute.amount} currency={p.currency} /> · {t('disputes.order')}:{' '}
+                <Money value={p.amount} currency={p.currency} />
+              </Text>
+              {dispute.comment && (
+                <Text size="sm">
+                  {t('disputes.comment')}: {dispute.comment}
+                </Text>
+              )}
+              <Text fw={500}>{t('disputes.notifications')}</Text>
+              {dispute.notifications.length === 0 ? (
+                <Text c="dimmed" size="sm">
+                  {t('common.empty')}
+                </Text>
+              ) : (
+                dispute.notifications.map((n) => (
+                  <Card key={n.id} withBorder padding="xs">
+                    <Group justify="space-between">
+                      <Money value={n.amount} currency={p.currency} />
+                      <StatusBadge status={n.status} />
+                    </Group>
+                    <Text size="sm">{n.text}</Text>
+                    <Text size="xs" c="dimmed">
+                      {new Date(n.received_at ?? n.created_at).toLocaleString()}
+                    </Text>
+                  </Card>
+                ))
+              )}
+              <Text fw={500}>{t('disputes.confirmations')}</Text>
+              {dispute.confirmations.length === 0 ? (
+                <Text c="dimmed" size="sm">
+                  {t('common.empty')}
+                </Text>
+              ) : (
+                dispute.confirmations.map((c) => (
+                  <Text key={c.created_at + c.source} size="sm">
+                    {c.source} · {new Date(c.created_at).toLocaleString()}
+                  </Text>
+                ))
+              )}
+            </Stack>
+          </Grid.Col>
+        </Grid>
+        <Decision dispute={dispute} onDecided={onDecided} />
+      </Stack>
+    </Card>
+  );
+}
+
+/** The disputes queue: the list on the left, the selected card with its receipt and evidence on the right; J/K/A/R from the keyboard. */
+export function Disputes() {
+  const { t } = useI18n();
+  const [filters, setFilters] = useUrlFilters();
+  const status = filters.status ?? 'open';
+  const page = pageOf(filters, LIMIT);
+  const disputes = useDisputes({ status, ...page });
+  const rows = disputes.data?.disputes ?? [];
+  const selected = rows.find((d) => d.id === filters.selected) ?? rows[0];
+  const select = (id: string | undefined) => setFilters({ selected: id, offset: filters.offset });
+
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if ((event.target as HTMLElement).closest('input, textarea') || event.ctrlKey || event.metaKey || event.altKey) return;
+      const index = rows.findIndex((d) => d.id === selected?.id);
+      if (event.key === 'j' && index < rows.length - 1) select(rows[index + 1]?.id);
+      if (event.key === 'k' && index > 0) select(rows[index - 1]?.id);
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  });
+
+  return (
+    <Stack>
+      <Group justify="space-between">
+        <Title order={2}>{t('disputes.title')}</Title>
+        <SegmentedControl
+          value={status}
+          onChange={(value) => setFilters({ status: value === 'open' ? undefined : value, selected: undefined })}
+          data={[
+            { value: 'open', label: t('disputes.open') },
+            { value: 'approved', label: t('disputes.approve') },
+            { value: 'rejected', label: t('disputes.reject') },
+            { value: 'all', label: t('common.all') },
+          ]}
+        />
+      </Group>
+      <Text size="xs" c="dimmed">
+        {t('disputes.keys')}
+      </Text>
+      <ErrorAlert error={disputes.error} />
+      {disputes.isSuccess && rows.length === 0 && <Text c="dimmed">{t('disputes.none')}</Text>}
+      {rows.length > 0 && (
+        <Grid>
+          <Grid.Col span={{ base: 12, md: 4 }}>
+            <ScrollArea.Autosize mah="75vh">
+              <Table highlightOnHover>
+                <Table.Tbody>
+                  {rows.map((d) => (
+                    <Table.Tr key={d.id} bg={d.id === selected?.id ? 'var(--mantine-color-blue-light)' : undefined}>
+                      <Table.Td>
+                        <UnstyledButton onClick={() => select(d.id)} w="100%" aria-label={`dispute ${d.payment.ext_id}`}>
+                          <Group justify="space-between" wrap="nowrap">
+                            <Money value={d.payment.amount} currency={d.payment.currency} />
+                            {d.receipt && <Badge size="xs">{t('disputes.receipt')}</Badge>}
+                          </Group>
+                          <Text size="xs" c="dimmed">
+                            {d.payment.ext_id} · {new Date(d.created_at).toLocaleString()}
+                          </Text>
+                        </UnstyledButton>
+                      </Table.Td>
+                    </Table.Tr>
+                  ))}
+                </Table.Tbody>
+              </Table>
+            </ScrollArea.Autosize>
+            <Pager offset={page.offset} limit={LIMIT} count={rows.length} onChange={(offset) => setFilters({ offset: String(offset) })} />
+          </Grid.Col>
+          <Grid.Col span={{ base: 12, md: 8 }}>{selected && <DisputeDetail dispute={selected} onDecided={() => select(undefined)} />}</Grid.Col>
+        </Grid>
+      )}
+    </Stack>
+  );
+}

@@ -1,0 +1,175 @@
+import { Anchor, Button, Card, Code, Group, Select, Stack, Table, Text, TextInput, Timeline, Title } from '@mantine/core';
+import { Link, useParams } from '@tanstack/react-router';
+import { paymentsCsvPath, useCancelPayment, usePayment, usePayments, usePaymentTimeline } from '../../api/payments';
+import { ErrorAlert } from '../../components/ErrorAlert';
+import { Money } from '../../components/Money';
+import { Pager } from '../../components/Pager';
+import { StatusBadge } from '../../components/StatusBadge';
+import { pageOf, useUrlFilters } from '../../components/useUrlFilters';
+import { useI18n } from '../../i18n';
+
+const LIMIT = 50;
+const STATUSES = ['PENDING', 'COMPLETED', 'CANCELLED', 'DISPUTE', 'CANCELLED_APPEAL'];
+const METHODS = ['CARD', 'SBP', 'SBP_QR', 'SIM', 'CROSSBORDER'];
+
+/** Payments: one search box (id, ext_id, amount, requisite digits, client id) and filters, all in the URL; CSV of the same view. */
+export function Payments() {
+  const { t } = useI18n();
+  const [filters, setFilters] = useUrlFilters();
+  const page = pageOf(filters, LIMIT);
+  const query = {
+    q: filters.q,
+    status: filters.status,
+    method: filters.method,
+    terminal_id: filters.terminal_id,
+    executor_id: filters.executor_id,
+    from: filters.from,
+    to: filters.to,
+  };
+  const list = usePayments({ ...query, limit: String(page.limit), offset: String(page.offset) });
+  const rows = list.data?.payments ?? [];
+  return (
+    <Stack>
+      <Group justify="space-between">
+        <Title order={2}>{t('payments.title')}</Title>
+        <Anchor href={paymentsCsvPath(query)} download>
+          {t('common.exportCsv')}
+        </Anchor>
+      </Group>
+      <Group align="flex-end">
+        <TextInput
+          label={t('common.search')}
+          placeholder={t('payments.search')}
+          defaultValue={filters.q}
+          onChange={(e) => setFilters({ q: e.currentTarget.value.trim() })}
+          w={360}
+        />
+        <Select
+          label={t('common.status')}
+          data={STATUSES}
+          value={filters.status ?? null}
+          onChange={(v) => setFilters({ status: v ?? undefined })}
+          clearable
+          w={170}
+        />
+        <Select
+          label={t('payments.method')}
+          data={METHODS}
+          value={filters.method ?? null}
+          onChange={(v) => setFilters({ method: v ?? undefined })}
+          clearable
+          w={150}
+        />
+        <TextInput
+          label="from"
+          type="datetime-local"
+          defaultValue={filters.from?.slice(0, 16)}
+          onChange={(e) => setFilters({ from: e.currentTarget.value ? new Date(e.currentTarget.value).toISOString() : undefined })}
+        />
+        <TextInput
+          label="to"
+          type="datetime-local"
+          defaultValue={filters.to?.slice(0, 16)}
+          onChange={(e) => setFilters({ to: e.currentTarget.value ? new Date(e.currentTarget.value).toISOString() : undefined })}
+        />
+      </Group>
+      <ErrorAlert error={list.error} />
+      <Table.ScrollContainer minWidth={800}>
+        <Table striped highlightOnHover>
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>ext_id</Table.Th>
+              <Table.Th>{t('common.amount')}</Table.Th>
+              <Table.Th>{t('payments.method')}</Table.Th>
+              <Table.Th>{t('common.status')}</Table.Th>
+              <Table.Th>{t('common.created')}</Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {rows.map((p) => (
+              <Table.Tr key={p.id}>
+                <Table.Td>
+                  <Anchor component={Link} to={`/payments/${p.id}` as never}>
+                    {p.ext_id}
+                  </Anchor>
+                </Table.Td>
+                <Table.Td>
+                  <Money value={p.amount} currency={p.currency} />
+                </Table.Td>
+                <Table.Td>{p.method}</Table.Td>
+                <Table.Td>
+                  <StatusBadge status={p.status} />
+                </Table.Td>
+                <Table.Td>{new Date(p.created_at).toLocaleString()}</Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      </Table.ScrollContainer>
+      {list.isSuccess && rows.length === 0 && <Text c="dimmed">{t('common.empty')}</Text>}
+      <Pager offset={page.offset} limit={LIMIT} count={rows.length} total={list.data?.total} onChange={(offset) => setFilters({ offset: String(offset) })} />
+    </Stack>
+  );
+}
+
+/** One item of a payment's history, its details as the API gave them. */
+function details(item: Record<string, unknown>): string {
+  const { at: _at, kind: _kind, ...rest } = item;
+  return Object.entries(rest)
+    .filter(([, v]) => v !== null && v !== undefined && v !== '')
+    .map(([k, v]) => `${k}: ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`)
+    .join(' · ');
+}
+
+export function PaymentDetail() {
+  const { t } = useI18n();
+  const { id } = useParams({ strict: false }) as { id: string };
+  const payment = usePayment(id);
+  const timeline = usePaymentTimeline(id);
+  const cancel = useCancelPayment();
+  const items = timeline.data?.timeline ?? timeline.data?.events ?? [];
+  const p = payment.data;
+  return (
+    <Stack>
+      <ErrorAlert error={payment.error} />
+      {p && (
+        <Card withBorder>
+          <Group justify="space-between">
+            <Title order={3}>
+              <Money value={p.amount} currency={p.currency} /> · {p.method}
+            </Title>
+            <StatusBadge status={p.status} />
+          </Group>
+          <Text size="sm" c="dimmed">
+            {p.id} · ext_id {p.ext_id}
+          </Text>
+          <Code block mt="sm">
+            {JSON.stringify(p, null, 2)}
+          </Code>
+          {p.status === 'PENDING' && (
+            <Button mt="sm" color="red" variant="light" w="fit-content" onClick={() => cancel.mutate(p.id)} loading={cancel.isPending}>
+              {t('common.cancel')}
+            </Button>
+          )}
+          <ErrorAlert error={cancel.error} />
+        </Card>
+      )}
+      <Card withBorder>
+        <Title order={4} mb="sm">
+          {t('payments.timeline')}
+        </Title>
+        <ErrorAlert error={timeline.error} />
+        <Timeline bulletSize={14} lineWidth={2}>
+          {items.map((item) => (
+            <Timeline.Item key={`${item.at}-${item.kind}-${details(item)}`} title={item.kind}>
+              <Text size="xs" c="dimmed">
+                {new Date(item.at).toLocaleString()}
+              </Text>
+              <Text size="sm">{details(item)}</Text>
+            </Timeline.Item>
+          ))}
+        </Timeline>
+      </Card>
+    </Stack>
+  );
+}

@@ -1,0 +1,158 @@
+import { Alert, Button, Card, Code, Group, Image, List, PasswordInput, SimpleGrid, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { useState } from 'react';
+import { useChangePassword, useMe, useRevokeSession, useSessions, useTwoFactorEnable, useTwoFactorSetup } from '../../api/auth';
+import { ErrorAlert } from '../../components/ErrorAlert';
+import { useI18n } from '../../i18n';
+
+function TwoFactor() {
+  const { t } = useI18n();
+  const me = useMe();
+  const setup = useTwoFactorSetup();
+  const enable = useTwoFactorEnable();
+  const [code, setCode] = useState('');
+  if (enable.data) {
+    return (
+      <Stack>
+        <Alert color="green">{t('security.twoFactorOn')}</Alert>
+        <Text fw={500}>{t('security.recovery')}</Text>
+        <List aria-label="recovery codes" spacing={2}>
+          {enable.data.recovery_codes.map((c) => (
+            <List.Item key={c}>
+              <Code>{c}</Code>
+            </List.Item>
+          ))}
+        </List>
+      </Stack>
+    );
+  }
+  if (me.data?.two_factor) return <Alert color="green">{t('security.twoFactorOn')}</Alert>;
+  return (
+    <Stack>
+      {me.data?.two_factor_required && <Alert color="orange">{t('security.twoFactorRequired')}</Alert>}
+      {!setup.data ? (
+        <Button onClick={() => setup.mutate()} loading={setup.isPending} w="fit-content">
+          {t('security.enrol')}
+        </Button>
+      ) : (
+        <form
+          onSubmit={(event) => {
+            event.preventDefault();
+            enable.mutate(code.trim());
+          }}
+        >
+          <Stack>
+            <Text size="sm">{t('security.scan')}</Text>
+            <Image src={setup.data.qr_code} alt="QR" w={200} h={200} />
+            <Text size="sm">
+              {t('security.key')}: <Code data-testid="totp-secret">{setup.data.secret}</Code>
+            </Text>
+            <TextInput
+              label={t('login.otp')}
+              value={code}
+              onChange={(e) => setCode(e.currentTarget.value)}
+              inputMode="numeric"
+              autoComplete="one-time-code"
+              w={220}
+            />
+            <ErrorAlert error={enable.error} />
+            <Button type="submit" loading={enable.isPending} w="fit-content">
+              {t('security.enable')}
+            </Button>
+          </Stack>
+        </form>
+      )}
+      <ErrorAlert error={setup.error} />
+    </Stack>
+  );
+}
+
+function Sessions() {
+  const { t } = useI18n();
+  const sessions = useSessions();
+  const revoke = useRevokeSession();
+  return (
+    <Table.ScrollContainer minWidth={500}>
+      <Table>
+        <Table.Tbody>
+          {sessions.data?.sessions.map((s) => (
+            <Table.Tr key={s.id}>
+              <Table.Td>
+                <Text size="sm">{s.user_agent?.slice(0, 60) ?? '—'}</Text>
+                <Text size="xs" c="dimmed">
+                  {s.ip} · {new Date(s.last_seen_at).toLocaleString()}
+                </Text>
+              </Table.Td>
+              <Table.Td>
+                {s.current ? (
+                  <Text size="sm" c="dimmed">
+                    {t('security.thisSession')}
+                  </Text>
+                ) : (
+                  <Button size="xs" variant="light" color="red" onClick={() => revoke.mutate(s.id)}>
+                    {t('security.revoke')}
+                  </Button>
+                )}
+              </Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+    </Table.ScrollContainer>
+  );
+}
+
+function ChangePassword() {
+  const { t } = useI18n();
+  const change = useChangePassword();
+  const [current, setCurrent] = useState('');
+  const [next, setNext] = useState('');
+  return (
+    <form
+      onSubmit={(event) => {
+        event.preventDefault();
+        change.mutate({ current_password: current, new_password: next });
+      }}
+    >
+      <Stack>
+        <PasswordInput label={t('security.current')} value={current} onChange={(e) => setCurrent(e.currentTarget.value)} autoComplete="current-password" />
+        <PasswordInput label={t('security.new')} value={next} onChange={(e) => setNext(e.currentTarget.value)} autoComplete="new-password" />
+        <ErrorAlert error={change.error} />
+        {change.isSuccess && <Alert color="green">{t('security.changed')}</Alert>}
+        <Group>
+          <Button type="submit" loading={change.isPending}>
+            {t('common.save')}
+          </Button>
+        </Group>
+      </Stack>
+    </form>
+  );
+}
+
+export function Security() {
+  const { t } = useI18n();
+  return (
+    <Stack>
+      <Title order={2}>{t('security.title')}</Title>
+      <SimpleGrid cols={{ base: 1, md: 2 }}>
+        <Card withBorder>
+          <Title order={4} mb="sm">
+            {t('security.twoFactor')}
+          </Title>
+          <TwoFactor />
+        </Card>
+        <Card withBorder>
+          <Title order={4} mb="sm">
+            {t('security.password')}
+          </Title>
+          <ChangePassword />
+        </Card>
+      </SimpleGrid>
+      <Card withBorder>
+        <Title order={4} mb="sm">
+          {t('security.sessions')}
+        </Title>
+        <Sessions />
+      </Card>
+    </Stack>
+  );
+}
