@@ -159,8 +159,8 @@ export function Disputes() {
           onChange={(value) => setFilters({ status: value === 'open' ? undefined : value, selected: undefined })}
           data={[
             { value: 'open', label: t('disputes.open') },
-            { value: 'approved', label: t('disputes.approve') },
-            { value: 'rejected', label: t('disputes.reject') },
+            { value: 'approved', label: t('disputes.approved') },
+            { value: 'rejected', label: t('disputes.rejected') },
             { value: 'all', label: t('common.all') },
           ]}
         />
