@@ -6,6 +6,7 @@ import type { SecretBox } from './lib/crypto.js';
 import type { Logger } from './lib/logger.js';
 import type { IdentityCache } from './merchants/identity.cache.js';
 import type { MerchantIdentity } from './merchants/identity.service.js';
+import type { RefusalLog } from './payments/refusals.js';
 import type { FileStore } from './receipts/store.js';
 
 /** What every feature needs from the running service; built once at start-up. */
@@ -20,6 +21,8 @@ export interface AppContext {
   identities: IdentityCache<MerchantIdentity>;
   /** Where uploaded receipts are stored. */
   files: FileStore;
+  /** Payment creates refused for want of capacity (lost demand), written in the background. */
+  refusals: RefusalLog;
 }
 
 /** The HTTP application as route modules see it: bodies, params and queries typed by their TypeBox schemas. */

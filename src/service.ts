@@ -12,6 +12,7 @@ import { startWorker, type Worker } from './jobs/worker.js';
 import type { Logger } from './lib/logger.js';
 import { IdentityCache } from './merchants/identity.cache.js';
 import type { MerchantIdentity } from './merchants/identity.service.js';
+import { RefusalLog } from './payments/refusals.js';
 import { LocalFileStore, S3FileStore } from './receipts/store.js';
 import { loadAdminToken, loadSecretBox } from './settings.js';
 
@@ -55,7 +56,8 @@ export async function startService(
     const files = config.s3 ? new S3FileStore(config.s3, log) : new LocalFileStore(join(config.dataDir, 'receipts'), log);
     // After the migrations: they create the triggers that announce what it listens for.
     await identities.start(databaseUrl);
-    const ctx: AppContext = { config, db, log, box, adminTokenHash: adminToken.hash, identities, files };
+    const refusals = new RefusalLog(db, log);
+    const ctx: AppContext = { config, db, log, box, adminTokenHash: adminToken.hash, identities, files, refusals };
     app = await buildApp(ctx);
     if (config.runWorker) {
       worker = await startWorker(ctx, databaseUrl);
@@ -68,6 +70,8 @@ export async function startService(
       app: started,
       async stop() {
         await started.close();
+        // The last refusals recorded by requests that just finished, while the pool still serves.
+        await refusals.drain();
         await upkeep?.stop();
         await worker?.stop();
         await identities.stop();

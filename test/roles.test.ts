@@ -55,6 +55,7 @@ const MATRIX: Record<string, { role: 'support' | 'finance' | 'admin'; confirm?: 
   'GET /ledger/check': { role: 'support' },
   'GET /reports/merchants': { role: 'support' },
   'GET /reports/executors': { role: 'support' },
+  'GET /dashboard': { role: 'support' },
   'GET /notifications': { role: 'support' },
   'GET /notifications/{id}': { role: 'support' },
   'POST /notifications/{id}/link': { role: 'support' },

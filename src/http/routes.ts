@@ -23,6 +23,7 @@ import { providerAdminRoutes } from '../providers/providers.admin.js';
 import { providerCallbackRoutes } from '../providers/providers.routes.js';
 import { rateAdminRoutes } from '../rates/rates.admin.js';
 import { receiptRoutes } from '../receipts/receipts.routes.js';
+import { dashboardAdminRoutes } from '../reports/dashboard.admin.js';
 import { reportAdminRoutes } from '../reports/reports.admin.js';
 import { terminalAdminRoutes } from '../terminals/terminals.admin.js';
 import { terminalRoutes } from '../terminals/terminals.routes.js';
@@ -95,6 +96,7 @@ const ROUTE_GROUPS: RouteGroup[] = [
       withdrawalAdminRoutes,
       providerAdminRoutes,
       reportAdminRoutes,
+      dashboardAdminRoutes,
     ],
   },
   // Each callback checks its provider's signature itself (the provider is named in the path), then

@@ -139,6 +139,31 @@ async function validateCreate(ctx: AppContext, identity: MerchantIdentity, body:
  */
 export async function createPayment(ctx: AppContext, identity: MerchantIdentity, body: CreatePaymentBody): Promise<repo.PaymentView> {
   const input = await validateCreate(ctx, identity, body);
+  try {
+    return await createValid(ctx, identity, input);
+  } catch (err) {
+    // Lost demand: a create refused for want of capacity is counted for the operator's dashboard.
+    // After the refusal is decided, and outside every transaction of the create (all rolled back
+    // by now); `record` neither waits nor throws, so the answer is the same without it. A
+    // successful create never comes here.
+    if (err instanceof DomainError && (err.key === 'PAY_004' || err.key === 'PAY_005')) {
+      ctx.refusals.record({
+        at: new Date(),
+        merchantId: identity.merchantId,
+        terminalId: identity.terminalId,
+        code: err.key,
+        method: input.method,
+        bank: input.bank,
+        currency: input.currency,
+        amount: input.amount.toFixed(2),
+      });
+    }
+    throw err;
+  }
+}
+
+/** createPayment's work once the request is valid: the rate, then the terminal's routes in order. */
+async function createValid(ctx: AppContext, identity: MerchantIdentity, input: ValidCreate): Promise<repo.PaymentView> {
   const crossBorder = CROSS_BORDER_METHODS.has(input.method);
   const { rates, routes } = identity;
   const rate = rates.get(input.currency);
