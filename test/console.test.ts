@@ -133,7 +133,7 @@ describe('the operator console', () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
 
-    await page.getByRole('link', { name: 'Security' }).click();
+    await page.getByRole('navigation').getByRole('link', { name: 'Security' }).click();
     await page.getByRole('button', { name: 'Set up two-factor' }).click();
     const secret = (await page.getByTestId('totp-secret').textContent())!;
     expect(await page.getByRole('img', { name: 'QR' }).evaluate((img: HTMLImageElement) => img.naturalWidth)).toBeGreaterThan(50);
@@ -171,7 +171,7 @@ describe('the operator console', () => {
     const support = await person('support');
     const { page, problems } = await open();
     await signIn(page, support.email);
-    await page.getByRole('link', { name: 'Disputes' }).click();
+    await page.getByRole('navigation').getByRole('link', { name: 'Disputes' }).click();
     const receipt = page.getByRole('img', { name: 'Receipt' });
     await receipt.waitFor();
     await expect.poll(() => receipt.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBeGreaterThan(300);
@@ -200,7 +200,7 @@ describe('the operator console', () => {
     await signIn(page, support.email);
     await page.getByRole('button', { name: 'menu' }).click();
     await page.getByRole('navigation').getByText('Русский').click();
-    await page.getByRole('link', { name: 'Уведомления' }).click();
+    await page.getByRole('navigation').getByRole('link', { name: 'Уведомления' }).click();
     await page.getByRole('heading', { name: 'Уведомления' }).waitFor();
     const card = page.getByLabel(`notification ${notice.notification_id}`);
     await card.getByLabel('ID платежа').fill(payment.id);
@@ -228,7 +228,7 @@ describe('the operator console', () => {
     const support = await person('support');
     const first = await open();
     await signIn(first.page, support.email);
-    await first.page.getByRole('link', { name: 'Payouts' }).click();
+    await first.page.getByRole('navigation').getByRole('link', { name: 'Payouts' }).click();
     const supportRow = first.page.getByRole('row', { name: `payout ${payout.ext_id}` });
     await supportRow.getByRole('button', { name: 'Complete' }).click();
     await expect.poll(() => supportRow.getByRole('alert').textContent()).toMatch(/This needs the finance role/);
@@ -238,7 +238,7 @@ describe('the operator console', () => {
     const finance = await person('finance');
     const { page, problems } = await open();
     await signIn(page, finance.email);
-    await page.getByRole('link', { name: 'Payouts' }).click();
+    await page.getByRole('navigation').getByRole('link', { name: 'Payouts' }).click();
     const row = page.getByRole('row', { name: `payout ${payout.ext_id}` });
     await row.getByRole('button', { name: 'Complete' }).click();
     const dialog = page.getByRole('dialog', { name: 'Confirm it is you' });
@@ -247,6 +247,38 @@ describe('the operator console', () => {
     await dialog.getByRole('button', { name: 'Confirm' }).click();
     await row.waitFor({ state: 'detached' });
     expect((await merchantCall('GET', `/v1/payouts/${payout.id}`)).json().status).toBe('completed');
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
+  it('the dashboard shows the hour so far: payments, conversion, what waits, lost demand', async () => {
+    // Demand nobody could serve: no requisite takes SBP.
+    const refused = await merchantCall('POST', '/v1/payments', { ext_id: uniqueExtId('order'), amount: 700, method: 'SBP' });
+    expect(refused.json().error).toBe('PAY_004');
+    const admin = await person('admin');
+    const { page, problems } = await open();
+    await signIn(page, admin.email);
+    const dashboard = await adminOk<{ totals: { created: number }; lost_demand: { total: number } }>(service.app, 'GET', '/dashboard');
+    expect(dashboard.totals.created).toBeGreaterThanOrEqual(2);
+    await page.getByText('Lost demand: 1').waitFor();
+    await page.getByText(`${dashboard.totals.created}`, { exact: true }).first().waitFor();
+    await expect.poll(() => page.locator('.recharts-surface').count()).toBeGreaterThanOrEqual(2);
+    await page.screenshot({ path: `${SHOTS}/console-dashboard.png`, fullPage: true });
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
+  it('support switches a requisite off on the executor screen', async () => {
+    const extra = await createRequisite(service.app, executor.id);
+    const support = await person('support');
+    const { page, problems } = await open();
+    await signIn(page, support.email);
+    await page.getByRole('navigation').getByRole('link', { name: 'Executors' }).click();
+    await page.getByRole('link', { name: 'Trader' }).click();
+    const toggle = page.getByRole('switch', { name: new RegExp(`${extra.value.slice(-4)}$`) });
+    await expect.poll(() => toggle.isChecked()).toBe(true);
+    await toggle.click({ force: true });
+    await expect.poll(async () => (await adminOk<{ is_active: boolean }>(service.app, 'GET', `/requisites/${extra.id}`)).is_active).toBe(false);
     expect(problems).toEqual([]);
     await page.context().close();
   });

@@ -12,7 +12,10 @@ import { I18nProvider } from './i18n';
 import { Audit } from './routes/console/Audit';
 import { Dashboard } from './routes/console/Dashboard';
 import { Disputes } from './routes/console/Disputes';
+import { ExecutorDetail, Executors } from './routes/console/Executors';
+import { MerchantDetail, Merchants } from './routes/console/Merchants';
 import { Notifications } from './routes/console/Notifications';
+import { LedgerCheck, Rates, Webhooks } from './routes/console/Operations';
 import { PaymentDetail, Payments } from './routes/console/Payments';
 import { Payouts } from './routes/console/Payouts';
 import { Security } from './routes/console/Security';
@@ -54,6 +57,13 @@ const routeTree = rootRoute.addChildren([
     page('/notifications', Notifications),
     page('/payouts', Payouts),
     page('/withdrawals', Withdrawals),
+    page('/executors', Executors),
+    page('/executors/$id', ExecutorDetail),
+    page('/merchants', Merchants),
+    page('/merchants/$id', MerchantDetail),
+    page('/rates', Rates),
+    page('/webhooks', Webhooks),
+    page('/ledger', LedgerCheck),
     page('/users', Users),
     page('/audit', Audit),
     page('/security', Security),

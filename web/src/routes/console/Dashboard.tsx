@@ -1,7 +1,197 @@
-import { Title } from '@mantine/core';
-import { useI18n } from '../../i18n';
+import { AreaChart, BarChart } from '@mantine/charts';
+import { Anchor, Card, Group, SegmentedControl, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import { Link } from '@tanstack/react-router';
+import { type Figures, useDashboard } from '../../api/dashboard';
+import { ErrorAlert } from '../../components/ErrorAlert';
+import { Money } from '../../components/Money';
+import { useUrlFilters } from '../../components/useUrlFilters';
+import { type MessageKey, useI18n } from '../../i18n';
 
-export function Dashboard() {
+function percent(conversion: string | null): string {
+  return conversion === null ? '—' : `${(Number(conversion) * 100).toFixed(1)} %`;
+}
+
+function duration(seconds: number | null): string {
+  if (seconds === null) return '—';
+  const minutes = Math.floor(seconds / 60);
+  return minutes > 0 ? `${minutes} min ${Math.round(seconds % 60)} s` : `${Math.round(seconds)} s`;
+}
+
+function Stat({ label, value }: { label: MessageKey; value: React.ReactNode }) {
   const { t } = useI18n();
-  return <Title order={2}>{t('dashboard.title')}</Title>;
+  return (
+    <Card withBorder padding="sm">
+      <Text size="xs" c="dimmed" tt="uppercase">
+        {t(label)}
+      </Text>
+      <Text size="xl" fw={600}>
+        {value}
+      </Text>
+    </Card>
+  );
+}
+
+function FiguresTable({ rows, name }: { rows: (Figures & { key: string; name: string })[]; name: MessageKey }) {
+  const { t } = useI18n();
+  return (
+    <Table.ScrollContainer minWidth={420}>
+      <Table>
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>{t(name)}</Table.Th>
+            <Table.Th>{t('dashboard.created')}</Table.Th>
+            <Table.Th>{t('dashboard.conversion')}</Table.Th>
+            <Table.Th>{t('dashboard.median')}</Table.Th>
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {rows.map((row) => (
+            <Table.Tr key={row.key}>
+              <Table.Td>{row.name}</Table.Td>
+              <Table.Td>{row.created}</Table.Td>
+              <Table.Td>{percent(row.conversion)}</Table.Td>
+              <Table.Td>{duration(row.median_seconds_to_complete)}</Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+    </Table.ScrollContainer>
+  );
+}
+
+/** Is it converting? Payments over time, conversion and time to pay, lost demand, what waits for people, balances; refreshed live. */
+export function Dashboard() {
+  const { t, lang } = useI18n();
+  const [filters, setFilters] = useUrlFilters();
+  const window = filters.window === 'day' ? 'day' : 'hour';
+  const dashboard = useDashboard(window);
+  const d = dashboard.data;
+  const time = (iso: string) => new Date(iso).toLocaleTimeString(lang === 'ru' ? 'ru-RU' : 'en-GB', { hour: '2-digit', minute: '2-digit' });
+  return (
+    <Stack>
+      <Group justify="space-between">
+        <Title order={2}>{t('dashboard.title')}</Title>
+        <SegmentedControl
+          value={window}
+          onChange={(value) => setFilters({ window: value === 'hour' ? undefined : value })}
+          data={[
+            { value: 'hour', label: t('dashboard.hour') },
+            { value: 'day', label: t('dashboard.day') },
+          ]}
+        />
+      </Group>
+      <ErrorAlert error={dashboard.error} />
+      {d && (
+        <>
+          <SimpleGrid cols={{ base: 2, md: 4 }}>
+            <Stat label="dashboard.created" value={d.totals.created} />
+            <Stat label="dashboard.completed" value={d.totals.completed} />
+            <Stat label="dashboard.conversion" value={percent(d.totals.conversion)} />
+            <Stat label="dashboard.median" value={duration(d.totals.median_seconds_to_complete)} />
+          </SimpleGrid>
+          <Card withBorder>
+            <Text fw={500} mb="sm">
+              {t('dashboard.perMinute')}
+            </Text>
+            <AreaChart
+              h={220}
+              data={d.series.map((point) => ({ at: time(point.at), [t('dashboard.created')]: point.created, [t('dashboard.completed')]: point.completed }))}
+              dataKey="at"
+              series={[
+                { name: t('dashboard.created'), color: 'blue.5' },
+                { name: t('dashboard.completed'), color: 'teal.6' },
+              ]}
+              curveType="monotone"
+              withDots={false}
+              tickLine="x"
+            />
+          </Card>
+          <SimpleGrid cols={{ base: 1, md: 2 }}>
+            <Card withBorder>
+              <Text fw={500} mb="sm">
+                {t('dashboard.queues')}
+              </Text>
+              <Stack gap={4}>
+                <Anchor component={Link} to={'/disputes' as never}>
+                  {t('nav.disputes')}: {d.queues.disputes_open}
+                </Anchor>
+                <Anchor component={Link} to={'/notifications' as never}>
+                  {t('nav.notifications')}: {d.queues.notifications_unmatched}
+                </Anchor>
+                <Anchor component={Link} to={'/payouts' as never}>
+                  {t('nav.payouts')}: {d.queues.payouts_pending + d.queues.payouts_processing}
+                </Anchor>
+                <Anchor component={Link} to={'/withdrawals' as never}>
+                  {t('nav.withdrawals')}: {d.queues.withdrawals_pending + d.queues.withdrawals_processing}
+                </Anchor>
+              </Stack>
+            </Card>
+            <Card withBorder>
+              <Text fw={500} mb="sm">
+                {t('dashboard.balances')}
+              </Text>
+              <Table>
+                <Table.Tbody>
+                  <Table.Tr>
+                    <Table.Td>{t('nav.merchants')}</Table.Td>
+                    <Table.Td>
+                      <Money value={d.balances.terminals_available} /> (+
+                      <Money value={d.balances.terminals_frozen} />)
+                    </Table.Td>
+                  </Table.Tr>
+                  <Table.Tr>
+                    <Table.Td>{t('nav.executors')}</Table.Td>
+                    <Table.Td>
+                      <Money value={d.balances.executors_available} /> (+
+                      <Money value={d.balances.executors_frozen} />)
+                    </Table.Td>
+                  </Table.Tr>
+                  <Table.Tr>
+                    <Table.Td>{t('dashboard.revenue')}</Table.Td>
+                    <Table.Td>
+                      <Money value={d.balances.platform_revenue} />
+                    </Table.Td>
+                  </Table.Tr>
+                </Table.Tbody>
+              </Table>
+            </Card>
+          </SimpleGrid>
+          <Card withBorder>
+            <Text fw={500} mb="sm">
+              {t('dashboard.lost')}: {d.lost_demand.total}
+            </Text>
+            {d.lost_demand.rows.length > 0 ? (
+              <BarChart
+                h={Math.max(120, d.lost_demand.rows.length * 36)}
+                orientation="vertical"
+                data={d.lost_demand.rows.map((row) => ({ what: `${row.code} ${row.method}${row.bank ? ` ${row.bank}` : ''}`, count: row.count }))}
+                dataKey="what"
+                series={[{ name: 'count', color: 'orange.6' }]}
+                yAxisProps={{ width: 160 }}
+              />
+            ) : (
+              <Text c="dimmed">{t('common.empty')}</Text>
+            )}
+          </Card>
+          <SimpleGrid cols={{ base: 1, lg: 2 }}>
+            <Card withBorder>
+              <Text fw={500} mb="sm">
+                {t('dashboard.byTerminal')}
+              </Text>
+              <FiguresTable
+                name="dashboard.terminal"
+                rows={d.by_terminal.map((row) => ({ ...row, key: row.terminal_id, name: `${row.merchant_name} · ${row.terminal_name}` }))}
+              />
+            </Card>
+            <Card withBorder>
+              <Text fw={500} mb="sm">
+                {t('dashboard.byExecutor')}
+              </Text>
+              <FiguresTable name="executors.name" rows={d.by_executor.map((row) => ({ ...row, key: row.executor_id, name: row.executor_name }))} />
+            </Card>
+          </SimpleGrid>
+        </>
+      )}
+    </Stack>
+  );
 }

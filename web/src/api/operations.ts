@@ -1,0 +1,151 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { get, patch, post, put } from './client';
+
+// Executors and their requisites, merchants and terminals, rates, webhooks and the ledger check:
+// the operator API's directory screens, one hook per route.
+
+export interface ExecutorView {
+  id: string;
+  name: string;
+  is_active: boolean;
+  is_paused: boolean;
+  priority: number;
+  balance: number;
+  balance_frozen: number;
+  credit_limit: number;
+  payin_reward: number;
+  payout_reward: number;
+  requisites?: number;
+  created_at: string;
+}
+
+export interface RequisiteView {
+  id: string;
+  type: string;
+  value: string;
+  bank: string | null;
+  holder: string | null;
+  currency: string;
+  methods: string[];
+  is_active: boolean;
+  disabled_reason: string | null;
+  last_used_at: string | null;
+}
+
+export function useExecutors() {
+  return useQuery({ queryKey: ['executors'], queryFn: () => get<{ executors: ExecutorView[] }>('/admin/v1/executors') });
+}
+
+export function useExecutor(id: string) {
+  return useQuery({ queryKey: ['executors', id], queryFn: () => get<ExecutorView & { requisites: RequisiteView[] }>(`/admin/v1/executors/${id}`) });
+}
+
+export interface StatementEntry {
+  id: string;
+  created_at: string;
+  kind: string;
+  account: string;
+  amount: number;
+  balance_after: number;
+  ref_id: string | null;
+  memo: string | null;
+}
+
+export function useExecutorStatement(id: string, page: { limit: number; offset: number }) {
+  return useQuery({
+    queryKey: ['executors', id, 'statement', page],
+    queryFn: () => get<{ entries: StatementEntry[]; total?: number }>(`/admin/v1/executors/${id}/statement`, page),
+  });
+}
+
+export function useSwitchRequisite() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (input: { id: string; is_active: boolean }) => patch<RequisiteView>(`/admin/v1/requisites/${input.id}`, { is_active: input.is_active }),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['executors'] }),
+  });
+}
+
+export function useAdjustExecutor() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (input: { id: string; amount: number; reason: string }) =>
+      post<{ balance: number; balance_frozen: number }>(`/admin/v1/executors/${input.id}/adjustments`, { amount: input.amount, reason: input.reason }),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['executors'] }),
+  });
+}
+
+export interface MerchantView {
+  id: string;
+  name: string;
+  terminals: number;
+  created_at: string;
+}
+
+export interface TerminalView {
+  id: string;
+  name: string;
+  balance: number;
+  balance_frozen: number;
+  is_active: boolean;
+  payment_currency: string;
+  payin_rate: number;
+  payout_rate: number;
+}
+
+export function useMerchants() {
+  return useQuery({ queryKey: ['merchants'], queryFn: () => get<{ merchants: MerchantView[] }>('/admin/v1/merchants') });
+}
+
+export function useMerchant(id: string) {
+  return useQuery({ queryKey: ['merchants', id], queryFn: () => get<MerchantView & { terminals: TerminalView[] }>(`/admin/v1/merchants/${id}`) });
+}
+
+export function useRotateTerminalKey() {
+  return useMutation({ mutationFn: (id: string) => post<{ api_key: string }>(`/admin/v1/terminals/${id}/api-key/rotate`) });
+}
+
+export function useRates() {
+  return useQuery({ queryKey: ['rates'], queryFn: () => get<{ rates: { currency: string; rate: number; updated_at: string }[] }>('/admin/v1/rates') });
+}
+
+export function useSetRate() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (input: { currency: string; rate: number }) => put(`/admin/v1/rates/${input.currency}`, { rate: input.rate }),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['rates'] }),
+  });
+}
+
+export interface WebhookView {
+  id: string;
+  resource_type: string;
+  resource_id: string;
+  event: string;
+  url: string;
+  status: string;
+  attempts: number;
+  next_attempt_at: string | null;
+  last_error: string | null;
+  created_at: string;
+  delivered_at: string | null;
+}
+
+export function useWebhooks(filters: { status?: string; resource_id?: string; limit: number; offset: number }) {
+  return useQuery({ queryKey: ['webhooks', filters], queryFn: () => get<{ webhooks: WebhookView[] }>('/admin/v1/webhooks', filters) });
+}
+
+export function useResendWebhook() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) => post(`/admin/v1/webhooks/${id}/resend`),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['webhooks'] }),
+  });
+}
+
+export function useLedgerCheck() {
+  return useQuery({
+    queryKey: ['ledger', 'check'],
+    queryFn: () => get<{ ok: boolean; problems: { invariant: string; detail: string }[] }>('/admin/v1/ledger/check'),
+  });
+}

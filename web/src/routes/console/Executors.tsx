@@ -1,0 +1,181 @@
+import { Anchor, Badge, Button, Card, Group, NumberInput, Stack, Switch, Table, Text, TextInput, Title } from '@mantine/core';
+import { Link, useParams } from '@tanstack/react-router';
+import { useState } from 'react';
+import { useAdjustExecutor, useExecutor, useExecutorStatement, useExecutors, useSwitchRequisite } from '../../api/operations';
+import { ErrorAlert } from '../../components/ErrorAlert';
+import { Money } from '../../components/Money';
+import { Pager } from '../../components/Pager';
+import { pageOf, useUrlFilters } from '../../components/useUrlFilters';
+import { useI18n } from '../../i18n';
+
+/** Executors with their deposits at a glance. */
+export function Executors() {
+  const { t } = useI18n();
+  const list = useExecutors();
+  return (
+    <Stack>
+      <Title order={2}>{t('nav.executors')}</Title>
+      <ErrorAlert error={list.error} />
+      <Table.ScrollContainer minWidth={700}>
+        <Table striped highlightOnHover>
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>{t('executors.name')}</Table.Th>
+              <Table.Th>{t('executors.available')}</Table.Th>
+              <Table.Th>{t('executors.frozen')}</Table.Th>
+              <Table.Th>{t('executors.requisites')}</Table.Th>
+              <Table.Th>{t('common.status')}</Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {list.data?.executors.map((e) => (
+              <Table.Tr key={e.id}>
+                <Table.Td>
+                  <Anchor component={Link} to={`/executors/${e.id}` as never}>
+                    {e.name}
+                  </Anchor>
+                </Table.Td>
+                <Table.Td>
+                  <Money value={e.balance} currency="USDT" />
+                </Table.Td>
+                <Table.Td>
+                  <Money value={e.balance_frozen} currency="USDT" />
+                </Table.Td>
+                <Table.Td>{e.requisites ?? '—'}</Table.Td>
+                <Table.Td>
+                  {!e.is_active ? (
+                    <Badge color="gray">off</Badge>
+                  ) : e.is_paused ? (
+                    <Badge color="yellow">{t('executors.paused')}</Badge>
+                  ) : (
+                    <Badge color="green">on</Badge>
+                  )}
+                </Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      </Table.ScrollContainer>
+    </Stack>
+  );
+}
+
+function Adjust({ id }: { id: string }) {
+  const { t } = useI18n();
+  const adjust = useAdjustExecutor();
+  const [amount, setAmount] = useState<number | string>('');
+  const [reason, setReason] = useState('');
+  return (
+    <form
+      onSubmit={(event) => {
+        event.preventDefault();
+        adjust.mutate({ id, amount: Number(amount), reason }, { onSuccess: () => setAmount('') });
+      }}
+    >
+      <Group align="flex-end">
+        <NumberInput label={t('executors.adjustAmount')} value={amount} onChange={setAmount} decimalScale={6} w={200} />
+        <TextInput label={t('payouts.reason')} value={reason} onChange={(e) => setReason(e.currentTarget.value)} w={260} />
+        <Button type="submit" loading={adjust.isPending} disabled={amount === '' || !reason.trim()}>
+          {t('executors.adjust')}
+        </Button>
+      </Group>
+      <ErrorAlert error={adjust.error} />
+    </form>
+  );
+}
+
+/** One executor: deposit, requisites (switch each on or off), the deposit's statement from the ledger. */
+export function ExecutorDetail() {
+  const { t } = useI18n();
+  const { id } = useParams({ strict: false }) as { id: string };
+  const executor = useExecutor(id);
+  const switchRequisite = useSwitchRequisite();
+  const [filters, setFilters] = useUrlFilters();
+  const page = pageOf(filters, 50);
+  const statement = useExecutorStatement(id, page);
+  const e = executor.data;
+  return (
+    <Stack>
+      <ErrorAlert error={executor.error ?? switchRequisite.error} />
+      {e && (
+        <Card withBorder>
+          <Title order={3}>{e.name}</Title>
+          <Group mt="xs">
+            <Text>
+              {t('executors.available')}: <Money value={e.balance} currency="USDT" />
+            </Text>
+            <Text>
+              {t('executors.frozen')}: <Money value={e.balance_frozen} currency="USDT" />
+            </Text>
+          </Group>
+          <Adjust id={e.id} />
+        </Card>
+      )}
+      <Card withBorder>
+        <Title order={4} mb="sm">
+          {t('executors.requisites')}
+        </Title>
+        <Table.ScrollContainer minWidth={600}>
+          <Table>
+            <Table.Tbody>
+              {e?.requisites.map((r) => (
+                <Table.Tr key={r.id}>
+                  <Table.Td>
+                    <Text size="sm" ff="monospace">
+                      {r.value}
+                    </Text>
+                    <Text size="xs" c="dimmed">
+                      {r.type} · {r.bank ?? ''} · {r.methods.join(', ')} · {r.currency}
+                      {r.disabled_reason ? ` · ${r.disabled_reason}` : ''}
+                    </Text>
+                  </Table.Td>
+                  <Table.Td>
+                    <Switch
+                      checked={r.is_active}
+                      onChange={(event) => switchRequisite.mutate({ id: r.id, is_active: event.currentTarget.checked })}
+                      aria-label={`requisite ${r.value}`}
+                    />
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      </Card>
+      <Card withBorder>
+        <Title order={4} mb="sm">
+          {t('executors.statement')}
+        </Title>
+        <Table.ScrollContainer minWidth={700}>
+          <Table striped>
+            <Table.Tbody>
+              {statement.data?.entries.map((entry) => (
+                <Table.Tr key={`${entry.id}-${entry.account}`}>
+                  <Table.Td>{new Date(entry.created_at).toLocaleString()}</Table.Td>
+                  <Table.Td>{entry.kind}</Table.Td>
+                  <Table.Td>{entry.account}</Table.Td>
+                  <Table.Td>
+                    <Money value={entry.amount} />
+                  </Table.Td>
+                  <Table.Td>
+                    <Money value={entry.balance_after} />
+                  </Table.Td>
+                  <Table.Td>
+                    <Text size="xs">{entry.memo ?? entry.ref_id ?? ''}</Text>
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+        <Pager
+          offset={page.offset}
+          limit={page.limit}
+          count={statement.data?.entries.length ?? 0}
+          total={statement.data?.total}
+          onChange={(offset) => setFilters({ offset: String(offset) })}
+        />
+      </Card>
+    </Stack>
+  );
+}

@@ -1,0 +1,135 @@
+import { Alert, Badge, Button, Group, NumberInput, SegmentedControl, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { useState } from 'react';
+import { useLedgerCheck, useRates, useResendWebhook, useSetRate, useWebhooks } from '../../api/operations';
+import { ErrorAlert } from '../../components/ErrorAlert';
+import { Pager } from '../../components/Pager';
+import { StatusBadge } from '../../components/StatusBadge';
+import { pageOf, useUrlFilters } from '../../components/useUrlFilters';
+import { useI18n } from '../../i18n';
+
+/** USDT rates per currency; admins set them. */
+export function Rates() {
+  const { t } = useI18n();
+  const rates = useRates();
+  const setRate = useSetRate();
+  const [currency, setCurrency] = useState('RUB');
+  const [rate, setRateValue] = useState<number | string>('');
+  return (
+    <Stack>
+      <Title order={2}>{t('nav.rates')}</Title>
+      <Table striped w="fit-content">
+        <Table.Tbody>
+          {rates.data?.rates.map((r) => (
+            <Table.Tr key={r.currency}>
+              <Table.Td>1 USDT =</Table.Td>
+              <Table.Td>
+                {r.rate} {r.currency}
+              </Table.Td>
+              <Table.Td>
+                <Text size="xs" c="dimmed">
+                  {new Date(r.updated_at).toLocaleString()}
+                </Text>
+              </Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          setRate.mutate({ currency: currency.trim().toUpperCase(), rate: Number(rate) });
+        }}
+      >
+        <Group align="flex-end">
+          <TextInput label={t('rates.currency')} value={currency} onChange={(e) => setCurrency(e.currentTarget.value)} w={100} />
+          <NumberInput label={t('rates.rate')} value={rate} onChange={setRateValue} decimalScale={6} w={160} />
+          <Button type="submit" loading={setRate.isPending}>
+            {t('common.save')}
+          </Button>
+        </Group>
+      </form>
+      <ErrorAlert error={rates.error ?? setRate.error} />
+    </Stack>
+  );
+}
+
+/** The webhook log: every event with its delivery attempts; support re-sends one. */
+export function Webhooks() {
+  const { t } = useI18n();
+  const [filters, setFilters] = useUrlFilters();
+  const page = pageOf(filters, 50);
+  const status = filters.status ?? 'failed';
+  const list = useWebhooks({ status: status === 'all' ? undefined : status, resource_id: filters.resource_id, ...page });
+  const resend = useResendWebhook();
+  const rows = list.data?.webhooks ?? [];
+  return (
+    <Stack>
+      <Group justify="space-between">
+        <Title order={2}>{t('nav.webhooks')}</Title>
+        <SegmentedControl value={status} onChange={(value) => setFilters({ status: value })} data={['pending', 'failed', 'delivered', 'all']} />
+      </Group>
+      <TextInput
+        label={t('webhooks.resource')}
+        defaultValue={filters.resource_id}
+        onChange={(e) => setFilters({ resource_id: e.currentTarget.value.trim() })}
+        w={360}
+      />
+      <ErrorAlert error={list.error ?? resend.error} />
+      <Table.ScrollContainer minWidth={900}>
+        <Table striped>
+          <Table.Tbody>
+            {rows.map((w) => (
+              <Table.Tr key={w.id}>
+                <Table.Td>
+                  <Text size="sm">{w.event}</Text>
+                  <Text size="xs" c="dimmed">
+                    {w.resource_type} {w.resource_id}
+                  </Text>
+                </Table.Td>
+                <Table.Td>
+                  <Text size="xs">{w.url}</Text>
+                  {w.last_error && (
+                    <Text size="xs" c="red">
+                      {w.last_error}
+                    </Text>
+                  )}
+                </Table.Td>
+                <Table.Td>
+                  <StatusBadge status={w.status} /> <Badge variant="outline">{w.attempts}</Badge>
+                </Table.Td>
+                <Table.Td>{new Date(w.created_at).toLocaleString()}</Table.Td>
+                <Table.Td>
+                  <Button size="xs" variant="light" onClick={() => resend.mutate(w.id)}>
+                    {t('webhooks.resend')}
+                  </Button>
+                </Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      </Table.ScrollContainer>
+      <Pager offset={page.offset} limit={page.limit} count={rows.length} onChange={(offset) => setFilters({ offset: String(offset) })} />
+    </Stack>
+  );
+}
+
+/** The ledger's invariants, checked on demand. */
+export function LedgerCheck() {
+  const { t } = useI18n();
+  const check = useLedgerCheck();
+  return (
+    <Stack>
+      <Title order={2}>{t('nav.ledger')}</Title>
+      <ErrorAlert error={check.error} />
+      {check.data?.ok && <Alert color="green">{t('ledger.ok')}</Alert>}
+      {check.data?.problems.map((p) => (
+        <Alert color="red" key={p.detail} title={p.invariant}>
+          {p.detail}
+        </Alert>
+      ))}
+      <Button variant="light" w="fit-content" onClick={() => check.refetch()} loading={check.isFetching}>
+        {t('ledger.again')}
+      </Button>
+    </Stack>
+  );
+}
