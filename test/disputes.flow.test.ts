@@ -1,6 +1,7 @@
 import { Decimal } from 'decimal.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  admin,
   adminOk,
   createExecutor,
   createMerchant,
@@ -66,6 +67,14 @@ describe('confirm, receipt, dispute and operator review', () => {
     expect(card.confirmations).toHaveLength(1);
     // The dispute card keeps its first receipt.
     expect(card.receipt.url).toContain('/admin/v1/receipts/');
+    // The operator downloads it, or (the console) shows it inline; sandboxed and never sniffed either way.
+    const path = new URL(card.receipt.url).pathname;
+    const download = await admin(service.app, 'GET', path.replace('/admin/v1', ''));
+    expect(download.headers['content-disposition']).toMatch(/^attachment; filename="receipt-.+\.png"$/);
+    const inline = await admin(service.app, 'GET', `${path.replace('/admin/v1', '')}?inline=true`);
+    expect(inline.headers['content-disposition']).toMatch(/^inline; /);
+    expect(inline.headers['content-security-policy']).toBe("default-src 'none'; sandbox");
+    expect(Buffer.compare(inline.rawPayload, TINY_PNG)).toBe(0);
 
     const approved = await adminOk<{ status: string }>(service.app, 'POST', `/payments/${payment.id}/dispute/approve`, { amount: 900 });
     expect(approved.status).toBe('COMPLETED_APPEAL');

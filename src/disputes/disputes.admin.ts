@@ -104,10 +104,23 @@ export async function disputeAdminRoutes(app: RouteApp, ctx: AppContext): Promis
     return paymentView(ctx, request.params.id);
   });
 
-  app.get('/receipts/:id', { config: { access: 'support' }, schema: { tags, params: IdParams } }, async (request, reply) => {
-    const { receipt, content } = await openReceiptFile(ctx, null, request.params.id);
-    return sendReceiptFile(reply, receipt, content);
-  });
+  app.get(
+    '/receipts/:id',
+    {
+      config: { access: 'support' },
+      schema: {
+        tags,
+        params: IdParams,
+        querystring: Type.Object({
+          inline: Type.Optional(Type.Boolean({ description: 'true: to show in the browser (a PDF in its viewer) rather than download' })),
+        }),
+      },
+    },
+    async (request, reply) => {
+      const { receipt, content } = await openReceiptFile(ctx, null, request.params.id);
+      return sendReceiptFile(reply, receipt, content, { inline: request.query.inline === true });
+    },
+  );
 }
 
 async function paymentView(ctx: AppContext, id: string) {

@@ -20,10 +20,18 @@ const EXTENSIONS: Record<string, string> = { 'image/png': 'png', 'image/jpeg': '
  * Sends a stored receipt as a download: never rendered inline by the browser, never sniffed into
  * another type (a file claiming to be a PDF cannot run as HTML on our origin).
  */
-export async function sendReceiptFile(reply: FastifyReply, receipt: ReceiptRow, content: NodeJS.ReadableStream): Promise<FastifyReply> {
+export async function sendReceiptFile(
+  reply: FastifyReply,
+  receipt: ReceiptRow,
+  content: NodeJS.ReadableStream,
+  options: { inline?: boolean } = {},
+): Promise<FastifyReply> {
+  // Inline only on request (the console shows a PDF in the browser's viewer); the file's own
+  // sandboxing CSP and nosniff hold either way, and its type was checked by content at upload.
+  const disposition = options.inline ? 'inline' : 'attachment';
   return reply
     .header('content-type', receipt.content_type ?? 'application/octet-stream')
-    .header('content-disposition', `attachment; filename="receipt-${receipt.id}.${EXTENSIONS[receipt.content_type ?? ''] ?? 'bin'}"`)
+    .header('content-disposition', `${disposition}; filename="receipt-${receipt.id}.${EXTENSIONS[receipt.content_type ?? ''] ?? 'bin'}"`)
     .header('x-content-type-options', 'nosniff')
     .header('cache-control', 'private, no-store')
     .header('content-security-policy', "default-src 'none'; sandbox")

@@ -52,7 +52,12 @@ export function useDecideDispute() {
   });
 }
 
-/** A receipt's address on this origin (the API answers absolute URLs under PUBLIC_BASE_URL). */
+/** A receipt the merchant gave as a link to elsewhere, not a file Kassir stores. */
+export function isExternalReceipt(receipt: Receipt): boolean {
+  return receipt.content_type === null;
+}
+
+/** A receipt's address: a stored file on this origin (the API answers absolute URLs under PUBLIC_BASE_URL), or the merchant's link. */
 export function receiptPath(receipt: Receipt): string {
-  return receipt.source === 'url' ? receipt.url : `/admin/v1/receipts/${receipt.id}`;
+  return isExternalReceipt(receipt) ? receipt.url : `/admin/v1/receipts/${receipt.id}?inline=true`;
 }

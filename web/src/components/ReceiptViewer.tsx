@@ -1,5 +1,5 @@
 import { Anchor, Image, Stack, Text } from '@mantine/core';
-import { type Receipt, receiptPath } from '../api/disputes';
+import { isExternalReceipt, type Receipt, receiptPath } from '../api/disputes';
 import { useI18n } from '../i18n';
 
 /** A receipt shown inline: an image as an image, a PDF in the browser's viewer; a link to open it whole. */
@@ -7,6 +7,14 @@ export function ReceiptViewer({ receipt }: { receipt: Receipt | null }) {
   const { t } = useI18n();
   if (!receipt) return <Text c="dimmed">{t('disputes.noReceipt')}</Text>;
   const path = receiptPath(receipt);
+  // A receipt the merchant gave as a link lives on another origin, which the console's CSP keeps out: a link only.
+  if (isExternalReceipt(receipt)) {
+    return (
+      <Anchor href={path} target="_blank" rel="noreferrer noopener">
+        {path}
+      </Anchor>
+    );
+  }
   const isPdf = receipt.content_type === 'application/pdf';
   return (
     <Stack gap={4}>
