@@ -69,8 +69,8 @@ describe('confirm, receipt, dispute and operator review', () => {
     expect(card.receipt.url).toContain('/admin/v1/receipts/');
     // The operator downloads it, or (the console) shows it inline; sandboxed and never sniffed either way.
     const path = new URL(card.receipt.url).pathname;
-    const download = await admin(service.app, 'GET', path.replace('/admin/v1', ''));
-    expect(download.headers['content-disposition']).toMatch(/^attachment; filename="receipt-.+\.png"$/);
+    const attachment = await admin(service.app, 'GET', path.replace('/admin/v1', ''));
+    expect(attachment.headers['content-disposition']).toMatch(/^attachment; filename="receipt-.+\.png"$/);
     const inline = await admin(service.app, 'GET', `${path.replace('/admin/v1', '')}?inline=true`);
     expect(inline.headers['content-disposition']).toMatch(/^inline; /);
     expect(inline.headers['content-security-policy']).toBe("default-src 'none'; sandbox");
