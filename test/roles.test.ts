@@ -51,6 +51,7 @@ const MATRIX: Record<string, { role: 'support' | 'finance' | 'admin'; confirm?: 
   'PATCH /banks/{code}': { role: 'admin' },
   'GET /payments': { role: 'support' },
   'GET /payments/{id}': { role: 'support' },
+  'GET /payments/{id}/timeline': { role: 'support' },
   'POST /payments/{id}/cancel': { role: 'support' },
   'GET /ledger/check': { role: 'support' },
   'GET /reports/merchants': { role: 'support' },

@@ -65,3 +65,9 @@ export async function findDispute(db: Queryable, id: string): Promise<DisputeRow
   const { rows } = await db.query<DisputeRow>(`SELECT ${COLUMNS} FROM disputes WHERE id = $1`, [id]);
   return rows[0];
 }
+
+/** A payment's disputes, oldest first (index disputes_payment, migration 030). */
+export async function listPaymentDisputes(db: Queryable, paymentId: string): Promise<DisputeRow[]> {
+  const { rows } = await db.query<DisputeRow>(`SELECT ${COLUMNS} FROM disputes WHERE payment_id = $1 ORDER BY created_at, id`, [paymentId]);
+  return rows;
+}

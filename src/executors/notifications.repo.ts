@@ -117,3 +117,20 @@ export async function listNotificationsAround(db: Queryable, paymentIds: string[
   );
   return rows;
 }
+
+/**
+ * The notifications about one payment, oldest first: those matched to it (`matched`, also after an
+ * operator linked one) and those that probably belong to it (`candidate`: a late notification's
+ * candidate_payment_id). Each by its own index: notifications_payment, and
+ * notifications_candidate_payment (migration 030).
+ */
+export async function listPaymentNotifications(db: Queryable, paymentId: string): Promise<(NotificationRow & { relation: 'matched' | 'candidate' })[]> {
+  const { rows } = await db.query<NotificationRow & { relation: 'matched' | 'candidate' }>(
+    `SELECT ${COLUMNS}, 'matched' AS relation FROM notifications WHERE payment_id = $1
+     UNION ALL
+     SELECT ${COLUMNS}, 'candidate' AS relation FROM notifications WHERE candidate_payment_id = $1 AND payment_id IS DISTINCT FROM $1
+     ORDER BY created_at, id`,
+    [paymentId],
+  );
+  return rows;
+}

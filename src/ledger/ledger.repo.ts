@@ -311,3 +311,37 @@ export async function accountStatement(
   ]);
   return { rows, total: count.rows[0]!.n };
 }
+
+/** The postings a payment causes, all with the payment's id as ref_id: the hand-out's hold, its release, the pay-in. */
+export const PAYMENT_POSTING_KINDS = ['payin_hold', 'payin_hold_release', 'payin'] as const;
+
+/** One entry of a payment's postings, with its account and the account's owner. */
+export interface PaymentPostingRow {
+  transaction_id: string;
+  kind: string;
+  created_at: Date;
+  entry_id: string;
+  account_id: string;
+  account_kind: string;
+  terminal_id: string | null;
+  executor_id: string | null;
+  amount: string;
+}
+
+/**
+ * The entries of every posting a payment caused, oldest posting first, each posting's entries in
+ * the order they were written. By (kind, ref_id), the index ledger_transactions_once.
+ */
+export async function listPaymentPostings(db: Queryable, paymentId: string): Promise<PaymentPostingRow[]> {
+  const { rows } = await db.query<PaymentPostingRow>(
+    `SELECT t.id AS transaction_id, t.kind, t.created_at, e.id::text AS entry_id, a.id AS account_id, a.kind AS account_kind,
+            a.terminal_id, a.executor_id, e.amount::text
+       FROM ledger_transactions t
+       JOIN ledger_entries e ON e.transaction_id = t.id
+       JOIN ledger_accounts a ON a.id = e.account_id
+      WHERE t.kind = ANY($2::text[]) AND t.ref_id = $1
+      ORDER BY t.created_at, t.id, e.id`,
+    [paymentId, PAYMENT_POSTING_KINDS],
+  );
+  return rows;
+}

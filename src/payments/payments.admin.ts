@@ -3,16 +3,25 @@ import { audit } from '../admin/audit.service.js';
 import type { AppContext, RouteApp } from '../context.js';
 import { transaction } from '../db/pool.js';
 import { DomainError } from '../errors.js';
-import { parseListQuery } from '../lib/pagination.js';
 import { isUuid } from '../lib/validators.js';
-import { changePayment, PAYMENT_STATUSES } from './lifecycle.js';
+import { changePayment } from './lifecycle.js';
+import {
+  AdminPaymentList,
+  PAYMENT_LIST_DESCRIPTION,
+  PaymentListQuery,
+  PaymentTimeline,
+  TIMELINE_DESCRIPTION,
+  toAdminPayment,
+} from './payments.admin.schemas.js';
 import { findPayment, listPayments } from './payments.repo.js';
 import { toPayment } from './payments.schemas.js';
+import { parsePaymentListQuery, paymentsCsv, paymentsCsvFileName } from './payments.search.js';
+import { paymentTimeline } from './payments.timeline.js';
 
 const tags = ['operator'];
 const IdParams = Type.Object({ id: Type.String() });
 
-/** Operator API for payments: look-ups across merchants and manual cancellation. */
+/** Operator API for payments: search and export across merchants, a payment's timeline, manual cancellation. */
 export async function paymentAdminRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
   const pageUrl = ctx.config.paymentPageUrl;
 
@@ -22,31 +31,22 @@ export async function paymentAdminRoutes(app: RouteApp, ctx: AppContext): Promis
       config: { access: 'support' },
       schema: {
         tags,
-        querystring: Type.Object({
-          merchant_id: Type.Optional(Type.String()),
-          terminal_id: Type.Optional(Type.String()),
-          status: Type.Optional(Type.String()),
-          limit: Type.Optional(Type.String()),
-          offset: Type.Optional(Type.String()),
-        }),
+        summary: 'Search payments: one search box, filters, pages; or a CSV export of the same list',
+        description: PAYMENT_LIST_DESCRIPTION,
+        querystring: PaymentListQuery,
+        produces: ['application/json', 'text/csv'],
+        response: { 200: { content: { 'application/json': { schema: AdminPaymentList }, 'text/csv': { schema: Type.String() } } } },
       },
     },
-    async (request) => {
-      const { limit, offset } = parseListQuery(request.query, 'VALIDATION');
-      const { merchant_id: merchantId, terminal_id: terminalId, status } = request.query;
-      for (const [name, value] of Object.entries({ merchant_id: merchantId, terminal_id: terminalId })) {
-        if (value !== undefined && !isUuid(value)) throw new DomainError('VALIDATION', `${name} must be a UUID`);
-      }
-      if (status !== undefined && !(PAYMENT_STATUSES as readonly string[]).includes(status)) {
-        throw new DomainError('VALIDATION', `status must be one of ${PAYMENT_STATUSES.join(', ')}`);
-      }
-      const { rows, total } = await listPayments(ctx.db, { merchantId, terminalId, status, limit, offset });
-      return {
-        payments: rows.map((row) => ({ ...toPayment(row, pageUrl), merchant_id: row.merchant_id, cancel_reason: row.cancel_reason })),
-        total,
-        limit,
-        offset,
-      };
+    async (request, reply) => {
+      const query = parsePaymentListQuery(request.query, request.headers.accept);
+      const { rows, total } = await listPayments(ctx.db, query);
+      if (query.format === 'json') return { payments: rows.map((row) => toAdminPayment(row, pageUrl)), total, limit: query.limit, offset: query.offset };
+      return reply
+        .header('content-type', 'text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="${paymentsCsvFileName()}"`)
+        .header('x-total-count', String(total))
+        .send(paymentsCsv(rows));
     },
   );
 
@@ -61,6 +61,21 @@ export async function paymentAdminRoutes(app: RouteApp, ctx: AppContext): Promis
       cancel_reason: row.cancel_reason,
     };
   });
+
+  app.get(
+    '/payments/:id/timeline',
+    {
+      config: { access: 'support' },
+      schema: {
+        tags,
+        summary: 'Everything that happened to a payment, oldest first',
+        description: TIMELINE_DESCRIPTION,
+        params: IdParams,
+        response: { 200: PaymentTimeline },
+      },
+    },
+    async (request) => paymentTimeline(ctx, request.params.id),
+  );
 
   /** Manual cancellation: "PENDING — timeout or manual cancellation — CANCELLED". */
   app.post('/payments/:id/cancel', { config: { access: 'support' }, schema: { tags, params: IdParams } }, async (request) => {

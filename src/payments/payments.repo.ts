@@ -155,20 +155,92 @@ export async function findPayments(db: Queryable, ids: string[], options: { with
   return rows;
 }
 
+/** What the operator's payment list is narrowed by: every field given must hold. */
 export interface PaymentFilter {
   merchantId?: string;
   terminalId?: string;
+  executorId?: string;
   status?: string;
+  method?: string;
+  /** created_at at or after this instant. */
+  from?: Date;
+  /** created_at at or before this instant, to its millisecond (the API shows milliseconds). */
+  to?: Date;
+  /** The search box, read every way it can be: a payment matching any reading is kept. */
+  search?: PaymentSearchTerms;
   limit: number;
   offset: number;
 }
 
+/** The readings of one search text; each is matched exactly. */
+export interface PaymentSearchTerms {
+  /** The payment's id. */
+  id?: string;
+  /** A merchant's ext_id or a client_id. */
+  reference?: string;
+  /** The order amount, a decimal string. */
+  amount?: string;
+  /** The last digits (4 or more) of the requisite value handed out. */
+  digits?: string;
+}
+
+/**
+ * The last 4 digits of a payment's requisite value, spelled exactly as the index
+ * payments_requisite_tail (migration 030) is, so that the planner uses it.
+ */
+const REQUISITE_TAIL = `right(regexp_replace(x.req_value, '\\D', '', 'g'), 4)`;
+
+/**
+ * The ids of the payments matching any reading of the search text, one indexed look-up per
+ * reading (an OR over the columns would scan the table): the id itself; ext_id through each
+ * merchant's (merchant_id, ext_id) index, merchants being few; client_id, amount and the
+ * requisite's last digits through migration 030's indexes.
+ */
+function searchIds(terms: PaymentSearchTerms, bind: (value: unknown) => string): string {
+  const parts: string[] = [];
+  if (terms.id !== undefined) parts.push(`SELECT ${bind(terms.id)}::uuid`);
+  if (terms.reference !== undefined) {
+    const reference = bind(terms.reference);
+    parts.push(`SELECT x.id FROM merchants m JOIN payments x ON x.merchant_id = m.id AND x.ext_id = ${reference}`);
+    parts.push(`SELECT x.id FROM payments x WHERE x.client_id = ${reference}`);
+  }
+  if (terms.amount !== undefined) parts.push(`SELECT x.id FROM payments x WHERE x.amount = ${bind(terms.amount)}::numeric`);
+  if (terms.digits !== undefined) {
+    parts.push(
+      `SELECT x.id FROM payments x WHERE ${REQUISITE_TAIL} = ${bind(terms.digits.slice(-4))}
+          AND regexp_replace(x.req_value, '\\D', '', 'g') LIKE ${bind(`%${terms.digits}`)}`,
+    );
+  }
+  return parts.length === 0 ? 'SELECT NULL::uuid WHERE false' : parts.join(' UNION ALL ');
+}
+
+/** The filter as a WHERE clause over `p`, its values appended to `params`; only the conditions given, so each can use its index. */
+function filterWhere(f: PaymentFilter, params: unknown[]): string {
+  const bind = (value: unknown): string => {
+    params.push(value);
+    return `$${params.length}`;
+  };
+  const where: string[] = [];
+  if (f.merchantId !== undefined) where.push(`p.merchant_id = ${bind(f.merchantId)}`);
+  if (f.terminalId !== undefined) where.push(`p.terminal_id = ${bind(f.terminalId)}`);
+  if (f.executorId !== undefined) where.push(`p.executor_id = ${bind(f.executorId)}`);
+  if (f.status !== undefined) where.push(`p.status = ${bind(f.status)}`);
+  if (f.method !== undefined) where.push(`p.method = ${bind(f.method)}`);
+  if (f.from !== undefined) where.push(`p.created_at >= ${bind(f.from)}`);
+  // created_at has microseconds; the end bound covers the whole millisecond `to` names.
+  if (f.to !== undefined) where.push(`p.created_at < ${bind(new Date(f.to.getTime() + 1))}`);
+  if (f.search !== undefined) where.push(`p.id IN (${searchIds(f.search, bind)})`);
+  return where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`;
+}
+
+/** The operator's payment list: a page of the payments matching `f`, newest first, and how many match in all. */
 export async function listPayments(db: Queryable, f: PaymentFilter): Promise<{ rows: PaymentRow[]; total: number }> {
-  const where = `WHERE ($1::uuid IS NULL OR p.merchant_id = $1) AND ($2::uuid IS NULL OR p.terminal_id = $2) AND ($3::text IS NULL OR p.status = $3)`;
-  const params = [f.merchantId ?? null, f.terminalId ?? null, f.status ?? null];
+  const params: unknown[] = [];
+  const where = filterWhere(f, params);
+  const n = params.length;
   const [{ rows }, count] = await Promise.all([
-    db.query<PaymentRow>(`${PAYMENT_FROM} ${where} ORDER BY p.created_at DESC, p.id LIMIT $4 OFFSET $5`, [...params, f.limit, f.offset]),
-    db.query<{ n: number }>(`SELECT count(*) AS n FROM payments p ${where}`, params),
+    db.query<PaymentRow>(`${PAYMENT_FROM} ${where} ORDER BY p.created_at DESC, p.id DESC LIMIT $${n + 1} OFFSET $${n + 2}`, [...params, f.limit, f.offset]),
+    db.query<{ n: number }>(`SELECT count(*)::int AS n FROM payments p ${where}`, params),
   ]);
   return { rows, total: count.rows[0]!.n };
 }

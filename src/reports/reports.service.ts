@@ -1,5 +1,6 @@
 import type { AppContext } from '../context.js';
 import { DomainError } from '../errors.js';
+import { csvField } from '../lib/csv.js';
 import { money, toNumber } from '../lib/money.js';
 import { isUuid } from '../lib/validators.js';
 import * as repo from './reports.repo.js';
@@ -182,12 +183,6 @@ export const FIGURE_COLUMNS = [
   'rewards',
   'revenue',
 ] as const;
-
-/** One CSV field: quoted when it holds a comma, a quote or a line break, quotes doubled (RFC 4180). */
-export function csvField(value: string | number | null | undefined): string {
-  const text = value === null || value === undefined ? '' : String(value);
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
-}
 
 /** The report as CSV (RFC 4180, CRLF line ends): a header row, then one line per row; amounts with USDT's 6 decimals. */
 export function reportCsv(report: Report): string {

@@ -198,3 +198,28 @@ export async function markForResend(tx: Tx, id: string): Promise<{ id: string; r
   );
   return rows[0];
 }
+
+/** A resource's events (a payment's or a payout's), in the order they were written. */
+export async function listResourceEvents(db: Queryable, resourceType: 'payment' | 'payout', resourceId: string): Promise<WebhookEventRow[]> {
+  const { rows } = await db.query<WebhookEventRow>(
+    `SELECT id, resource_type, resource_id, event, url, status, attempts, next_attempt_at, last_error, created_at, delivered_at
+       FROM webhook_events WHERE resource_id = $1 AND resource_type = $2 ORDER BY seq`,
+    [resourceId, resourceType],
+  );
+  return rows;
+}
+
+/** Every delivery attempt of a resource's events, by event (in the order written), first attempt to last. */
+export async function listResourceAttempts(
+  db: Queryable,
+  resourceType: 'payment' | 'payout',
+  resourceId: string,
+): Promise<(WebhookAttemptRow & { event_id: string })[]> {
+  const { rows } = await db.query<WebhookAttemptRow & { event_id: string }>(
+    `SELECT a.event_id, a.attempt, a.started_at, a.status_code, a.latency_ms, a.error, a.response_snippet
+       FROM webhook_events e JOIN webhook_attempts a ON a.event_id = e.id
+      WHERE e.resource_id = $1 AND e.resource_type = $2 ORDER BY e.seq, a.attempt`,
+    [resourceId, resourceType],
+  );
+  return rows;
+}
