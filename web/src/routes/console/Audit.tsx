@@ -1,5 +1,6 @@
 import { Code, Group, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useAudit } from '../../api/users';
+import { CsvLink } from '../../components/CsvLink';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { Pager } from '../../components/Pager';
 import { pageOf, useUrlFilters } from '../../components/useUrlFilters';
@@ -15,7 +16,10 @@ export function Audit() {
   const log = useAudit({ actor: filters.actor, action: filters.action, object_id: filters.object_id, ...page });
   return (
     <Stack>
-      <Title order={2}>{t('audit.title')}</Title>
+      <Group>
+        <Title order={2}>{t('audit.title')}</Title>
+        <CsvLink path="/admin/v1/audit" query={{ actor: filters.actor, action: filters.action, object_id: filters.object_id, offset: page.offset }} />
+      </Group>
       <Group>
         <TextInput label={t('audit.actor')} defaultValue={filters.actor} onChange={(e) => setFilters({ actor: e.currentTarget.value })} />
         <TextInput

@@ -1,6 +1,7 @@
 import { Badge, Button, Card, Grid, Group, NumberInput, ScrollArea, SegmentedControl, Stack, Table, Text, Title, UnstyledButton } from '@mantine/core';
 import { useEffect, useState } from 'react';
 import { type DisputeCard, useDecideDispute, useDisputes } from '../../api/disputes';
+import { CsvLink } from '../../components/CsvLink';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { Money } from '../../components/Money';
 import { Pager } from '../../components/Pager';
@@ -153,7 +154,10 @@ export function Disputes() {
   return (
     <Stack>
       <Group justify="space-between">
-        <Title order={2}>{t('disputes.title')}</Title>
+        <Group>
+          <Title order={2}>{t('disputes.title')}</Title>
+          <CsvLink path="/admin/v1/disputes" query={{ status, offset: page.offset }} />
+        </Group>
         <SegmentedControl
           value={status}
           onChange={(value) => setFilters({ status: value === 'open' ? undefined : value, selected: undefined })}

@@ -2,6 +2,7 @@ import { Anchor, Badge, Button, Card, Group, NumberInput, Stack, Switch, Table, 
 import { Link, useParams } from '@tanstack/react-router';
 import { useState } from 'react';
 import { useAdjustExecutor, useExecutor, useExecutorStatement, useExecutors, useSwitchRequisite } from '../../api/operations';
+import { CsvLink } from '../../components/CsvLink';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { Money } from '../../components/Money';
 import { Pager } from '../../components/Pager';
@@ -14,7 +15,10 @@ export function Executors() {
   const list = useExecutors();
   return (
     <Stack>
-      <Title order={2}>{t('nav.executors')}</Title>
+      <Group>
+        <Title order={2}>{t('nav.executors')}</Title>
+        <CsvLink path="/admin/v1/executors" query={{}} />
+      </Group>
       <ErrorAlert error={list.error} />
       <Table.ScrollContainer minWidth={700}>
         <Table striped highlightOnHover>
@@ -143,9 +147,10 @@ export function ExecutorDetail() {
         </Table.ScrollContainer>
       </Card>
       <Card withBorder>
-        <Title order={4} mb="sm">
-          {t('executors.statement')}
-        </Title>
+        <Group mb="sm">
+          <Title order={4}>{t('executors.statement')}</Title>
+          <CsvLink path={`/admin/v1/executors/${id}/statement`} query={{ offset: page.offset }} />
+        </Group>
         <Table.ScrollContainer minWidth={700}>
           <Table striped>
             <Table.Tbody>

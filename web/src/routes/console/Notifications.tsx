@@ -1,6 +1,7 @@
 import { Button, Card, Group, SegmentedControl, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useState } from 'react';
 import { type NotificationView, useLinkNotification, useNotifications, useResolveNotification } from '../../api/notifications';
+import { CsvLink } from '../../components/CsvLink';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { Money } from '../../components/Money';
 import { Pager } from '../../components/Pager';
@@ -69,7 +70,10 @@ export function Notifications() {
   return (
     <Stack>
       <Group justify="space-between">
-        <Title order={2}>{t('notifications.title')}</Title>
+        <Group>
+          <Title order={2}>{t('notifications.title')}</Title>
+          <CsvLink path="/admin/v1/notifications" query={{ status, offset: page.offset }} />
+        </Group>
         <SegmentedControl
           value={status}
           onChange={(value) => setFilters({ status: value })}

@@ -1,6 +1,7 @@
 import { Alert, Badge, Button, Group, NumberInput, SegmentedControl, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useState } from 'react';
 import { useLedgerCheck, useRates, useResendWebhook, useSetRate, useWebhooks } from '../../api/operations';
+import { CsvLink } from '../../components/CsvLink';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { Pager } from '../../components/Pager';
 import { StatusBadge } from '../../components/StatusBadge';
@@ -65,7 +66,10 @@ export function Webhooks() {
   return (
     <Stack>
       <Group justify="space-between">
-        <Title order={2}>{t('nav.webhooks')}</Title>
+        <Group>
+          <Title order={2}>{t('nav.webhooks')}</Title>
+          <CsvLink path="/admin/v1/webhooks" query={{ status: status === 'all' ? undefined : status, resource_id: filters.resource_id, offset: page.offset }} />
+        </Group>
         <SegmentedControl value={status} onChange={(value) => setFilters({ status: value })} data={['pending', 'failed', 'delivered', 'all']} />
       </Group>
       <TextInput

@@ -1,6 +1,7 @@
 import { Button, Group, SegmentedControl, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useState } from 'react';
 import { type PayoutView, usePayoutAction, usePayouts } from '../../api/payouts';
+import { CsvLink } from '../../components/CsvLink';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { Money } from '../../components/Money';
 import { Pager } from '../../components/Pager';
@@ -55,7 +56,10 @@ export function Payouts() {
   return (
     <Stack>
       <Group justify="space-between">
-        <Title order={2}>{t('payouts.title')}</Title>
+        <Group>
+          <Title order={2}>{t('payouts.title')}</Title>
+          <CsvLink path="/admin/v1/payouts" query={{ status: status === 'all' ? undefined : status, offset: page.offset }} />
+        </Group>
         <SegmentedControl
           value={status}
           onChange={(value) => setFilters({ status: value })}

@@ -1,6 +1,7 @@
 import { Alert, Badge, Button, Code, Group, Select, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useState } from 'react';
 import { useCreateUser, useResetPassword, useUpdateUser, useUsers } from '../../api/users';
+import { CsvLink } from '../../components/CsvLink';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { Pager } from '../../components/Pager';
 import { pageOf, useUrlFilters } from '../../components/useUrlFilters';
@@ -23,7 +24,10 @@ export function Users() {
   const shown = create.data ?? (reset.data ? { email: reset.variables, password: reset.data.password } : null);
   return (
     <Stack>
-      <Title order={2}>{t('users.title')}</Title>
+      <Group>
+        <Title order={2}>{t('users.title')}</Title>
+        <CsvLink path="/admin/v1/users" query={{ q: filters.q, role: filters.role, offset: page.offset }} />
+      </Group>
       <form
         onSubmit={(event) => {
           event.preventDefault();

@@ -1,6 +1,7 @@
 import { Button, Group, SegmentedControl, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useState } from 'react';
 import { useWithdrawalAction, useWithdrawals, type WithdrawalView } from '../../api/withdrawals';
+import { CsvLink } from '../../components/CsvLink';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { Money } from '../../components/Money';
 import { Pager } from '../../components/Pager';
@@ -55,7 +56,10 @@ export function Withdrawals() {
   return (
     <Stack>
       <Group justify="space-between">
-        <Title order={2}>{t('withdrawals.title')}</Title>
+        <Group>
+          <Title order={2}>{t('withdrawals.title')}</Title>
+          <CsvLink path="/admin/v1/withdrawals" query={{ status: status === 'all' ? undefined : status, owner: filters.owner, offset: page.offset }} />
+        </Group>
         <SegmentedControl
           value={status}
           onChange={(value) => setFilters({ status: value })}
