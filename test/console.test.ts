@@ -286,4 +286,30 @@ describe('the operator console', () => {
     expect(problems).toEqual([]);
     await page.context().close();
   });
+
+  it('support finds a payment by its ext_id and reads its life on one screen; the filters are in the link', async () => {
+    const extId = uniqueExtId('find-me');
+    const payment = (await merchantCall('POST', '/v1/payments', { ext_id: extId, amount: 2500 })).json();
+    await notifyTransfer(service.app, executor.token, requisite.id, 2500);
+    const support = await person('support');
+    const { page, problems } = await open();
+    await signIn(page, support.email);
+    await page.getByRole('navigation').getByRole('link', { name: 'Payments' }).click();
+    await page.getByLabel('Search').fill(extId);
+    await expect.poll(() => new URL(page.url()).searchParams.get('q')).toBe(extId);
+    await page.getByRole('link', { name: extId }).click();
+    await page.getByText('requisite handed out').waitFor();
+    await page.getByText('status changed').first().waitFor();
+    await page.getByText('ledger posting').first().waitFor();
+    expect(page.url()).toBe(`${origin}/console/payments/${payment.id}`);
+    await page.screenshot({ path: `${SHOTS}/console-payment-timeline.png`, fullPage: true });
+
+    // A shared link opens the same filtered list.
+    await page.goto(`${origin}/console/payments?q=${extId}&status=COMPLETED`);
+    await page.getByRole('link', { name: extId }).waitFor();
+    await page.goto(`${origin}/console/payments?q=${extId}&status=CANCELLED`);
+    await page.getByText('Nothing here').waitFor();
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
 });

@@ -1,6 +1,6 @@
 import { Anchor, Button, Card, Code, Group, Select, Stack, Table, Text, TextInput, Timeline, Title } from '@mantine/core';
 import { Link, useParams } from '@tanstack/react-router';
-import { paymentsCsvPath, useCancelPayment, usePayment, usePayments, usePaymentTimeline } from '../../api/payments';
+import { paymentsCsvPath, type TimelineItem, useCancelPayment, usePayment, usePayments, usePaymentTimeline } from '../../api/payments';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { Money } from '../../components/Money';
 import { Pager } from '../../components/Pager';
@@ -9,8 +9,8 @@ import { pageOf, useUrlFilters } from '../../components/useUrlFilters';
 import { useI18n } from '../../i18n';
 
 const LIMIT = 50;
-const STATUSES = ['PENDING', 'COMPLETED', 'CANCELLED', 'DISPUTE', 'CANCELLED_APPEAL'];
-const METHODS = ['CARD', 'SBP', 'SBP_QR', 'SIM', 'CROSSBORDER'];
+const STATUSES = ['PENDING', 'PROCESSING', 'COMPLETED', 'COMPLETED_APPEAL', 'CANCELLED', 'CANCELLED_APPEAL', 'DISPUTE'];
+const METHODS = ['CARD', 'SBP', 'SBP_QR', 'PHONE', 'SIM', 'CROSS_BORDER', 'CROSS_BORDER_CARD', 'CROSS_BORDER_SIM', 'VIET_QR'];
 
 /** Payments: one search box (id, ext_id, amount, requisite digits, client id) and filters, all in the URL; CSV of the same view. */
 export function Payments() {
@@ -112,22 +112,46 @@ export function Payments() {
   );
 }
 
-/** One item of a payment's history, its details as the API gave them. */
-function details(item: Record<string, unknown>): string {
-  const { at: _at, kind: _kind, ...rest } = item;
-  return Object.entries(rest)
+/** The fields of a history item worth a line, as the API gave them (ledger entries one per line). */
+function Details({ item }: { item: TimelineItem }) {
+  const { at: _at, kind: _kind, entries, ...rest } = item as TimelineItem & { entries?: { account: string; owner_type: string | null; amount: string }[] };
+  const text = Object.entries(rest)
     .filter(([, v]) => v !== null && v !== undefined && v !== '')
     .map(([k, v]) => `${k}: ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`)
     .join(' · ');
+  return (
+    <>
+      <Text size="sm">{text}</Text>
+      {entries?.map((entry) => (
+        <Text size="xs" ff="monospace" key={`${entry.account}-${entry.amount}`}>
+          {entry.account} {entry.owner_type ?? ''} <Money value={entry.amount} currency="USDT" />
+        </Text>
+      ))}
+    </>
+  );
 }
 
+const FIELDS = [
+  'ext_id',
+  'merchant_id',
+  'terminal_id',
+  'executor_id',
+  'requisite_id',
+  'client_id',
+  'cancel_reason',
+  'valid_until',
+  'created_at',
+  'completed_at',
+];
+
+/** One payment: who and what, and its whole life in order (hand-out, signals, notifications, disputes, ledger, webhooks). */
 export function PaymentDetail() {
   const { t } = useI18n();
   const { id } = useParams({ strict: false }) as { id: string };
   const payment = usePayment(id);
   const timeline = usePaymentTimeline(id);
   const cancel = useCancelPayment();
-  const items = timeline.data?.timeline ?? timeline.data?.events ?? [];
+  const items = timeline.data?.timeline ?? [];
   const p = payment.data;
   return (
     <Stack>
@@ -141,11 +165,20 @@ export function PaymentDetail() {
             <StatusBadge status={p.status} />
           </Group>
           <Text size="sm" c="dimmed">
-            {p.id} · ext_id {p.ext_id}
+            {p.id}
           </Text>
-          <Code block mt="sm">
-            {JSON.stringify(p, null, 2)}
-          </Code>
+          <Table mt="sm" w="fit-content">
+            <Table.Tbody>
+              {FIELDS.filter((field) => p[field] !== undefined && p[field] !== null).map((field) => (
+                <Table.Tr key={field}>
+                  <Table.Td c="dimmed">{field}</Table.Td>
+                  <Table.Td>
+                    <Code>{String(p[field])}</Code>
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
           {p.status === 'PENDING' && (
             <Button mt="sm" color="red" variant="light" w="fit-content" onClick={() => cancel.mutate(p.id)} loading={cancel.isPending}>
               {t('common.cancel')}
@@ -159,13 +192,15 @@ export function PaymentDetail() {
           {t('payments.timeline')}
         </Title>
         <ErrorAlert error={timeline.error} />
-        <Timeline bulletSize={14} lineWidth={2}>
-          {items.map((item) => (
-            <Timeline.Item key={`${item.at}-${item.kind}-${details(item)}`} title={item.kind}>
+        <Timeline bulletSize={14} lineWidth={2} active={items.length}>
+          {items.map((item, index) => (
+            // The history is fixed and ordered by the server: its position is its identity.
+            // biome-ignore lint/suspicious/noArrayIndexKey: see above
+            <Timeline.Item key={index} title={item.kind.replaceAll('_', ' ')}>
               <Text size="xs" c="dimmed">
                 {new Date(item.at).toLocaleString()}
               </Text>
-              <Text size="sm">{details(item)}</Text>
+              <Details item={item} />
             </Timeline.Item>
           ))}
         </Timeline>
