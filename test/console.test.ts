@@ -312,4 +312,33 @@ describe('the operator console', () => {
     expect(problems).toEqual([]);
     await page.context().close();
   });
+
+  it("an admin sets a terminal's route to its executors for RUB, then a provider", async () => {
+    const provider = await adminOk<{ id: string }>(service.app, 'POST', '/providers', {
+      name: 'Upstream One',
+      kind: 'kassir',
+      base_url: 'https://upstream.example',
+      api_key: 'ak_upstream',
+      secret_key: 'sk_upstream',
+    });
+    const admin = await person('admin');
+    const { page, problems } = await open();
+    await signIn(page, admin.email);
+    await page.getByRole('navigation').getByRole('link', { name: 'Merchants' }).click();
+    await page.getByRole('link', { name: 'Shop' }).click();
+    await page.getByRole('button', { name: 'Add step' }).click();
+    await expect.poll(() => page.getByRole('combobox', { name: 'Step' }).count()).toBe(1);
+    await page.getByRole('button', { name: 'Add step' }).click();
+    const steps = page.getByRole('combobox', { name: 'Step' });
+    await steps.nth(1).click();
+    await page.getByRole('option', { name: 'Upstream One' }).click();
+    await page.getByPlaceholder('Currencies (all)').first().fill('rub');
+    await page.keyboard.press('Enter');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect
+      .poll(() => adminOk(service.app, 'GET', `/terminals/${merchant.terminalId}/routes`))
+      .toEqual([{ executors: true, currencies: ['RUB'] }, { provider_id: provider.id }]);
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
 });

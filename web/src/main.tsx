@@ -11,6 +11,7 @@ import { setSignedOutHandler } from './api/client';
 import { I18nProvider } from './i18n';
 import { Audit } from './routes/console/Audit';
 import { Dashboard } from './routes/console/Dashboard';
+import { Banks, Providers } from './routes/console/Directory';
 import { Disputes } from './routes/console/Disputes';
 import { ExecutorDetail, Executors } from './routes/console/Executors';
 import { MerchantDetail, Merchants } from './routes/console/Merchants';
@@ -62,6 +63,8 @@ const routeTree = rootRoute.addChildren([
     page('/merchants', Merchants),
     page('/merchants/$id', MerchantDetail),
     page('/rates', Rates),
+    page('/banks', Banks),
+    page('/providers', Providers),
     page('/webhooks', Webhooks),
     page('/ledger', LedgerCheck),
     page('/users', Users),

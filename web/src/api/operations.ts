@@ -149,3 +149,84 @@ export function useLedgerCheck() {
     queryFn: () => get<{ ok: boolean; problems: { invariant: string; detail: string }[] }>('/admin/v1/ledger/check'),
   });
 }
+
+export interface BankView {
+  code: string;
+  name: string;
+  country: string;
+  kind: 'bank' | 'operator';
+  is_active: boolean;
+  operator_code: string | null;
+}
+
+export function useBanks() {
+  return useQuery({ queryKey: ['banks'], queryFn: () => get<{ banks: BankView[] }>('/admin/v1/banks') });
+}
+
+export function useCreateBank() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (input: { code: string; name: string; country: string; kind: 'bank' | 'operator' }) => post<BankView>('/admin/v1/banks', input),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['banks'] }),
+  });
+}
+
+export function useUpdateBank() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (input: { code: string; is_active: boolean }) => patch<BankView>(`/admin/v1/banks/${input.code}`, { is_active: input.is_active }),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['banks'] }),
+  });
+}
+
+export interface ProviderView {
+  id: string;
+  name: string;
+  kind: string;
+  base_url: string;
+  is_active: boolean;
+  callback_url: string;
+  breaker: { failures: number; open_until: string | null };
+  created_at: string;
+}
+
+export function useProviders() {
+  return useQuery({ queryKey: ['providers'], queryFn: () => get<{ providers: ProviderView[] }>('/admin/v1/providers') });
+}
+
+export function useCreateProvider() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (input: { name: string; kind: string; base_url: string; api_key: string; secret_key: string }) =>
+      post<{ id: string; callback_url: string }>('/admin/v1/providers', input),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['providers'] }),
+  });
+}
+
+export function useUpdateProvider() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (input: { id: string; is_active: boolean }) => patch<ProviderView>(`/admin/v1/providers/${input.id}`, { is_active: input.is_active }),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['providers'] }),
+  });
+}
+
+/** One step of a terminal's route: its own executors, or a provider; optionally only for some currencies and methods. */
+export interface RouteStep {
+  executors?: boolean;
+  provider_id?: string;
+  currencies?: string[];
+  methods?: string[];
+}
+
+export function useTerminalRoutes(terminalId: string) {
+  return useQuery({ queryKey: ['routes', terminalId], queryFn: () => get<RouteStep[]>(`/admin/v1/terminals/${terminalId}/routes`) });
+}
+
+export function useSetTerminalRoutes() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (input: { terminalId: string; routes: RouteStep[] }) => put<RouteStep[]>(`/admin/v1/terminals/${input.terminalId}/routes`, input.routes),
+    onSuccess: (_data, input) => client.invalidateQueries({ queryKey: ['routes', input.terminalId] }),
+  });
+}

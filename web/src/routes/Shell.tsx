@@ -1,4 +1,4 @@
-import { AppShell, Burger, Group, NavLink, SegmentedControl, Stack, Text, Title } from '@mantine/core';
+import { AppShell, Burger, Group, NavLink, ScrollArea, SegmentedControl, Stack, Text, Title } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { Link, Outlet, useRouterState } from '@tanstack/react-router';
 import { type Me, useLogout } from '../api/auth';
@@ -21,22 +21,39 @@ export function LanguageSwitch() {
   );
 }
 
-/** Screens by the role that can use them (the API refuses the rest anyway: this only hides what would be refused). */
-const NAV: { to: string; label: MessageKey; roles?: string[] }[] = [
-  { to: '/', label: 'nav.dashboard' },
-  { to: '/payments', label: 'nav.payments' },
-  { to: '/disputes', label: 'nav.disputes' },
-  { to: '/notifications', label: 'nav.notifications' },
-  { to: '/payouts', label: 'nav.payouts' },
-  { to: '/withdrawals', label: 'nav.withdrawals' },
-  { to: '/executors', label: 'nav.executors' },
-  { to: '/merchants', label: 'nav.merchants' },
-  { to: '/rates', label: 'nav.rates' },
-  { to: '/webhooks', label: 'nav.webhooks' },
-  { to: '/ledger', label: 'nav.ledger' },
-  { to: '/users', label: 'nav.users', roles: ['admin'] },
-  { to: '/audit', label: 'nav.audit', roles: ['admin'] },
-  { to: '/security', label: 'nav.security' },
+/** Screens by kind of work, and the role that can use them (the API refuses the rest anyway: this only hides what would be refused). */
+const NAV: { section: MessageKey; items: { to: string; label: MessageKey; roles?: string[] }[] }[] = [
+  {
+    section: 'nav.daily',
+    items: [
+      { to: '/', label: 'nav.dashboard' },
+      { to: '/payments', label: 'nav.payments' },
+      { to: '/disputes', label: 'nav.disputes' },
+      { to: '/notifications', label: 'nav.notifications' },
+      { to: '/payouts', label: 'nav.payouts' },
+      { to: '/withdrawals', label: 'nav.withdrawals' },
+    ],
+  },
+  {
+    section: 'nav.directory',
+    items: [
+      { to: '/executors', label: 'nav.executors' },
+      { to: '/merchants', label: 'nav.merchants' },
+      { to: '/rates', label: 'nav.rates' },
+      { to: '/banks', label: 'nav.banks' },
+      { to: '/providers', label: 'nav.providers' },
+      { to: '/webhooks', label: 'nav.webhooks' },
+      { to: '/ledger', label: 'nav.ledger' },
+    ],
+  },
+  {
+    section: 'nav.people',
+    items: [
+      { to: '/users', label: 'nav.users', roles: ['admin'] },
+      { to: '/audit', label: 'nav.audit', roles: ['admin'] },
+      { to: '/security', label: 'nav.security' },
+    ],
+  },
 ];
 
 export function Shell({ me, forceSecurity = false }: { me: Me; forceSecurity?: boolean }) {
@@ -63,22 +80,35 @@ export function Shell({ me, forceSecurity = false }: { me: Me; forceSecurity?: b
         </Group>
       </AppShell.Header>
       <AppShell.Navbar p="xs" aria-label="navigation">
-        <Stack gap={2}>
-          {NAV.filter((item) => (!item.roles || item.roles.includes(me.user.role)) && (!forceSecurity || item.to === '/security')).map((item) => (
-            <NavLink
-              key={item.to}
-              component={Link}
-              to={item.to}
-              label={t(item.label)}
-              active={item.to === '/' ? path === '/' : path.startsWith(item.to)}
-              onClick={close}
-            />
-          ))}
-          <NavLink component="button" label={t('nav.signOut')} onClick={() => logout.mutate()} />
-          <Group hiddenFrom="sm" p="xs">
-            <LanguageSwitch />
-          </Group>
-        </Stack>
+        <AppShell.Section grow component={ScrollArea}>
+          <Stack gap={2}>
+            {NAV.map(({ section, items }) => {
+              const shown = items.filter((item) => (!item.roles || item.roles.includes(me.user.role)) && (!forceSecurity || item.to === '/security'));
+              if (shown.length === 0) return null;
+              return (
+                <Stack gap={0} key={section} mb="xs">
+                  <Text size="xs" c="dimmed" tt="uppercase" px="sm" py={4}>
+                    {t(section)}
+                  </Text>
+                  {shown.map((item) => (
+                    <NavLink
+                      key={item.to}
+                      component={Link}
+                      to={item.to}
+                      label={t(item.label)}
+                      active={item.to === '/' ? path === '/' : path.startsWith(item.to)}
+                      onClick={close}
+                    />
+                  ))}
+                </Stack>
+              );
+            })}
+            <NavLink component="button" label={t('nav.signOut')} onClick={() => logout.mutate()} />
+            <Group hiddenFrom="sm" p="xs">
+              <LanguageSwitch />
+            </Group>
+          </Stack>
+        </AppShell.Section>
       </AppShell.Navbar>
       <AppShell.Main>{forceSecurity ? <Security /> : <Outlet />}</AppShell.Main>
       <ConfirmIdentity />

@@ -4,6 +4,7 @@ import { useMerchant, useMerchants, useRotateTerminalKey } from '../../api/opera
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { Money } from '../../components/Money';
 import { useI18n } from '../../i18n';
+import { TerminalRoutes } from './Directory';
 
 export function Merchants() {
   const { t } = useI18n();
@@ -55,9 +56,10 @@ export function MerchantDetail() {
             <Money value={terminal.balance} currency="USDT" /> · {t('executors.frozen')} <Money value={terminal.balance_frozen} currency="USDT" /> ·{' '}
             {terminal.payment_currency} · pay-in {terminal.payin_rate}% · payout {terminal.payout_rate}%
           </Text>
-          <Button mt="xs" size="xs" variant="light" w="fit-content" onClick={() => rotate.mutate(terminal.id)}>
+          <Button mt="xs" mb="sm" size="xs" variant="light" w="fit-content" onClick={() => rotate.mutate(terminal.id)}>
             {t('merchants.rotateKey')}
           </Button>
+          <TerminalRoutes terminalId={terminal.id} />
         </Card>
       ))}
     </Stack>

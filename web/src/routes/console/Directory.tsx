@@ -1,0 +1,203 @@
+import { ActionIcon, Badge, Button, Card, Code, Group, Loader, Select, Stack, Switch, Table, TagsInput, Text, TextInput, Title } from '@mantine/core';
+import { useState } from 'react';
+import {
+  type RouteStep,
+  useBanks,
+  useCreateBank,
+  useCreateProvider,
+  useProviders,
+  useSetTerminalRoutes,
+  useTerminalRoutes,
+  useUpdateBank,
+  useUpdateProvider,
+} from '../../api/operations';
+import { ErrorAlert } from '../../components/ErrorAlert';
+import { useI18n } from '../../i18n';
+
+/** The bank and operator directory: what requisites and payers may name; switch an entry off, add one. */
+export function Banks() {
+  const { t } = useI18n();
+  const banks = useBanks();
+  const create = useCreateBank();
+  const update = useUpdateBank();
+  const [form, setForm] = useState({ code: '', name: '', country: 'RU', kind: 'bank' as 'bank' | 'operator' });
+  return (
+    <Stack>
+      <Title order={2}>{t('nav.banks')}</Title>
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          create.mutate(form, { onSuccess: () => setForm({ ...form, code: '', name: '' }) });
+        }}
+      >
+        <Group align="flex-end">
+          <TextInput label={t('banks.code')} value={form.code} onChange={(e) => setForm({ ...form, code: e.currentTarget.value.trim() })} w={160} />
+          <TextInput label={t('banks.name')} value={form.name} onChange={(e) => setForm({ ...form, name: e.currentTarget.value })} w={220} />
+          <TextInput
+            label={t('banks.country')}
+            value={form.country}
+            onChange={(e) => setForm({ ...form, country: e.currentTarget.value.toUpperCase() })}
+            w={90}
+          />
+          <Select
+            label={t('banks.kind')}
+            data={['bank', 'operator']}
+            value={form.kind}
+            onChange={(v) => setForm({ ...form, kind: (v ?? 'bank') as 'bank' | 'operator' })}
+            w={130}
+            allowDeselect={false}
+          />
+          <Button type="submit" loading={create.isPending}>
+            {t('banks.add')}
+          </Button>
+        </Group>
+      </form>
+      <ErrorAlert error={banks.error ?? create.error ?? update.error} />
+      <Table.ScrollContainer minWidth={600}>
+        <Table striped>
+          <Table.Tbody>
+            {banks.data?.banks.map((bank) => (
+              <Table.Tr key={bank.code}>
+                <Table.Td>
+                  <Code>{bank.code}</Code>
+                </Table.Td>
+                <Table.Td>{bank.name}</Table.Td>
+                <Table.Td>{bank.country}</Table.Td>
+                <Table.Td>{bank.kind}</Table.Td>
+                <Table.Td>
+                  <Switch
+                    checked={bank.is_active}
+                    onChange={(e) => update.mutate({ code: bank.code, is_active: e.currentTarget.checked })}
+                    aria-label={`bank ${bank.code}`}
+                  />
+                </Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      </Table.ScrollContainer>
+    </Stack>
+  );
+}
+
+/** Upstream providers: add one (our keys at the provider are sealed at rest), see its circuit breaker, switch it off. */
+export function Providers() {
+  const { t } = useI18n();
+  const providers = useProviders();
+  const create = useCreateProvider();
+  const update = useUpdateProvider();
+  const [form, setForm] = useState({ name: '', kind: 'kassir', base_url: '', api_key: '', secret_key: '' });
+  return (
+    <Stack>
+      <Title order={2}>{t('nav.providers')}</Title>
+      <ErrorAlert error={providers.error ?? create.error ?? update.error} />
+      {providers.data?.providers.map((p) => (
+        <Card withBorder key={p.id}>
+          <Group justify="space-between">
+            <Text fw={500}>
+              {p.name} <Badge variant="light">{p.kind}</Badge>
+            </Text>
+            <Switch checked={p.is_active} onChange={(e) => update.mutate({ id: p.id, is_active: e.currentTarget.checked })} aria-label={`provider ${p.name}`} />
+          </Group>
+          <Text size="sm">{p.base_url}</Text>
+          <Text size="xs" c="dimmed">
+            {t('providers.callback')}: <Code>{p.callback_url}</Code>
+          </Text>
+          <Text size="xs" c={p.breaker.open_until ? 'red' : 'dimmed'}>
+            {t('providers.breaker')}: {p.breaker.failures}
+            {p.breaker.open_until ? ` · ${t('providers.openUntil')} ${new Date(p.breaker.open_until).toLocaleTimeString()}` : ''}
+          </Text>
+        </Card>
+      ))}
+      <Card withBorder>
+        <Title order={4} mb="sm">
+          {t('providers.add')}
+        </Title>
+        <form
+          onSubmit={(event) => {
+            event.preventDefault();
+            create.mutate(form, { onSuccess: () => setForm({ name: '', kind: 'kassir', base_url: '', api_key: '', secret_key: '' }) });
+          }}
+        >
+          <Group align="flex-end">
+            <TextInput label={t('banks.name')} value={form.name} onChange={(e) => setForm({ ...form, name: e.currentTarget.value })} />
+            <TextInput label="Base URL" value={form.base_url} onChange={(e) => setForm({ ...form, base_url: e.currentTarget.value.trim() })} w={280} />
+            <TextInput label="API key" value={form.api_key} onChange={(e) => setForm({ ...form, api_key: e.currentTarget.value.trim() })} />
+            <TextInput label="Secret key" value={form.secret_key} onChange={(e) => setForm({ ...form, secret_key: e.currentTarget.value.trim() })} />
+            <Button type="submit" loading={create.isPending}>
+              {t('banks.add')}
+            </Button>
+          </Group>
+        </form>
+      </Card>
+    </Stack>
+  );
+}
+
+/** A terminal's route: the steps a payment tries in order (its executors, then providers), each optionally for some currencies and methods. */
+export function TerminalRoutes({ terminalId }: { terminalId: string }) {
+  const routes = useTerminalRoutes(terminalId);
+  if (routes.error) return <ErrorAlert error={routes.error} />;
+  if (!routes.data) return <Loader size="xs" />;
+  // Edited from what the server answered; a save (or another person's) starts the editor afresh.
+  return <RouteEditor key={routes.dataUpdatedAt} terminalId={terminalId} initial={routes.data} />;
+}
+
+function RouteEditor({ terminalId, initial }: { terminalId: string; initial: RouteStep[] }) {
+  const { t } = useI18n();
+  const providers = useProviders();
+  const save = useSetTerminalRoutes();
+  const [steps, setSteps] = useState<RouteStep[]>(initial);
+  const targets = [{ value: 'executors', label: t('routes.executors') }, ...(providers.data?.providers ?? []).map((p) => ({ value: p.id, label: p.name }))];
+  const change = (index: number, next: RouteStep) => setSteps(steps.map((step, i) => (i === index ? next : step)));
+  return (
+    <Stack gap="xs">
+      <Text size="sm" fw={500}>
+        {t('routes.title')}
+      </Text>
+      {steps.map((step, index) => (
+        // Steps have no identity but their place in the order.
+        // biome-ignore lint/suspicious/noArrayIndexKey: see above
+        <Group key={index} align="flex-end" gap="xs">
+          <Text size="sm" w={20}>
+            {index + 1}.
+          </Text>
+          <Select
+            data={targets}
+            value={step.provider_id ?? 'executors'}
+            onChange={(v) =>
+              change(index, { ...step, ...(v === 'executors' || !v ? { executors: true, provider_id: undefined } : { provider_id: v, executors: undefined }) })
+            }
+            w={200}
+            allowDeselect={false}
+            aria-label={t('routes.target')}
+          />
+          <TagsInput
+            placeholder={t('routes.currencies')}
+            value={step.currencies ?? []}
+            onChange={(v) => change(index, { ...step, currencies: v.length ? v.map((c) => c.toUpperCase()) : undefined })}
+            w={200}
+          />
+          <TagsInput
+            placeholder={t('routes.methods')}
+            value={step.methods ?? []}
+            onChange={(v) => change(index, { ...step, methods: v.length ? v : undefined })}
+            w={220}
+          />
+          <ActionIcon variant="subtle" color="red" onClick={() => setSteps(steps.filter((_, i) => i !== index))} aria-label={t('routes.remove')}>
+            ×
+          </ActionIcon>
+        </Group>
+      ))}
+      <Group>
+        <Button size="xs" variant="default" onClick={() => setSteps([...steps, { executors: true }])}>
+          {t('routes.addStep')}
+        </Button>
+        <Button size="xs" onClick={() => save.mutate({ terminalId, routes: steps })} loading={save.isPending}>
+          {t('common.save')}
+        </Button>
+      </Group>
+      <ErrorAlert error={save.error} />
+    </Stack>
+  );
+}
