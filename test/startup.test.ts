@@ -17,6 +17,9 @@ afterAll(async () => {
 
 function waitForLine(proc: ChildProcess, pattern: RegExp, output: string[], timeoutMs = 60_000): Promise<string> {
   return new Promise((resolve, reject) => {
+    // The line may have come in a chunk an earlier wait already read.
+    const early = output.join('').match(pattern);
+    if (early) return resolve(early[0]);
     const timer = setTimeout(() => reject(new Error(`no line matching ${pattern} in:\n${output.join('')}`)), timeoutMs);
     const onData = (chunk: Buffer) => {
       output.push(chunk.toString());
@@ -43,7 +46,12 @@ describe('npm start', () => {
     child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     const tokenLine = await waitForLine(child, /ADMIN_TOKEN=\S+/, output);
     const token = tokenLine.split('=')[1]!;
+    // ...and how to make the first person who signs in to the console.
+    await waitForLine(child, /npx kassir user create --email \S+ --role admin/, output);
     await waitForLine(child, /Kassir listening/, output);
+    const consolePage = await fetch(`${base}/console`);
+    expect(consolePage.status).toBe(200);
+    expect(await consolePage.text()).toMatch(/<div id="root">/);
 
     expect(await (await fetch(`${base}/healthz`)).json()).toEqual({ status: 'ok' });
     const openapi = await (await fetch(`${base}/openapi.json`)).json();
