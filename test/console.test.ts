@@ -341,4 +341,18 @@ describe('the operator console', () => {
     expect(problems).toEqual([]);
     await page.context().close();
   });
+
+  it("an executor's sign-in is told the console is not theirs, and can sign out", async () => {
+    const login = await adminOk<{ email: string }>(service.app, 'POST', `/executors/${executor.id}/login`, { email: 'trader@kassir.test', password: PASSWORD });
+    const { page, problems } = await open(390, 844);
+    await page.goto(`${origin}/console`);
+    await page.getByLabel('Email').fill(login.email);
+    await page.getByLabel(/^Password/).fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText('This sign-in is for a cabinet').waitFor();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
 });

@@ -1,14 +1,14 @@
 import '@mantine/core/styles.css';
 import '@mantine/charts/styles.css';
-import { Center, Loader, MantineProvider } from '@mantine/core';
+import { Button, Center, Loader, MantineProvider, Stack, Text } from '@mantine/core';
 import { QueryClient, QueryClientProvider, useQueryClient } from '@tanstack/react-query';
 import { createRootRoute, createRoute, createRouter, Outlet, RouterProvider } from '@tanstack/react-router';
 import { setNonce } from 'get-nonce';
 import { StrictMode, useEffect } from 'react';
 import { createRoot } from 'react-dom/client';
-import { meKey, useMe } from './api/auth';
+import { meKey, useLogout, useMe } from './api/auth';
 import { setSignedOutHandler } from './api/client';
-import { I18nProvider } from './i18n';
+import { I18nProvider, useI18n } from './i18n';
 import { Audit } from './routes/console/Audit';
 import { Dashboard } from './routes/console/Dashboard';
 import { Banks, Providers } from './routes/console/Directory';
@@ -24,6 +24,22 @@ import { Users } from './routes/console/Users';
 import { Withdrawals } from './routes/console/Withdrawals';
 import { Login } from './routes/Login';
 import { Shell } from './routes/Shell';
+
+/** An executor's or a merchant's sign-in reached the operator console: say so, and let them sign out. */
+function NotStaff() {
+  const { t } = useI18n();
+  const logout = useLogout();
+  return (
+    <Center mih="100vh" p="md">
+      <Stack align="center">
+        <Text>{t('login.cabinet')}</Text>
+        <Button variant="light" onClick={() => logout.mutate()}>
+          {t('nav.signOut')}
+        </Button>
+      </Stack>
+    </Center>
+  );
+}
 
 /** Signed in: the console; not: the sign-in form; a role that must enrol two-factor first: the security screen. */
 function Root() {
@@ -41,6 +57,7 @@ function Root() {
     );
   }
   if (!me.data) return <Login />;
+  if (me.data.user.role === 'executor' || me.data.user.role === 'merchant') return <NotStaff />;
   if (me.data.two_factor_required && !me.data.two_factor) return <Shell me={me.data} forceSecurity />;
   return <Shell me={me.data} />;
 }
