@@ -127,6 +127,16 @@ function call(role: string, operation: string) {
 }
 
 describe('the role matrix', () => {
+  it('the OpenAPI document says who may call each operator route', async () => {
+    const document = (await app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    const complete = document.paths['/admin/v1/payouts/{id}/complete'].post;
+    expect(complete.description).toMatch(/the `finance` role or above/);
+    expect(complete.description).toMatch(/AUTH_004/);
+    expect(complete.security).toEqual([{ operator: [] }, { session: [], csrf: [] }]);
+    expect(document.paths['/admin/v1/users'].get.description).toMatch(/the `admin` role\./);
+    expect(document.components.securitySchemes.session).toEqual({ type: 'apiKey', in: 'cookie', name: 'kassir_session' });
+  });
+
   it('covers every operator route, and nothing else', () => {
     expect(operations.length).toBeGreaterThan(60);
     expect([...operations].sort()).toEqual(Object.keys(MATRIX).sort());

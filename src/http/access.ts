@@ -68,6 +68,17 @@ function checkCsrf(request: FastifyRequest, person: PersonActor): void {
  */
 export function operatorAccess(app: FastifyInstance, ctx: AppContext): void {
   requireDeclaration(app, STAFF_ROLES);
+  // The OpenAPI document says the same thing the check enforces, route by route.
+  app.addHook('onRoute', (route: RouteOptions) => {
+    const { access, confirm } = route.config ?? {};
+    if (!route.schema) return;
+    const who = `**Who may call:** the bearer token, or a person with the \`${access}\` role${access === 'admin' ? '' : ' or above'}.${
+      confirm ? ' **Risky:** a person must have confirmed it is them in the last five minutes (`POST /auth/v1/confirm`), else `403 AUTH_004`.' : ''
+    }`;
+    const schema = route.schema as { description?: string; security?: unknown };
+    schema.description = schema.description ? `${schema.description}\n\n${who}` : who;
+    schema.security = [{ operator: [] }, { session: [], csrf: [] }];
+  });
   app.addHook('onRequest', async (request: FastifyRequest) => {
     const { access, confirm } = request.routeOptions.config;
     const header = request.headers.authorization;
