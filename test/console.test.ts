@@ -4,7 +4,7 @@
  * `npm run build:web`. The journeys people make every day, by role and label as a person reads
  * the screen; screenshots for the README land in docs/screenshots/.
  */
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { freePort } from '../src/db/embedded.js';
 import { launchChromium } from './browser.js';
 import {
+  ADMIN_TOKEN,
   admin,
   adminOk,
   createExecutor,
@@ -111,6 +112,24 @@ async function receiptImage(amount: string): Promise<Buffer> {
   return png;
 }
 
+/** A cancelled payment the merchant disputes, claiming `claimed` with a receipt image. */
+async function disputeWithReceipt(claimed: number, shown: string): Promise<{ id: string; ext_id: string }> {
+  const payment = (await merchantCall('POST', '/v1/payments', { ext_id: uniqueExtId('order'), amount: claimed + 50 })).json();
+  await adminOk(service.app, 'POST', `/payments/${payment.id}/cancel`);
+  const opened = await signedMultipart(
+    service.app,
+    merchant,
+    `/v1/payments/${payment.id}/dispute`,
+    multipartBody(
+      { data: JSON.stringify({ amount: claimed, comment: `The payer sent ${shown}, receipt attached` }) },
+      { field: 'proof', content: await receiptImage(shown) },
+    ),
+    origin,
+  );
+  expect(opened.statusCode, opened.body).toBe(200);
+  return payment;
+}
+
 describe('the operator console', () => {
   it('serves the app with a strict CSP and long-cached hashed assets', async () => {
     const page = await fetch(`${origin}/console/disputes`);
@@ -127,8 +146,19 @@ describe('the operator console', () => {
     expect(script.headers.get('cache-control')).toMatch(/max-age=31536000.*immutable/);
   });
 
-  it('a fresh admin signs in, enrols two-factor with the QR code, and signs in again with a code', async () => {
-    const { password } = await adminOk<{ password: string; email: string }>(service.app, 'POST', '/users', { email: 'owner@kassir.test', role: 'admin' });
+  it('a fresh admin made with `kassir user create` signs in, enrols two-factor, signs in again with a code and decides a dispute', async () => {
+    // The CLI, as a real child process against the listening service, as the README tells the operator to run it.
+    const cli = await new Promise<string>((resolve, reject) =>
+      execFile(
+        process.execPath,
+        ['--import', 'tsx', 'src/cli.ts', 'user', 'create', '--email', 'owner@kassir.test', '--role', 'admin'],
+        { cwd: ROOT, env: { ...process.env, ADMIN_TOKEN, KASSIR_URL: origin }, timeout: 60_000 },
+        (error, stdout, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout)),
+      ),
+    );
+    const password = /Password: shown once.*\n\n {2}(\S+)\n/.exec(cli)![1]!;
+    const payment = await disputeWithReceipt(1800, '1 800');
+
     const { page, problems } = await open();
     await page.goto(`${origin}/console`);
     await page.getByLabel('Email').fill('owner@kassir.test');
@@ -155,22 +185,20 @@ describe('the operator console', () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
     // Signed in again where the person left off.
     await page.getByRole('heading', { name: 'Security' }).waitFor();
+
+    await page.getByRole('navigation').getByRole('link', { name: 'Disputes' }).click();
+    await page.getByRole('button', { name: `dispute ${payment.ext_id}` }).click();
+    await page.getByRole('img', { name: 'Receipt' }).waitFor();
+    await page.getByRole('button', { name: 'Reject (R)' }).click();
+    await expect.poll(async () => (await merchantCall('GET', `/v1/payments/${payment.id}`)).json().status).toBe('CANCELLED');
+    const { rows } = await service.ctx.db.query(`SELECT actor FROM audit_log WHERE action = 'dispute.reject' AND object_id = $1`, [payment.id]);
+    expect(rows).toEqual([{ actor: 'owner@kassir.test' }]);
     expect(problems).toEqual([]);
     await page.context().close();
   });
 
   it('support decides a dispute with its receipt shown beside the evidence, from the keyboard', async () => {
-    const payment = (await merchantCall('POST', '/v1/payments', { ext_id: uniqueExtId('order'), amount: 1500 })).json();
-    await adminOk(service.app, 'POST', `/payments/${payment.id}/cancel`);
-    const proof = await receiptImage('1 450');
-    const opened = await signedMultipart(
-      service.app,
-      merchant,
-      `/v1/payments/${payment.id}/dispute`,
-      multipartBody({ data: JSON.stringify({ amount: 1450, comment: 'The payer sent 1 450, receipt attached' }) }, { field: 'proof', content: proof }),
-      origin,
-    );
-    expect(opened.statusCode, opened.body).toBe(200);
+    const payment = await disputeWithReceipt(1450, '1 450');
 
     const support = await person('support');
     const { page, problems } = await open();
