@@ -1,6 +1,7 @@
-import { Code, Group, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Code, Group, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useAudit } from '../../api/users';
 import { CsvLink } from '../../components/CsvLink';
+import { DataTable } from '../../components/DataTable';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { Pager } from '../../components/Pager';
 import { pageOf, useUrlFilters } from '../../components/useUrlFilters';
@@ -31,43 +32,43 @@ export function Audit() {
         <TextInput label={t('audit.object')} defaultValue={filters.object_id} onChange={(e) => setFilters({ object_id: e.currentTarget.value })} />
       </Group>
       <ErrorAlert error={log.error} />
-      <Table.ScrollContainer minWidth={900}>
-        <Table striped>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>{t('common.created')}</Table.Th>
-              <Table.Th>{t('audit.actor')}</Table.Th>
-              <Table.Th>{t('audit.action')}</Table.Th>
-              <Table.Th>{t('audit.object')}</Table.Th>
-              <Table.Th>{t('audit.change')}</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {log.data?.entries.map((e) => (
-              <Table.Tr key={e.id}>
-                <Table.Td>{new Date(e.created_at).toLocaleString()}</Table.Td>
-                <Table.Td>
-                  <Text size="sm">{e.actor}</Text>
-                  <Text size="xs" c="dimmed">
-                    {e.ip}
-                  </Text>
-                </Table.Td>
-                <Table.Td>{e.action}</Table.Td>
-                <Table.Td>
-                  <Text size="xs">
-                    {e.object_type} {e.object_id}
-                  </Text>
-                </Table.Td>
-                <Table.Td>
-                  <Code block fz="xs">
-                    {e.before ? JSON.stringify(e.before) : '—'} → {e.after ? JSON.stringify(e.after) : '—'}
-                  </Code>
-                </Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-      </Table.ScrollContainer>
+      <DataTable
+        rows={log.data?.entries ?? []}
+        loaded={log.isSuccess}
+        rowKey={(e) => String(e.id)}
+        minWidth={900}
+        columns={[
+          { header: t('common.created'), cell: (e) => new Date(e.created_at).toLocaleString() },
+          {
+            header: t('audit.actor'),
+            cell: (e) => (
+              <>
+                <Text size="sm">{e.actor}</Text>
+                <Text size="xs" c="dimmed">
+                  {e.ip}
+                </Text>
+              </>
+            ),
+          },
+          { header: t('audit.action'), cell: (e) => e.action },
+          {
+            header: t('audit.object'),
+            cell: (e) => (
+              <Text size="xs">
+                {e.object_type} {e.object_id}
+              </Text>
+            ),
+          },
+          {
+            header: t('audit.change'),
+            cell: (e) => (
+              <Code block fz="xs">
+                {e.before ? JSON.stringify(e.before) : '—'} → {e.after ? JSON.stringify(e.after) : '—'}
+              </Code>
+            ),
+          },
+        ]}
+      />
       <Pager
         offset={page.offset}
         limit={LIMIT}

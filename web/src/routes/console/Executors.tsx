@@ -3,6 +3,7 @@ import { Link, useParams } from '@tanstack/react-router';
 import { useState } from 'react';
 import { useAdjustExecutor, useExecutor, useExecutorStatement, useExecutors, useSwitchRequisite } from '../../api/operations';
 import { CsvLink } from '../../components/CsvLink';
+import { DataTable } from '../../components/DataTable';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { Money } from '../../components/Money';
 import { Pager } from '../../components/Pager';
@@ -20,46 +21,36 @@ export function Executors() {
         <CsvLink path="/admin/v1/executors" query={{}} />
       </Group>
       <ErrorAlert error={list.error} />
-      <Table.ScrollContainer minWidth={700}>
-        <Table striped highlightOnHover>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>{t('executors.name')}</Table.Th>
-              <Table.Th>{t('executors.available')}</Table.Th>
-              <Table.Th>{t('executors.frozen')}</Table.Th>
-              <Table.Th>{t('executors.requisites')}</Table.Th>
-              <Table.Th>{t('common.status')}</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {list.data?.executors.map((e) => (
-              <Table.Tr key={e.id}>
-                <Table.Td>
-                  <Anchor component={Link} to={`/executors/${e.id}` as never}>
-                    {e.name}
-                  </Anchor>
-                </Table.Td>
-                <Table.Td>
-                  <Money value={e.balance} currency="USDT" />
-                </Table.Td>
-                <Table.Td>
-                  <Money value={e.balance_frozen} currency="USDT" />
-                </Table.Td>
-                <Table.Td>{e.requisites ?? '—'}</Table.Td>
-                <Table.Td>
-                  {!e.is_active ? (
-                    <Badge color="gray">off</Badge>
-                  ) : e.is_paused ? (
-                    <Badge color="yellow">{t('executors.paused')}</Badge>
-                  ) : (
-                    <Badge color="green">on</Badge>
-                  )}
-                </Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-      </Table.ScrollContainer>
+      <DataTable
+        rows={list.data?.executors ?? []}
+        loaded={list.isSuccess}
+        rowKey={(e) => e.id}
+        minWidth={700}
+        columns={[
+          {
+            header: t('executors.name'),
+            cell: (e) => (
+              <Anchor component={Link} to={`/executors/${e.id}` as never}>
+                {e.name}
+              </Anchor>
+            ),
+          },
+          { header: t('executors.available'), cell: (e) => <Money value={e.balance} currency="USDT" /> },
+          { header: t('executors.frozen'), cell: (e) => <Money value={e.balance_frozen} currency="USDT" /> },
+          { header: t('executors.requisites'), cell: (e) => e.requisites ?? '—' },
+          {
+            header: t('common.status'),
+            cell: (e) =>
+              !e.is_active ? (
+                <Badge color="gray">off</Badge>
+              ) : e.is_paused ? (
+                <Badge color="yellow">{t('executors.paused')}</Badge>
+              ) : (
+                <Badge color="green">on</Badge>
+              ),
+          },
+        ]}
+      />
     </Stack>
   );
 }

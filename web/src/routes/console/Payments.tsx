@@ -1,6 +1,7 @@
 import { Anchor, Button, Card, Code, Group, Select, Stack, Table, Text, TextInput, Timeline, Title } from '@mantine/core';
 import { Link, useParams } from '@tanstack/react-router';
 import { paymentsCsvPath, type TimelineItem, useCancelPayment, usePayment, usePayments, usePaymentTimeline } from '../../api/payments';
+import { DataTable } from '../../components/DataTable';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { Money } from '../../components/Money';
 import { Pager } from '../../components/Pager';
@@ -74,39 +75,25 @@ export function Payments() {
         />
       </Group>
       <ErrorAlert error={list.error} />
-      <Table.ScrollContainer minWidth={800}>
-        <Table striped highlightOnHover>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>ext_id</Table.Th>
-              <Table.Th>{t('common.amount')}</Table.Th>
-              <Table.Th>{t('payments.method')}</Table.Th>
-              <Table.Th>{t('common.status')}</Table.Th>
-              <Table.Th>{t('common.created')}</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {rows.map((p) => (
-              <Table.Tr key={p.id}>
-                <Table.Td>
-                  <Anchor component={Link} to={`/payments/${p.id}` as never}>
-                    {p.ext_id}
-                  </Anchor>
-                </Table.Td>
-                <Table.Td>
-                  <Money value={p.amount} currency={p.currency} />
-                </Table.Td>
-                <Table.Td>{p.method}</Table.Td>
-                <Table.Td>
-                  <StatusBadge status={p.status} />
-                </Table.Td>
-                <Table.Td>{new Date(p.created_at).toLocaleString()}</Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-      </Table.ScrollContainer>
-      {list.isSuccess && rows.length === 0 && <Text c="dimmed">{t('common.empty')}</Text>}
+      <DataTable
+        rows={rows}
+        loaded={list.isSuccess}
+        rowKey={(p) => p.id}
+        columns={[
+          {
+            header: 'ext_id',
+            cell: (p) => (
+              <Anchor component={Link} to={`/payments/${p.id}` as never}>
+                {p.ext_id}
+              </Anchor>
+            ),
+          },
+          { header: t('common.amount'), cell: (p) => <Money value={p.amount} currency={p.currency} /> },
+          { header: t('payments.method'), cell: (p) => p.method },
+          { header: t('common.status'), cell: (p) => <StatusBadge status={p.status} /> },
+          { header: t('common.created'), cell: (p) => new Date(p.created_at).toLocaleString() },
+        ]}
+      />
       <Pager offset={page.offset} limit={LIMIT} count={rows.length} total={list.data?.total} onChange={(offset) => setFilters({ offset: String(offset) })} />
     </Stack>
   );

@@ -1,8 +1,9 @@
-import { Button, Group, SegmentedControl, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Button, Group, Stack, Text, TextInput } from '@mantine/core';
 import { useState } from 'react';
 import { type PayoutView, usePayoutAction, usePayouts } from '../../api/payouts';
-import { CsvLink } from '../../components/CsvLink';
+import { DataTable } from '../../components/DataTable';
 import { ErrorAlert } from '../../components/ErrorAlert';
+import { ListHeader } from '../../components/ListHeader';
 import { Money } from '../../components/Money';
 import { Pager } from '../../components/Pager';
 import { StatusBadge } from '../../components/StatusBadge';
@@ -10,6 +11,7 @@ import { pageOf, useUrlFilters } from '../../components/useUrlFilters';
 import { useI18n } from '../../i18n';
 
 const LIMIT = 50;
+export const QUEUE_STATUSES = ['pending', 'processing', 'completed', 'failed', 'all'];
 
 function PayoutActions({ payout }: { payout: PayoutView }) {
   const { t } = useI18n();
@@ -51,60 +53,46 @@ export function Payouts() {
   const [filters, setFilters] = useUrlFilters();
   const status = filters.status ?? 'pending';
   const page = pageOf(filters, LIMIT);
-  const list = usePayouts({ status: status === 'all' ? undefined : status, ...page });
+  const query = { status: status === 'all' ? undefined : status };
+  const list = usePayouts({ ...query, ...page });
   const rows = list.data?.payouts ?? [];
   return (
     <Stack>
-      <Group justify="space-between">
-        <Group>
-          <Title order={2}>{t('payouts.title')}</Title>
-          <CsvLink path="/admin/v1/payouts" query={{ status: status === 'all' ? undefined : status, offset: page.offset }} />
-        </Group>
-        <SegmentedControl
-          value={status}
-          onChange={(value) => setFilters({ status: value })}
-          data={['pending', 'processing', 'completed', 'failed', 'all'].map((value) => ({ value, label: value === 'all' ? t('common.all') : value }))}
-        />
-      </Group>
+      <ListHeader
+        title={t('payouts.title')}
+        csv={{ path: '/admin/v1/payouts', query: { ...query, offset: page.offset } }}
+        status={{
+          value: status,
+          onChange: (value) => setFilters({ status: value }),
+          options: QUEUE_STATUSES.map((value) => ({ value, label: value === 'all' ? t('common.all') : value })),
+        }}
+      />
       <ErrorAlert error={list.error} />
-      <Table.ScrollContainer minWidth={800}>
-        <Table striped>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>{t('common.amount')}</Table.Th>
-              <Table.Th>{t('payouts.requisites')}</Table.Th>
-              <Table.Th>{t('common.status')}</Table.Th>
-              <Table.Th>{t('common.created')}</Table.Th>
-              <Table.Th>{t('common.actions')}</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {rows.map((p) => (
-              <Table.Tr key={p.id} aria-label={`payout ${p.ext_id}`}>
-                <Table.Td>
-                  <Money value={p.amount} currency={p.currency} />
-                </Table.Td>
-                <Table.Td>
-                  <Text size="sm">
-                    {p.method} {p.requisites}
-                  </Text>
-                  <Text size="xs" c="dimmed">
-                    {p.holder_name ?? ''} {p.bank ?? ''} · {p.ext_id}
-                  </Text>
-                </Table.Td>
-                <Table.Td>
-                  <StatusBadge status={p.status} />
-                </Table.Td>
-                <Table.Td>{new Date(p.created_at).toLocaleString()}</Table.Td>
-                <Table.Td>
-                  <PayoutActions payout={p} />
-                </Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-      </Table.ScrollContainer>
-      {list.isSuccess && rows.length === 0 && <Text c="dimmed">{t('common.empty')}</Text>}
+      <DataTable
+        rows={rows}
+        loaded={list.isSuccess}
+        rowKey={(p) => p.id}
+        rowLabel={(p) => `payout ${p.ext_id}`}
+        columns={[
+          { header: t('common.amount'), cell: (p) => <Money value={p.amount} currency={p.currency} /> },
+          {
+            header: t('payouts.requisites'),
+            cell: (p) => (
+              <>
+                <Text size="sm">
+                  {p.method} {p.requisites}
+                </Text>
+                <Text size="xs" c="dimmed">
+                  {p.holder_name ?? ''} {p.bank ?? ''} · {p.ext_id}
+                </Text>
+              </>
+            ),
+          },
+          { header: t('common.status'), cell: (p) => <StatusBadge status={p.status} /> },
+          { header: t('common.created'), cell: (p) => new Date(p.created_at).toLocaleString() },
+          { header: t('common.actions'), cell: (p) => <PayoutActions payout={p} /> },
+        ]}
+      />
       <Pager offset={page.offset} limit={LIMIT} count={rows.length} total={list.data?.total} onChange={(offset) => setFilters({ offset: String(offset) })} />
     </Stack>
   );

@@ -1,13 +1,15 @@
-import { Button, Group, SegmentedControl, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Button, Group, Stack, Text, TextInput } from '@mantine/core';
 import { useState } from 'react';
 import { useWithdrawalAction, useWithdrawals, type WithdrawalView } from '../../api/withdrawals';
-import { CsvLink } from '../../components/CsvLink';
+import { DataTable } from '../../components/DataTable';
 import { ErrorAlert } from '../../components/ErrorAlert';
+import { ListHeader } from '../../components/ListHeader';
 import { Money } from '../../components/Money';
 import { Pager } from '../../components/Pager';
 import { StatusBadge } from '../../components/StatusBadge';
 import { pageOf, useUrlFilters } from '../../components/useUrlFilters';
 import { useI18n } from '../../i18n';
+import { QUEUE_STATUSES } from './Payouts';
 
 const LIMIT = 50;
 
@@ -51,60 +53,45 @@ export function Withdrawals() {
   const [filters, setFilters] = useUrlFilters();
   const status = filters.status ?? 'pending';
   const page = pageOf(filters, LIMIT);
-  const list = useWithdrawals({ status: status === 'all' ? undefined : status, owner: filters.owner, ...page });
+  const query = { status: status === 'all' ? undefined : status, owner: filters.owner };
+  const list = useWithdrawals({ ...query, ...page });
   const rows = list.data?.withdrawals ?? [];
   return (
     <Stack>
-      <Group justify="space-between">
-        <Group>
-          <Title order={2}>{t('withdrawals.title')}</Title>
-          <CsvLink path="/admin/v1/withdrawals" query={{ status: status === 'all' ? undefined : status, owner: filters.owner, offset: page.offset }} />
-        </Group>
-        <SegmentedControl
-          value={status}
-          onChange={(value) => setFilters({ status: value })}
-          data={['pending', 'processing', 'completed', 'failed', 'all'].map((value) => ({ value, label: value === 'all' ? t('common.all') : value }))}
-        />
-      </Group>
+      <ListHeader
+        title={t('withdrawals.title')}
+        csv={{ path: '/admin/v1/withdrawals', query: { ...query, offset: page.offset } }}
+        status={{
+          value: status,
+          onChange: (value) => setFilters({ status: value }),
+          options: QUEUE_STATUSES.map((value) => ({ value, label: value === 'all' ? t('common.all') : value })),
+        }}
+      />
       <ErrorAlert error={list.error} />
-      <Table.ScrollContainer minWidth={800}>
-        <Table striped>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>{t('common.amount')}</Table.Th>
-              <Table.Th>{t('withdrawals.address')}</Table.Th>
-              <Table.Th>{t('common.status')}</Table.Th>
-              <Table.Th>{t('common.created')}</Table.Th>
-              <Table.Th>{t('common.actions')}</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {rows.map((w) => (
-              <Table.Tr key={w.id}>
-                <Table.Td>
-                  <Money value={w.amount} currency="USDT" />
-                </Table.Td>
-                <Table.Td>
-                  <Text size="sm" ff="monospace">
-                    {w.address}
-                  </Text>
-                  <Text size="xs" c="dimmed">
-                    {w.merchant_id ? `merchant ${w.merchant_id}` : `executor ${w.executor_id}`}
-                  </Text>
-                </Table.Td>
-                <Table.Td>
-                  <StatusBadge status={w.status} />
-                </Table.Td>
-                <Table.Td>{new Date(w.created_at).toLocaleString()}</Table.Td>
-                <Table.Td>
-                  <WithdrawalActions withdrawal={w} />
-                </Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-      </Table.ScrollContainer>
-      {list.isSuccess && rows.length === 0 && <Text c="dimmed">{t('common.empty')}</Text>}
+      <DataTable
+        rows={rows}
+        loaded={list.isSuccess}
+        rowKey={(w) => w.id}
+        columns={[
+          { header: t('common.amount'), cell: (w) => <Money value={w.amount} currency="USDT" /> },
+          {
+            header: t('withdrawals.address'),
+            cell: (w) => (
+              <>
+                <Text size="sm" ff="monospace">
+                  {w.address}
+                </Text>
+                <Text size="xs" c="dimmed">
+                  {w.merchant_id ? `merchant ${w.merchant_id}` : `executor ${w.executor_id}`}
+                </Text>
+              </>
+            ),
+          },
+          { header: t('common.status'), cell: (w) => <StatusBadge status={w.status} /> },
+          { header: t('common.created'), cell: (w) => new Date(w.created_at).toLocaleString() },
+          { header: t('common.actions'), cell: (w) => <WithdrawalActions withdrawal={w} /> },
+        ]}
+      />
       <Pager offset={page.offset} limit={LIMIT} count={rows.length} total={list.data?.total} onChange={(offset) => setFilters({ offset: String(offset) })} />
     </Stack>
   );
