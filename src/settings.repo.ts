@@ -11,3 +11,8 @@ export async function initSetting(db: Queryable, key: string, value: string): Pr
   await db.query('INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING', [key, value]);
   return (await getSetting(db, key))!;
 }
+
+/** Sets a setting, replacing what was stored. */
+export async function putSetting(db: Queryable, key: string, value: string): Promise<void> {
+  await db.query('INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, updated_at = now()', [key, value]);
+}

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { actorName } from '../auth/actor.js';
 import type { Queryable } from '../db/pool.js';
-import { insertAuditEntry } from './audit.repo.js';
+import { type AuditFilter, insertAuditEntry, listAuditEntries } from './audit.repo.js';
 
 /**
  * Writes one action to the audit log: who (the person, or "token" for the bearer ADMIN_TOKEN, and
@@ -34,4 +34,24 @@ export async function audit(
 
 function jsonOrNull(value: unknown): string | null {
   return value === null || value === undefined ? null : JSON.stringify(value);
+}
+
+/** The audit log as the operator reads it, newest first, with the total for paging. */
+export async function listAudit(db: Queryable, filter: AuditFilter) {
+  const { rows, total } = await listAuditEntries(db, filter);
+  return {
+    entries: rows.map((row) => ({
+      id: Number(row.id),
+      actor: row.actor,
+      user_id: row.user_id,
+      ip: row.ip,
+      action: row.action,
+      object_type: row.object_type,
+      object_id: row.object_id,
+      before: row.before,
+      after: row.after,
+      created_at: row.created_at.toISOString(),
+    })),
+    total,
+  };
 }

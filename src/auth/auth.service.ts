@@ -3,7 +3,7 @@ import type { AppContext } from '../context.js';
 import { transaction } from '../db/pool.js';
 import { DomainError } from '../errors.js';
 import { hashToken, randomToken } from '../lib/crypto.js';
-import { getSetting } from '../settings.repo.js';
+import { getSetting, putSetting } from '../settings.repo.js';
 import type { PersonActor } from './actor.js';
 import {
   checkNewPassword,
@@ -310,10 +310,7 @@ export async function twoFactorRoles(ctx: AppContext): Promise<Role[]> {
 
 export async function setTwoFactorRoles(ctx: AppContext, roles: Role[]): Promise<Role[]> {
   const unique = ROLES.filter((role) => roles.includes(role));
-  await ctx.db.query(`INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, updated_at = now()`, [
-    TWO_FACTOR_ROLES_KEY,
-    JSON.stringify(unique),
-  ]);
+  await putSetting(ctx.db, TWO_FACTOR_ROLES_KEY, JSON.stringify(unique));
   return unique;
 }
 

@@ -1,6 +1,5 @@
 import { Type } from 'typebox';
-import { listAuditEntries } from '../admin/audit.repo.js';
-import { audit } from '../admin/audit.service.js';
+import { audit, listAudit } from '../admin/audit.service.js';
 import type { AppContext, RouteApp } from '../context.js';
 import { parseListQuery } from '../lib/pagination.js';
 import * as auth from './auth.service.js';
@@ -147,7 +146,7 @@ export async function userAdminRoutes(app: RouteApp, ctx: AppContext): Promise<v
   app.get('/audit', { schema: { tags, summary: 'The audit log, newest first', querystring: AuditQuery }, config: { access: 'admin' } }, async (request) => {
     const { limit, offset } = parseListQuery(request.query, 'VALIDATION');
     const q = request.query;
-    const { rows, total } = await listAuditEntries(ctx.db, {
+    const { entries, total } = await listAudit(ctx.db, {
       actor: q.actor,
       action: q.action,
       objectType: q.object_type,
@@ -157,22 +156,6 @@ export async function userAdminRoutes(app: RouteApp, ctx: AppContext): Promise<v
       limit,
       offset,
     });
-    return {
-      entries: rows.map((row) => ({
-        id: Number(row.id),
-        actor: row.actor,
-        user_id: row.user_id,
-        ip: row.ip,
-        action: row.action,
-        object_type: row.object_type,
-        object_id: row.object_id,
-        before: row.before,
-        after: row.after,
-        created_at: row.created_at.toISOString(),
-      })),
-      total,
-      limit,
-      offset,
-    };
+    return { entries, total, limit, offset };
   });
 }
