@@ -135,6 +135,24 @@ export function useWebhooks(filters: { status?: string; resource_id?: string; li
   return useQuery({ queryKey: ['webhooks', filters], queryFn: () => get<{ webhooks: WebhookView[] }>('/admin/v1/webhooks', filters) });
 }
 
+export interface WebhookAttempt {
+  attempt: number;
+  started_at: string;
+  status_code: number | null;
+  latency_ms: number | null;
+  error: string | null;
+  response_snippet: string | null;
+}
+
+/** One webhook event with its payload and every delivery attempt (fetched when the row is opened). */
+export function useWebhook(id: string | undefined) {
+  return useQuery({
+    queryKey: ['webhooks', 'one', id],
+    queryFn: () => get<WebhookView & { payload: unknown; attempts: WebhookAttempt[] }>(`/admin/v1/webhooks/${id}`),
+    enabled: id !== undefined,
+  });
+}
+
 export function useResendWebhook() {
   const client = useQueryClient();
   return useMutation({

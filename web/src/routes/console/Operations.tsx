@@ -1,6 +1,6 @@
-import { Alert, Badge, Button, Group, NumberInput, SegmentedControl, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Badge, Button, Code, Group, Loader, NumberInput, SegmentedControl, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useState } from 'react';
-import { useLedgerCheck, useRates, useResendWebhook, useSetRate, useWebhooks } from '../../api/operations';
+import { useLedgerCheck, useRates, useResendWebhook, useSetRate, useWebhook, useWebhooks } from '../../api/operations';
 import { CsvLink } from '../../components/CsvLink';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { Pager } from '../../components/Pager';
@@ -54,6 +54,25 @@ export function Rates() {
   );
 }
 
+/** One event's payload and its delivery attempts, under its row. */
+function WebhookAttempts({ id }: { id: string }) {
+  const event = useWebhook(id);
+  if (event.error) return <ErrorAlert error={event.error} />;
+  if (!event.data) return <Loader size="xs" />;
+  return (
+    <Stack gap={4}>
+      {event.data.attempts.map((a) => (
+        <Text size="xs" key={a.attempt} c={a.error || (a.status_code ?? 0) >= 300 ? 'red' : undefined}>
+          #{a.attempt} · {new Date(a.started_at).toLocaleString()} · {a.status_code ?? '—'} · {a.latency_ms ?? '—'} ms {a.error ? `· ${a.error}` : ''}
+        </Text>
+      ))}
+      <Code block fz="xs">
+        {JSON.stringify(event.data.payload, null, 2)}
+      </Code>
+    </Stack>
+  );
+}
+
 /** The webhook log: every event with its delivery attempts; support re-sends one. */
 export function Webhooks() {
   const { t } = useI18n();
@@ -63,6 +82,7 @@ export function Webhooks() {
   const list = useWebhooks({ status: status === 'all' ? undefined : status, resource_id: filters.resource_id, ...page });
   const resend = useResendWebhook();
   const rows = list.data?.webhooks ?? [];
+  const [opened, setOpened] = useState<string | undefined>();
   return (
     <Stack>
       <Group justify="space-between">
@@ -99,7 +119,11 @@ export function Webhooks() {
                   )}
                 </Table.Td>
                 <Table.Td>
-                  <StatusBadge status={w.status} /> <Badge variant="outline">{w.attempts}</Badge>
+                  <StatusBadge status={w.status} />{' '}
+                  <Badge variant="outline" component="button" onClick={() => setOpened(opened === w.id ? undefined : w.id)} style={{ cursor: 'pointer' }}>
+                    {w.attempts}
+                  </Badge>
+                  {opened === w.id && <WebhookAttempts id={w.id} />}
                 </Table.Td>
                 <Table.Td>{new Date(w.created_at).toLocaleString()}</Table.Td>
                 <Table.Td>

@@ -1,5 +1,6 @@
 import { Anchor, Button, Card, Code, Group, Select, Stack, Table, Text, TextInput, Timeline, Title } from '@mantine/core';
 import { Link, useParams } from '@tanstack/react-router';
+import { useExecutors, useMerchants } from '../../api/operations';
 import { paymentsCsvPath, type TimelineItem, useCancelPayment, usePayment, usePayments, usePaymentTimeline } from '../../api/payments';
 import { DataTable } from '../../components/DataTable';
 import { ErrorAlert } from '../../components/ErrorAlert';
@@ -22,12 +23,15 @@ export function Payments() {
     q: filters.q,
     status: filters.status,
     method: filters.method,
+    merchant_id: filters.merchant_id,
     terminal_id: filters.terminal_id,
     executor_id: filters.executor_id,
     from: filters.from,
     to: filters.to,
   };
   const list = usePayments({ ...query, limit: String(page.limit), offset: String(page.offset) });
+  const merchants = useMerchants();
+  const executors = useExecutors();
   const rows = list.data?.payments ?? [];
   return (
     <Stack>
@@ -60,6 +64,24 @@ export function Payments() {
           onChange={(v) => setFilters({ method: v ?? undefined })}
           clearable
           w={150}
+        />
+        <Select
+          label={t('nav.merchants')}
+          data={(merchants.data?.merchants ?? []).map((m) => ({ value: m.id, label: m.name }))}
+          value={filters.merchant_id ?? null}
+          onChange={(v) => setFilters({ merchant_id: v ?? undefined })}
+          clearable
+          searchable
+          w={180}
+        />
+        <Select
+          label={t('nav.executors')}
+          data={(executors.data?.executors ?? []).map((e) => ({ value: e.id, label: e.name }))}
+          value={filters.executor_id ?? null}
+          onChange={(v) => setFilters({ executor_id: v ?? undefined })}
+          clearable
+          searchable
+          w={180}
         />
         <TextInput
           label="from"
