@@ -169,6 +169,10 @@ describe('the operator console', () => {
 
     await page.getByRole('navigation').getByRole('link', { name: 'Security' }).click();
     await page.getByRole('button', { name: 'Set up two-factor' }).click();
+    // Enrolling asks for the password again first.
+    const dialog = page.getByRole('dialog', { name: 'Confirm it is you' });
+    await dialog.getByLabel(/^Password/).fill(password);
+    await dialog.getByRole('button', { name: 'Confirm' }).click();
     const secret = (await page.getByTestId('totp-secret').textContent())!;
     expect(await page.getByRole('img', { name: 'QR' }).evaluate((img: HTMLImageElement) => img.naturalWidth)).toBeGreaterThan(50);
     await page.screenshot({ path: `${SHOTS}/console-two-factor.png` });

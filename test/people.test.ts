@@ -257,6 +257,10 @@ describe('sessions', () => {
 describe('two-factor', () => {
   it('enrols with a QR code and a first code, then asks for a code at sign-in, each code once; recovery codes work once', async () => {
     const user = await staff('admin');
+    // Enrolling asks for the password first: a stolen session alone cannot tie the account to another phone.
+    const unconfirmed = await as(user, 'POST', '/auth/v1/two-factor/setup');
+    expect([unconfirmed.statusCode, unconfirmed.json().error, unconfirmed.json().data]).toEqual([403, 'AUTH_004', { method: 'password' }]);
+    await as(user, 'POST', '/auth/v1/confirm', { password: 'correct horse battery' });
     const setup = (await as(user, 'POST', '/auth/v1/two-factor/setup')).json();
     expect(setup.otpauth_url).toMatch(/^otpauth:\/\/totp\/Kassir:.+\?secret=[A-Z2-7]+/);
     expect(setup.qr_code).toMatch(/^data:image\/svg\+xml;base64,/);
@@ -297,6 +301,7 @@ describe('two-factor', () => {
       expect([refused.statusCode, refused.json().error, refused.json().data]).toEqual([403, 'AUTH_003', { two_factor_required: true }]);
       const me = (await as(user, 'GET', '/auth/v1/me')).json();
       expect(me).toMatchObject({ two_factor: false, two_factor_required: true });
+      await as(user, 'POST', '/auth/v1/confirm', { password: 'correct horse battery' });
       const setup = (await as(user, 'POST', '/auth/v1/two-factor/setup')).json();
       await as(user, 'POST', '/auth/v1/two-factor/enable', { otp: await generate({ secret: setup.secret }) });
       expect((await as(user, 'GET', '/admin/v1/payouts')).statusCode).toBe(200);
@@ -309,6 +314,7 @@ describe('two-factor', () => {
 
   it('an admin clears a lost factor; the user signs in with the password and enrols again', async () => {
     const user = await staff('support');
+    await as(user, 'POST', '/auth/v1/confirm', { password: 'correct horse battery' });
     const setup = (await as(user, 'POST', '/auth/v1/two-factor/setup')).json();
     await as(user, 'POST', '/auth/v1/two-factor/enable', { otp: await generate({ secret: setup.secret }) });
     expect((await admin(app, 'POST', `/users/${user.id}/two-factor/reset`)).statusCode).toBe(204);
@@ -334,8 +340,21 @@ describe('risky actions ask to confirm again', () => {
     expect((await as(user, 'POST', '/admin/v1/users', { email: email('new'), role: 'support' })).json().error).toBe('AUTH_004');
   });
 
+  it('wrong passwords or codes within a session count against the same limit as signing in', async () => {
+    const user = await staff('finance');
+    await service.ctx.db.query('INSERT INTO login_throttle (email, failures) VALUES ($1, 9)', [user.email]);
+    const wrong = await as(user, 'POST', '/auth/v1/confirm', { password: 'guess number ten' });
+    expect([wrong.statusCode, wrong.json().error]).toEqual([401, 'AUTH_002']);
+    const locked = await as(user, 'POST', '/auth/v1/confirm', { password: 'correct horse battery' });
+    expect([locked.statusCode, locked.json().error]).toEqual([429, 'RATE_LIMITED']);
+    const change = await as(user, 'POST', '/auth/v1/password', { current_password: 'correct horse battery', new_password: 'a brand new secret' });
+    expect(change.statusCode).toBe(429);
+    expect((await login(user.email, 'correct horse battery')).statusCode).toBe(429);
+  });
+
   it('with a code when two-factor is on; signing in with a code counts as confirming', async () => {
     const user = await staff('admin');
+    await as(user, 'POST', '/auth/v1/confirm', { password: 'correct horse battery' });
     const setup = (await as(user, 'POST', '/auth/v1/two-factor/setup')).json();
     await as(user, 'POST', '/auth/v1/two-factor/enable', { otp: await generate({ secret: setup.secret }) });
     const later = await generate({ secret: setup.secret, epoch: Math.floor(Date.now() / 1000) + 30 });

@@ -112,7 +112,11 @@ export async function authRoutes(app: RouteApp, ctx: AppContext): Promise<void> 
 
   app.post(
     '/two-factor/setup',
-    { schema: { tags, summary: 'Start two-factor enrolment: a secret and its QR code for the authenticator app' }, config: { access: 'person' } },
+    // Confirmed first: whoever holds only a stolen session must not tie the account to their own phone.
+    {
+      schema: { tags, summary: 'Start two-factor enrolment: a secret and its QR code for the authenticator app' },
+      config: { access: 'person', confirm: true },
+    },
     async (request) => {
       const { secret, uri, qr } = await auth.startTwoFactor(ctx, person(request));
       return { secret, otpauth_url: uri, qr_code: qr };

@@ -145,6 +145,23 @@ export async function logout(ctx: AppContext, actor: PersonActor): Promise<void>
   await sessions.revokeSession(ctx.db, actor.id, actor.sessionId);
 }
 
+/**
+ * A password or code check made within a session (confirming, changing the password, turning
+ * two-factor off) counts against the same per-email limit as signing in: a stolen session cookie
+ * must not become unlimited guesses at the password or the code. Locked: 429; wrong: counted.
+ */
+async function guardedCheck(ctx: AppContext, email: string, check: () => Promise<boolean>): Promise<boolean> {
+  const throttle = await sessions.getThrottle(ctx.db, email, FAILURE_WINDOW_SECONDS);
+  if (throttle && throttle.locked_seconds > 0) {
+    throw new DomainError('RATE_LIMITED', `Too many wrong passwords or codes; try again in ${Math.ceil(throttle.locked_seconds / 60)} min`, undefined, {
+      retryAfter: throttle.locked_seconds,
+    });
+  }
+  if (await check()) return true;
+  await sessions.recordFailure(ctx.db, email, FAILURE_WINDOW_SECONDS, LOCK_AFTER, LOCK_SECONDS);
+  return false;
+}
+
 /** Whether the person confirmed it was them recently enough for a risky action. */
 export function recentlyConfirmed(actor: PersonActor): boolean {
   return actor.confirmedAt !== null && Date.now() - actor.confirmedAt.getTime() < CONFIRM_FRESH_SECONDS * 1000;
@@ -156,9 +173,11 @@ export function recentlyConfirmed(actor: PersonActor): boolean {
  */
 export async function confirm(ctx: AppContext, actor: PersonActor, input: { otp?: string; password?: string }): Promise<Date> {
   const user = await mustFindUser(ctx, actor.id);
-  const ok = user.totp_enabled_at
-    ? input.otp !== undefined && (await secondFactorMatches(ctx, user, input.otp))
-    : input.password !== undefined && (await passwordMatches(user.password_hash, input.password));
+  const ok = await guardedCheck(ctx, user.email, async () =>
+    user.totp_enabled_at
+      ? input.otp !== undefined && (await secondFactorMatches(ctx, user, input.otp))
+      : input.password !== undefined && (await passwordMatches(user.password_hash, input.password)),
+  );
   if (!ok) {
     throw new DomainError('AUTH_002', user.totp_enabled_at ? 'Wrong code: enter the current code from your authenticator app' : 'Wrong password', {
       method: user.totp_enabled_at ? 'otp' : 'password',
@@ -202,7 +221,7 @@ export async function disableTwoFactor(ctx: AppContext, actor: PersonActor, otp:
     throw new DomainError('AUTH_003', `Two-factor is required for the ${actor.role} role; an admin can reset it if the phone is lost`);
   const user = await mustFindUser(ctx, actor.id);
   if (!user.totp_enabled_at) throw new DomainError('CONFLICT', 'Two-factor is not on');
-  if (!(await secondFactorMatches(ctx, user, otp))) throw new DomainError('AUTH_002', 'Wrong code');
+  if (!(await guardedCheck(ctx, user.email, () => secondFactorMatches(ctx, user, otp)))) throw new DomainError('AUTH_002', 'Wrong code');
   await users.disableTotp(ctx.db, user.id);
 }
 
@@ -210,7 +229,9 @@ export async function disableTwoFactor(ctx: AppContext, actor: PersonActor, otp:
 export async function changePassword(ctx: AppContext, actor: PersonActor, current: string, next: string): Promise<void> {
   checkNewPassword(next);
   const user = await mustFindUser(ctx, actor.id);
-  if (!(await passwordMatches(user.password_hash, current))) throw new DomainError('AUTH_002', 'The current password is wrong');
+  if (!(await guardedCheck(ctx, user.email, () => passwordMatches(user.password_hash, current)))) {
+    throw new DomainError('AUTH_002', 'The current password is wrong');
+  }
   const passwordHash = await hashPassword(next);
   await transaction(ctx.db, async (tx) => {
     await users.setPasswordHash(tx, user.id, passwordHash);

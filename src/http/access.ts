@@ -114,7 +114,7 @@ export function operatorAccess(app: FastifyInstance, ctx: AppContext): void {
   });
 }
 
-/** A person's own routes (/auth/v1): signing in is public; the rest need a live session and, for changes, the CSRF token. */
+/** A person's own routes (/auth/v1): signing in is public; the rest need a live session, for changes the CSRF token, and for enrolling a second factor a fresh confirmation. */
 export function personAccess(app: FastifyInstance, ctx: AppContext): void {
   requireDeclaration(app, ['public', 'person']);
   app.addHook('onRequest', async (request: FastifyRequest) => {
@@ -122,6 +122,9 @@ export function personAccess(app: FastifyInstance, ctx: AppContext): void {
     const person = await personFromCookie(ctx, request);
     if (!person) throw new DomainError('AUTH_001', 'Sign in first (POST /auth/v1/login)');
     checkCsrf(request, person);
+    if (request.routeOptions.config.confirm && !recentlyConfirmed(person)) {
+      throw new DomainError('CONFIRM_REQUIRED', undefined, { method: person.twoFactor ? 'otp' : 'password' });
+    }
     request.actor = person;
   });
 }
