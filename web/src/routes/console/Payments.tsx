@@ -84,13 +84,13 @@ export function Payments() {
           w={180}
         />
         <TextInput
-          label="from"
+          label={t('common.from')}
           type="datetime-local"
           defaultValue={filters.from?.slice(0, 16)}
           onChange={(e) => setFilters({ from: e.currentTarget.value ? new Date(e.currentTarget.value).toISOString() : undefined })}
         />
         <TextInput
-          label="to"
+          label={t('common.to')}
           type="datetime-local"
           defaultValue={filters.to?.slice(0, 16)}
           onChange={(e) => setFilters({ to: e.currentTarget.value ? new Date(e.currentTarget.value).toISOString() : undefined })}
