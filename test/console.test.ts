@@ -70,7 +70,8 @@ async function person(role: string): Promise<{ email: string }> {
 
 /** A fresh browser (own cookies) in English on a laptop screen, failing the test on any CSP violation or page error. */
 async function open(width = 1280, height = 860): Promise<{ page: Page; problems: string[] }> {
-  const context = await browser.newContext({ viewport: { width, height }, locale: 'en-US' });
+  // Reduced motion: dialogs appear at once (the console honours the setting), so screenshots catch them whole.
+  const context = await browser.newContext({ viewport: { width, height }, locale: 'en-US', reducedMotion: 'reduce' });
   const page = await context.newPage();
   page.setDefaultTimeout(10_000);
   const problems: string[] = [];

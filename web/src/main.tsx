@@ -106,7 +106,7 @@ if (nonce) setNonce(nonce);
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
-    <MantineProvider getStyleNonce={() => nonce ?? ''}>
+    <MantineProvider getStyleNonce={() => nonce ?? ''} theme={{ respectReducedMotion: true }}>
       <QueryClientProvider client={queryClient}>
         <I18nProvider>
           <RouterProvider router={router} />

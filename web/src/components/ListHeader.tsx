@@ -1,4 +1,4 @@
-import { Group, SegmentedControl, Title } from '@mantine/core';
+import { Group, ScrollArea, SegmentedControl, Title } from '@mantine/core';
 import type { Query } from '../api/client';
 import { CsvLink } from './CsvLink';
 
@@ -18,7 +18,12 @@ export function ListHeader({
         <Title order={2}>{title}</Title>
         {csv && <CsvLink path={csv.path} query={csv.query} />}
       </Group>
-      {status && <SegmentedControl value={status.value} onChange={status.onChange} data={status.options} />}
+      {status && (
+        // On a phone the tabs scroll sideways instead of widening the page.
+        <ScrollArea type="never" maw="100%">
+          <SegmentedControl value={status.value} onChange={status.onChange} data={status.options} />
+        </ScrollArea>
+      )}
     </Group>
   );
 }

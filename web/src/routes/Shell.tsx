@@ -1,5 +1,5 @@
 import { AppShell, Burger, Group, NavLink, ScrollArea, SegmentedControl, Stack, Text, Title } from '@mantine/core';
-import { useDisclosure } from '@mantine/hooks';
+import { useDisclosure, useReducedMotion } from '@mantine/hooks';
 import { Link, Outlet, useRouterState } from '@tanstack/react-router';
 import { type Me, useLogout } from '../api/auth';
 import { ConfirmIdentity } from '../components/ConfirmIdentity';
@@ -59,10 +59,17 @@ const NAV: { section: MessageKey; items: { to: string; label: MessageKey; roles?
 export function Shell({ me, forceSecurity = false }: { me: Me; forceSecurity?: boolean }) {
   const { t } = useI18n();
   const [opened, { toggle, close }] = useDisclosure();
+  // The menu slides on a phone, unless the person asked for less motion.
+  const reduceMotion = useReducedMotion();
   const logout = useLogout();
   const path = useRouterState({ select: (s) => s.location.pathname.replace(/^\/console/, '') || '/' });
   return (
-    <AppShell header={{ height: 52 }} navbar={{ width: 220, breakpoint: 'sm', collapsed: { mobile: !opened } }} padding="md">
+    <AppShell
+      transitionDuration={reduceMotion ? 0 : 200}
+      header={{ height: 52 }}
+      navbar={{ width: 220, breakpoint: 'sm', collapsed: { mobile: !opened } }}
+      padding="md"
+    >
       <AppShell.Header>
         <Group h="100%" px="md" justify="space-between">
           <Group>

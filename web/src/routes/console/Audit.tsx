@@ -5,6 +5,7 @@ import { DataTable } from '../../components/DataTable';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { Pager } from '../../components/Pager';
 import { pageOf, useUrlFilters } from '../../components/useUrlFilters';
+import { When } from '../../components/When';
 import { useI18n } from '../../i18n';
 
 const LIMIT = 100;
@@ -38,7 +39,7 @@ export function Audit() {
         rowKey={(e) => String(e.id)}
         minWidth={900}
         columns={[
-          { header: t('common.created'), cell: (e) => new Date(e.created_at).toLocaleString() },
+          { header: t('common.created'), cell: (e) => <When at={e.created_at} /> },
           {
             header: t('audit.actor'),
             cell: (e) => (

@@ -1,13 +1,14 @@
-import { Badge, Button, Card, Grid, Group, NumberInput, ScrollArea, SegmentedControl, Stack, Table, Text, Title, UnstyledButton } from '@mantine/core';
+import { Badge, Button, Card, Grid, Group, NumberInput, ScrollArea, Stack, Table, Text, Title, UnstyledButton } from '@mantine/core';
 import { useEffect, useState } from 'react';
 import { type DisputeCard, useDecideDispute, useDisputes } from '../../api/disputes';
-import { CsvLink } from '../../components/CsvLink';
 import { ErrorAlert } from '../../components/ErrorAlert';
+import { ListHeader } from '../../components/ListHeader';
 import { Money } from '../../components/Money';
 import { Pager } from '../../components/Pager';
 import { ReceiptViewer } from '../../components/ReceiptViewer';
 import { StatusBadge } from '../../components/StatusBadge';
 import { pageOf, useUrlFilters } from '../../components/useUrlFilters';
+import { When } from '../../components/When';
 import { useI18n } from '../../i18n';
 
 const LIMIT = 50;
@@ -35,7 +36,7 @@ function Decision({ dispute, onDecided }: { dispute: DisputeCard; onDecided(): v
   if (dispute.status !== 'open') {
     return (
       <Text size="sm">
-        <StatusBadge status={dispute.status} /> {dispute.decided_by} · {dispute.decided_at ? new Date(dispute.decided_at).toLocaleString() : ''}{' '}
+        <StatusBadge status={dispute.status} /> {dispute.decided_by} · <When at={dispute.decided_at} />{' '}
         {dispute.decided_amount !== null && <Money value={dispute.decided_amount} currency={dispute.payment.currency} />}
       </Text>
     );
@@ -69,7 +70,7 @@ function DisputeDetail({ dispute, onDecided }: { dispute: DisputeCard; onDecided
           <StatusBadge status={p.status} />
         </Group>
         <Text size="xs" c="dimmed">
-          {p.id} · ext_id {p.ext_id} · {new Date(p.created_at).toLocaleString()}
+          {p.id} · ext_id {p.ext_id} · <When at={p.created_at} />
         </Text>
         <Grid>
           <Grid.Col span={{ base: 12, lg: 6 }}>
@@ -103,7 +104,7 @@ function DisputeDetail({ dispute, onDecided }: { dispute: DisputeCard; onDecided
                     </Group>
                     <Text size="sm">{n.text}</Text>
                     <Text size="xs" c="dimmed">
-                      {new Date(n.received_at ?? n.created_at).toLocaleString()}
+                      <When at={n.received_at ?? n.created_at} />
                     </Text>
                   </Card>
                 ))
@@ -116,7 +117,7 @@ function DisputeDetail({ dispute, onDecided }: { dispute: DisputeCard; onDecided
               ) : (
                 dispute.confirmations.map((c) => (
                   <Text key={c.created_at + c.source} size="sm">
-                    {c.source} · {new Date(c.created_at).toLocaleString()}
+                    {c.source} · <When at={c.created_at} />
                   </Text>
                 ))
               )}
@@ -153,22 +154,20 @@ export function Disputes() {
 
   return (
     <Stack>
-      <Group justify="space-between">
-        <Group>
-          <Title order={2}>{t('disputes.title')}</Title>
-          <CsvLink path="/admin/v1/disputes" query={{ status, offset: page.offset }} />
-        </Group>
-        <SegmentedControl
-          value={status}
-          onChange={(value) => setFilters({ status: value === 'open' ? undefined : value, selected: undefined })}
-          data={[
+      <ListHeader
+        title={t('disputes.title')}
+        csv={{ path: '/admin/v1/disputes', query: { status, offset: page.offset } }}
+        status={{
+          value: status,
+          onChange: (value) => setFilters({ status: value === 'open' ? undefined : value, selected: undefined }),
+          options: [
             { value: 'open', label: t('disputes.open') },
             { value: 'approved', label: t('disputes.approved') },
             { value: 'rejected', label: t('disputes.rejected') },
             { value: 'all', label: t('common.all') },
-          ]}
-        />
-      </Group>
+          ],
+        }}
+      />
       <Text size="xs" c="dimmed">
         {t('disputes.keys')}
       </Text>
@@ -189,7 +188,7 @@ export function Disputes() {
                             {d.receipt && <Badge size="xs">{t('disputes.receipt')}</Badge>}
                           </Group>
                           <Text size="xs" c="dimmed">
-                            {d.payment.ext_id} · {new Date(d.created_at).toLocaleString()}
+                            {d.payment.ext_id} · <When at={d.created_at} />
                           </Text>
                         </UnstyledButton>
                       </Table.Td>

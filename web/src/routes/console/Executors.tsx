@@ -8,6 +8,7 @@ import { ErrorAlert } from '../../components/ErrorAlert';
 import { Money } from '../../components/Money';
 import { Pager } from '../../components/Pager';
 import { pageOf, useUrlFilters } from '../../components/useUrlFilters';
+import { When } from '../../components/When';
 import { useI18n } from '../../i18n';
 
 /** Executors with their deposits at a glance. */
@@ -147,7 +148,9 @@ export function ExecutorDetail() {
             <Table.Tbody>
               {statement.data?.entries.map((entry) => (
                 <Table.Tr key={`${entry.id}-${entry.account}`}>
-                  <Table.Td>{new Date(entry.created_at).toLocaleString()}</Table.Td>
+                  <Table.Td>
+                    <When at={entry.created_at} />
+                  </Table.Td>
                   <Table.Td>{entry.kind}</Table.Td>
                   <Table.Td>{entry.account}</Table.Td>
                   <Table.Td>

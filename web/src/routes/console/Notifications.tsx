@@ -1,12 +1,13 @@
-import { Button, Card, Group, SegmentedControl, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Button, Card, Group, Stack, Text, TextInput } from '@mantine/core';
 import { useState } from 'react';
 import { type NotificationView, useLinkNotification, useNotifications, useResolveNotification } from '../../api/notifications';
-import { CsvLink } from '../../components/CsvLink';
 import { ErrorAlert } from '../../components/ErrorAlert';
+import { ListHeader } from '../../components/ListHeader';
 import { Money } from '../../components/Money';
 import { Pager } from '../../components/Pager';
 import { StatusBadge } from '../../components/StatusBadge';
 import { pageOf, useUrlFilters } from '../../components/useUrlFilters';
+import { When } from '../../components/When';
 import { useI18n } from '../../i18n';
 
 const LIMIT = 50;
@@ -32,7 +33,7 @@ function NotificationCard({ notification }: { notification: NotificationView }) 
           {notification.text}
         </Text>
         <Text size="xs" c="dimmed">
-          {new Date(notification.received_at ?? notification.created_at).toLocaleString()} · {notification.executor_id}
+          <When at={notification.received_at ?? notification.created_at} /> · {notification.executor_id}
         </Text>
         {notification.payment_id && <Text size="sm">→ {notification.payment_id}</Text>}
         {notification.resolved_note && <Text size="sm">{notification.resolved_note}</Text>}
@@ -69,22 +70,20 @@ export function Notifications() {
   const rows = list.data?.notifications ?? [];
   return (
     <Stack>
-      <Group justify="space-between">
-        <Group>
-          <Title order={2}>{t('notifications.title')}</Title>
-          <CsvLink path="/admin/v1/notifications" query={{ status, offset: page.offset }} />
-        </Group>
-        <SegmentedControl
-          value={status}
-          onChange={(value) => setFilters({ status: value })}
-          data={[
+      <ListHeader
+        title={t('notifications.title')}
+        csv={{ path: '/admin/v1/notifications', query: { status, offset: page.offset } }}
+        status={{
+          value: status,
+          onChange: (value) => setFilters({ status: value }),
+          options: [
             { value: 'unmatched', label: t('notifications.unmatched') },
             { value: 'late', label: t('notifications.late') },
             { value: 'resolved', label: t('notifications.resolved') },
             { value: 'matched', label: t('notifications.matched') },
-          ]}
-        />
-      </Group>
+          ],
+        }}
+      />
       <ErrorAlert error={list.error} />
       {list.isSuccess && rows.length === 0 && <Text c="dimmed">{t('common.empty')}</Text>}
       {rows.map((n) => (

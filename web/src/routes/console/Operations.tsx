@@ -1,11 +1,12 @@
-import { Alert, Badge, Button, Code, Group, Loader, NumberInput, SegmentedControl, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Badge, Button, Code, Group, Loader, NumberInput, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useState } from 'react';
 import { useLedgerCheck, useRates, useResendWebhook, useSetRate, useWebhook, useWebhooks } from '../../api/operations';
-import { CsvLink } from '../../components/CsvLink';
 import { ErrorAlert } from '../../components/ErrorAlert';
+import { ListHeader } from '../../components/ListHeader';
 import { Pager } from '../../components/Pager';
 import { StatusBadge } from '../../components/StatusBadge';
 import { pageOf, useUrlFilters } from '../../components/useUrlFilters';
+import { When } from '../../components/When';
 import { useI18n } from '../../i18n';
 
 /** USDT rates per currency; admins set them. */
@@ -28,7 +29,7 @@ export function Rates() {
               </Table.Td>
               <Table.Td>
                 <Text size="xs" c="dimmed">
-                  {new Date(r.updated_at).toLocaleString()}
+                  <When at={r.updated_at} />
                 </Text>
               </Table.Td>
             </Table.Tr>
@@ -63,7 +64,7 @@ function WebhookAttempts({ id }: { id: string }) {
     <Stack gap={4}>
       {event.data.attempts.map((a) => (
         <Text size="xs" key={a.attempt} c={a.error || (a.status_code ?? 0) >= 300 ? 'red' : undefined}>
-          #{a.attempt} · {new Date(a.started_at).toLocaleString()} · {a.status_code ?? '—'} · {a.latency_ms ?? '—'} ms {a.error ? `· ${a.error}` : ''}
+          #{a.attempt} · <When at={a.started_at} /> · {a.status_code ?? '—'} · {a.latency_ms ?? '—'} ms {a.error ? `· ${a.error}` : ''}
         </Text>
       ))}
       <Code block fz="xs">
@@ -85,13 +86,15 @@ export function Webhooks() {
   const [opened, setOpened] = useState<string | undefined>();
   return (
     <Stack>
-      <Group justify="space-between">
-        <Group>
-          <Title order={2}>{t('nav.webhooks')}</Title>
-          <CsvLink path="/admin/v1/webhooks" query={{ status: status === 'all' ? undefined : status, resource_id: filters.resource_id, offset: page.offset }} />
-        </Group>
-        <SegmentedControl value={status} onChange={(value) => setFilters({ status: value })} data={['pending', 'failed', 'delivered', 'all']} />
-      </Group>
+      <ListHeader
+        title={t('nav.webhooks')}
+        csv={{ path: '/admin/v1/webhooks', query: { status: status === 'all' ? undefined : status, resource_id: filters.resource_id, offset: page.offset } }}
+        status={{
+          value: status,
+          onChange: (value) => setFilters({ status: value }),
+          options: ['pending', 'failed', 'delivered', 'all'].map((value) => ({ value, label: value === 'all' ? t('common.all') : value })),
+        }}
+      />
       <TextInput
         label={t('webhooks.resource')}
         defaultValue={filters.resource_id}
@@ -125,7 +128,9 @@ export function Webhooks() {
                   </Badge>
                   {opened === w.id && <WebhookAttempts id={w.id} />}
                 </Table.Td>
-                <Table.Td>{new Date(w.created_at).toLocaleString()}</Table.Td>
+                <Table.Td>
+                  <When at={w.created_at} />
+                </Table.Td>
                 <Table.Td>
                   <Button size="xs" variant="light" onClick={() => resend.mutate(w.id)}>
                     {t('webhooks.resend')}

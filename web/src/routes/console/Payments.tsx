@@ -8,6 +8,7 @@ import { Money } from '../../components/Money';
 import { Pager } from '../../components/Pager';
 import { StatusBadge } from '../../components/StatusBadge';
 import { pageOf, useUrlFilters } from '../../components/useUrlFilters';
+import { When } from '../../components/When';
 import { useI18n } from '../../i18n';
 
 const LIMIT = 50;
@@ -113,7 +114,7 @@ export function Payments() {
           { header: t('common.amount'), cell: (p) => <Money value={p.amount} currency={p.currency} /> },
           { header: t('payments.method'), cell: (p) => p.method },
           { header: t('common.status'), cell: (p) => <StatusBadge status={p.status} /> },
-          { header: t('common.created'), cell: (p) => new Date(p.created_at).toLocaleString() },
+          { header: t('common.created'), cell: (p) => <When at={p.created_at} /> },
         ]}
       />
       <Pager offset={page.offset} limit={LIMIT} count={rows.length} total={list.data?.total} onChange={(offset) => setFilters({ offset: String(offset) })} />
@@ -207,7 +208,7 @@ export function PaymentDetail() {
             // biome-ignore lint/suspicious/noArrayIndexKey: see above
             <Timeline.Item key={index} title={item.kind.replaceAll('_', ' ')}>
               <Text size="xs" c="dimmed">
-                {new Date(item.at).toLocaleString()}
+                <When at={item.at} />
               </Text>
               <Details item={item} />
             </Timeline.Item>

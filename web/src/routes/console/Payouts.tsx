@@ -8,6 +8,7 @@ import { Money } from '../../components/Money';
 import { Pager } from '../../components/Pager';
 import { StatusBadge } from '../../components/StatusBadge';
 import { pageOf, useUrlFilters } from '../../components/useUrlFilters';
+import { When } from '../../components/When';
 import { useI18n } from '../../i18n';
 
 const LIMIT = 50;
@@ -89,7 +90,7 @@ export function Payouts() {
             ),
           },
           { header: t('common.status'), cell: (p) => <StatusBadge status={p.status} /> },
-          { header: t('common.created'), cell: (p) => new Date(p.created_at).toLocaleString() },
+          { header: t('common.created'), cell: (p) => <When at={p.created_at} /> },
           { header: t('common.actions'), cell: (p) => <PayoutActions payout={p} /> },
         ]}
       />

@@ -2,6 +2,7 @@ import { Alert, Button, Card, Code, Group, Image, List, PasswordInput, SimpleGri
 import { useState } from 'react';
 import { useChangePassword, useMe, useRevokeSession, useSessions, useTwoFactorEnable, useTwoFactorSetup } from '../../api/auth';
 import { ErrorAlert } from '../../components/ErrorAlert';
+import { When } from '../../components/When';
 import { useI18n } from '../../i18n';
 
 function TwoFactor() {
@@ -79,7 +80,7 @@ function Sessions() {
               <Table.Td>
                 <Text size="sm">{s.user_agent?.slice(0, 60) ?? '—'}</Text>
                 <Text size="xs" c="dimmed">
-                  {s.ip} · {new Date(s.last_seen_at).toLocaleString()}
+                  {s.ip} · <When at={s.last_seen_at} />
                 </Text>
               </Table.Td>
               <Table.Td>

@@ -8,6 +8,7 @@ import { Money } from '../../components/Money';
 import { Pager } from '../../components/Pager';
 import { StatusBadge } from '../../components/StatusBadge';
 import { pageOf, useUrlFilters } from '../../components/useUrlFilters';
+import { When } from '../../components/When';
 import { useI18n } from '../../i18n';
 import { QUEUE_STATUSES } from './Payouts';
 
@@ -88,7 +89,7 @@ export function Withdrawals() {
             ),
           },
           { header: t('common.status'), cell: (w) => <StatusBadge status={w.status} /> },
-          { header: t('common.created'), cell: (w) => new Date(w.created_at).toLocaleString() },
+          { header: t('common.created'), cell: (w) => <When at={w.created_at} /> },
           { header: t('common.actions'), cell: (w) => <WithdrawalActions withdrawal={w} /> },
         ]}
       />
