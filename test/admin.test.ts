@@ -556,6 +556,21 @@ describe('balance adjustments and the ledger', () => {
     expect(await balanceOf(merchant.terminalId)).toMatchObject({ balance: 10, balance_frozen: 0 });
   });
 
+  it("a terminal's statement lists its postings newest first with the balance after each, from the ledger", async () => {
+    const merchant = await createMerchant(service.app);
+    await adminOk(service.app, 'POST', `/terminals/${merchant.terminalId}/adjustments`, { amount: 12.5, reason: 'top-up' });
+    await adminOk(service.app, 'POST', `/terminals/${merchant.terminalId}/adjustments`, { amount: -2.25, reason: 'correction' });
+    const statement = await adminOk<{ entries: Record<string, unknown>[]; total: number }>(service.app, 'GET', `/terminals/${merchant.terminalId}/statement`);
+    expect(statement.total).toBe(2);
+    expect(statement.entries).toEqual([
+      expect.objectContaining({ account: 'available', amount: '-2.250000', balance_after: '10.250000', memo: 'correction' }),
+      expect.objectContaining({ account: 'available', amount: '12.500000', balance_after: '12.500000', memo: 'top-up' }),
+    ]);
+    const paged = await adminOk<{ entries: unknown[] }>(service.app, 'GET', `/terminals/${merchant.terminalId}/statement?limit=1&offset=1`);
+    expect(paged.entries).toHaveLength(1);
+    expect((await admin(service.app, 'GET', `/terminals/${randomUUID()}/statement`)).statusCode).toBe(404);
+  });
+
   it('the database itself refuses an unbalanced ledger transaction (at COMMIT) and a negative terminal balance', async () => {
     const merchant = await createMerchant(service.app);
     const client = await service.ctx.db.connect();

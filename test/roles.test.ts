@@ -26,6 +26,7 @@ const MATRIX: Record<string, { role: 'support' | 'finance' | 'admin'; confirm?: 
   'POST /merchants/{id}/terminals': { role: 'admin' },
   'GET /merchants/{id}/terminals': { role: 'support' },
   'GET /terminals/{id}': { role: 'support' },
+  'GET /terminals/{id}/statement': { role: 'support' },
   'PATCH /terminals/{id}': { role: 'admin' },
   'POST /terminals/{id}/api-key/rotate': { role: 'admin', confirm: true },
   'POST /terminals/{id}/adjustments': { role: 'finance', confirm: true },

@@ -3,6 +3,7 @@ import { audit } from '../admin/audit.service.js';
 import type { AppContext, RouteApp } from '../context.js';
 import { transaction } from '../db/pool.js';
 import { DomainError } from '../errors.js';
+import { parseListQuery } from '../lib/pagination.js';
 import * as rates from '../rates/rates.repo.js';
 import { parseCurrency, parseRate } from '../rates/rates.service.js';
 import { AdjustmentBody, AdminTerminal, RotateBody, toAdminTerminal, UpdateTerminalBody } from './terminals.schemas.js';
@@ -17,6 +18,20 @@ const RateBody = Type.Object({ rate: Type.Number() });
 export async function terminalAdminRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
   app.get('/terminals/:id', { config: { access: 'support' }, schema: { tags, params: IdParams, response: { 200: AdminTerminal } } }, async (request) =>
     toAdminTerminal(await service.getTerminal(ctx, request.params.id)),
+  );
+
+  app.get(
+    '/terminals/:id/statement',
+    {
+      config: { access: 'support' },
+      schema: {
+        tags,
+        summary: "A terminal's statement: its ledger postings, newest first, with the balance after each",
+        params: IdParams,
+        querystring: Type.Object({ limit: Type.Optional(Type.String()), offset: Type.Optional(Type.String()) }),
+      },
+    },
+    async (request) => service.terminalStatement(ctx, request.params.id, parseListQuery(request.query, 'VALIDATION')),
   );
 
   app.patch(

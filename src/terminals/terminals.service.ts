@@ -3,7 +3,7 @@ import type { AppContext } from '../context.js';
 import { transaction } from '../db/pool.js';
 import { DomainError } from '../errors.js';
 import { isInsufficientFunds } from '../ledger/holds.js';
-import { createTerminalAccounts, post } from '../ledger/ledger.repo.js';
+import { accountStatement, createTerminalAccounts, post } from '../ledger/ledger.repo.js';
 import { hashToken, randomToken } from '../lib/crypto.js';
 import { checkDecimal, type DecimalRule, USDT_DECIMALS } from '../lib/money.js';
 import { getMerchant } from '../merchants/merchants.service.js';
@@ -126,4 +126,24 @@ export async function adjustBalance(ctx: AppContext, id: string, body: Adjustmen
     }
     throw err;
   }
+}
+
+/** A terminal's statement: its postings, newest first, each with the balance of its account after it (read from the ledger). */
+export async function terminalStatement(ctx: AppContext, id: string, page: { limit: number; offset: number }) {
+  await getTerminal(ctx, id);
+  const { rows, total } = await accountStatement(ctx.db, { terminalId: id }, page);
+  return {
+    entries: rows.map((row) => ({
+      id: row.id,
+      created_at: row.created_at,
+      kind: row.kind,
+      account: row.account_kind === 'terminal_available' ? 'available' : 'frozen',
+      amount: row.amount,
+      balance_after: row.balance_after,
+      ref_id: row.ref_id,
+      memo: row.memo,
+    })),
+    total,
+    ...page,
+  };
 }

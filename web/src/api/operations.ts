@@ -40,24 +40,6 @@ export function useExecutor(id: string) {
   return useQuery({ queryKey: ['executors', id], queryFn: () => get<ExecutorView & { requisites: RequisiteView[] }>(`/admin/v1/executors/${id}`) });
 }
 
-export interface StatementEntry {
-  id: string;
-  created_at: string;
-  kind: string;
-  account: string;
-  amount: number;
-  balance_after: number;
-  ref_id: string | null;
-  memo: string | null;
-}
-
-export function useExecutorStatement(id: string, page: { limit: number; offset: number }) {
-  return useQuery({
-    queryKey: ['executors', id, 'statement', page],
-    queryFn: () => get<{ entries: StatementEntry[]; total?: number }>(`/admin/v1/executors/${id}/statement`, page),
-  });
-}
-
 export function useSwitchRequisite() {
   const client = useQueryClient();
   return useMutation({

@@ -1,14 +1,12 @@
 import { Anchor, Badge, Button, Card, Group, NumberInput, Stack, Switch, Table, Text, TextInput, Title } from '@mantine/core';
 import { Link, useParams } from '@tanstack/react-router';
 import { useState } from 'react';
-import { useAdjustExecutor, useExecutor, useExecutorStatement, useExecutors, useSwitchRequisite } from '../../api/operations';
+import { useAdjustExecutor, useExecutor, useExecutors, useSwitchRequisite } from '../../api/operations';
 import { CsvLink } from '../../components/CsvLink';
 import { DataTable } from '../../components/DataTable';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { Money } from '../../components/Money';
-import { Pager } from '../../components/Pager';
-import { pageOf, useUrlFilters } from '../../components/useUrlFilters';
-import { When } from '../../components/When';
+import { Statement } from '../../components/Statement';
 import { useI18n } from '../../i18n';
 
 /** Executors with their deposits at a glance. */
@@ -86,9 +84,6 @@ export function ExecutorDetail() {
   const { id } = useParams({ strict: false }) as { id: string };
   const executor = useExecutor(id);
   const switchRequisite = useSwitchRequisite();
-  const [filters, setFilters] = useUrlFilters();
-  const page = pageOf(filters, 50);
-  const statement = useExecutorStatement(id, page);
   const e = executor.data;
   return (
     <Stack>
@@ -139,41 +134,7 @@ export function ExecutorDetail() {
         </Table.ScrollContainer>
       </Card>
       <Card withBorder>
-        <Group mb="sm">
-          <Title order={4}>{t('executors.statement')}</Title>
-          <CsvLink path={`/admin/v1/executors/${id}/statement`} query={{ offset: page.offset }} />
-        </Group>
-        <Table.ScrollContainer minWidth={700}>
-          <Table striped>
-            <Table.Tbody>
-              {statement.data?.entries.map((entry) => (
-                <Table.Tr key={`${entry.id}-${entry.account}`}>
-                  <Table.Td>
-                    <When at={entry.created_at} />
-                  </Table.Td>
-                  <Table.Td>{entry.kind}</Table.Td>
-                  <Table.Td>{entry.account}</Table.Td>
-                  <Table.Td>
-                    <Money value={entry.amount} />
-                  </Table.Td>
-                  <Table.Td>
-                    <Money value={entry.balance_after} />
-                  </Table.Td>
-                  <Table.Td>
-                    <Text size="xs">{entry.memo ?? entry.ref_id ?? ''}</Text>
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
-        <Pager
-          offset={page.offset}
-          limit={page.limit}
-          count={statement.data?.entries.length ?? 0}
-          total={statement.data?.total}
-          onChange={(offset) => setFilters({ offset: String(offset) })}
-        />
+        <Statement path={`/admin/v1/executors/${id}/statement`} />
       </Card>
     </Stack>
   );

@@ -3,6 +3,7 @@ import { Link, useParams } from '@tanstack/react-router';
 import { useMerchant, useMerchants, useRotateTerminalKey } from '../../api/operations';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { Money } from '../../components/Money';
+import { Statement } from '../../components/Statement';
 import { useI18n } from '../../i18n';
 import { TerminalRoutes } from './Directory';
 
@@ -60,6 +61,9 @@ export function MerchantDetail() {
             {t('merchants.rotateKey')}
           </Button>
           <TerminalRoutes terminalId={terminal.id} />
+          <Stack mt="md">
+            <Statement path={`/admin/v1/terminals/${terminal.id}/statement`} />
+          </Stack>
         </Card>
       ))}
     </Stack>
