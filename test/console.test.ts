@@ -388,4 +388,27 @@ describe('the operator console', () => {
     expect(problems).toEqual([]);
     await page.context().close();
   });
+
+  it('an admin sets up a merchant and its terminal; each secret is shown once', async () => {
+    const admin = await person('admin');
+    const { page, problems } = await open();
+    await signIn(page, admin.email);
+    await page.getByRole('navigation').getByRole('link', { name: 'Merchants' }).click();
+    await page.getByLabel('Name').fill('Book Shop');
+    await page.getByRole('button', { name: 'New merchant' }).click();
+    const secret = (await page.getByRole('alert').filter({ hasText: 'Book Shop' }).locator('code').textContent())!;
+    expect(secret).toMatch(/^sk_/);
+    await page.getByRole('link', { name: 'Book Shop' }).click();
+    await page.getByLabel('Name').fill('Main');
+    await page.getByLabel('Pay-in fee, %').fill('2.5');
+    await page.getByRole('button', { name: 'New terminal' }).click();
+    const apiKey = (await page.getByRole('alert').filter({ hasText: 'Main' }).locator('code').textContent())!;
+    expect(apiKey.length).toBeGreaterThan(20);
+    const merchants = await adminOk<{ merchants: { id: string; name: string }[] }>(service.app, 'GET', '/merchants');
+    const created = merchants.merchants.find((m) => m.name === 'Book Shop')!;
+    const terminals = await adminOk<{ terminals: { name: string; payin_rate: number }[] }>(service.app, 'GET', `/merchants/${created.id}/terminals`);
+    expect(terminals.terminals).toEqual([expect.objectContaining({ name: 'Main', payin_rate: 2.5 })]);
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
 });

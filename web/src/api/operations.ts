@@ -230,3 +230,33 @@ export function useSetTerminalRoutes() {
     onSuccess: (_data, input) => client.invalidateQueries({ queryKey: ['routes', input.terminalId] }),
   });
 }
+
+export function useCreateMerchant() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (name: string) => post<{ id: string; name: string; secret_key: string }>('/admin/v1/merchants', { name }),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['merchants'] }),
+  });
+}
+
+export function useCreateTerminal() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (input: { merchantId: string; name: string; currency: string; payin_rate: number; payout_rate: number }) =>
+      post<TerminalView & { api_key: string }>(`/admin/v1/merchants/${input.merchantId}/terminals`, {
+        name: input.name,
+        currency: input.currency,
+        payin_rate: input.payin_rate,
+        payout_rate: input.payout_rate,
+      }),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['merchants'] }),
+  });
+}
+
+export function useCreateExecutor() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (name: string) => post<{ id: string; name: string; token: string }>('/admin/v1/executors', { name }),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['executors'] }),
+  });
+}

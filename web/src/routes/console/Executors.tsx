@@ -1,7 +1,8 @@
 import { Anchor, Badge, Button, Card, Group, NumberInput, Stack, Switch, Table, Text, TextInput, Title } from '@mantine/core';
 import { Link, useParams } from '@tanstack/react-router';
 import { useState } from 'react';
-import { useAdjustExecutor, useExecutor, useExecutors, useSwitchRequisite } from '../../api/operations';
+import { useAdjustExecutor, useCreateExecutor, useExecutor, useExecutors, useSwitchRequisite } from '../../api/operations';
+import { CreateByName } from '../../components/CreateByName';
 import { CsvLink } from '../../components/CsvLink';
 import { DataTable } from '../../components/DataTable';
 import { ErrorAlert } from '../../components/ErrorAlert';
@@ -13,12 +14,14 @@ import { useI18n } from '../../i18n';
 export function Executors() {
   const { t } = useI18n();
   const list = useExecutors();
+  const create = useCreateExecutor();
   return (
     <Stack>
       <Group>
         <Title order={2}>{t('nav.executors')}</Title>
         <CsvLink path="/admin/v1/executors" query={{}} />
       </Group>
+      <CreateByName label={t('executors.create')} secretTitle={t('executors.tokenOnce')} create={create} />
       <ErrorAlert error={list.error} />
       <DataTable
         rows={list.data?.executors ?? []}

@@ -1,18 +1,79 @@
-import { Alert, Anchor, Button, Card, Code, Stack, Table, Text, Title } from '@mantine/core';
+import { Alert, Anchor, Button, Card, Code, Group, NumberInput, Select, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { Link, useParams } from '@tanstack/react-router';
-import { useMerchant, useMerchants, useRotateTerminalKey } from '../../api/operations';
+import { useState } from 'react';
+import { useCreateMerchant, useCreateTerminal, useMerchant, useMerchants, useRotateTerminalKey } from '../../api/operations';
+import { CreateByName } from '../../components/CreateByName';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { Money } from '../../components/Money';
 import { Statement } from '../../components/Statement';
 import { useI18n } from '../../i18n';
 import { TerminalRoutes } from './Directory';
 
+const CURRENCIES = ['RUB', 'KZT', 'AZN', 'TJS'];
+
+/** A new terminal of the merchant: its API key is shown once. */
+function NewTerminal({ merchantId }: { merchantId: string }) {
+  const { t } = useI18n();
+  const create = useCreateTerminal();
+  const [form, setForm] = useState({ name: '', currency: 'RUB', payin_rate: 0 as number | string, payout_rate: 0 as number | string });
+  return (
+    <Card withBorder>
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          create.mutate(
+            { merchantId, name: form.name.trim(), currency: form.currency, payin_rate: Number(form.payin_rate), payout_rate: Number(form.payout_rate) },
+            { onSuccess: () => setForm({ ...form, name: '' }) },
+          );
+        }}
+      >
+        <Group align="flex-end">
+          <TextInput label={t('banks.name')} value={form.name} onChange={(e) => setForm({ ...form, name: e.currentTarget.value })} w={200} />
+          <Select
+            label={t('rates.currency')}
+            data={CURRENCIES}
+            value={form.currency}
+            onChange={(v) => setForm({ ...form, currency: v ?? 'RUB' })}
+            w={100}
+            allowDeselect={false}
+          />
+          <NumberInput
+            label={t('merchants.payinRate')}
+            value={form.payin_rate}
+            onChange={(v) => setForm({ ...form, payin_rate: v })}
+            decimalScale={2}
+            w={130}
+          />
+          <NumberInput
+            label={t('merchants.payoutRate')}
+            value={form.payout_rate}
+            onChange={(v) => setForm({ ...form, payout_rate: v })}
+            decimalScale={2}
+            w={130}
+          />
+          <Button type="submit" loading={create.isPending} disabled={!form.name.trim()}>
+            {t('merchants.newTerminal')}
+          </Button>
+        </Group>
+      </form>
+      <ErrorAlert error={create.error} />
+      {create.data && (
+        <Alert mt="sm" color="yellow" title={`${create.data.name}: ${t('merchants.keyOnce')}`}>
+          <Code>{create.data.api_key}</Code>
+        </Alert>
+      )}
+    </Card>
+  );
+}
+
 export function Merchants() {
   const { t } = useI18n();
   const list = useMerchants();
+  const create = useCreateMerchant();
   return (
     <Stack>
       <Title order={2}>{t('nav.merchants')}</Title>
+      <CreateByName label={t('merchants.create')} secretTitle={t('merchants.secretOnce')} create={create} />
       <ErrorAlert error={list.error} />
       <Table striped>
         <Table.Tbody>
@@ -50,6 +111,7 @@ export function MerchantDetail() {
           <Code>{rotate.data.api_key}</Code>
         </Alert>
       )}
+      <NewTerminal merchantId={id} />
       {merchant.data?.terminals.map((terminal) => (
         <Card withBorder key={terminal.id}>
           <Text fw={500}>{terminal.name}</Text>
