@@ -58,6 +58,12 @@ const MATRIX: Record<string, { role: 'support' | 'finance' | 'admin'; confirm?: 
   'GET /reports/merchants': { role: 'support' },
   'GET /reports/executors': { role: 'support' },
   'GET /dashboard': { role: 'support' },
+  'POST /executors/{id}/devices': { role: 'admin' },
+  'GET /executors/{id}/devices': { role: 'support' },
+  'DELETE /executors/{id}/devices/{deviceId}': { role: 'support' },
+  'GET /device-messages': { role: 'support' },
+  'POST /device-messages/{id}/link': { role: 'support' },
+  'POST /device-messages/{id}/set-aside': { role: 'support' },
   'GET /notifications': { role: 'support' },
   'GET /notifications/{id}': { role: 'support' },
   'POST /notifications/{id}/link': { role: 'support' },
@@ -88,7 +94,12 @@ const MATRIX: Record<string, { role: 'support' | 'finance' | 'admin'; confirm?: 
 
 const ROLES = ['support', 'finance', 'admin'] as const;
 const RANK = { support: 1, finance: 2, admin: 3 };
-const PARAMS: Record<string, string> = { id: '00000000-0000-4000-8000-000000000000', currency: 'RUB', code: 'no-such-bank' };
+const PARAMS: Record<string, string> = {
+  id: '00000000-0000-4000-8000-000000000000',
+  deviceId: '00000000-0000-4000-8000-000000000000',
+  currency: 'RUB',
+  code: 'no-such-bank',
+};
 
 let service: TestService;
 let app: FastifyInstance;

@@ -99,22 +99,15 @@ export async function receiveNotification(ctx: AppContext, executor: ExecutorIde
         const existing = await repo.findByDedupeKey(tx, dedupeKey);
         if (existing) return toResult(existing, true);
       }
-      const paymentId = await repo.lockPendingPayment(tx, requisite.id, amount);
-      const matched = paymentId !== undefined && (await changePayment(tx, ctx.config, paymentId, 'complete')) !== undefined;
-      const candidate = matched ? undefined : await repo.findRecentlyExpired(tx, requisite.id, amount, receivedAt ?? new Date(), LATE_WINDOW_SECONDS);
-      const row = await repo.insertNotification(tx, {
-        executor_id: executor.id,
-        requisite_id: requisite.id,
+      const row = await recordTransfer(ctx, tx, {
+        executorId: executor.id,
+        requisiteId: requisite.id,
         amount,
         text: input.text ?? null,
-        received_at: receivedAt,
-        parsed_bank: parsedBank,
-        status: matched ? 'matched' : candidate ? 'late' : 'unmatched',
-        payment_id: matched ? paymentId! : null,
-        candidate_payment_id: candidate ?? null,
-        dedupe_key: dedupeKey,
+        receivedAt,
+        parsedBank,
+        dedupeKey,
       });
-      if (!matched) ctx.log.warn({ notification: row.id, requisite: requisite.id, amount, late_for: candidate }, 'notification matched no pending payment');
       return toResult(row, false);
     });
   } catch (err) {
@@ -125,6 +118,51 @@ export async function receiveNotification(ctx: AppContext, executor: ExecutorIde
     }
     throw err;
   }
+}
+
+/** Money received on a known requisite, as a notification records it. */
+export interface Transfer {
+  executorId: string;
+  requisiteId: string;
+  /** In the requisite's currency, two decimals. */
+  amount: string;
+  text: string | null;
+  receivedAt: Date | null;
+  parsedBank: string | null;
+  dedupeKey: Buffer | null;
+}
+
+/**
+ * The one way a reported transfer becomes a notification, in the caller's transaction: the one
+ * PENDING payment on the requisite with that amount is completed and the notification matched;
+ * otherwise it is kept for a person, flagged late with the payment it probably belongs to when
+ * one expired shortly before. Used by the companion app's notifications and the devices' messages.
+ */
+export async function recordTransfer(ctx: AppContext, tx: Tx, transfer: Transfer): Promise<repo.NotificationRow> {
+  const paymentId = await repo.lockPendingPayment(tx, transfer.requisiteId, transfer.amount);
+  const matched = paymentId !== undefined && (await changePayment(tx, ctx.config, paymentId, 'complete')) !== undefined;
+  const candidate = matched
+    ? undefined
+    : await repo.findRecentlyExpired(tx, transfer.requisiteId, transfer.amount, transfer.receivedAt ?? new Date(), LATE_WINDOW_SECONDS);
+  const row = await repo.insertNotification(tx, {
+    executor_id: transfer.executorId,
+    requisite_id: transfer.requisiteId,
+    amount: transfer.amount,
+    text: transfer.text,
+    received_at: transfer.receivedAt,
+    parsed_bank: transfer.parsedBank,
+    status: matched ? 'matched' : candidate ? 'late' : 'unmatched',
+    payment_id: matched ? paymentId! : null,
+    candidate_payment_id: candidate ?? null,
+    dedupe_key: transfer.dedupeKey,
+  });
+  if (!matched) {
+    ctx.log.warn(
+      { notification: row.id, requisite: transfer.requisiteId, amount: transfer.amount, late_for: candidate },
+      'notification matched no pending payment',
+    );
+  }
+  return row;
 }
 
 /** A notification as the operator API shows it. */

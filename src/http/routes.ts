@@ -3,6 +3,9 @@ import { authRoutes } from '../auth/auth.routes.js';
 import { userAdminRoutes } from '../auth/users.admin.js';
 import { bankAdminRoutes, bankRoutes } from '../banks/banks.routes.js';
 import type { AppContext, RouteApp } from '../context.js';
+import { deviceAdminRoutes } from '../devices/devices.admin.js';
+import { deviceRoutes } from '../devices/devices.device.js';
+import { deviceExecutorRoutes } from '../devices/devices.executor.js';
 import { disputeAdminRoutes } from '../disputes/disputes.admin.js';
 import { disputeRoutes } from '../disputes/disputes.routes.js';
 import { executorAdminRoutes } from '../executors/executors.admin.js';
@@ -34,6 +37,7 @@ import { withdrawalExecutorRoutes } from '../withdrawals/withdrawals.executor.js
 import { withdrawalRoutes } from '../withdrawals/withdrawals.routes.js';
 import { personAccess } from './access.js';
 import { adminAuth } from './admin-auth.js';
+import { deviceAuth } from './device-auth.js';
 import { executorAuth } from './executor-auth.js';
 import { idempotency } from './idempotency.js';
 import { merchantAuth } from './merchant-auth.js';
@@ -73,7 +77,15 @@ const ROUTE_GROUPS: RouteGroup[] = [
     auth: executorAuth,
     // Notifications and payouts complete money already on its way: served under a load that sheds new payments.
     priority: 'high',
-    routes: [executorRoutes, payoutExecutorRoutes, withdrawalExecutorRoutes],
+    routes: [executorRoutes, deviceExecutorRoutes, payoutExecutorRoutes, withdrawalExecutorRoutes],
+  },
+  {
+    name: 'device API (device token)',
+    prefix: '/device/v1',
+    auth: deviceAuth,
+    // A bank message completes money already on its way.
+    priority: 'high',
+    routes: [deviceRoutes],
   },
   { name: 'people (session cookie)', prefix: '/auth/v1', auth: personAccess, routes: [authRoutes] },
   {
@@ -90,6 +102,7 @@ const ROUTE_GROUPS: RouteGroup[] = [
       paymentAdminRoutes,
       ledgerAdminRoutes,
       notificationAdminRoutes,
+      deviceAdminRoutes,
       webhookAdminRoutes,
       disputeAdminRoutes,
       payoutAdminRoutes,

@@ -1,0 +1,73 @@
+import { Type } from 'typebox';
+import { audit } from '../admin/audit.service.js';
+import type { AppContext, RouteApp } from '../context.js';
+import { parseListQuery } from '../lib/pagination.js';
+import * as devices from './devices.service.js';
+
+const tags = ['operator'];
+const IdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
+const DeviceParams = Type.Object({ id: Type.String({ format: 'uuid' }), deviceId: Type.String() });
+const MessageParams = Type.Object({ id: Type.String() });
+const ListQuery = Type.Object({
+  executor_id: Type.Optional(Type.String({ format: 'uuid' })),
+  status: Type.Optional(Type.String()),
+  limit: Type.Optional(Type.String()),
+  offset: Type.Optional(Type.String()),
+});
+
+/** Operator API for executors' phones and the messages they sent. */
+export async function deviceAdminRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
+  app.post(
+    '/executors/:id/devices',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        summary: 'Register a phone for an executor; its token is shown once',
+        params: IdParams,
+        body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }) }),
+      },
+    },
+    async (request, reply) => {
+      const { device, token } = await devices.registerDevice(ctx, request.params.id, request.body.name);
+      await audit(ctx.db, request, 'device.register', 'device', device.id, null, devices.toDevice(device));
+      return reply.status(201).send({ ...devices.toDevice(device), token });
+    },
+  );
+
+  app.get('/executors/:id/devices', { config: { access: 'support' }, schema: { tags, params: IdParams } }, async (request) => ({
+    devices: (await devices.listDevices(ctx, request.params.id)).map(devices.toDevice),
+  }));
+
+  app.delete('/executors/:id/devices/:deviceId', { config: { access: 'support' }, schema: { tags, params: DeviceParams } }, async (request, reply) => {
+    await devices.revokeDevice(ctx, request.params.id, request.params.deviceId);
+    await audit(ctx.db, request, 'device.revoke', 'device', request.params.deviceId, null, null);
+    return reply.status(204).send();
+  });
+
+  app.get('/device-messages', { config: { access: 'support' }, schema: { tags, querystring: ListQuery } }, async (request) => {
+    const page = parseListQuery(request.query, 'VALIDATION');
+    const { rows, total } = await devices.listMessages(ctx, { executorId: request.query.executor_id, status: request.query.status, ...page });
+    return { messages: rows.map(devices.toMessage), total, ...page };
+  });
+
+  app.post(
+    '/device-messages/:id/link',
+    { config: { access: 'support' }, schema: { tags, params: MessageParams, body: Type.Object({ payment_id: Type.String({ format: 'uuid' }) }) } },
+    async (request) => {
+      const message = await devices.linkMessage(ctx, null, request.params.id, request.body.payment_id);
+      await audit(ctx.db, request, 'device_message.link', 'device_message', message.id, null, { payment_id: request.body.payment_id });
+      return devices.toMessage(message);
+    },
+  );
+
+  app.post(
+    '/device-messages/:id/set-aside',
+    { config: { access: 'support' }, schema: { tags, params: MessageParams, body: Type.Object({ note: Type.String({ minLength: 1, maxLength: 1000 }) }) } },
+    async (request) => {
+      const message = await devices.setAsideMessage(ctx, null, request.params.id, request.body.note);
+      await audit(ctx.db, request, 'device_message.set_aside', 'device_message', message.id, null, { note: request.body.note });
+      return devices.toMessage(message);
+    },
+  );
+}

@@ -1,0 +1,33 @@
+import { Type } from 'typebox';
+import type { AppContext, RouteApp } from '../context.js';
+import * as devices from './devices.service.js';
+
+const tags = ['device'];
+const State = {
+  battery: Type.Optional(Type.Integer({ minimum: 0, maximum: 100, description: 'battery percent' })),
+  app_version: Type.Optional(Type.String({ maxLength: 100 })),
+};
+const MessageBody = Type.Object({
+  text: Type.String({ minLength: 1, maxLength: 4000, description: 'the SMS or push notification as the bank sent it' }),
+  sender: Type.Optional(Type.String({ maxLength: 200, description: "the SMS sender id ('900', 'Tinkoff') or the app's package or title" })),
+  received_at: Type.Optional(Type.String({ description: 'when the phone received it, ISO 8601' })),
+  ...State,
+});
+
+/** The device API: what an executor's phone sends (DESIGN.md "Devices (contract)"). */
+export async function deviceRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
+  app.post(
+    '/messages',
+    { schema: { tags, summary: 'A bank message the phone received: matched to a requisite and a payment, or kept for a person', body: MessageBody } },
+    async (request) => devices.receiveMessage(ctx, request.device!, request.body),
+  );
+
+  app.post(
+    '/heartbeat',
+    { schema: { tags, summary: 'The phone is alive (and its battery and app version)', body: Type.Object(State) } },
+    async (request, reply) => {
+      await devices.heartbeat(ctx, request.device!, request.body ?? {});
+      return reply.status(204).send();
+    },
+  );
+}

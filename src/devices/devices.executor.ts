@@ -1,0 +1,52 @@
+import { Type } from 'typebox';
+import type { AppContext, RouteApp } from '../context.js';
+import { parseListQuery } from '../lib/pagination.js';
+import * as devices from './devices.service.js';
+
+const tags = ['executor'];
+const IdParams = Type.Object({ id: Type.String() });
+const ListQuery = Type.Object({ status: Type.Optional(Type.String()), limit: Type.Optional(Type.String()), offset: Type.Optional(Type.String()) });
+
+/** An executor's own phones and the messages they sent. */
+export async function deviceExecutorRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
+  app.post(
+    '/devices',
+    { schema: { tags, summary: 'Register a phone; its token is shown once', body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }) }) } },
+    async (request, reply) => {
+      const { device, token } = await devices.registerDevice(ctx, request.executor!.id, request.body.name);
+      return reply.status(201).send({ ...devices.toDevice(device), token });
+    },
+  );
+
+  app.get('/devices', { schema: { tags } }, async (request) => ({ devices: (await devices.listDevices(ctx, request.executor!.id)).map(devices.toDevice) }));
+
+  app.delete('/devices/:id', { schema: { tags, summary: 'Revoke a phone: its token stops working at once', params: IdParams } }, async (request, reply) => {
+    await devices.revokeDevice(ctx, request.executor!.id, request.params.id);
+    return reply.status(204).send();
+  });
+
+  app.get('/device-messages', { schema: { tags, querystring: ListQuery } }, async (request) => {
+    const page = parseListQuery(request.query, 'VALIDATION');
+    const { rows, total } = await devices.listMessages(ctx, { executorId: request.executor!.id, status: request.query.status, ...page });
+    return { messages: rows.map(devices.toMessage), total, ...page };
+  });
+
+  app.post(
+    '/device-messages/:id/link',
+    {
+      schema: {
+        tags,
+        summary: 'Link a message that waits for a person to the PENDING payment it is for',
+        params: IdParams,
+        body: Type.Object({ payment_id: Type.String({ format: 'uuid' }) }),
+      },
+    },
+    async (request) => devices.toMessage(await devices.linkMessage(ctx, request.executor!.id, request.params.id, request.body.payment_id)),
+  );
+
+  app.post(
+    '/device-messages/:id/set-aside',
+    { schema: { tags, params: IdParams, body: Type.Object({ note: Type.String({ minLength: 1, maxLength: 1000 }) }) } },
+    async (request) => devices.toMessage(await devices.setAsideMessage(ctx, request.executor!.id, request.params.id, request.body.note)),
+  );
+}

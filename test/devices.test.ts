@@ -1,0 +1,205 @@
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  admin,
+  adminOk,
+  createExecutor,
+  createMerchant,
+  createPayment,
+  createRequisite,
+  executorCall,
+  expectLedgerOk,
+  type MerchantCredentials,
+  setRate,
+  signed,
+  startTestService,
+  type TestService,
+} from './helpers.js';
+
+// Executors' phones (DESIGN.md "Devices (contract)"): messages that name no requisite.
+let service: TestService;
+let app: FastifyInstance;
+let merchant: MerchantCredentials;
+
+beforeAll(async () => {
+  service = await startTestService();
+  app = service.app;
+  await setRate(app, 'RUB', 95.5);
+  merchant = await createMerchant(app);
+});
+afterAll(async () => service?.close());
+
+let amountSeq = 0;
+/** Every payment of this file its own amount, so that tests do not meet each other's payments. */
+function nextAmount(): number {
+  return 1000 + ++amountSeq * 7;
+}
+
+/** A funded executor with `cards` Sberbank cards and one registered phone. */
+async function executorWithPhone(cards = 2) {
+  // The cards of earlier tests are switched off, so that this test's payments land on its own.
+  await service.ctx.db.query('UPDATE requisites SET is_active = false');
+  const executor = await createExecutor(app);
+  const requisites = [];
+  for (let i = 0; i < cards; i++) requisites.push(await createRequisite(app, executor.id));
+  const res = await executorCall(app, executor.token, 'POST', '/devices', { name: 'Pixel 7' });
+  expect(res.statusCode, res.body).toBe(201);
+  return { executor, requisites, device: res.json() as { id: string; token: string; name: string } };
+}
+
+function deviceCall(token: string, url: string, body?: unknown) {
+  return app.inject({
+    method: 'POST',
+    url: `/device/v1${url}`,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    payload: body === undefined ? undefined : JSON.stringify(body),
+  });
+}
+
+/** A payment of `amount`, and the requisite the cascade handed out for it. */
+async function pay(amount: number): Promise<{ id: string; requisiteId: string }> {
+  const { status, body } = await createPayment(app, merchant, { ext_id: `dev-${Date.now()}-${Math.random()}`, amount });
+  expect(status, JSON.stringify(body)).toBe(200);
+  const detail = await adminOk<{ requisite_id: string }>(app, 'GET', `/payments/${body.id}`);
+  return { id: body.id, requisiteId: detail.requisite_id };
+}
+
+async function statusOf(paymentId: string): Promise<string> {
+  return (await signed(app, merchant, 'GET', `/v1/payments/${paymentId}`)).json().status;
+}
+
+const sms = (last4: string, amount: number) => `MIR-${last4} 10:05 зачисление ${amount}р Баланс: 10000р`;
+const noDigits = (amount: number) => `Сбербанк Онлайн. ИВАН ИВАНОВИЧ И. перевел(а) Вам ${amount}.00 RUB`;
+
+describe('device messages', () => {
+  it('a payment completes from a forwarded bank SMS that names only the card’s last four digits; a repeat answers the same', async () => {
+    const { requisites, device } = await executorWithPhone();
+    const amount = nextAmount();
+    const payment = await pay(amount);
+    const card = requisites.find((r) => r.id === payment.requisiteId)!;
+    const message = { text: sms(card.value.slice(-4), amount), sender: '900', received_at: new Date().toISOString(), battery: 81, app_version: '3.2.1' };
+
+    const res = await deviceCall(device.token, '/messages', message);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ matched: true, payment_id: payment.id, notification_id: expect.any(String), status: 'matched', duplicate: false });
+    expect(await statusOf(payment.id)).toBe('COMPLETED');
+
+    const again = await deviceCall(device.token, '/messages', message);
+    expect(again.json()).toMatchObject({ matched: true, payment_id: payment.id, message_id: res.json().message_id, duplicate: true });
+    const notifications = await service.ctx.db.query('SELECT count(*)::int AS n FROM notifications WHERE payment_id = $1', [payment.id]);
+    expect(notifications.rows[0].n).toBe(1);
+    await expectLedgerOk(app);
+
+    const executorId = (await adminOk<{ executor_id: string }>(app, 'GET', `/requisites/${card.id}`)).executor_id;
+    const listed = (await admin(app, 'GET', `/executors/${executorId}/devices`)).json();
+    expect(listed.devices).toEqual([expect.objectContaining({ id: device.id, battery: 81, app_version: '3.2.1', last_seen_at: expect.any(String) })]);
+  });
+
+  it('the digits pick the card even when the other card waits for the same amount', async () => {
+    const { requisites, device } = await executorWithPhone();
+    const amount = nextAmount();
+    const first = await pay(amount);
+    const second = await pay(amount);
+    expect(first.requisiteId).not.toBe(second.requisiteId);
+    const secondCard = requisites.find((r) => r.id === second.requisiteId)!;
+    const res = await deviceCall(device.token, '/messages', { text: sms(secondCard.value.slice(-4), amount), sender: '900' });
+    expect(res.json()).toMatchObject({ matched: true, payment_id: second.id });
+    expect(await statusOf(first.id)).toBe('PENDING');
+  });
+
+  it('a text without digits is decided by the amount when exactly one card waits for it', async () => {
+    const { device } = await executorWithPhone();
+    const amount = nextAmount();
+    const payment = await pay(amount);
+    const res = await deviceCall(device.token, '/messages', { text: noDigits(amount), sender: '900' });
+    expect(res.json()).toMatchObject({ matched: true, payment_id: payment.id });
+  });
+
+  it('two cards waiting for the same amount and no digits: the message waits, and the executor links it', async () => {
+    const { executor, device } = await executorWithPhone();
+    const amount = nextAmount();
+    const first = await pay(amount);
+    const second = await pay(amount);
+    const res = await deviceCall(device.token, '/messages', { text: noDigits(amount), sender: '900' });
+    expect(res.json()).toMatchObject({ matched: false, payment_id: null, notification_id: null, status: 'ambiguous' });
+    expect(res.json().reason).toMatch(/2 requisites that fit the text wait for/);
+    expect(await statusOf(first.id)).toBe('PENDING');
+    expect(await statusOf(second.id)).toBe('PENDING');
+
+    const waiting = (await executorCall(app, executor.token, 'GET', '/device-messages?status=ambiguous')).json();
+    expect(waiting.messages).toEqual([expect.objectContaining({ id: res.json().message_id, text: noDigits(amount), amount: `${amount}.00` })]);
+
+    const linked = await executorCall(app, executor.token, 'POST', `/device-messages/${res.json().message_id}/link`, { payment_id: second.id });
+    expect(linked.statusCode, linked.body).toBe(200);
+    expect(linked.json()).toMatchObject({ status: 'resolved', payment_id: second.id, requisite_id: second.requisiteId });
+    expect(await statusOf(second.id)).toBe('COMPLETED');
+    const twice = await executorCall(app, executor.token, 'POST', `/device-messages/${res.json().message_id}/link`, { payment_id: first.id });
+    expect([twice.statusCode, twice.json().error]).toEqual([409, 'CONFLICT']);
+    await expectLedgerOk(app);
+  });
+
+  it('nothing is guessed: digits of no card of the executor, money going out, a text nobody can read', async () => {
+    const { executor, device } = await executorWithPhone(1);
+    const amount = nextAmount();
+    const payment = await pay(amount);
+    const wrongCard = await deviceCall(device.token, '/messages', { text: sms('0000', amount), sender: '900' });
+    expect(wrongCard.json()).toMatchObject({ matched: false, status: 'ambiguous', reason: 'none of your requisites ends in 0000' });
+    const outgoing = await deviceCall(device.token, '/messages', { text: 'MIR-1234 19:02 Покупка 500р ПЯТЁРОЧКА Баланс: 12 345.67р', sender: '900' });
+    expect(outgoing.json()).toMatchObject({ matched: false, status: 'ignored' });
+    const unreadable = await deviceCall(device.token, '/messages', { text: 'Ваш код подтверждения: 4821. Никому не сообщайте', sender: '900' });
+    expect(unreadable.json()).toMatchObject({ matched: false, status: 'unreadable' });
+    expect(await statusOf(payment.id)).toBe('PENDING');
+
+    // A person sets the unreadable one aside; the operator sees what waits.
+    const waiting = await adminOk<{ messages: { id: string; status: string }[] }>(app, 'GET', `/device-messages?executor_id=${executor.id}&status=ambiguous`);
+    expect(waiting.messages.map((m) => m.id)).toEqual([wrongCard.json().message_id]);
+    const aside = await executorCall(app, executor.token, 'POST', `/device-messages/${unreadable.json().message_id}/set-aside`, { note: 'a one-time code' });
+    expect(aside.json()).toMatchObject({ status: 'resolved', resolved_note: 'a one-time code' });
+  });
+
+  it('a message for a card with no payment of that amount is kept as an unmatched notification, and linking it later completes the payment', async () => {
+    const { executor, requisites, device } = await executorWithPhone(1);
+    const amount = nextAmount();
+    const payment = await pay(amount);
+    const res = await deviceCall(device.token, '/messages', { text: sms(requisites[0]!.value.slice(-4), amount - 1), sender: '900' });
+    expect(res.json()).toMatchObject({ matched: false, status: 'unmatched', notification_id: expect.any(String) });
+    // The payer sent one rouble less; the executor decides it is this payment. The amounts differ:
+    // refused, nothing guessed.
+    const refused = await executorCall(app, executor.token, 'POST', `/device-messages/${res.json().message_id}/link`, { payment_id: payment.id });
+    expect([refused.statusCode, refused.json().error]).toEqual([400, 'VALIDATION']);
+    expect(await statusOf(payment.id)).toBe('PENDING');
+  });
+
+  it('an executor reaches only their own devices and messages; a revoked device is refused at once', async () => {
+    const one = await executorWithPhone(1);
+    const other = await executorWithPhone(1);
+    const msg = await deviceCall(one.device.token, '/messages', { text: 'непонятный текст', sender: 'x' });
+    const foreignLink = await executorCall(app, other.executor.token, 'POST', `/device-messages/${msg.json().message_id}/link`, {
+      payment_id: '00000000-0000-4000-8000-000000000000',
+    });
+    expect(foreignLink.statusCode).toBe(404);
+    const foreignList = (await executorCall(app, other.executor.token, 'GET', '/device-messages')).json();
+    expect(foreignList.messages.map((m: { id: string }) => m.id)).not.toContain(msg.json().message_id);
+    const foreignRevoke = await executorCall(app, other.executor.token, 'DELETE', `/devices/${one.device.id}`);
+    expect(foreignRevoke.statusCode).toBe(404);
+
+    expect((await executorCall(app, one.executor.token, 'DELETE', `/devices/${one.device.id}`)).statusCode).toBe(204);
+    const after = await deviceCall(one.device.token, '/messages', { text: 'x' });
+    expect([after.statusCode, after.json().error]).toEqual([401, 'AUTH_002']);
+    expect((await deviceCall('nonsense', '/heartbeat', {})).statusCode).toBe(401);
+    const unknown = await admin(app, 'POST', '/executors/00000000-0000-4000-8000-000000000000/devices', { name: 'x' });
+    expect([unknown.statusCode, unknown.json().error]).toEqual([404, 'NOT_FOUND']);
+  });
+
+  it('a heartbeat records the phone alive with its battery and app version', async () => {
+    const { executor, device } = await executorWithPhone(0);
+    const res = await deviceCall(device.token, '/heartbeat', { battery: 42, app_version: '1.0' });
+    expect(res.statusCode).toBe(204);
+    const devices = (await executorCall(app, executor.token, 'GET', '/devices')).json().devices;
+    expect(devices).toEqual([expect.objectContaining({ battery: 42, app_version: '1.0', last_seen_at: expect.any(String) })]);
+    const bad = await deviceCall(device.token, '/heartbeat', { battery: 140 });
+    expect(bad.statusCode).toBe(400);
+    const blank = await executorCall(app, executor.token, 'POST', '/devices', { name: '  ' });
+    expect([blank.statusCode, blank.json().error]).toEqual([400, 'VALIDATION']);
+  });
+});
