@@ -29,9 +29,9 @@ export async function deviceAdminRoutes(app: RouteApp, ctx: AppContext): Promise
       },
     },
     async (request, reply) => {
-      const { device, token } = await devices.registerDevice(ctx, request.params.id, request.body.name);
+      const { device, token, signingSecret } = await devices.registerDevice(ctx, request.params.id, request.body.name);
       await audit(ctx.db, request, 'device.register', 'device', device.id, null, devices.toDevice(device));
-      return reply.status(201).send({ ...devices.toDevice(device), token });
+      return reply.status(201).send({ ...devices.toDevice(device), token, signing_secret: signingSecret });
     },
   );
 

@@ -13,8 +13,8 @@ export async function deviceExecutorRoutes(app: RouteApp, ctx: AppContext): Prom
     '/devices',
     { schema: { tags, summary: 'Register a phone; its token is shown once', body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }) }) } },
     async (request, reply) => {
-      const { device, token } = await devices.registerDevice(ctx, request.executor!.id, request.body.name);
-      return reply.status(201).send({ ...devices.toDevice(device), token });
+      const { device, token, signingSecret } = await devices.registerDevice(ctx, request.executor!.id, request.body.name);
+      return reply.status(201).send({ ...devices.toDevice(device), token, signing_secret: signingSecret });
     },
   );
 

@@ -16,13 +16,12 @@ export interface DeviceRow {
 const DEVICE = 'id, executor_id, name, created_at, last_seen_at, battery, app_version, revoked_at';
 
 /** Registers a device; an unknown executor is NOT_FOUND. */
-export async function insertDevice(db: Queryable, executorId: string, name: string, tokenHash: Buffer): Promise<DeviceRow> {
+export async function insertDevice(db: Queryable, executorId: string, name: string, tokenHash: Buffer, sealedSecret: string): Promise<DeviceRow> {
   try {
-    const { rows } = await db.query<DeviceRow>(`INSERT INTO devices (executor_id, name, token_hash) VALUES ($1, $2, $3) RETURNING ${DEVICE}`, [
-      executorId,
-      name,
-      tokenHash,
-    ]);
+    const { rows } = await db.query<DeviceRow>(
+      `INSERT INTO devices (executor_id, name, token_hash, signing_secret) VALUES ($1, $2, $3, $4) RETURNING ${DEVICE}`,
+      [executorId, name, tokenHash, sealedSecret],
+    );
     return rows[0]!;
   } catch (err) {
     if (pgErrorCode(err) === PgCode.foreignKeyViolation) throw new DomainError('NOT_FOUND', `Executor ${executorId} not found`);
@@ -179,4 +178,27 @@ export async function requisitesWithPending(db: Queryable, requisiteIds: string[
     [requisiteIds, amount],
   );
   return rows.map((row) => row.requisite_id);
+}
+
+/** The device's sealed signing secret (for the forwarders' signatures). */
+export async function findSigningSecret(db: Queryable, deviceId: string): Promise<string | undefined> {
+  const { rows } = await db.query<{ signing_secret: string | null }>('SELECT signing_secret FROM devices WHERE id = $1', [deviceId]);
+  return rows[0]?.signing_secret ?? undefined;
+}
+
+/**
+ * Records that a signature stamp (SmsForwarder's timestamp) came with this body: true the first
+ * time or again with the same body (a retry), false when it comes back with another body.
+ * Stamps older than an hour are forgotten (the signature's window is shorter).
+ */
+export async function claimStamp(db: Queryable, deviceId: string, stamp: string, bodyHash: Buffer): Promise<boolean> {
+  await db.query(`DELETE FROM device_hook_stamps WHERE device_id = $1 AND created_at < now() - interval '1 hour'`, [deviceId]);
+  const inserted = await db.query('INSERT INTO device_hook_stamps (device_id, stamp, body_hash) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [
+    deviceId,
+    stamp,
+    bodyHash,
+  ]);
+  if (inserted.rowCount === 1) return true;
+  const { rows } = await db.query<{ body_hash: Buffer }>('SELECT body_hash FROM device_hook_stamps WHERE device_id = $1 AND stamp = $2', [deviceId, stamp]);
+  return rows[0]?.body_hash.equals(bodyHash) ?? false;
 }

@@ -12,14 +12,23 @@ import { changePayment } from '../payments/lifecycle.js';
 import { findPayment } from '../payments/payments.repo.js';
 import { findRequisite } from '../requisites/requisites.repo.js';
 import * as repo from './devices.repo.js';
+import { type HookRequest, readIncomingSms, readSmsForwarder, readSmsGateway } from './forwarders.js';
 
-/** A registered device: its token is answered once, at registration. */
-export async function registerDevice(ctx: AppContext, executorId: string, name: string): Promise<{ device: repo.DeviceRow; token: string }> {
+/**
+ * A registered device: its token, and the secret a forwarder app signs with, are answered once,
+ * at registration.
+ */
+export async function registerDevice(
+  ctx: AppContext,
+  executorId: string,
+  name: string,
+): Promise<{ device: repo.DeviceRow; token: string; signingSecret: string }> {
   const trimmed = name.trim();
   if (trimmed === '') throw new DomainError('VALIDATION', 'name is empty: name the phone so that you know it in the list ("Pixel 7, Sber")');
   const token = randomToken('dev_', 32);
-  const device = await repo.insertDevice(ctx.db, executorId, trimmed, hashToken(token));
-  return { device, token };
+  const signingSecret = randomToken('', 24);
+  const device = await repo.insertDevice(ctx.db, executorId, trimmed, hashToken(token), ctx.box.seal(signingSecret));
+  return { device, token, signingSecret };
 }
 
 export async function listDevices(ctx: AppContext, executorId: string): Promise<repo.DeviceRow[]> {
@@ -304,4 +313,40 @@ export function toMessage(row: repo.MessageRow) {
     resolved_note: row.resolved_note,
     created_at: row.created_at.toISOString(),
   };
+}
+
+export const FORWARDERS = {
+  smsforwarder: readSmsForwarder,
+  'sms-gateway': readSmsGateway,
+  'incoming-sms': (request: HookRequest, secret: string) => readIncomingSms(request, secret),
+} as const;
+export type ForwarderFormat = keyof typeof FORWARDERS;
+
+/**
+ * A forwarder app's webhook (`/device/v1/hooks/<token>/<format>`): verified with the device's
+ * signing secret, then a message goes the way of `POST /device/v1/messages`, a ping marks the
+ * device alive, anything else is acknowledged so the app stops retrying it.
+ */
+export async function receiveHook(
+  ctx: AppContext,
+  device: repo.DeviceRow,
+  format: ForwarderFormat,
+  request: HookRequest,
+): Promise<MessageResult | { ignored: string } | { alive: true }> {
+  const sealed = await repo.findSigningSecret(ctx.db, device.id);
+  if (!sealed) throw new DomainError('AUTH_002', 'This device has no signing secret: register it again');
+  const event = FORWARDERS[format](request, ctx.box.open(sealed));
+  if (event.kind === 'ping') {
+    await repo.markSeen(ctx.db, device.id, { battery: event.battery, appVersion: event.appVersion });
+    return { alive: true };
+  }
+  await repo.markSeen(ctx.db, device.id, {});
+  if (event.kind === 'ignored') return { ignored: event.why };
+  if (event.stamp !== undefined) {
+    const bodyHash = createHash('sha256').update(request.raw).digest();
+    if (!(await repo.claimStamp(ctx.db, device.id, event.stamp, bodyHash))) {
+      throw new DomainError('AUTH_002', 'This timestamp was already signed for another message: refused as a replay');
+    }
+  }
+  return receiveMessage(ctx, device, { text: event.text, sender: event.sender, received_at: event.receivedAt });
 }

@@ -9,6 +9,7 @@ import type { AppContext, RouteApp } from '../context.js';
 import { isDatabaseUnavailable, isTransientConflict } from '../db/pool.js';
 import { DomainError, type ErrorKey } from '../errors.js';
 import { maskUrl } from '../lib/mask.js';
+import { DEVICE_HOOKS_PREFIX } from './device-auth.js';
 import { errorBody, statusOf } from './errors.js';
 import { registerJsonParser, registerMultipartPassThrough } from './json.js';
 import { readUpload } from './multipart.js';
@@ -73,7 +74,7 @@ export async function buildApp(ctx: AppContext): Promise<RouteApp> {
     request.log.info(
       {
         method: request.method,
-        url: maskUrl(request.url, pagePath),
+        url: maskUrl(request.url, pagePath, DEVICE_HOOKS_PREFIX),
         status: reply.statusCode,
         ms: Math.round(reply.elapsedTime * 10) / 10,
         merchant: request.merchant?.merchantId,

@@ -20,3 +20,23 @@ export function deviceAuth(app: FastifyInstance, ctx: AppContext): void {
     request.device = device;
   });
 }
+
+/** Where the forwarders post: `<prefix>/<device token>/<format>`; the log masks the token. */
+export const DEVICE_HOOKS_PREFIX = '/device/v1/hooks';
+
+/**
+ * The forwarders' routes: the device token is in the path (SMS Gateway for Android cannot set a
+ * header), and each format's signature is checked over the raw bytes, so the body is kept as
+ * sent (JSON or a form) for the route to read.
+ */
+export function deviceHookAuth(app: FastifyInstance, ctx: AppContext): void {
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => done(null, { raw: body }));
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'buffer' }, (_request, body, done) => done(null, { raw: body, form: true }));
+  app.addHook('onRequest', async (request: FastifyRequest) => {
+    const token = (request.params as { token?: string }).token ?? '';
+    const device = token ? await deviceByToken(ctx, token) : undefined;
+    if (!device) throw new DomainError('AUTH_002', 'Invalid device token in the URL: revoked, unknown, or its executor is switched off');
+    request.device = device;
+  });
+}

@@ -6,6 +6,7 @@ import type { AppContext, RouteApp } from '../context.js';
 import { deviceAdminRoutes } from '../devices/devices.admin.js';
 import { deviceRoutes } from '../devices/devices.device.js';
 import { deviceExecutorRoutes } from '../devices/devices.executor.js';
+import { deviceHookRoutes } from '../devices/devices.hooks.js';
 import { disputeAdminRoutes } from '../disputes/disputes.admin.js';
 import { disputeRoutes } from '../disputes/disputes.routes.js';
 import { executorAdminRoutes } from '../executors/executors.admin.js';
@@ -37,7 +38,7 @@ import { withdrawalExecutorRoutes } from '../withdrawals/withdrawals.executor.js
 import { withdrawalRoutes } from '../withdrawals/withdrawals.routes.js';
 import { personAccess } from './access.js';
 import { adminAuth } from './admin-auth.js';
-import { deviceAuth } from './device-auth.js';
+import { DEVICE_HOOKS_PREFIX, deviceAuth, deviceHookAuth } from './device-auth.js';
 import { executorAuth } from './executor-auth.js';
 import { idempotency } from './idempotency.js';
 import { merchantAuth } from './merchant-auth.js';
@@ -86,6 +87,13 @@ const ROUTE_GROUPS: RouteGroup[] = [
     // A bank message completes money already on its way.
     priority: 'high',
     routes: [deviceRoutes],
+  },
+  {
+    name: "forwarder apps' webhooks (device token in the path, each app's signature)",
+    prefix: DEVICE_HOOKS_PREFIX,
+    auth: deviceHookAuth,
+    priority: 'high',
+    routes: [deviceHookRoutes],
   },
   { name: 'people (session cookie)', prefix: '/auth/v1', auth: personAccess, routes: [authRoutes] },
   {

@@ -70,8 +70,8 @@ export function maskDeep(value: unknown, depth = 0): unknown {
  * `4111+1111…`), which the masker would not recognise; the URL is then logged decoded and
  * masked. A URL with nothing to mask is logged exactly as received.
  */
-export function maskUrl(url: string, secretPathPrefix?: string): string {
-  if (secretPathPrefix !== undefined) url = maskPathSecret(url, secretPathPrefix);
+export function maskUrl(url: string, ...secretPathPrefixes: string[]): string {
+  for (const prefix of secretPathPrefixes) url = maskPathSecret(url, prefix);
   const at = url.indexOf('?');
   // `+` means a space only in the query (form encoding); in a path it is a literal plus.
   const readable = at < 0 ? url : url.slice(0, at) + url.slice(at).replace(/\+/g, ' ');
