@@ -112,6 +112,16 @@ describe('kassir CLI against a running service', { timeout: 120_000 }, () => {
     expect(await ok(['user', 'list'])).toMatch(/first\.admin@kassir\.test\s+admin/);
   });
 
+  it("device register prints the phone's token and signing secret once and the forwarders' URLs; list shows it", async () => {
+    const executor = await createExecutor(service.app);
+    const out = await ok(['device', 'register', '--executor', executor.id, '--name', 'Redmi 12']);
+    expect(field(out, 'name')).toBe('Redmi 12');
+    const token = storedSecret(out, 'dev_');
+    expect(out).toContain(`${url}/device/v1/hooks/${token}/smsforwarder`);
+    expect(out).not.toMatch(/^signing_secret:/m);
+    expect(await ok(['device', 'list', '--executor', executor.id])).toMatch(/Redmi 12/);
+  });
+
   it('merchant create prints the merchant and its secret key once, with a store-it-now line', async () => {
     const out = await ok(['merchant', 'create', '--name', shop]);
     expect(field(out, 'name')).toBe(shop);
