@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sweepSilence } from '../src/devices/devices.service.js';
 import {
   admin,
   adminOk,
@@ -201,5 +202,34 @@ describe('device messages', () => {
     expect(bad.statusCode).toBe(400);
     const blank = await executorCall(app, executor.token, 'POST', '/devices', { name: '  ' });
     expect([blank.statusCode, blank.json().error]).toEqual([400, 'VALIDATION']);
+  });
+
+  it('a phone silent longer than the executor allows takes its requisites out of the cascade; a heartbeat brings them back; no phone, no rule', async () => {
+    const { executor, device } = await executorWithPhone(1);
+    const set = await executorCall(app, executor.token, 'PUT', '/device-silence', { minutes: 5 });
+    expect(set.json()).toEqual({ device_silence_minutes: 5 });
+    await sweepSilence(service.ctx);
+    expect((await executorCall(app, executor.token, 'GET', '/status')).json()).toMatchObject({ devices_silent: false, takes_payments: true });
+
+    await service.ctx.db.query(`UPDATE devices SET created_at = now() - interval '1 hour', last_seen_at = now() - interval '6 minutes' WHERE id = $1`, [
+      device.id,
+    ]);
+    await sweepSilence(service.ctx);
+    expect((await executorCall(app, executor.token, 'GET', '/status')).json()).toMatchObject({ devices_silent: true, takes_payments: false });
+    expect(await adminOk(app, 'GET', `/executors/${executor.id}`)).toMatchObject({ devices_silent: true, device_silence_minutes: 5 });
+    const refused = await createPayment(app, merchant, { ext_id: `silent-${Date.now()}`, amount: nextAmount() });
+    expect(refused.body.error).toBe('PAY_004');
+
+    expect((await deviceCall(device.token, '/heartbeat', { battery: 50 })).statusCode).toBe(204);
+    expect((await executorCall(app, executor.token, 'GET', '/status')).json()).toMatchObject({ devices_silent: false, takes_payments: true });
+    await pay(nextAmount());
+
+    // Without phones the rule never applies, whatever it says.
+    const bare = await createExecutor(app);
+    await adminOk(app, 'PUT', `/executors/${bare.id}/device-silence`, { minutes: 1 });
+    await sweepSilence(service.ctx);
+    expect(await adminOk(app, 'GET', `/executors/${bare.id}`)).toMatchObject({ devices_silent: false });
+    const invalid = await executorCall(app, executor.token, 'PUT', '/device-silence', { minutes: 0 });
+    expect(invalid.statusCode).toBe(400);
   });
 });

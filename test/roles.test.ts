@@ -59,6 +59,7 @@ const MATRIX: Record<string, { role: 'support' | 'finance' | 'admin'; confirm?: 
   'GET /reports/executors': { role: 'support' },
   'GET /dashboard': { role: 'support' },
   'POST /executors/{id}/devices': { role: 'admin' },
+  'PUT /executors/{id}/device-silence': { role: 'admin' },
   'GET /executors/{id}/devices': { role: 'support' },
   'DELETE /executors/{id}/devices/{deviceId}': { role: 'support' },
   'GET /device-messages': { role: 'support' },

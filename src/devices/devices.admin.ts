@@ -35,6 +35,24 @@ export async function deviceAdminRoutes(app: RouteApp, ctx: AppContext): Promise
     },
   );
 
+  app.put(
+    '/executors/:id/device-silence',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        summary: "How long the executor's phones may be silent before its requisites leave the cascade (null: never)",
+        params: IdParams,
+        body: Type.Object({ minutes: Type.Union([Type.Integer({ minimum: 1, maximum: 10080 }), Type.Null()]) }),
+      },
+    },
+    async (request) => {
+      await devices.setSilence(ctx, request.params.id, request.body.minutes);
+      await audit(ctx.db, request, 'executor.device_silence', 'executor', request.params.id, null, { device_silence_minutes: request.body.minutes });
+      return { device_silence_minutes: request.body.minutes };
+    },
+  );
+
   app.get('/executors/:id/devices', { config: { access: 'support' }, schema: { tags, params: IdParams } }, async (request) => ({
     devices: (await devices.listDevices(ctx, request.params.id)).map(devices.toDevice),
   }));

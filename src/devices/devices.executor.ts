@@ -25,6 +25,21 @@ export async function deviceExecutorRoutes(app: RouteApp, ctx: AppContext): Prom
     return reply.status(204).send();
   });
 
+  app.put(
+    '/device-silence',
+    {
+      schema: {
+        tags,
+        summary: 'How long your phones may be silent before your requisites leave the cascade (null: never)',
+        body: Type.Object({ minutes: Type.Union([Type.Integer({ minimum: 1, maximum: 10080 }), Type.Null()]) }),
+      },
+    },
+    async (request) => {
+      await devices.setSilence(ctx, request.executor!.id, request.body.minutes);
+      return { device_silence_minutes: request.body.minutes };
+    },
+  );
+
   app.get('/device-messages', { schema: { tags, querystring: ListQuery } }, async (request) => {
     const page = parseListQuery(request.query, 'VALIDATION');
     const { rows, total } = await devices.listMessages(ctx, { executorId: request.executor!.id, status: request.query.status, ...page });

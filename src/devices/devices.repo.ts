@@ -54,11 +54,43 @@ export async function findDeviceByToken(db: Queryable, tokenHash: Buffer): Promi
 
 /** The device reported now (a message or a heartbeat), with what it says of itself when it says it. */
 export async function markSeen(db: Queryable, id: string, state: { battery?: number; appVersion?: string }): Promise<void> {
-  await db.query('UPDATE devices SET last_seen_at = now(), battery = COALESCE($2, battery), app_version = COALESCE($3, app_version) WHERE id = $1', [
-    id,
-    state.battery ?? null,
-    state.appVersion ?? null,
-  ]);
+  const { rows } = await db.query<{ executor_id: string }>(
+    'UPDATE devices SET last_seen_at = now(), battery = COALESCE($2, battery), app_version = COALESCE($3, app_version) WHERE id = $1 RETURNING executor_id',
+    [id, state.battery ?? null, state.appVersion ?? null],
+  );
+  // A phone heard from brings its executor's requisites back at once (no write when they never left).
+  if (rows[0]) await db.query('UPDATE executors SET devices_silent = false WHERE id = $1 AND devices_silent', [rows[0].executor_id]);
+}
+
+/** Sets how long the executor's phones may be silent (null: the rule is off, and the executor is not silent). */
+export async function setSilence(db: Queryable, executorId: string, minutes: number | null): Promise<boolean> {
+  const { rowCount } = await db.query(
+    'UPDATE executors SET device_silence_minutes = $2, devices_silent = devices_silent AND $2::int IS NOT NULL WHERE id = $1',
+    [executorId, minutes],
+  );
+  return rowCount === 1;
+}
+
+/**
+ * Marks silent the executors with the rule on whose phones (at least one in use) have all been
+ * silent longer than allowed, and not silent the others; answers those that changed. Executor
+ * rows, then (by trigger) their requisites: the lock order of every executor change.
+ */
+export async function sweepSilence(db: Queryable): Promise<{ id: string; devices_silent: boolean }[]> {
+  const { rows } = await db.query<{ id: string; devices_silent: boolean }>(
+    `WITH state AS (
+       SELECT e.id,
+              e.device_silence_minutes IS NOT NULL
+              AND EXISTS (SELECT 1 FROM devices d WHERE d.executor_id = e.id AND d.revoked_at IS NULL)
+              AND NOT EXISTS (SELECT 1 FROM devices d WHERE d.executor_id = e.id AND d.revoked_at IS NULL
+                                AND coalesce(d.last_seen_at, d.created_at) > now() - make_interval(mins => e.device_silence_minutes)) AS silent
+         FROM executors e
+     )
+     UPDATE executors e SET devices_silent = s.silent FROM state s
+      WHERE s.id = e.id AND e.devices_silent IS DISTINCT FROM s.silent
+      RETURNING e.id, e.devices_silent`,
+  );
+  return rows;
 }
 
 export type MessageStatus = 'matched' | 'unmatched' | 'ambiguous' | 'unreadable' | 'ignored' | 'resolved';

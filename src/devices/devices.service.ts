@@ -350,3 +350,20 @@ export async function receiveHook(
   }
   return receiveMessage(ctx, device, { text: event.text, sender: event.sender, received_at: event.receivedAt });
 }
+
+/** Sets the executor's tolerated phone silence in minutes (null: off). */
+export async function setSilence(ctx: AppContext, executorId: string, minutes: number | null): Promise<void> {
+  if (minutes !== null && (!Number.isInteger(minutes) || minutes < 1 || minutes > 10080)) {
+    throw new DomainError('VALIDATION', 'minutes must be a whole number from 1 to 10080 (a week), or null to switch the rule off');
+  }
+  if (!(await repo.setSilence(ctx.db, executorId, minutes))) throw new DomainError('NOT_FOUND', `Executor ${executorId} not found`);
+}
+
+/** The silence sweep (every minute, with the scores): executors whose phones went quiet leave the cascade; those heard from come back. */
+export async function sweepSilence(ctx: AppContext): Promise<void> {
+  for (const change of await repo.sweepSilence(ctx.db)) {
+    if (change.devices_silent)
+      ctx.log.warn({ executor_id: change.id }, "the executor's phones have gone silent: its requisites are not handed out until one reports");
+    else ctx.log.info({ executor_id: change.id }, "the executor's phones report again: its requisites are handed out");
+  }
+}

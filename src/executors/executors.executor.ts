@@ -8,7 +8,10 @@ import * as executors from './executors.service.js';
 const Status = Type.Object({
   is_active: Type.Boolean({ description: 'switched on by the operator' }),
   is_paused: Type.Boolean({ description: 'paused by the executor (POST /pause) or the operator' }),
-  takes_payments: Type.Boolean({ description: 'active and not paused: its requisites are handed out' }),
+  devices_silent: Type.Boolean({
+    description: 'its phones have been silent longer than its device_silence_minutes: requisites not handed out until one reports',
+  }),
+  takes_payments: Type.Boolean({ description: 'active, not paused, phones heard from: its requisites are handed out' }),
   priority: Type.Integer({ description: "the operator's priority in the cascade (higher first)" }),
   score: Type.Number({ description: 'conversion × speed over the last 24 hours, in tenths; orders executors of equal priority' }),
 });

@@ -37,12 +37,16 @@ export interface ExecutorRow {
   deposit_index: number | null;
   /** Its TRC-20 deposit address, derived from deposit_index; null until assigned. */
   deposit_address: string | null;
+  /** How long its phones may be silent before its requisites leave the cascade; null: never. */
+  device_silence_minutes: number | null;
+  /** Its phones have been silent longer than that: its requisites are not handed out. */
+  devices_silent: boolean;
 }
 
 const COLUMNS = `e.id, e.name, e.is_active, e.created_at, e.credit_limit, e.payin_reward, e.payout_reward,
   e.is_paused, e.priority, e.score, e.score_handed_out, e.score_completed, e.score_median_minutes, e.score_updated_at,
   e.default_daily_turnover_limit, e.default_monthly_turnover_limit, e.default_daily_count_limit, e.default_monthly_count_limit,
-  e.disable_after_expired, e.deposit_index, e.deposit_address,
+  e.disable_after_expired, e.deposit_index, e.deposit_address, e.device_silence_minutes, e.devices_silent,
   coalesce((SELECT a.balance FROM ledger_accounts a WHERE a.executor_id = e.id AND a.kind = 'executor_available'), 0) AS balance,
   coalesce((SELECT a.balance FROM ledger_accounts a WHERE a.executor_id = e.id AND a.kind = 'executor_frozen'), 0) AS balance_frozen`;
 

@@ -27,6 +27,8 @@ export function toExecutor(row: repo.ExecutorRow) {
     default_daily_count_limit: row.default_daily_count_limit,
     default_monthly_count_limit: row.default_monthly_count_limit,
     disable_after_expired: row.disable_after_expired,
+    device_silence_minutes: row.device_silence_minutes,
+    devices_silent: row.devices_silent,
   };
 }
 
@@ -61,7 +63,8 @@ export function toStatus(row: repo.ExecutorRow) {
   return {
     is_active: row.is_active,
     is_paused: row.is_paused,
-    takes_payments: row.is_active && !row.is_paused,
+    devices_silent: row.devices_silent,
+    takes_payments: row.is_active && !row.is_paused && !row.devices_silent,
     priority: row.priority,
     score: Number(row.score),
   };

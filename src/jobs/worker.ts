@@ -1,6 +1,7 @@
 import { run, type Task, type TaskList, Logger as WorkerLogger } from 'graphile-worker';
 import type { AppContext } from '../context.js';
 import { type Db, isDatabaseUnavailable, type Tx, transaction } from '../db/pool.js';
+import { sweepSilence } from '../devices/devices.service.js';
 import { DEPOSITS_TASK, depositsTask } from '../executors/deposits.jobs.js';
 import { refreshScores } from '../executors/executors.repo.js';
 import { expireDuePayments } from '../payments/lifecycle.js';
@@ -57,11 +58,12 @@ function expireTask(ctx: AppContext): Task {
 
 const SCORE_TASK = 'executors_score';
 
-/** Every minute: the executors' scores that order the cascade, and old usage counters dropped. */
+/** Every minute: the executors' scores that order the cascade, phones gone silent, and old usage counters dropped. */
 function scoreTask(ctx: AppContext): Task {
   return async () => {
     const changed = await refreshScores(ctx.db);
     if (changed) ctx.log.info({ executors: changed }, 'executor scores changed');
+    await sweepSilence(ctx);
     await purgeOldUsage(ctx.db);
   };
 }
