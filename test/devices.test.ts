@@ -232,4 +232,49 @@ describe('device messages', () => {
     const invalid = await executorCall(app, executor.token, 'PUT', '/device-silence', { minutes: 0 });
     expect(invalid.statusCode).toBe(400);
   });
+
+  it("the executor's own sign-in works the executor API with its session: its own requisites only, CSRF on changes", async () => {
+    const mine = await executorWithPhone(1);
+    const theirs = await executorWithPhone(1);
+    const login = await adminOk<{ email: string }>(app, 'POST', `/executors/${mine.executor.id}/login`, {
+      email: `cab${Date.now()}@kassir.test`,
+      password: 'correct horse battery',
+    });
+    const res = await app.inject({ method: 'POST', url: '/auth/v1/login', payload: { email: login.email, password: 'correct horse battery' } });
+    const cookie = String(res.headers['set-cookie']).split(';')[0]!;
+    const csrf = res.json().csrf_token as string;
+    const call = (method: string, url: string, body?: unknown, withCsrf = true) =>
+      app.inject({
+        method: method as 'GET',
+        url: `/executor/v1${url}`,
+        headers: { cookie, ...(withCsrf ? { 'x-csrf-token': csrf } : {}) },
+        ...(body === undefined ? {} : { payload: body as object }),
+      });
+
+    const listed = (await call('GET', '/requisites')).json().requisites;
+    expect(listed.map((r: { id: string }) => r.id)).toEqual([mine.requisites[0]!.id]);
+    const noCsrf = await call('PATCH', `/requisites/${mine.requisites[0]!.id}`, { is_active: false }, false);
+    expect([noCsrf.statusCode, noCsrf.json().error]).toEqual([403, 'AUTH_003']);
+    const off = await call('PATCH', `/requisites/${mine.requisites[0]!.id}`, { is_active: false });
+    expect(off.statusCode, off.body).toBe(200);
+    expect(off.json().is_active).toBe(false);
+    const foreign = await call('PATCH', `/requisites/${theirs.requisites[0]!.id}`, { is_active: false });
+    expect(foreign.statusCode).toBe(404);
+    expect((await adminOk<{ is_active: boolean }>(app, 'GET', `/requisites/${theirs.requisites[0]!.id}`)).is_active).toBe(true);
+    expect((await call('GET', '/devices')).json().devices.map((d: { id: string }) => d.id)).toEqual([mine.device.id]);
+
+    // A staff session is not an executor.
+    const staff = await adminOk<{ email: string }>(app, 'POST', '/users', {
+      email: `staff${Date.now()}@kassir.test`,
+      role: 'admin',
+      password: 'correct horse battery',
+    });
+    const staffLogin = await app.inject({ method: 'POST', url: '/auth/v1/login', payload: { email: staff.email, password: 'correct horse battery' } });
+    const staffCall = await app.inject({
+      method: 'GET',
+      url: '/executor/v1/status',
+      headers: { cookie: String(staffLogin.headers['set-cookie']).split(';')[0]! },
+    });
+    expect([staffCall.statusCode, staffCall.json().error]).toEqual([403, 'AUTH_003']);
+  });
 });

@@ -3,6 +3,7 @@ import type { AppContext, RouteApp } from '../context.js';
 import { parseListQuery } from '../lib/pagination.js';
 import { listRequisites } from '../requisites/requisites.repo.js';
 import { Requisite, toRequisite } from '../requisites/requisites.schemas.js';
+import * as requisites from '../requisites/requisites.service.js';
 import * as executors from './executors.service.js';
 
 const Status = Type.Object({
@@ -79,4 +80,19 @@ export async function executorRoutes(app: RouteApp, ctx: AppContext): Promise<vo
   app.get('/requisites', { schema: { tags, response: { 200: Type.Object({ requisites: Type.Array(Requisite) }) } } }, async (request) => ({
     requisites: (await listRequisites(ctx.db, { executorId: request.executor!.id })).map((row) => toRequisite(row)),
   }));
+
+  // The executor switches its own cards on and off (a card the bank blocked, a phone left at home).
+  app.patch(
+    '/requisites/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Switch one of your requisites on or off',
+        params: Type.Object({ id: Type.String() }),
+        body: Type.Object({ is_active: Type.Boolean() }),
+        response: { 200: Requisite },
+      },
+    },
+    async (request) => toRequisite(await requisites.switchOwnRequisite(ctx, request.executor!.id, request.params.id, request.body.is_active)),
+  );
 }

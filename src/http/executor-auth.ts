@@ -1,17 +1,42 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { resolveSession } from '../auth/auth.service.js';
+import { SESSION_COOKIE } from '../auth/session-cookie.js';
 import type { AppContext } from '../context.js';
 import { DomainError } from '../errors.js';
-import { findExecutorByToken } from '../executors/executors.repo.js';
-import { hashToken } from '../lib/crypto.js';
+import { findExecutor, findExecutorByToken } from '../executors/executors.repo.js';
+import { constantTimeEqual, hashToken } from '../lib/crypto.js';
 
-/** The executor API's bearer-token check: the token names an executor, who must be active. */
+const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * The executor API's check: the executor's bearer token (its apps), or the session of the
+ * executor's own sign-in (the cabinet: `POST /admin/v1/executors/{id}/login`), with the CSRF
+ * token on changes. Either way the executor must be active, and every route reaches only its
+ * own objects through `request.executor`.
+ */
 export function executorAuth(app: FastifyInstance, ctx: AppContext): void {
   app.addHook('onRequest', async (request: FastifyRequest) => {
     const match = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '');
-    if (!match) throw new DomainError('AUTH_001', 'Send Authorization: Bearer <executor token>');
-    const executor = await findExecutorByToken(ctx.db, hashToken(match[1]!));
-    if (!executor) throw new DomainError('AUTH_002', 'Invalid executor token');
+    let executor: Awaited<ReturnType<typeof findExecutorByToken>>;
+    if (match) {
+      executor = await findExecutorByToken(ctx.db, hashToken(match[1]!));
+      if (!executor) throw new DomainError('AUTH_002', 'Invalid executor token');
+    } else {
+      const token = request.cookies[SESSION_COOKIE];
+      const person = token ? await resolveSession(ctx, token) : undefined;
+      if (!person) throw new DomainError('AUTH_001', 'Send Authorization: Bearer <executor token>, or sign in (POST /auth/v1/login)');
+      if (person.role !== 'executor' || !person.executorId) throw new DomainError('AUTH_003', 'The executor API is for executors; staff use /admin/v1');
+      if (MUTATING.has(request.method)) {
+        const sent = request.headers['x-csrf-token'];
+        if (typeof sent !== 'string' || !constantTimeEqual(sent, person.csrfToken)) {
+          throw new DomainError('AUTH_003', 'Send the X-CSRF-Token header with the csrf_token from sign-in (GET /auth/v1/me shows it again)');
+        }
+      }
+      request.actor = person;
+      executor = await findExecutor(ctx.db, person.executorId);
+      if (!executor) throw new DomainError('AUTH_002', 'Executor not found');
+    }
     if (!executor.is_active) throw new DomainError('AUTH_003', 'Executor is inactive');
-    request.executor = executor;
+    request.executor = { id: executor.id, name: executor.name, is_active: executor.is_active, created_at: executor.created_at };
   });
 }

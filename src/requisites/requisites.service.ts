@@ -5,7 +5,7 @@ import { DomainError } from '../errors.js';
 import { getExecutor } from '../executors/executors.service.js';
 import { COUNTRY_CURRENCY, METHOD_TYPES, type Method, type RequisiteType } from '../lib/methods.js';
 import { checkDecimal } from '../lib/money.js';
-import { emvProblem, normalizeCard, normalizePhone } from '../lib/validators.js';
+import { emvProblem, isUuid, normalizeCard, normalizePhone } from '../lib/validators.js';
 import { countLimit, turnoverLimit } from './limits.js';
 import * as repo from './requisites.repo.js';
 import type { CreateRequisiteBody } from './requisites.schemas.js';
@@ -142,4 +142,12 @@ export const listRequisites = (ctx: AppContext, executorId?: string) => repo.lis
 export async function getRequisiteWithUsage(ctx: AppContext, id: string) {
   const requisite = await getRequisite(ctx, id);
   return { requisite, usage: await repo.findUsage(ctx.db, id) };
+}
+
+/** An executor switches one of its own requisites on or off; another executor's is not found. */
+export async function switchOwnRequisite(ctx: AppContext, executorId: string, id: string, isActive: boolean) {
+  const requisite = isUuid(id) ? await repo.findRequisite(ctx.db, id) : undefined;
+  if (!requisite || requisite.executor_id !== executorId) throw new DomainError('NOT_FOUND', `Requisite ${id} is not one of your requisites`);
+  const { after } = await updateRequisite(ctx, id, { is_active: isActive });
+  return after;
 }
