@@ -52,7 +52,7 @@ async function personFromCookie(ctx: AppContext, request: FastifyRequest): Promi
 }
 
 /** A cookie-authorised request that changes something must carry the session's CSRF token. */
-function checkCsrf(request: FastifyRequest, person: PersonActor): void {
+export function checkCsrf(request: FastifyRequest, person: PersonActor): void {
   if (!MUTATING.has(request.method)) return;
   const sent = request.headers['x-csrf-token'];
   if (typeof sent !== 'string' || !constantTimeEqual(sent, person.csrfToken)) {

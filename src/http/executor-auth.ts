@@ -4,9 +4,8 @@ import { SESSION_COOKIE } from '../auth/session-cookie.js';
 import type { AppContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import { findExecutor, findExecutorByToken } from '../executors/executors.repo.js';
-import { constantTimeEqual, hashToken } from '../lib/crypto.js';
-
-const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+import { hashToken } from '../lib/crypto.js';
+import { checkCsrf } from './access.js';
 
 /**
  * The executor API's check: the executor's bearer token (its apps), or the session of the
@@ -26,12 +25,7 @@ export function executorAuth(app: FastifyInstance, ctx: AppContext): void {
       const person = token ? await resolveSession(ctx, token) : undefined;
       if (!person) throw new DomainError('AUTH_001', 'Send Authorization: Bearer <executor token>, or sign in (POST /auth/v1/login)');
       if (person.role !== 'executor' || !person.executorId) throw new DomainError('AUTH_003', 'The executor API is for executors; staff use /admin/v1');
-      if (MUTATING.has(request.method)) {
-        const sent = request.headers['x-csrf-token'];
-        if (typeof sent !== 'string' || !constantTimeEqual(sent, person.csrfToken)) {
-          throw new DomainError('AUTH_003', 'Send the X-CSRF-Token header with the csrf_token from sign-in (GET /auth/v1/me shows it again)');
-        }
-      }
+      checkCsrf(request, person);
       request.actor = person;
       executor = await findExecutor(ctx.db, person.executorId);
       if (!executor) throw new DomainError('AUTH_002', 'Executor not found');
