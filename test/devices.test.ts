@@ -127,6 +127,18 @@ describe('device messages', () => {
     expect(await statusOf(first.id)).toBe('PENDING');
     expect(await statusOf(second.id)).toBe('PENDING');
 
+    const pendingList = (await executorCall(app, executor.token, 'GET', '/payments/pending')).json().payments;
+    expect(pendingList.map((p: { id: string }) => p.id).sort()).toEqual([first.id, second.id].sort());
+    expect(pendingList[0]).toEqual({
+      id: expect.any(String),
+      requisite_id: expect.any(String),
+      amount: `${amount}.00`,
+      currency: 'RUB',
+      valid_until: expect.any(String),
+      created_at: expect.any(String),
+    });
+    const other = await createExecutor(app);
+    expect((await executorCall(app, other.token, 'GET', '/payments/pending')).json().payments).toEqual([]);
     const waiting = (await executorCall(app, executor.token, 'GET', '/device-messages?status=ambiguous')).json();
     expect(waiting.messages).toEqual([expect.objectContaining({ id: res.json().message_id, text: noDigits(amount), amount: `${amount}.00` })]);
 

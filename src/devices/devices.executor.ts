@@ -40,6 +40,10 @@ export async function deviceExecutorRoutes(app: RouteApp, ctx: AppContext): Prom
     },
   );
 
+  app.get('/payments/pending', { schema: { tags, summary: 'Payments waiting on your requisites, soonest to expire first' } }, async (request) => ({
+    payments: await devices.pendingPayments(ctx, request.executor!.id),
+  }));
+
   app.get('/device-messages', { schema: { tags, querystring: ListQuery } }, async (request) => {
     const page = parseListQuery(request.query, 'VALIDATION');
     const { rows, total } = await devices.listMessages(ctx, { executorId: request.executor!.id, status: request.query.status, ...page });

@@ -234,3 +234,18 @@ export async function claimStamp(db: Queryable, deviceId: string, stamp: string,
   const { rows } = await db.query<{ body_hash: Buffer }>('SELECT body_hash FROM device_hook_stamps WHERE device_id = $1 AND stamp = $2', [deviceId, stamp]);
   return rows[0]?.body_hash.equals(bodyHash) ?? false;
 }
+
+/** The PENDING payments waiting on the executor's requisites, soonest to expire first (what a kept message may be linked to). */
+export async function pendingOnRequisites(
+  db: Queryable,
+  executorId: string,
+): Promise<{ id: string; requisite_id: string; payer_amount: string; payer_currency: string; valid_until: Date; created_at: Date }[]> {
+  const { rows } = await db.query<{ id: string; requisite_id: string; payer_amount: string; payer_currency: string; valid_until: Date; created_at: Date }>(
+    `SELECT p.id, p.requisite_id, p.payer_amount::text, p.req_currency AS payer_currency, p.valid_until, p.created_at
+       FROM payments p JOIN requisites r ON r.id = p.requisite_id
+      WHERE r.executor_id = $1 AND p.status = 'PENDING'
+      ORDER BY p.valid_until LIMIT 500`,
+    [executorId],
+  );
+  return rows;
+}

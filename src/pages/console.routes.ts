@@ -31,7 +31,7 @@ function contentSecurityPolicy(nonce: string): string {
 }
 
 /**
- * `/console`: the people's web app (operator console, later the cabinets), one process with the API.
+ * `/console` and `/cabinet`: the people's web app (the operator console, the executor's cabinet), one process with the API.
  * Hashed assets are cached for a year; the page itself never, and it carries the CSP with a fresh nonce.
  * Every screen works through the public API routes (/auth/v1, /admin/v1) like any script would.
  */
@@ -71,4 +71,7 @@ export async function consoleRoutes(app: RouteApp, ctx: AppContext): Promise<voi
   };
   app.get('/console', { schema: { hide: true } }, sendPage);
   app.get('/console/*', { schema: { hide: true } }, sendPage);
+  // The executor's cabinet: the same app, its own area (mobile-first).
+  app.get('/cabinet', { schema: { hide: true } }, sendPage);
+  app.get('/cabinet/*', { schema: { hide: true } }, sendPage);
 }

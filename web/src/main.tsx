@@ -9,6 +9,7 @@ import { createRoot } from 'react-dom/client';
 import { meKey, useLogout, useMe } from './api/auth';
 import { setSignedOutHandler } from './api/client';
 import { I18nProvider, useI18n } from './i18n';
+import { CabinetCards, CabinetHome, CabinetMessages, CabinetPhones, CabinetShell } from './routes/cabinet/Cabinet';
 import { Audit } from './routes/console/Audit';
 import { Dashboard } from './routes/console/Dashboard';
 import { Banks, Providers } from './routes/console/Directory';
@@ -33,6 +34,9 @@ function NotStaff() {
     <Center mih="100vh" p="md">
       <Stack align="center">
         <Text>{t('login.cabinet')}</Text>
+        <Button component="a" href="/cabinet">
+          {t('cabinet.open')}
+        </Button>
         <Button variant="light" onClick={() => logout.mutate()}>
           {t('nav.signOut')}
         </Button>
@@ -90,7 +94,52 @@ const routeTree = rootRoute.addChildren([
   ]),
 ]);
 
-const router = createRouter({ routeTree, basepath: '/console' });
+const consoleRouter = createRouter({ routeTree, basepath: '/console' });
+
+/** The executor's cabinet: its own sign-in, its own screens, the same app. */
+function CabinetRoot() {
+  const me = useMe();
+  const { t } = useI18n();
+  const logout = useLogout();
+  if (me.isPending) {
+    return (
+      <Center mih="100vh">
+        <Loader />
+      </Center>
+    );
+  }
+  if (!me.data) return <Login />;
+  if (me.data.user.role !== 'executor') {
+    return (
+      <Center mih="100vh" p="md">
+        <Stack align="center">
+          <Text>{t('cabinet.notExecutor')}</Text>
+          <Button variant="light" onClick={() => logout.mutate()}>
+            {t('nav.signOut')}
+          </Button>
+        </Stack>
+      </Center>
+    );
+  }
+  return <CabinetShell me={me.data} />;
+}
+
+const cabinetRoot = createRootRoute({ component: () => <Outlet /> });
+const cabinetApp = createRoute({ getParentRoute: () => cabinetRoot, id: 'cabinet', component: CabinetRoot });
+const cabinetPage = (path: string, component: () => React.ReactNode) => createRoute({ getParentRoute: () => cabinetApp, path, component });
+const cabinetRouter = createRouter({
+  routeTree: cabinetRoot.addChildren([
+    cabinetApp.addChildren([
+      cabinetPage('/', CabinetHome),
+      cabinetPage('/cards', CabinetCards),
+      cabinetPage('/messages', CabinetMessages),
+      cabinetPage('/phones', CabinetPhones),
+    ]),
+  ]),
+  basepath: '/cabinet',
+});
+
+const router = consoleRouter;
 
 declare module '@tanstack/react-router' {
   interface Register {
@@ -109,7 +158,7 @@ createRoot(document.getElementById('root')!).render(
     <MantineProvider getStyleNonce={() => nonce ?? ''} theme={{ respectReducedMotion: true }}>
       <QueryClientProvider client={queryClient}>
         <I18nProvider>
-          <RouterProvider router={router} />
+          {window.location.pathname.startsWith('/cabinet') ? <RouterProvider router={cabinetRouter as never} /> : <RouterProvider router={router} />}
         </I18nProvider>
       </QueryClientProvider>
     </MantineProvider>

@@ -1,0 +1,127 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { del, get, patch, post, put } from './client';
+
+// The executor's cabinet: every hook on the executor API (/executor/v1), which takes the
+// executor's own session as it takes the executor's token.
+
+export interface MyStatus {
+  is_active: boolean;
+  is_paused: boolean;
+  devices_silent: boolean;
+  takes_payments: boolean;
+}
+
+export function useMyStatus() {
+  return useQuery({ queryKey: ['cabinet', 'status'], queryFn: () => get<MyStatus>('/executor/v1/status'), refetchInterval: 15_000 });
+}
+
+export function useMyBalance() {
+  return useQuery({
+    queryKey: ['cabinet', 'balance'],
+    queryFn: () => get<{ balance: number; balance_frozen: number }>('/executor/v1/balance'),
+    refetchInterval: 15_000,
+  });
+}
+
+/** Shift on (resume) or off (pause): while off, none of the executor's cards is handed out. */
+export function useShift() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (on: boolean) => post<MyStatus>(on ? '/executor/v1/resume' : '/executor/v1/pause'),
+    onSuccess: (status) => client.setQueryData(['cabinet', 'status'], status),
+  });
+}
+
+export interface MyRequisite {
+  id: string;
+  type: string;
+  value: string;
+  bank: string | null;
+  currency: string;
+  methods: string[];
+  is_active: boolean;
+  disabled_reason: string | null;
+}
+
+export function useMyRequisites() {
+  return useQuery({ queryKey: ['cabinet', 'requisites'], queryFn: () => get<{ requisites: MyRequisite[] }>('/executor/v1/requisites') });
+}
+
+export function useSwitchMyRequisite() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (input: { id: string; is_active: boolean }) => patch<MyRequisite>(`/executor/v1/requisites/${input.id}`, { is_active: input.is_active }),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['cabinet', 'requisites'] }),
+  });
+}
+
+export interface Pending {
+  id: string;
+  requisite_id: string;
+  amount: string;
+  currency: string;
+  valid_until: string;
+}
+
+export function usePending() {
+  return useQuery({ queryKey: ['cabinet', 'pending'], queryFn: () => get<{ payments: Pending[] }>('/executor/v1/payments/pending'), refetchInterval: 10_000 });
+}
+
+export interface MyMessage {
+  id: string;
+  text: string;
+  sender: string | null;
+  status: string;
+  reason: string | null;
+  amount: string | null;
+  payment_id: string | null;
+  created_at: string;
+}
+
+export function useMyMessages(status?: string) {
+  return useQuery({
+    queryKey: ['cabinet', 'messages', status],
+    queryFn: () => get<{ messages: MyMessage[] }>('/executor/v1/device-messages', { status, limit: 100 }),
+    refetchInterval: 10_000,
+  });
+}
+
+export function useLinkMyMessage() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (input: { id: string; paymentId: string }) => post<MyMessage>(`/executor/v1/device-messages/${input.id}/link`, { payment_id: input.paymentId }),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['cabinet'] }),
+  });
+}
+
+export interface MyDevice {
+  id: string;
+  name: string;
+  last_seen_at: string | null;
+  battery: number | null;
+  app_version: string | null;
+}
+
+export function useMyDevices() {
+  return useQuery({ queryKey: ['cabinet', 'devices'], queryFn: () => get<{ devices: MyDevice[] }>('/executor/v1/devices'), refetchInterval: 30_000 });
+}
+
+export function useRegisterDevice() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (name: string) => post<MyDevice & { token: string; signing_secret: string }>('/executor/v1/devices', { name }),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['cabinet', 'devices'] }),
+  });
+}
+
+export function useRevokeDevice() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) => del<void>(`/executor/v1/devices/${id}`),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['cabinet', 'devices'] }),
+  });
+}
+
+export function useSetSilence() {
+  return useMutation({ mutationFn: (minutes: number | null) => put('/executor/v1/device-silence', { minutes }) });
+}
