@@ -155,6 +155,19 @@ describe('Incoming SMS to URL forwarder (bogkonstantin/android_income_sms_gatewa
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toMatchObject({ matched: true, payment_id: payment.id });
     expect((await post(device.token, 'incoming-sms', body, { 'content-type': 'application/json' })).statusCode).toBe(401);
+    // A notification title as long as an app likes is kept (cut), never a 500; an endless text is refused by name.
+    const long = JSON.stringify({ from: 'x'.repeat(500), text: 'непонятный текст' });
+    const kept = await post(device.token, 'incoming-sms', long, {
+      'content-type': 'application/json',
+      'x-signature': createHmac('sha256', device.signing_secret).update(long).digest('hex'),
+    });
+    expect([kept.statusCode, kept.json().status]).toEqual([200, 'unreadable']);
+    const huge = JSON.stringify({ from: '900', text: 'я'.repeat(5000) });
+    const refused = await post(device.token, 'incoming-sms', huge, {
+      'content-type': 'application/json',
+      'x-signature': createHmac('sha256', device.signing_secret).update(huge).digest('hex'),
+    });
+    expect([refused.statusCode, refused.json().error]).toEqual([400, 'VALIDATION']);
     const wrong = createHmac('sha256', 'nope').update(body).digest('hex');
     expect((await post(device.token, 'incoming-sms', body, { 'content-type': 'application/json', 'x-signature': wrong })).statusCode).toBe(401);
   });

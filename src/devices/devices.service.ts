@@ -102,6 +102,9 @@ type Decision =
 export async function receiveMessage(ctx: AppContext, device: repo.DeviceRow, input: MessageInput): Promise<MessageResult> {
   const text = input.text.trim();
   if (text === '') throw new DomainError('VALIDATION', 'text is empty: send the message as the bank sent it');
+  // The forwarders' fields have no length limit of their own: a bank message is never this long.
+  if (text.length > 4000) throw new DomainError('VALIDATION', 'text is longer than 4000 characters: send one bank message at a time');
+  const sender = input.sender?.trim().slice(0, 200) || undefined;
   let receivedAt: Date | null = null;
   if (input.received_at !== undefined) {
     receivedAt = new Date(input.received_at);
@@ -109,12 +112,12 @@ export async function receiveMessage(ctx: AppContext, device: repo.DeviceRow, in
   }
   await repo.markSeen(ctx.db, device.id, { battery: input.battery, appVersion: input.app_version });
   const dedupeKey = createHash('sha256')
-    .update(JSON.stringify([device.executor_id, text, input.sender ?? null, receivedAt?.toISOString() ?? null]))
+    .update(JSON.stringify([device.executor_id, text, sender ?? null, receivedAt?.toISOString() ?? null]))
     .digest();
   const existing = await repo.findMessageByDedupeKey(ctx.db, dedupeKey);
   if (existing) return toResult(existing, true);
 
-  const parsed = parseNotification(text, { sender: input.sender });
+  const parsed = parseNotification(text, { sender });
   const amount = parsed?.direction === 'incoming' && money(parsed.amount).lt('1e15') ? parsed.amount : null;
   try {
     return await transaction(ctx.db, async (tx) => {
@@ -123,7 +126,7 @@ export async function receiveMessage(ctx: AppContext, device: repo.DeviceRow, in
         device_id: device.id,
         executor_id: device.executor_id,
         text,
-        sender: input.sender ?? null,
+        sender: sender ?? null,
         received_at: receivedAt,
         amount,
         currency: parsed?.currency ?? null,
