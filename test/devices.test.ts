@@ -289,4 +289,53 @@ describe('device messages', () => {
     });
     expect([staffCall.statusCode, staffCall.json().error]).toEqual([403, 'AUTH_003']);
   });
+
+  it('races: the same message forwarded many times at once, two phones reporting one transfer, and a person linking while a message matches — each payment completes once', async () => {
+    // One message, ten deliveries at once (a forwarder retrying over a flaky network).
+    const { executor, requisites, device } = await executorWithPhone(2);
+    const amount = nextAmount();
+    const payment = await pay(amount);
+    const card = requisites.find((r) => r.id === payment.requisiteId)!;
+    const message = { text: sms(card.value.slice(-4), amount), sender: '900', received_at: new Date().toISOString() };
+    const answers = await Promise.all(Array.from({ length: 10 }, () => deviceCall(device.token, '/messages', message)));
+    expect(answers.map((a) => a.statusCode)).toEqual(Array(10).fill(200));
+    expect(new Set(answers.map((a) => a.json().message_id)).size).toBe(1);
+    expect(answers.every((a) => a.json().payment_id === payment.id)).toBe(true);
+
+    // A second phone of the same executor reports the same transfer in its own words, at the same time as the first.
+    const second = (await executorCall(app, executor.token, 'POST', '/devices', { name: 'Spare' })).json();
+    const amount2 = nextAmount();
+    const payment2 = await pay(amount2);
+    const card2 = requisites.find((r) => r.id === payment2.requisiteId)!;
+    const [one, two] = await Promise.all([
+      deviceCall(device.token, '/messages', { text: sms(card2.value.slice(-4), amount2), sender: '900' }),
+      deviceCall(second.token, '/messages', { text: `MIR-${card2.value.slice(-4)} 10:06 зачисление ${amount2}р Баланс: 20000р`, sender: '900' }),
+    ]);
+    expect([one.json().matched, two.json().matched].sort()).toEqual([false, true]);
+
+    // An ambiguous message linked by the executor while the operator links it too.
+    const amount3 = nextAmount();
+    const a = await pay(amount3);
+    const b = await pay(amount3);
+    const waiting = (await deviceCall(device.token, '/messages', { text: noDigits(amount3), sender: '900' })).json();
+    expect(waiting.status).toBe('ambiguous');
+    const links = await Promise.all([
+      executorCall(app, executor.token, 'POST', `/device-messages/${waiting.message_id}/link`, { payment_id: a.id }),
+      admin(app, 'POST', `/device-messages/${waiting.message_id}/link`, { payment_id: b.id }),
+    ]);
+    expect(links.map((l) => l.statusCode).sort()).toEqual([200, 409]);
+    const completed = [await statusOf(a.id), await statusOf(b.id)].filter((s) => s === 'COMPLETED');
+    expect(completed).toHaveLength(1);
+
+    for (const id of [payment.id, payment2.id, a.id, b.id]) {
+      const { rows } = await service.ctx.db.query(
+        `SELECT (SELECT count(*)::int FROM notifications WHERE payment_id = $1 AND status = 'matched') AS matched,
+                (SELECT count(*)::int FROM ledger_transactions WHERE ref_id = $1 AND kind = 'payin') AS payins`,
+        [id],
+      );
+      const done = (await statusOf(id)) === 'COMPLETED';
+      expect(rows[0]).toEqual({ matched: done ? 1 : 0, payins: done ? 1 : 0 });
+    }
+    await expectLedgerOk(app);
+  });
 });
