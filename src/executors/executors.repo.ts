@@ -66,6 +66,12 @@ export async function findExecutor(db: Queryable, id: string): Promise<ExecutorR
 /** Who an executor-API request comes from (executor auth). */
 export type ExecutorIdentity = Pick<ExecutorRow, 'id' | 'name' | 'is_active' | 'created_at'>;
 
+/** Who an executor is, without its balances: what every executor-API request needs (the cabinet's session names it by id). */
+export async function findExecutorIdentity(db: Queryable, id: string): Promise<ExecutorIdentity | undefined> {
+  const { rows } = await db.query<ExecutorIdentity>(prepared('SELECT id, name, is_active, created_at FROM executors WHERE id = $1', [id]));
+  return rows[0];
+}
+
 export async function findExecutorByToken(db: Queryable, tokenHash: Buffer): Promise<ExecutorIdentity | undefined> {
   const { rows } = await db.query<ExecutorIdentity>(prepared('SELECT id, name, is_active, created_at FROM executors WHERE token_hash = $1', [tokenHash]));
   return rows[0];

@@ -46,7 +46,7 @@ function requireDeclaration(app: FastifyInstance, allowed: readonly Access[]): v
 }
 
 /** The person a session cookie names, or undefined. */
-async function personFromCookie(ctx: AppContext, request: FastifyRequest): Promise<PersonActor | undefined> {
+export async function personFromCookie(ctx: AppContext, request: FastifyRequest): Promise<PersonActor | undefined> {
   const token = request.cookies[SESSION_COOKIE];
   return token ? resolveSession(ctx, token) : undefined;
 }

@@ -1,11 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { resolveSession } from '../auth/auth.service.js';
-import { SESSION_COOKIE } from '../auth/session-cookie.js';
 import type { AppContext } from '../context.js';
 import { DomainError } from '../errors.js';
-import { findExecutor, findExecutorByToken } from '../executors/executors.repo.js';
+import { findExecutorByToken, findExecutorIdentity } from '../executors/executors.repo.js';
 import { hashToken } from '../lib/crypto.js';
-import { checkCsrf } from './access.js';
+import { checkCsrf, personFromCookie } from './access.js';
 
 /**
  * The executor API's check: the executor's bearer token (its apps), or the session of the
@@ -21,16 +19,15 @@ export function executorAuth(app: FastifyInstance, ctx: AppContext): void {
       executor = await findExecutorByToken(ctx.db, hashToken(match[1]!));
       if (!executor) throw new DomainError('AUTH_002', 'Invalid executor token');
     } else {
-      const token = request.cookies[SESSION_COOKIE];
-      const person = token ? await resolveSession(ctx, token) : undefined;
+      const person = await personFromCookie(ctx, request);
       if (!person) throw new DomainError('AUTH_001', 'Send Authorization: Bearer <executor token>, or sign in (POST /auth/v1/login)');
       if (person.role !== 'executor' || !person.executorId) throw new DomainError('AUTH_003', 'The executor API is for executors; staff use /admin/v1');
       checkCsrf(request, person);
       request.actor = person;
-      executor = await findExecutor(ctx.db, person.executorId);
+      executor = await findExecutorIdentity(ctx.db, person.executorId);
       if (!executor) throw new DomainError('AUTH_002', 'Executor not found');
     }
     if (!executor.is_active) throw new DomainError('AUTH_003', 'Executor is inactive');
-    request.executor = { id: executor.id, name: executor.name, is_active: executor.is_active, created_at: executor.created_at };
+    request.executor = executor;
   });
 }
