@@ -1,7 +1,10 @@
-import { constants } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { constants, existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { access } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { type Browser, chromium } from 'playwright-core';
+import { fileURLToPath } from 'node:url';
+import { type Browser, type BrowserContextOptions, chromium, type Page } from 'playwright-core';
 
 /** Where the Chromium that tests and scripts drive comes from. */
 export interface ChromiumExecutable {
@@ -57,4 +60,39 @@ async function isExecutable(path: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** The web app (console and cabinet) built: `npm test` builds it first (pretest); a file run on its own builds it if missing. */
+export function ensureWebBuilt(): void {
+  if (!existsSync(join(ROOT, 'dist/console/index.html'))) execFileSync('npm', ['run', 'build:web'], { cwd: ROOT, stdio: 'ignore' });
+}
+
+/**
+ * Where a test's screenshots go: every run takes them (rendering is part of the journey);
+ * `npm run screenshots:console` (SCREENSHOTS=1) writes them where the README shows them, other
+ * runs into a temporary folder.
+ */
+export function screenshotDir(name: string): string {
+  const dir = process.env.SCREENSHOTS ? join(ROOT, 'docs/screenshots') : mkdtempSync(join(tmpdir(), `kassir-${name}-`));
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+/**
+ * A page in a fresh context (own cookies), English, motion reduced (dialogs appear at once, so
+ * screenshots catch them whole), and `problems` collecting every CSP refusal and page error for
+ * the test to assert empty.
+ */
+export async function watchedPage(browser: Browser, options: BrowserContextOptions): Promise<{ page: Page; problems: string[] }> {
+  const context = await browser.newContext({ locale: 'en-US', reducedMotion: 'reduce', ...options });
+  const page = await context.newPage();
+  page.setDefaultTimeout(10_000);
+  const problems: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error' && /Content Security Policy|Refused/.test(message.text())) problems.push(message.text());
+  });
+  page.on('pageerror', (error) => problems.push(error.message));
+  return { page, problems };
 }

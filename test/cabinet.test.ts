@@ -1,17 +1,6 @@
-/**
- * The executor's cabinet (issue 19) on a phone-sized screen in Chromium: the executor signs in,
- * sees what waits on each card, links a message the phone sent that could not be matched, switches
- * a card off and the shift off. Every screen works on the executor API with the executor's session.
- */
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { freePort } from '../src/db/embedded.js';
-import { launchChromium } from './browser.js';
+import { ensureWebBuilt, launchChromium, screenshotDir, watchedPage } from './browser.js';
 import {
   adminOk,
   createExecutor,
@@ -21,13 +10,12 @@ import {
   type MerchantCredentials,
   setRate,
   signed,
-  startTestService,
+  startWebTestService,
   type TestService,
   uniqueExtId,
 } from './helpers.js';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const SHOTS = process.env.SCREENSHOTS ? `${ROOT}docs/screenshots` : mkdtempSync(join(tmpdir(), 'kassir-cabinet-'));
+const SHOTS = screenshotDir('cabinet');
 const PASSWORD = 'correct horse battery';
 const PHONE = { width: 390, height: 844 };
 
@@ -40,11 +28,8 @@ let cards: { id: string; value: string }[];
 let email: string;
 
 beforeAll(async () => {
-  if (!existsSync(`${ROOT}dist/console/index.html`)) execFileSync('npm', ['run', 'build:web'], { cwd: ROOT, stdio: 'ignore' });
-  mkdirSync(SHOTS, { recursive: true });
-  const port = await freePort();
-  origin = `http://127.0.0.1:${port}`;
-  service = await startTestService({ PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: origin, LOGIN_ATTEMPTS_PER_MINUTE: '1000' }, { listen: true });
+  ensureWebBuilt();
+  ({ service, origin } = await startWebTestService());
   browser = await launchChromium(inject('chromiumPath'));
   await setRate(service.app, 'RUB', 95.5);
   merchant = await createMerchant(service.app, { name: 'Shop' });
@@ -61,15 +46,9 @@ function merchantCall(method: string, url: string, body?: unknown) {
   return signed(service.app, merchant, method, url, body, origin);
 }
 
+/** The executor signed in to the cabinet on a phone, in a fresh browser that fails the test on any CSP violation or page error. */
 async function open(): Promise<{ page: Page; problems: string[] }> {
-  const context = await browser.newContext({ viewport: PHONE, locale: 'en-US', reducedMotion: 'reduce', isMobile: true, hasTouch: true });
-  const page = await context.newPage();
-  page.setDefaultTimeout(10_000);
-  const problems: string[] = [];
-  page.on('console', (message) => {
-    if (message.type() === 'error' && /Content Security Policy|Refused/.test(message.text())) problems.push(message.text());
-  });
-  page.on('pageerror', (error) => problems.push(error.message));
+  const { page, problems } = await watchedPage(browser, { viewport: PHONE, isMobile: true, hasTouch: true });
   await page.goto(`${origin}/cabinet`);
   await page.getByLabel('Email').fill(email);
   await page.getByLabel(/^Password/).fill(PASSWORD);
@@ -124,13 +103,12 @@ describe("the executor's cabinet", () => {
 
   it('a staff sign-in is told the cabinet is for executors', async () => {
     const staff = await adminOk<{ email: string }>(service.app, 'POST', '/users', { email: 'ops@kassir.test', role: 'support', password: PASSWORD });
-    const context = await browser.newContext({ viewport: PHONE, locale: 'en-US', reducedMotion: 'reduce' });
-    const page = await context.newPage();
+    const { page } = await watchedPage(browser, { viewport: PHONE });
     await page.goto(`${origin}/cabinet`);
     await page.getByLabel('Email').fill(staff.email);
     await page.getByLabel(/^Password/).fill(PASSWORD);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByText('The cabinet is for executors').waitFor();
-    await context.close();
+    await page.context().close();
   });
 });

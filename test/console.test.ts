@@ -4,16 +4,12 @@
  * `npm run build:web`. The journeys people make every day, by role and label as a person reads
  * the screen; screenshots for the README land in docs/screenshots/.
  */
-import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { generate } from 'otplib';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { freePort } from '../src/db/embedded.js';
-import { launchChromium } from './browser.js';
+import { ensureWebBuilt, launchChromium, screenshotDir, watchedPage } from './browser.js';
 import {
   ADMIN_TOKEN,
   admin,
@@ -27,15 +23,13 @@ import {
   setRate,
   signed,
   signedMultipart,
-  startTestService,
+  startWebTestService,
   type TestService,
   uniqueExtId,
 } from './helpers.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-// Every run takes the screenshots (rendering is part of the journey); `npm run screenshots:console`
-// (SCREENSHOTS=1) writes them where the README shows them, other runs into a temporary folder.
-const SHOTS = process.env.SCREENSHOTS ? `${ROOT}docs/screenshots` : mkdtempSync(join(tmpdir(), 'kassir-console-'));
+const SHOTS = screenshotDir('console');
 const PASSWORD = 'correct horse battery';
 
 let service: TestService;
@@ -46,12 +40,8 @@ let executor: { id: string; token: string };
 let requisite: { id: string; value: string };
 
 beforeAll(async () => {
-  // `npm test` builds the console first (pretest); a file run on its own builds it if missing.
-  if (!existsSync(`${ROOT}dist/console/index.html`)) execFileSync('npm', ['run', 'build:web'], { cwd: ROOT, stdio: 'ignore' });
-  mkdirSync(SHOTS, { recursive: true });
-  const port = await freePort();
-  origin = `http://127.0.0.1:${port}`;
-  service = await startTestService({ PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: origin, LOGIN_ATTEMPTS_PER_MINUTE: '1000' }, { listen: true });
+  ensureWebBuilt();
+  ({ service, origin } = await startWebTestService());
   browser = await launchChromium(inject('chromiumPath'));
   await setRate(service.app, 'RUB', 95.5);
   merchant = await createMerchant(service.app, { name: 'Shop' });
@@ -68,19 +58,9 @@ async function person(role: string): Promise<{ email: string }> {
   return adminOk(service.app, 'POST', '/users', { email: `${role}.${++seq}@kassir.test`, role, password: PASSWORD });
 }
 
-/** A fresh browser (own cookies) in English on a laptop screen, failing the test on any CSP violation or page error. */
-async function open(width = 1280, height = 860): Promise<{ page: Page; problems: string[] }> {
-  // Reduced motion: dialogs appear at once (the console honours the setting), so screenshots catch them whole.
-  const context = await browser.newContext({ viewport: { width, height }, locale: 'en-US', reducedMotion: 'reduce' });
-  const page = await context.newPage();
-  page.setDefaultTimeout(10_000);
-  const problems: string[] = [];
-  page.on('console', (message) => {
-    if (message.type() === 'error' && /Content Security Policy|Refused/.test(message.text())) problems.push(message.text());
-  });
-  page.on('pageerror', (error) => problems.push(error.message));
-  page.on('console', (message) => process.env.CONSOLE_DEBUG && console.log('[browser]', message.type(), message.text()));
-  return { page, problems };
+/** A fresh browser on a laptop screen (or the size given), failing the test on any CSP violation or page error. */
+function open(width = 1280, height = 860): Promise<{ page: Page; problems: string[] }> {
+  return watchedPage(browser, { viewport: { width, height } });
 }
 
 /** The merchant API, signed for the address the service knows itself by. */

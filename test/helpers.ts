@@ -3,6 +3,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
 import { expect, inject } from 'vitest';
 import { type Config, loadConfig } from '../src/config.js';
+import { freePort } from '../src/db/embedded.js';
 import { signRequest } from '../src/http/signature.js';
 import { createLogger } from '../src/lib/logger.js';
 import { luhnValid } from '../src/lib/validators.js';
@@ -234,6 +235,21 @@ export async function signed(
     },
     payload: raw === '' ? undefined : raw,
   });
+}
+
+/**
+ * The whole service listening on a free local port, for tests that drive a browser at it:
+ * answers the service and its origin (which signatures are checked against). People sign in
+ * there many times from one address, so the per-address sign-in limit is lifted.
+ */
+export async function startWebTestService(): Promise<{ service: TestService; origin: string }> {
+  const port = await freePort();
+  const origin = `http://127.0.0.1:${port}`;
+  const service = await startTestService(
+    { PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: origin, LOGIN_ATTEMPTS_PER_MINUTE: '1000' },
+    { listen: true },
+  );
+  return { service, origin };
 }
 
 /** Creates a payment and returns the response (status and body). */
