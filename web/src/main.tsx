@@ -27,16 +27,18 @@ import { Login } from './routes/Login';
 import { Shell } from './routes/Shell';
 
 /** An executor's or a merchant's sign-in reached the operator console: say so, and let them sign out. */
-function NotStaff() {
+function NotStaff({ role }: { role: string }) {
   const { t } = useI18n();
   const logout = useLogout();
   return (
     <Center mih="100vh" p="md">
       <Stack align="center">
         <Text>{t('login.cabinet')}</Text>
-        <Button component="a" href="/cabinet">
-          {t('cabinet.open')}
-        </Button>
+        {role === 'executor' && (
+          <Button component="a" href="/cabinet">
+            {t('cabinet.open')}
+          </Button>
+        )}
         <Button variant="light" onClick={() => logout.mutate()}>
           {t('nav.signOut')}
         </Button>
@@ -61,7 +63,7 @@ function Root() {
     );
   }
   if (!me.data) return <Login />;
-  if (me.data.user.role === 'executor' || me.data.user.role === 'merchant') return <NotStaff />;
+  if (me.data.user.role === 'executor' || me.data.user.role === 'merchant') return <NotStaff role={me.data.user.role} />;
   if (me.data.two_factor_required && !me.data.two_factor) return <Shell me={me.data} forceSecurity />;
   return <Shell me={me.data} />;
 }

@@ -7,12 +7,12 @@ import { ListHeader } from '../../components/ListHeader';
 import { Money } from '../../components/Money';
 import { Pager } from '../../components/Pager';
 import { StatusBadge } from '../../components/StatusBadge';
-import { pageOf, useUrlFilters } from '../../components/useUrlFilters';
+import { useStatusQueue } from '../../components/useStatusQueue';
 import { When } from '../../components/When';
 import { useI18n } from '../../i18n';
 
 const LIMIT = 50;
-export const QUEUE_STATUSES = ['pending', 'processing', 'completed', 'failed', 'all'];
+export const QUEUE_STATUSES = ['pending', 'processing', 'completed', 'failed', 'all'] as const;
 
 function PayoutActions({ payout }: { payout: PayoutView }) {
   const { t } = useI18n();
@@ -51,23 +51,13 @@ function PayoutActions({ payout }: { payout: PayoutView }) {
 /** Payouts waiting for someone, and the rest by status: finance completes or fails them (completing asks to confirm it is you). */
 export function Payouts() {
   const { t } = useI18n();
-  const [filters, setFilters] = useUrlFilters();
-  const status = filters.status ?? 'pending';
-  const page = pageOf(filters, LIMIT);
-  const query = { status: status === 'all' ? undefined : status };
+  const { setFilters, page, status, tabs } = useStatusQueue(QUEUE_STATUSES, 'pending', LIMIT);
+  const query = { status };
   const list = usePayouts({ ...query, ...page });
   const rows = list.data?.payouts ?? [];
   return (
     <Stack>
-      <ListHeader
-        title={t('payouts.title')}
-        csv={{ path: '/admin/v1/payouts', query: { ...query, offset: page.offset } }}
-        status={{
-          value: status,
-          onChange: (value) => setFilters({ status: value }),
-          options: QUEUE_STATUSES.map((value) => ({ value, label: value === 'all' ? t('common.all') : value })),
-        }}
-      />
+      <ListHeader title={t('payouts.title')} csv={{ path: '/admin/v1/payouts', query: { ...query, offset: page.offset } }} status={tabs} />
       <ErrorAlert error={list.error} />
       <DataTable
         rows={rows}

@@ -7,7 +7,7 @@ import { ListHeader } from '../../components/ListHeader';
 import { Money } from '../../components/Money';
 import { Pager } from '../../components/Pager';
 import { StatusBadge } from '../../components/StatusBadge';
-import { pageOf, useUrlFilters } from '../../components/useUrlFilters';
+import { useStatusQueue } from '../../components/useStatusQueue';
 import { When } from '../../components/When';
 import { useI18n } from '../../i18n';
 import { QUEUE_STATUSES } from './Payouts';
@@ -51,23 +51,13 @@ function WithdrawalActions({ withdrawal }: { withdrawal: WithdrawalView }) {
 /** USDT withdrawals of merchants and executors: finance completes a manual one with its transaction hash, or fails it. */
 export function Withdrawals() {
   const { t } = useI18n();
-  const [filters, setFilters] = useUrlFilters();
-  const status = filters.status ?? 'pending';
-  const page = pageOf(filters, LIMIT);
-  const query = { status: status === 'all' ? undefined : status, owner: filters.owner };
+  const { filters, setFilters, page, status, tabs } = useStatusQueue(QUEUE_STATUSES, 'pending', LIMIT);
+  const query = { status, owner: filters.owner };
   const list = useWithdrawals({ ...query, ...page });
   const rows = list.data?.withdrawals ?? [];
   return (
     <Stack>
-      <ListHeader
-        title={t('withdrawals.title')}
-        csv={{ path: '/admin/v1/withdrawals', query: { ...query, offset: page.offset } }}
-        status={{
-          value: status,
-          onChange: (value) => setFilters({ status: value }),
-          options: QUEUE_STATUSES.map((value) => ({ value, label: value === 'all' ? t('common.all') : value })),
-        }}
-      />
+      <ListHeader title={t('withdrawals.title')} csv={{ path: '/admin/v1/withdrawals', query: { ...query, offset: page.offset } }} status={tabs} />
       <ErrorAlert error={list.error} />
       <DataTable
         rows={rows}
