@@ -125,7 +125,7 @@ export async function resolveSession(ctx: AppContext, token: string): Promise<Pe
     return undefined;
   }
   if (row.idle_seconds > TOUCH_EVERY_SECONDS) await sessions.touchSession(ctx.db, row.id);
-  const required = row.two_factor_roles ? (JSON.parse(row.two_factor_roles) as Role[]) : [];
+  const required = parseRoles(row.two_factor_roles);
   return {
     kind: 'user',
     id: row.user_id,
@@ -304,10 +304,11 @@ export async function resetPassword(ctx: AppContext, id: string): Promise<string
   const password = generatePassword();
   const passwordHash = await hashPassword(password);
   await transaction(ctx.db, async (tx) => {
-    if (!(await users.findUser(tx, id, true))) throw new DomainError('NOT_FOUND', `User ${id} not found`);
+    const user = await users.findUser(tx, id, true);
+    if (!user) throw new DomainError('NOT_FOUND', `User ${id} not found`);
     await users.setPasswordHash(tx, id, passwordHash);
     await sessions.revokeUserSessions(tx, id);
-    await sessions.clearThrottle(tx, (await users.findUser(tx, id))!.email);
+    await sessions.clearThrottle(tx, user.email);
   });
   return password;
 }
@@ -323,10 +324,15 @@ export async function resetTwoFactor(ctx: AppContext, id: string): Promise<void>
 
 const TWO_FACTOR_ROLES_KEY = 'two_factor_roles';
 
+/** The two_factor_roles setting as stored (a JSON array written by setTwoFactorRoles), or none. */
+function parseRoles(stored: string | null | undefined): Role[] {
+  return stored ? (JSON.parse(stored) as Role[]) : [];
+}
+
 /** The roles the operator requires two-factor of. */
 export async function twoFactorRoles(ctx: AppContext): Promise<Role[]> {
   const stored = await getSetting(ctx.db, TWO_FACTOR_ROLES_KEY);
-  return stored ? (JSON.parse(stored) as Role[]) : [];
+  return parseRoles(stored);
 }
 
 export async function setTwoFactorRoles(ctx: AppContext, roles: Role[]): Promise<Role[]> {
