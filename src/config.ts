@@ -29,6 +29,8 @@ export interface Config {
   logLevel: string;
   /** Trust X-Forwarded-* from a reverse proxy in front (client addresses in logs and the audit log). */
   trustProxy: boolean;
+  /** Bearer token of GET /metrics; unset: /metrics answers only direct connections from this host (src/http/observability.ts). */
+  metricsToken: string | undefined;
   runWorker: boolean;
   /** People's sessions: ended after this long without a request, and this long after sign-in whatever happens; sign-in attempts per client address per minute. */
   sessions: { idleSeconds: number; maxSeconds: number; loginsPerMinute: number };
@@ -236,6 +238,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookTimeoutMs: integer(env, 'KASSIR_WEBHOOK_TIMEOUT_MS', 5_000, 100),
     logLevel: env.LOG_LEVEL || 'info',
     trustProxy: boolean(env, 'TRUST_PROXY', false),
+    metricsToken: env.METRICS_TOKEN || undefined,
     runWorker: boolean(env, 'KASSIR_WORKER', true),
     sessions: {
       idleSeconds: integer(env, 'SESSION_IDLE_MINUTES', 30, 1) * 60,

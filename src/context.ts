@@ -6,6 +6,7 @@ import type { SecretBox } from './lib/crypto.js';
 import type { Logger } from './lib/logger.js';
 import type { IdentityCache } from './merchants/identity.cache.js';
 import type { MerchantIdentity } from './merchants/identity.service.js';
+import type { ServiceMetrics } from './observability/metrics.js';
 import type { RefusalLog } from './payments/refusals.js';
 import type { FileStore } from './receipts/store.js';
 
@@ -23,6 +24,11 @@ export interface AppContext {
   files: FileStore;
   /** Payment creates refused for want of capacity (lost demand), written in the background. */
   refusals: RefusalLog;
+  /**
+   * This instance's metrics (its own Prometheus registry, served at /metrics). Features count
+   * through the small `Metrics` interface it implements (src/observability/metrics.ts).
+   */
+  metrics: ServiceMetrics;
 }
 
 /** The HTTP application as route modules see it: bodies, params and queries typed by their TypeBox schemas. */

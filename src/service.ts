@@ -12,6 +12,7 @@ import { startWorker, type Worker } from './jobs/worker.js';
 import type { Logger } from './lib/logger.js';
 import { IdentityCache } from './merchants/identity.cache.js';
 import type { MerchantIdentity } from './merchants/identity.service.js';
+import { ServiceMetrics } from './observability/metrics.js';
 import { RefusalLog } from './payments/refusals.js';
 import { LocalFileStore, S3FileStore } from './receipts/store.js';
 import { loadAdminToken, loadSecretBox } from './settings.js';
@@ -57,10 +58,12 @@ export async function startService(
     // After the migrations: they create the triggers that announce what it listens for.
     await identities.start(databaseUrl);
     const refusals = new RefusalLog(db, log);
-    const ctx: AppContext = { config, db, log, box, adminTokenHash: adminToken.hash, identities, files, refusals };
+    const metrics = new ServiceMetrics({ runWorker: config.runWorker });
+    const ctx: AppContext = { config, db, log, box, adminTokenHash: adminToken.hash, identities, files, refusals, metrics };
     app = await buildApp(ctx);
     if (config.runWorker) {
       worker = await startWorker(ctx, databaseUrl);
+      metrics.watchWorker(worker);
       upkeep = keepTablesInShape(db, log);
     }
     if (options.listen !== false) await app.listen({ host: config.host, port: config.port });

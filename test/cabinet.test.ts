@@ -12,6 +12,7 @@ import {
   signed,
   startWebTestService,
   type TestService,
+  TINY_PNG,
   uniqueExtId,
 } from './helpers.js';
 
@@ -97,6 +98,58 @@ describe("the executor's cabinet", () => {
     await page.getByRole('switch', { name: 'Shift' }).click({ force: true });
     await page.getByText('Your cards are not handed out now').waitFor();
     expect((await executorCall(service.app, executor.token, 'GET', '/status')).json()).toMatchObject({ is_paused: true, takes_payments: false });
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
+  it('takes a payout, copies the recipient, uploads the proof; the deposit shows the credit and a withdrawal asks to confirm', async () => {
+    await adminOk(service.app, 'POST', `/terminals/${merchant.terminalId}/adjustments`, { amount: 500, reason: 'funds for payouts' });
+    const recipient = '4111111111111111';
+    const created = await merchantCall('POST', '/v1/payouts', {
+      ext_id: uniqueExtId('cab-po'),
+      amount: 2750,
+      method: 'card',
+      requisites: recipient,
+      holder_name: 'Ivan Petrov',
+    });
+    expect(created.statusCode, created.body).toBe(200);
+    const payout = created.json();
+    const before = (await executorCall(service.app, executor.token, 'GET', '/balance')).json().balance as number;
+
+    const { page, problems } = await open();
+    await page.getByRole('navigation', { name: 'cabinet' }).getByRole('link', { name: 'Payouts' }).click();
+    const card = page.getByLabel(`payout ${payout.id}`);
+    // Before it is taken the recipient is masked; taken, it is there in full to copy.
+    await card.getByText('2,750 RUB').waitFor();
+    expect(await card.getByText(recipient).count()).toBe(0);
+    await card.getByRole('button', { name: 'Take' }).click();
+    await card.getByText(recipient).waitFor();
+    await card.getByText('Ivan Petrov').waitFor();
+    await page.screenshot({ path: `${SHOTS}/cabinet-payout.png` });
+    expect(await card.getByRole('button', { name: 'Paid — send the proof' }).isDisabled()).toBe(true);
+    await card.locator('input[type=file]').setInputFiles({ name: 'receipt.png', mimeType: 'image/png', buffer: TINY_PNG });
+    await card.getByRole('button', { name: 'Paid — send the proof' }).click();
+    await card.waitFor({ state: 'detached' });
+    expect((await merchantCall('GET', `/v1/payouts/${payout.id}`)).json().status).toBe('completed');
+
+    // The payout's money is on the deposit, and the statement says what it was.
+    await page.getByRole('navigation', { name: 'cabinet' }).getByRole('link', { name: 'Deposit' }).click();
+    await page.getByText('Payout paid: credited').first().waitFor();
+    const after = (await executorCall(service.app, executor.token, 'GET', '/balance')).json().balance as number;
+    expect(after).toBeGreaterThan(before);
+
+    // Sending the deposit out asks for the password again first.
+    await page.getByLabel('Amount, USDT').fill('1');
+    await page.getByLabel('Address').fill('TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf');
+    await page.getByRole('button', { name: 'Request the withdrawal' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Confirm it is you' });
+    await dialog.getByLabel(/^Password/).fill(PASSWORD);
+    await dialog.getByRole('button', { name: 'Confirm' }).click();
+    await page.getByText('Requested: the amount is frozen').waitFor();
+    const withdrawals = (await executorCall(service.app, executor.token, 'GET', '/withdrawals')).json().withdrawals;
+    expect(withdrawals).toMatchObject([{ amount: 1, address: 'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf', status: 'pending' }]);
+    await page.getByText('Withdrawal requested').first().waitFor();
+    await page.screenshot({ path: `${SHOTS}/cabinet-deposit.png` });
     expect(problems).toEqual([]);
     await page.context().close();
   });

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { generate } from 'otplib';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { sweepSilence } from '../src/devices/devices.service.js';
 import { ensureWebBuilt, launchChromium, screenshotDir, watchedPage } from './browser.js';
 import {
   ADMIN_TOKEN,
@@ -388,6 +389,86 @@ describe('the operator console', () => {
     const created = merchants.merchants.find((m) => m.name === 'Book Shop')!;
     const terminals = await adminOk<{ terminals: { name: string; payin_rate: number }[] }>(service.app, 'GET', `/merchants/${created.id}/terminals`);
     expect(terminals.terminals).toEqual([expect.objectContaining({ name: 'Main', payin_rate: 2.5 })]);
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
+  it("an admin registers an executor's phone; support links its message no one could match to the payment, and sees the phone gone silent", async () => {
+    const owner = await createExecutor(service.app, 'Polina');
+    await createRequisite(service.app, owner.id);
+    await createRequisite(service.app, owner.id);
+    // The other executors' cards step aside for a moment, so that both payments land on Polina's two cards.
+    const { rows: others } = await service.ctx.db.query<{ id: string }>(
+      'UPDATE requisites SET is_active = false WHERE is_active AND executor_id <> $1 RETURNING id',
+      [owner.id],
+    );
+    let payments: { id: string }[];
+    try {
+      payments = [];
+      for (let i = 0; i < 2; i++) payments.push((await merchantCall('POST', '/v1/payments', { ext_id: uniqueExtId('phone'), amount: 1700 })).json());
+    } finally {
+      await service.ctx.db.query('UPDATE requisites SET is_active = true WHERE id = ANY($1)', [others.map((r) => r.id)]);
+    }
+    const cardsUsed = await Promise.all(
+      payments.map(async (p) => (await adminOk<{ requisite_id: string }>(service.app, 'GET', `/payments/${p.id}`)).requisite_id),
+    );
+    expect(new Set(cardsUsed).size).toBe(2);
+
+    // An admin registers the executor's phone (its token shown once) and how long it may be silent.
+    const staff = await person('admin');
+    const setup = await open();
+    await signIn(setup.page, staff.email);
+    await setup.page.goto(`${origin}/console/executors/${owner.id}`);
+    await setup.page.getByLabel('Phone name').fill('Pixel 7');
+    await setup.page.getByRole('button', { name: 'Register phone' }).click();
+    const token = (await setup.page.getByTestId('device-token').textContent())!;
+    expect(await setup.page.getByTestId('device-signing-secret').textContent()).toMatch(/^\S{20,}$/);
+    await setup.page.getByLabel(/^Silence allowed, minutes/).fill('5');
+    await setup.page.getByRole('button', { name: 'Save' }).click();
+    await expect
+      .poll(async () => (await adminOk<{ device_silence_minutes: number }>(service.app, 'GET', `/executors/${owner.id}`)).device_silence_minutes)
+      .toBe(5);
+    expect(setup.problems).toEqual([]);
+    await setup.page.context().close();
+
+    // A forwarded bank message that names no card, for an amount both cards wait for: it waits for a person.
+    const sent = await service.app.inject({
+      method: 'POST',
+      url: '/device/v1/messages',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      payload: { text: 'Сбербанк Онлайн. ИВАН ИВАНОВИЧ И. перевел(а) Вам 1700.00 RUB', sender: '900', battery: 64, app_version: '3.2.1' },
+    });
+    expect(sent.json()).toMatchObject({ status: 'ambiguous', matched: false });
+
+    const support = await person('support');
+    const { page, problems } = await open();
+    await signIn(page, support.email);
+    await page.getByRole('navigation').getByRole('link', { name: 'Phone messages' }).click();
+    await page.getByRole('heading', { name: 'Phone messages' }).waitFor();
+    const card = page.getByLabel(`message ${sent.json().message_id}`);
+    await card.getByText('перевел(а) Вам 1700.00 RUB').waitFor();
+    await card.getByText(/2 requisites that fit the text wait for/).waitFor();
+    await card.getByRole('link', { name: 'Polina' }).waitFor();
+    await card.getByLabel('Payment id').fill(payments[0]!.id);
+    await page.screenshot({ path: `${SHOTS}/console-device-messages.png` });
+    await card.getByRole('button', { name: 'Link to payment' }).click();
+    await card.waitFor({ state: 'detached' });
+    expect((await merchantCall('GET', `/v1/payments/${payments[0]!.id}`)).json().status).toBe('COMPLETED');
+    expect((await merchantCall('GET', `/v1/payments/${payments[1]!.id}`)).json().status).toBe('PENDING');
+
+    // The phone goes quiet longer than the executor's rule allows: the sweep takes its cards out of the cascade.
+    await service.ctx.db.query("UPDATE devices SET last_seen_at = now() - interval '6 minutes' WHERE executor_id = $1", [owner.id]);
+    await sweepSilence(service.ctx);
+    expect(await adminOk(service.app, 'GET', `/executors/${owner.id}`)).toMatchObject({ devices_silent: true, device_silence_minutes: 5 });
+
+    await page.getByRole('navigation').getByRole('link', { name: 'Executors' }).click();
+    await page.getByRole('row').filter({ hasText: 'Polina' }).getByText('phones silent').waitFor();
+    await page.getByRole('link', { name: 'Polina' }).click();
+    const phone = page.getByRole('row', { name: 'phone Pixel 7' });
+    await phone.getByText('64%').waitFor();
+    await phone.getByText('3.2.1').waitFor();
+    await page.getByText('its cards are out of the cascade').waitFor();
+    await page.screenshot({ path: `${SHOTS}/console-executor-phones.png`, fullPage: true });
     expect(problems).toEqual([]);
     await page.context().close();
   });

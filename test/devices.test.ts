@@ -275,6 +275,25 @@ describe('device messages', () => {
     expect((await adminOk<{ is_active: boolean }>(app, 'GET', `/requisites/${theirs.requisites[0]!.id}`)).is_active).toBe(true);
     expect((await call('GET', '/devices')).json().devices.map((d: { id: string }) => d.id)).toEqual([mine.device.id]);
 
+    // Attaching a phone and sending the deposit out ask the person to confirm it is them; the app's bearer token is never asked.
+    const unconfirmed = await Promise.all([
+      call('POST', '/devices', { name: 'Stolen session' }),
+      call('POST', '/withdrawals', { amount: 1, address: 'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf' }),
+    ]);
+    expect(unconfirmed.map((r) => [r.statusCode, r.json().error, r.json().data?.method])).toEqual([
+      [403, 'AUTH_004', 'password'],
+      [403, 'AUTH_004', 'password'],
+    ]);
+    const confirm = await app.inject({
+      method: 'POST',
+      url: '/auth/v1/confirm',
+      headers: { cookie, 'x-csrf-token': csrf },
+      payload: { password: 'correct horse battery' },
+    });
+    expect(confirm.statusCode, confirm.body).toBe(200);
+    expect((await call('POST', '/devices', { name: 'Second phone' })).statusCode).toBe(201);
+    expect((await executorCall(app, mine.executor.token, 'POST', '/devices', { name: 'By the app' })).statusCode).toBe(201);
+
     // A staff session is not an executor.
     const staff = await adminOk<{ email: string }>(app, 'POST', '/users', {
       email: `staff${Date.now()}@kassir.test`,

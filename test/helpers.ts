@@ -242,12 +242,15 @@ export async function signed(
  * answers the service and its origin (which signatures are checked against). People sign in
  * there many times from one address, so the per-address sign-in limit is lifted.
  */
-export async function startWebTestService(): Promise<{ service: TestService; origin: string }> {
+export async function startWebTestService(
+  env: Record<string, string> = {},
+  options: { worker?: boolean } = {},
+): Promise<{ service: TestService; origin: string }> {
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
   const service = await startTestService(
-    { PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: origin, LOGIN_ATTEMPTS_PER_MINUTE: '1000' },
-    { listen: true },
+    { PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: origin, LOGIN_ATTEMPTS_PER_MINUTE: '1000', ...env },
+    { listen: true, ...options },
   );
   return { service, origin };
 }

@@ -172,6 +172,21 @@ describe('limits', () => {
     expect(taken.filter((r) => r === plain)).toHaveLength(1);
     expect(taken.filter((r) => r === own)).toHaveLength(2);
     expect((await pay(700)).error).toBe('PAY_004');
+    // The executor sees each card's day against the limit in force on it (its own, else the default).
+    const mine = (await asExecutor(executor.token, 'GET', '/requisites')).json().requisites as Array<Record<string, any>>;
+    const { rows: sums } = await service.ctx.db.query<{ requisite_id: string; amount: string }>(
+      'SELECT requisite_id, sum(payer_amount)::text AS amount FROM payments WHERE requisite_id = ANY($1::uuid[]) GROUP BY requisite_id',
+      [[plain, own]],
+    );
+    const takenToday = (id: string) => Number(sums.find((r) => r.requisite_id === id)!.amount);
+    expect(mine.find((r) => r.id === plain)).toMatchObject({
+      usage: { day: { count: 1, amount: takenToday(plain) }, month: { count: 1 } },
+      limits_in_force: { daily_count: 1, daily_turnover: null, monthly_count: null, monthly_turnover: null },
+    });
+    expect(mine.find((r) => r.id === own)).toMatchObject({
+      usage: { day: { count: 2, amount: takenToday(own) }, month: { count: 2 } },
+      limits_in_force: { daily_count: 2 },
+    });
     // Null clears the default.
     await adminOk(app, 'PATCH', `/executors/${executor.id}`, { default_daily_count_limit: null });
     expect((await pay(700)).requisiteId).toBe(plain);

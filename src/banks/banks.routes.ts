@@ -8,7 +8,34 @@ import * as service from './banks.service.js';
 export async function bankRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
   app.get(
     '/v1/public/banks',
-    { schema: { tags: ['directory'], summary: 'Bank and operator directory (public)', response: { 200: BankDirectory } } },
+    {
+      schema: {
+        tags: ['directory'],
+        summary: 'Bank and operator directory (public)',
+        description:
+          'Public: no authentication, no signature. The active banks and mobile operators, sorted by name: `code` is what `bank` takes in `POST /v1/payments` (an operator code for CROSS_BORDER_SIM), `name` the display name.',
+        security: [],
+        response: {
+          200: {
+            ...BankDirectory,
+            description: 'The directory',
+            'x-examples': {
+              directory: {
+                summary: 'A few entries',
+                value: {
+                  banks: [
+                    { code: 'alfabank', name: 'Альфа-Банк' },
+                    { code: 'sberbank', name: 'Сбербанк' },
+                    { code: 'tinkoff', name: 'Т-Банк' },
+                  ],
+                },
+              },
+            },
+          },
+        },
+        errors: {},
+      },
+    },
     async () => ({ banks: await service.publicDirectory(ctx) }),
   );
 }

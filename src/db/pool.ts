@@ -82,15 +82,44 @@ export async function transaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promis
   return againIfStale(() => runTransaction(db, fn));
 }
 
+/** What runs once each open transaction (by client) has committed: see afterCommit. */
+const commitHooks = new WeakMap<Tx, (() => void)[]>();
+
+/**
+ * Runs `hook` once the transaction that `tx` is in (one of `transaction`'s) has committed, and
+ * never if it rolls back; on a client outside `transaction`, at once. For in-process effects of
+ * work that must not count until it is durable — counters (src/observability) — never for I/O. A
+ * hook that throws cannot fail a transaction already committed: its error becomes a process
+ * warning (on stderr) instead.
+ */
+export function afterCommit(tx: Tx, hook: () => void): void {
+  const hooks = commitHooks.get(tx);
+  if (hooks) hooks.push(hook);
+  else runHook(hook);
+}
+
+function runHook(hook: () => void): void {
+  try {
+    hook();
+  } catch (err) {
+    process.emitWarning(err instanceof Error ? err : String(err), 'AfterCommitHookWarning');
+  }
+}
+
 async function runTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
   const client = await db.connect();
+  const hooks: (() => void)[] = [];
+  commitHooks.set(client, hooks);
   try {
     await client.query('BEGIN');
     const result = await fn(client);
     await client.query('COMMIT');
+    commitHooks.delete(client);
     client.release();
+    for (const hook of hooks) runHook(hook);
     return result;
   } catch (err) {
+    commitHooks.delete(client);
     // A ROLLBACK fails only on a connection that is itself broken, which `err` already reports:
     // that connection is closed rather than handed to the next transaction.
     const broken = await client.query('ROLLBACK').then(

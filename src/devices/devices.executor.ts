@@ -11,7 +11,16 @@ const ListQuery = Type.Object({ status: Type.Optional(Type.String()), limit: Typ
 export async function deviceExecutorRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
   app.post(
     '/devices',
-    { schema: { tags, summary: 'Register a phone; its token is shown once', body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }) }) } },
+    {
+      config: { confirm: true },
+      schema: {
+        tags,
+        summary: 'Register a phone; its token is shown once',
+        description:
+          'From the cabinet (a session) the executor must have confirmed it is them in the last five minutes (`POST /auth/v1/confirm`), else `403 AUTH_004`: a stolen session cannot attach a phone that completes payments.',
+        body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }) }),
+      },
+    },
     async (request, reply) => {
       const { device, token, signingSecret } = await devices.registerDevice(ctx, request.executor!.id, request.body.name);
       return reply.status(201).send({ ...devices.toDevice(device), token, signing_secret: signingSecret });

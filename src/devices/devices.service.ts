@@ -221,7 +221,7 @@ export async function linkMessage(ctx: AppContext, executorId: string | null, id
     if (message.amount !== null && !money(message.amount).eq(payment.payer_amount)) {
       throw new DomainError('VALIDATION', `The message reports ${message.amount}, the payment waits for ${payment.payer_amount}`);
     }
-    const changed = await changePayment(tx, ctx.config, payment.id, 'complete');
+    const changed = await changePayment(tx, ctx, payment.id, 'complete');
     if (!changed)
       throw new DomainError('PAY_008', `Payment is ${payment.status}; only a PENDING payment can be completed by a message`, { status: payment.status });
     let notification: string;

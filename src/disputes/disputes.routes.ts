@@ -1,28 +1,52 @@
 import { Type } from 'typebox';
 import type { AppContext, RouteApp } from '../context.js';
-import { ErrorBody } from '../payments/payments.schemas.js';
-import { uploadRoute } from '../receipts/receipts.routes.js';
+import { receiptUploadBody, uploadRoute } from '../receipts/receipts.routes.js';
 import { cancelDispute, openDispute } from './disputes.service.js';
 
 const security = [{ identity: [], signature: [] }];
-const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 413: ErrorBody, 500: ErrorBody };
-const IdParams = Type.Object({ id: Type.String() });
+const IdParams = Type.Object({ id: Type.String({ description: 'the payment id (UUID)' }) });
+const notFound = { PAY_006: 'No payment with this id among the merchant’s' };
 
-const DisputeResponse = Type.Object({
-  id: Type.String(),
-  ext_id: Type.String(),
-  amount: Type.Number(),
-  currency: Type.String(),
-  status: Type.String(),
-  method: Type.String(),
-  dispute: Type.Object({
-    amount: Type.Union([Type.Number(), Type.Null()]),
-    receipt_url: Type.Union([Type.String(), Type.Null()]),
-    comment: Type.Union([Type.String(), Type.Null()]),
+const DisputeResponse = Type.Object(
+  {
+    id: Type.String(),
+    ext_id: Type.String(),
+    amount: Type.Number(),
+    currency: Type.String(),
+    status: Type.String(),
+    method: Type.String(),
+    dispute: Type.Object({
+      amount: Type.Union([Type.Number(), Type.Null()]),
+      receipt_url: Type.Union([Type.String(), Type.Null()]),
+      comment: Type.Union([Type.String(), Type.Null()]),
+      created_at: Type.String(),
+    }),
     created_at: Type.String(),
-  }),
-  created_at: Type.String(),
-});
+  },
+  {
+    description: 'The payment, now in dispute, with the dispute',
+    'x-examples': {
+      opened: {
+        summary: 'Dispute opened with a receipt link',
+        value: {
+          id: '5b4f0c7e-2a1d-4e8f-9c3b-7d6a5e4f3c21',
+          ext_id: 'order-1001',
+          amount: 1500,
+          currency: 'RUB',
+          status: 'dispute',
+          method: 'CARD',
+          dispute: {
+            amount: 1500,
+            receipt_url: 'https://shop.example.com/receipts/1001.pdf',
+            comment: 'Paid at 10:07, the bank shows it sent',
+            created_at: '2026-11-24T11:02:00.000Z',
+          },
+          created_at: '2026-11-24T10:00:00.000Z',
+        },
+      },
+    },
+  },
+);
 
 /** `POST /v1/payments/{id}/dispute` and `/dispute/cancel` (merchant side). */
 export async function disputeRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
@@ -33,10 +57,34 @@ export async function disputeRoutes(app: RouteApp, ctx: AppContext): Promise<voi
       schema: {
         tags: ['disputes'],
         summary: 'Open a dispute on a cancelled payment',
+        description: `Opens a dispute on a payment the payer paid but that was cancelled: only from CANCELLED or CANCELLED_APPEAL (re-opening after a cancelled dispute works). JSON, or multipart/form-data when a receipt file is attached (the parameters then go as one JSON string in \`data\`).
+
+When the payment was executed by an external provider, the dispute is opened there too, with the receipt (the uploaded file, or the file behind \`receipt_url\`). A receipt can also be sent later through \`POST /v1/payments/{id}/receipt\`, without re-opening.
+
+Outcomes: DISPUTE while under review; COMPLETED when approved (funds credited; COMPLETED_APPEAL when for another amount); CANCELLED when rejected. Each change is sent to the payment's \`notify_url\`.`,
         security,
         params: IdParams,
         consumes: ['application/json', 'multipart/form-data'],
-        response: { 200: DisputeResponse, ...errors },
+        documentedBody: receiptUploadBody(
+          {
+            amount: Type.Optional(Type.Number({ description: 'the amount actually paid, if different from the order' })),
+            receipt_url: Type.Optional(Type.String({ description: 'link to a receipt or screenshot' })),
+            comment: Type.Optional(Type.String({ maxLength: 2000 })),
+          },
+          {
+            fileRequired: false,
+            example: { amount: 1500, receipt_url: 'https://shop.example.com/receipts/1001.pdf', comment: 'Paid at 10:07, the bank shows it sent' },
+          },
+        ),
+        response: { 200: DisputeResponse },
+        errors: {
+          ...notFound,
+          PAY_002: 'Invalid parameters: `amount`, `comment` or `receipt_url`, or the `data` part is not a JSON object',
+          DIS_001: 'The payment is neither CANCELLED nor CANCELLED_APPEAL (`data.status`)',
+          DIS_002: 'A dispute is already open for this payment',
+          PAY_009: 'The receipt file is larger than 10 MB',
+          PAY_010: 'The receipt is not a png, jpg/jpeg, webp, heic or pdf file',
+        },
       },
     },
     async (request) => openDispute(ctx, request.merchant!.merchantId, request.params.id, await request.readUpload()),
@@ -49,9 +97,21 @@ export async function disputeRoutes(app: RouteApp, ctx: AppContext): Promise<voi
       schema: {
         tags: ['disputes'],
         summary: 'Cancel an open dispute',
+        description: 'Cancels the active dispute; no body. Only from DISPUTE; the payment becomes CANCELLED_APPEAL, from which a dispute can be opened again.',
         security,
         params: IdParams,
-        response: { 200: Type.Object({ id: Type.String(), ext_id: Type.String(), status: Type.String() }), ...errors },
+        response: {
+          200: Type.Object(
+            { id: Type.String(), ext_id: Type.String(), status: Type.String() },
+            {
+              description: 'The dispute is cancelled',
+              'x-examples': {
+                cancelled: { summary: 'Cancelled', value: { id: '5b4f0c7e-2a1d-4e8f-9c3b-7d6a5e4f3c21', ext_id: 'order-1001', status: 'cancelled_appeal' } },
+              },
+            },
+          ),
+        },
+        errors: { ...notFound, DIS_003: 'The payment is not in DISPUTE (`data.status`)' },
       },
     },
     async (request) => cancelDispute(ctx, request.merchant!.merchantId, request.params.id),

@@ -96,7 +96,7 @@ export async function openDispute(ctx: AppContext, merchantId: string, paymentId
     const payment = await lockOwnPayment(tx, merchantId, paymentId);
     const params = disputeParams(upload, payment.currency);
     if (payment.status === 'DISPUTE') throw new DomainError('DIS_002', 'A dispute is already open for this payment', { status: payment.status });
-    if (!(await changePayment(tx, ctx.config, payment.id, 'openDispute'))) {
+    if (!(await changePayment(tx, ctx, payment.id, 'openDispute'))) {
       throw new DomainError('DIS_001', `A dispute can be opened only for a CANCELLED or CANCELLED_APPEAL payment; this one is ${payment.status}`, {
         status: payment.status,
       });
@@ -141,7 +141,7 @@ export async function cancelDispute(
 ): Promise<{ id: string; ext_id: string; status: 'cancelled_appeal' }> {
   return transaction(ctx.db, async (tx) => {
     const payment = await lockOwnPayment(tx, merchantId, paymentId);
-    if (!(await changePayment(tx, ctx.config, payment.id, 'cancelDispute'))) {
+    if (!(await changePayment(tx, ctx, payment.id, 'cancelDispute'))) {
       throw new DomainError('DIS_003', `A dispute can be cancelled only from DISPUTE; this payment is ${payment.status}`, { status: payment.status });
     }
     await repo.closeDispute(tx, payment.id, { status: 'cancelled', decidedBy: 'merchant' });
@@ -182,13 +182,13 @@ export async function decideDispute(
       });
       if (typeof amount === 'string') throw new DomainError('VALIDATION', amount);
       const to = amount.eq(payment.amount) ? 'COMPLETED' : 'COMPLETED_APPEAL';
-      if (!(await changePayment(tx, ctx.config, payment.id, 'approveDispute', { to, receivedAmount: amount.toFixed(2) }))) {
+      if (!(await changePayment(tx, ctx, payment.id, 'approveDispute', { to, receivedAmount: amount.toFixed(2) }))) {
         throw new DomainError('DIS_003', 'The payment left DISPUTE while it was being decided', { status: payment.status });
       }
       await repo.closeDispute(tx, payment.id, { status: 'approved', decidedAmount: amount.toFixed(2), decidedBy: operator });
       await onDecided(tx, payment, to);
     } else {
-      if (!(await changePayment(tx, ctx.config, payment.id, 'rejectDispute', { reason: 'dispute_rejected' }))) {
+      if (!(await changePayment(tx, ctx, payment.id, 'rejectDispute', { reason: 'dispute_rejected' }))) {
         throw new DomainError('DIS_003', 'The payment left DISPUTE while it was being decided', { status: payment.status });
       }
       await repo.closeDispute(tx, payment.id, { status: 'rejected', decidedBy: operator });

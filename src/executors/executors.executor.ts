@@ -1,8 +1,8 @@
 import { Type } from 'typebox';
 import type { AppContext, RouteApp } from '../context.js';
 import { parseListQuery } from '../lib/pagination.js';
-import { listRequisites } from '../requisites/requisites.repo.js';
-import { Requisite, toRequisite } from '../requisites/requisites.schemas.js';
+import { findExecutorLoad, listRequisites } from '../requisites/requisites.repo.js';
+import { OwnRequisite, Requisite, toOwnRequisite, toRequisite } from '../requisites/requisites.schemas.js';
 import * as requisites from '../requisites/requisites.service.js';
 import * as executors from './executors.service.js';
 
@@ -77,9 +77,21 @@ export async function executorRoutes(app: RouteApp, ctx: AppContext): Promise<vo
     },
   );
 
-  app.get('/requisites', { schema: { tags, response: { 200: Type.Object({ requisites: Type.Array(Requisite) }) } } }, async (request) => ({
-    requisites: (await listRequisites(ctx.db, { executorId: request.executor!.id })).map((row) => toRequisite(row)),
-  }));
+  app.get(
+    '/requisites',
+    {
+      schema: {
+        tags,
+        summary: 'Your requisites, each with what it took today and this month against its limits',
+        response: { 200: Type.Object({ requisites: Type.Array(OwnRequisite) }) },
+      },
+    },
+    async (request) => {
+      const [rows, load] = await Promise.all([listRequisites(ctx.db, { executorId: request.executor!.id }), findExecutorLoad(ctx.db, request.executor!.id)]);
+      const byId = new Map(load.map((l) => [l.id, l]));
+      return { requisites: rows.map((row) => toOwnRequisite(row, byId.get(row.id))) };
+    },
+  );
 
   // The executor switches its own cards on and off (a card the bank blocked, a phone left at home).
   app.patch(

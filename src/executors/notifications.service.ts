@@ -140,7 +140,7 @@ export interface Transfer {
  */
 export async function recordTransfer(ctx: AppContext, tx: Tx, transfer: Transfer): Promise<repo.NotificationRow> {
   const paymentId = await repo.lockPendingPayment(tx, transfer.requisiteId, transfer.amount);
-  const matched = paymentId !== undefined && (await changePayment(tx, ctx.config, paymentId, 'complete')) !== undefined;
+  const matched = paymentId !== undefined && (await changePayment(tx, ctx, paymentId, 'complete')) !== undefined;
   const candidate = matched
     ? undefined
     : await repo.findRecentlyExpired(tx, transfer.requisiteId, transfer.amount, transfer.receivedAt ?? new Date(), LATE_WINDOW_SECONDS);
@@ -217,7 +217,7 @@ export async function linkNotification(ctx: AppContext, id: string, paymentId: s
     // The payment is completed (and so locked) before the notification is marked matched: marked
     // first, a racing link or notification for the same payment collided with it on
     // notifications_one_match_per_payment, or deadlocked, and answered 500.
-    const completed = (await changePayment(tx, ctx.config, paymentId, 'complete')) !== undefined;
+    const completed = (await changePayment(tx, ctx, paymentId, 'complete')) !== undefined;
     const updated = completed
       ? await repo.resolveNotification(tx, notification.id, { status: 'matched', paymentId, note: 'linked by the operator' })
       : undefined;

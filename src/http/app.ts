@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import cookie from '@fastify/cookie';
@@ -9,11 +8,13 @@ import type { AppContext, RouteApp } from '../context.js';
 import { isDatabaseUnavailable, isTransientConflict } from '../db/pool.js';
 import { DomainError, type ErrorKey } from '../errors.js';
 import { maskUrl } from '../lib/mask.js';
+import { apiDocs } from './api-docs.js';
 import { DEVICE_HOOKS_PREFIX } from './device-auth.js';
 import { errorBody, statusOf } from './errors.js';
 import { registerJsonParser, registerMultipartPassThrough } from './json.js';
 import { readUpload } from './multipart.js';
-import { openApiInfo } from './openapi.js';
+import { observabilityRoutes, observeRequest, requestIdOf } from './observability.js';
+import { swaggerOptions } from './openapi.js';
 import { loadShedding } from './overload.js';
 import { serverTimeouts } from './timeouts.js';
 import { describeValidationError, rejectUnreadableInput, validatorCompiler } from './validation.js';
@@ -33,7 +34,9 @@ export async function buildApp(ctx: AppContext): Promise<RouteApp> {
     // One line per request is written by the onResponse hook below, not Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: JSON_BODY_LIMIT,
-    genReqId: () => randomUUID(),
+    // The caller's X-Request-Id when well-formed, else a UUID (src/http/observability.ts); every
+    // line request.log writes carries it as reqId.
+    genReqId: requestIdOf,
     requestIdHeader: false,
     trustProxy: ctx.config.trustProxy,
     routerOptions: { ignoreTrailingSlash: true },
@@ -59,7 +62,7 @@ export async function buildApp(ctx: AppContext): Promise<RouteApp> {
     return readUpload(this, ctx.files, policy);
   });
   registerMultipartPassThrough(app);
-  await app.register(swagger, { openapi: openApiInfo(ctx.config.publicBaseUrl) });
+  await app.register(swagger, swaggerOptions(ctx.config.publicBaseUrl));
   await app.register(cookie);
   // First of the request hooks: a request refused for overload costs neither a body read nor a lookup.
   await loadShedding(app, ctx);
@@ -71,6 +74,7 @@ export async function buildApp(ctx: AppContext): Promise<RouteApp> {
   // a payment page's path holds its token).
   const pagePath = new URL(ctx.config.paymentPageUrl).pathname.replace(/\/+$/, '');
   app.addHook('onResponse', async (request: FastifyRequest, reply: FastifyReply) => {
+    observeRequest(ctx.metrics, request, reply);
     request.log.info(
       {
         method: request.method,
@@ -112,6 +116,9 @@ export async function buildApp(ctx: AppContext): Promise<RouteApp> {
     return reply.send({ status: 'ok' });
   });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  await app.register(apiDocs);
+  // GET /metrics and GET /readyz.
+  await observabilityRoutes(app, ctx);
 
   await registerRoutes(app, ctx);
   return app;

@@ -19,7 +19,7 @@ function listOf(body: unknown): Record<string, unknown>[] | undefined {
 }
 
 /**
- * `?format=csv` on any operator list: the same rows, filtered and paged the same way, as a CSV
+ * `?format=csv` on any operator (or merchant cabinet) list: the same rows, filtered and paged the same way, as a CSV
  * download — one column per field in the order the API answers them, nested values as JSON. A
  * route that renders CSV itself (reports, payments) answers text/csv already and is left alone.
  */
@@ -32,7 +32,7 @@ export function csvExport(app: FastifyInstance): void {
     const columns: string[] = [];
     for (const row of rows) for (const key of Object.keys(row)) if (!columns.includes(key)) columns.push(key);
     const name = (request.routeOptions.url ?? 'list')
-      .replace(/^\/admin\/v1\//, '')
+      .replace(/^\/(admin|merchant)\/v1\//, '')
       .replace(/[^a-z0-9]+/gi, '-')
       .replace(/^-|-$/g, '');
     reply.header('content-type', 'text/csv; charset=utf-8');

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { recentlyConfirmed } from '../auth/auth.service.js';
 import type { AppContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import { findExecutorByToken, findExecutorIdentity } from '../executors/executors.repo.js';
@@ -8,7 +9,8 @@ import { checkCsrf, personFromCookie } from './access.js';
 /**
  * The executor API's check: the executor's bearer token (its apps), or the session of the
  * executor's own sign-in (the cabinet: `POST /admin/v1/executors/{id}/login`), with the CSRF
- * token on changes. Either way the executor must be active, and every route reaches only its
+ * token on changes, and for a risky route (`config.confirm`: sending the deposit out, adding a
+ * phone) a fresh confirmation that it is the executor (`POST /auth/v1/confirm`). Either way the executor must be active, and every route reaches only its
  * own objects through `request.executor`.
  */
 export function executorAuth(app: FastifyInstance, ctx: AppContext): void {
@@ -23,6 +25,9 @@ export function executorAuth(app: FastifyInstance, ctx: AppContext): void {
       if (!person) throw new DomainError('AUTH_001', 'Send Authorization: Bearer <executor token>, or sign in (POST /auth/v1/login)');
       if (person.role !== 'executor' || !person.executorId) throw new DomainError('AUTH_003', 'The executor API is for executors; staff use /admin/v1');
       checkCsrf(request, person);
+      if (request.routeOptions.config.confirm && !recentlyConfirmed(person)) {
+        throw new DomainError('CONFIRM_REQUIRED', undefined, { method: person.twoFactor ? 'otp' : 'password' });
+      }
       request.actor = person;
       executor = await findExecutorIdentity(ctx.db, person.executorId);
       if (!executor) throw new DomainError('AUTH_002', 'Executor not found');

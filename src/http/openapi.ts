@@ -1,27 +1,364 @@
-/** The OpenAPI document's header; paths come from the route schemas (served at /openapi.json). */
-export function openApiInfo(baseUrl: string) {
-  return {
-    openapi: '3.0.3',
-    info: {
-      title: 'Kassir merchant and operator API',
-      version: '1.0.0',
-      description:
-        'Merchant API (`/v1`): every request except `GET /v1/public/banks` carries `X-Identity` (the terminal API key) and ' +
-        '`X-Signature` = base64(HMAC-SHA1(secret_key, METHOD + URL + BODY)), where URL is the public base URL plus the path ' +
-        'and query string exactly as sent and BODY the raw request bytes. Operator API (`/admin/v1`): `Authorization: Bearer <ADMIN_TOKEN>` ' +
-        '(every route), or a person signed in with `POST /auth/v1/login` (the `kassir_session` cookie, and `X-CSRF-Token` on changes): ' +
-        'each operator route says which role it needs; risky ones answer `403 AUTH_004` until `POST /auth/v1/confirm`. ' +
-        'Errors always have the body `{error, message, data?}`.',
+import type { SwaggerOptions, SwaggerTransformObject } from '@fastify/swagger';
+import type { FastifySchema, RouteOptions } from 'fastify';
+import { ERRORS, type ErrorKey } from '../errors.js';
+import { HTTP_STATUS } from './errors.js';
+
+declare module 'fastify' {
+  interface FastifySchema {
+    /**
+     * The domain errors this route answers on its own, each with what it means here. A route that
+     * sets it (`{}` when it has none of its own) gets its error responses in the OpenAPI document:
+     * these and the ones every route of its kind can answer (authentication, idempotency, bodies,
+     * the database away), see routeErrors. Every /v1 route sets it (test/docs.test.ts).
+     */
+    errors?: Partial<Record<ErrorKey, string>>;
+    /**
+     * The body as the OpenAPI document shows it, for a route that reads its own body (an upload):
+     * documentation only, never validated — a `body` schema would have Fastify validate a stream.
+     */
+    documentedBody?: DocumentedBody;
+  }
+}
+
+/** A body as documented for a route that reads its own: each content type's schema, and whether it may be empty. */
+export interface DocumentedBody {
+  required: boolean;
+  description: string;
+  content: Record<string, { schema: unknown }>;
+}
+
+/** Carries a documented body's `required` and description from the route to the operation (swagger sets neither for a `content` body). */
+const BODY_MARK = 'x-kassir-body';
+
+/** The optional header of every signed POST (src/http/idempotency.ts; docs/idempotency.md). */
+const IDEMPOTENCY_HEADERS = {
+  type: 'object',
+  properties: {
+    'Idempotency-Key': {
+      type: 'string',
+      minLength: 1,
+      maxLength: 255,
+      description: 'Optional: a key of your choice (e.g. a UUID) that makes a retry of this request safe; see Idempotency',
     },
-    servers: [{ url: baseUrl }],
-    components: {
-      securitySchemes: {
-        identity: { type: 'apiKey' as const, in: 'header' as const, name: 'X-Identity' },
-        signature: { type: 'apiKey' as const, in: 'header' as const, name: 'X-Signature' },
-        operator: { type: 'http' as const, scheme: 'bearer' },
-        session: { type: 'apiKey' as const, in: 'cookie' as const, name: 'kassir_session' },
-        csrf: { type: 'apiKey' as const, in: 'header' as const, name: 'X-CSRF-Token' },
+  },
+};
+
+/**
+ * The signing scheme's worked examples (spec "Authentication"; DESIGN.md decision 2), shown in the
+ * document's introduction. The signatures were computed once, with openssl, and are written here
+ * as literals: test/docs.test.ts recomputes them with src/http/signature.ts, so the documentation
+ * and the service cannot disagree.
+ */
+export const SIGNING_EXAMPLES = {
+  secretKey: 'sk_GUwOoc2mC9HQAIwQ1hJPxWoUZf0UW4rQOjQnSe41k_s',
+  apiKey: 'tk_BiRXKswAxzzZZf2YGv_nk4VicoyNxRV8',
+  baseUrl: 'https://kassir.example.com',
+  requests: [
+    {
+      method: 'POST',
+      path: '/v1/payments',
+      body: '{"ext_id":"order-1001","amount":1500,"currency":"RUB","method":"CARD"}',
+      signature: 'f0RpqJLQmv1djtEq3QunYONKKLw=',
+    },
+    {
+      method: 'GET',
+      path: '/v1/payouts?status=completed&limit=10',
+      body: '',
+      signature: 'JIbNmoD8xtHYMwbMT82Ga8ymuzY=',
+    },
+  ],
+} as const;
+
+/** Sections of the document: each tag's title and what it holds; the groups put the merchant's first. */
+const TAGS = [
+  { name: 'payments', 'x-displayName': 'Payments', description: 'Pay-in: create a payment, read it, signal the transfer, attach a receipt.' },
+  { name: 'disputes', 'x-displayName': 'Disputes', description: 'Open a dispute on a cancelled payment, or cancel it.' },
+  { name: 'payouts', 'x-displayName': 'Payouts', description: 'Pay RUB out to a card or by SBP.' },
+  { name: 'withdrawals', 'x-displayName': 'Withdrawals', description: 'Withdraw USDT from a terminal balance to a TRC-20 wallet.' },
+  { name: 'balances', 'x-displayName': 'Terminals and balances', description: 'Terminals with their USDT balances, and transfers between them.' },
+  { name: 'directory', 'x-displayName': 'Bank directory', description: 'Banks and operators whose codes payment creation takes. Public: no signature.' },
+  {
+    name: 'merchant cabinet',
+    'x-displayName': 'Merchant cabinet',
+    description: "A merchant's people signed in (session cookie): their own payments, payouts and withdrawals.",
+  },
+  { name: 'operator', 'x-displayName': 'Operator', description: 'Running the aggregator: `Authorization: Bearer <ADMIN_TOKEN>`, or a staff session by role.' },
+  {
+    name: 'executor',
+    'x-displayName': 'Executor',
+    description: "Executors (P2P traders): `Authorization: Bearer <executor token>` or the executor's own session.",
+  },
+  { name: 'device', 'x-displayName': 'Device', description: "An executor's phone forwarding bank messages: `Authorization: Bearer <device token>`." },
+  { name: 'people', 'x-displayName': 'Sign-in and people', description: 'Sign-in, sessions and two-factor for people (staff, executors, merchants).' },
+];
+
+const TAG_GROUPS = [
+  { name: 'Merchant API', tags: ['payments', 'disputes', 'payouts', 'withdrawals', 'balances', 'directory'] },
+  { name: 'Merchant cabinet', tags: ['merchant cabinet'] },
+  { name: 'Operator API', tags: ['operator'] },
+  { name: 'Executor API', tags: ['executor'] },
+  { name: 'Device API', tags: ['device'] },
+  { name: 'People', tags: ['people'] },
+];
+
+/** What the merchant is told each error means when the route says nothing more particular. */
+const ERROR_NOTES: Partial<Record<ErrorKey, string>> = {
+  AUTH_001: 'The `X-Identity` or `X-Signature` header is missing',
+  AUTH_002: 'Unknown API key, or the signature does not match',
+  AUTH_003: 'The terminal of this API key is inactive',
+  CONFLICT: 'The `Idempotency-Key` was used for a different request, or its first request is still being answered (then with `Retry-After`)',
+  PAYLOAD_TOO_LARGE: 'The body is larger than this route accepts',
+  UNSUPPORTED_MEDIA_TYPE: 'The body is neither JSON nor, where the route takes a file, multipart/form-data',
+  UNAVAILABLE: 'The service cannot reach its database or is overloaded: retry after the `Retry-After` seconds',
+  SYS_001: 'Internal error: the message names the request id to quote to the operator',
+  PAY_001: 'Internal error: the message names the request id to quote to the operator',
+  VALIDATION: 'Invalid parameters (operator, executor, device and public routes): the message names the field',
+};
+
+/** The `data` of each example error body, where the service sends one. */
+const ERROR_DATA: Partial<Record<ErrorKey, Record<string, unknown>>> = {
+  PAY_003: { ext_id: 'order-1001' },
+  PAY_004: { currency: 'RUB', method: 'CARD' },
+  PAY_005: { amount: 1500, pending: 3 },
+  PAY_008: { status: 'COMPLETED' },
+  DIS_001: { status: 'PENDING' },
+  DIS_002: { status: 'DISPUTE' },
+  DIS_003: { status: 'CANCELLED' },
+  TRF_002: { terminal_id: '0b9f2a57-3c1e-4d8a-9f6b-2e7c5d4a1b30' },
+  TRF_003: { available: 12.5 },
+  WDR_002: { available: 12.5, required: 101.5 },
+  UNAVAILABLE: { retry_after: 2 },
+};
+
+/** The code a caller sees for a key (usually the key itself). */
+function codeOf(key: ErrorKey): string {
+  return (ERRORS[key] as { code?: string }).code ?? key;
+}
+
+/**
+ * Every error a route can answer: its own (schema.errors) and those of its kind — a signed route's
+ * authentication, a POST's body and Idempotency-Key, invalid input, the database away or the
+ * service overloaded, and an internal error — each with its note.
+ */
+export function routeErrors(route: Pick<RouteOptions, 'method' | 'config' | 'schema'>): Map<ErrorKey, string> {
+  const own = route.schema?.errors ?? {};
+  const config = route.config ?? {};
+  const errors = new Map<ErrorKey, string>();
+  const add = (key: ErrorKey, note?: string) => {
+    if (!errors.has(key)) errors.set(key, note ?? ERROR_NOTES[key] ?? ERRORS[key].message);
+  };
+  for (const [key, note] of Object.entries(own) as [ErrorKey, string][]) add(key, note);
+  if (config.signed) {
+    add('AUTH_001');
+    add('AUTH_002');
+    add('AUTH_003');
+  }
+  add(config.invalidCode ?? 'VALIDATION', config.invalidCode ? 'Invalid parameters: the message names the field' : undefined);
+  if ([route.method].flat().includes('POST')) {
+    add('PAYLOAD_TOO_LARGE');
+    add('UNSUPPORTED_MEDIA_TYPE');
+    if (config.signed) add('CONFLICT');
+  }
+  add(config.internalCode ?? 'SYS_001');
+  add('UNAVAILABLE');
+  return errors;
+}
+
+/** One status's error response: the spec's body `{error, message, data?}`, its codes, an example of each. */
+function errorResponse(errors: [ErrorKey, string][]) {
+  const codes = [...new Set(errors.map(([key]) => codeOf(key)))];
+  // The content form: always JSON, whatever the route's success answer is (a receipt download's is a file).
+  return {
+    description: errors.map(([key, note]) => `- \`${codeOf(key)}\`: ${note}`).join('\n'),
+    content: {
+      'application/json': {
+        schema: {
+          type: 'object',
+          required: ['error', 'message'],
+          properties: {
+            error: { type: 'string', enum: codes, description: 'The error code' },
+            message: { type: 'string', description: 'What went wrong, in a sentence' },
+            data: { type: 'object', additionalProperties: true, description: 'Context, when there is some (e.g. `status` for PAY_008, `ext_id` for PAY_003)' },
+          },
+        },
+        examples: Object.fromEntries(
+          errors.map(([key, note]) => {
+            const data = ERROR_DATA[key];
+            return [
+              codeOf(key),
+              {
+                summary: `${codeOf(key)}: ${note.replaceAll('`', '')}`,
+                value: { error: codeOf(key), message: ERRORS[key].message, ...(data ? { data } : {}) },
+              },
+            ];
+          }),
+        ),
       },
     },
+  };
+}
+
+/**
+ * The document's view of a route (the swagger `transform`, run when the document is built, after
+ * every onRoute hook has settled the route's config): a route that declares its errors gets one
+ * response per error status, listing each code it can answer there with an example body; an
+ * upload route shows the body it reads. The route's own schemas, which Fastify validates and
+ * serialises with, are not touched.
+ */
+export function documentRoute({ schema, url, route }: { schema: FastifySchema; url: string; route: RouteOptions }): { schema: FastifySchema; url: string } {
+  if (schema?.documentedBody) {
+    const { required, description, content } = schema.documentedBody;
+    schema = { ...schema, body: { content }, [BODY_MARK]: { required, description } } as FastifySchema;
+  }
+  if (schema && route.config?.signed && [route.method].flat().includes('POST') && !schema.headers) schema = { ...schema, headers: IDEMPOTENCY_HEADERS };
+  if (!schema?.errors) return { schema, url };
+  const byStatus = new Map<number, [ErrorKey, string][]>();
+  for (const [key, note] of routeErrors({ ...route, schema })) {
+    const status = HTTP_STATUS[key];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), [key, note]]);
+  }
+  const response: Record<string, unknown> = {};
+  for (const [status, value] of Object.entries((schema.response ?? {}) as Record<string, unknown>)) {
+    if (!/^[45]/.test(status)) response[status] = value;
+  }
+  for (const status of [...byStatus.keys()].sort()) response[status] = errorResponse(byStatus.get(status)!);
+  return { schema: { ...schema, response }, url };
+}
+
+/** Applies what documentRoute marked on an operation that the route-level transform cannot set. */
+export const finishDocument: SwaggerTransformObject = (documentObject) => {
+  if (!('openapiObject' in documentObject)) return documentObject.swaggerObject;
+  const document = documentObject.openapiObject as { paths?: Record<string, Record<string, Record<string, unknown>>> };
+  for (const operations of Object.values(document.paths ?? {})) {
+    for (const operation of Object.values(operations)) {
+      const mark = operation[BODY_MARK] as { required: boolean; description: string } | undefined;
+      if (!mark) continue;
+      delete operation[BODY_MARK];
+      const body = operation.requestBody as { required?: boolean; description?: string } | undefined;
+      if (body) Object.assign(body, mark);
+    }
+  }
+  return documentObject.openapiObject;
+};
+
+/** The list of every error code in the introduction, from the catalogue itself (a list: the column is narrow for a table). */
+function errorList(): string {
+  const lines = new Map<string, string>();
+  for (const key of Object.keys(ERRORS) as ErrorKey[]) {
+    lines.set(`${codeOf(key)} ${HTTP_STATUS[key]}`, `- \`${codeOf(key)}\` (${HTTP_STATUS[key]}): ${ERROR_NOTES[key] ?? ERRORS[key].message}`);
+  }
+  return [...lines.values()].join('\n');
+}
+
+/** The introduction: who the API is for, signing with a worked example, idempotency, errors, webhooks. */
+function introduction(): string {
+  const { secretKey, apiKey, baseUrl, requests } = SIGNING_EXAMPLES;
+  const [post, get] = requests;
+  return `Kassir is a self-hostable payment aggregator. This reference starts with the **merchant API** (\`/v1\`): payments, disputes, payouts, withdrawals, terminals and balances, and the public bank directory. The operator, executor, device and sign-in APIs follow in their own sections. All bodies are JSON unless stated, all timestamps ISO 8601 in UTC, amounts are JSON numbers.
+
+## Authentication
+
+Every merchant request except \`GET /v1/public/banks\` carries two headers:
+
+- \`X-Identity\`: the API key of the terminal the request goes through (issued by the operator).
+- \`X-Signature\`: \`base64(HMAC-SHA1(secret_key, METHOD + URL + BODY))\`, where
+  - \`secret_key\` is the merchant's Secret Key, shared by all its terminals;
+  - \`METHOD\` is the HTTP method in upper case;
+  - \`URL\` is the service's public base URL followed by the path **and query string exactly as sent**;
+  - \`BODY\` is the request body **exactly as sent**, byte for byte (for multipart/form-data the whole body, boundaries and file content included); empty when there is no body.
+
+The three parts are joined with nothing between them. A missing header answers \`401 AUTH_001\`, an unknown key or a signature that does not match \`401 AUTH_002\`, an inactive terminal \`403 AUTH_003\`.
+
+### Worked example
+
+With the Secret Key \`${secretKey}\` and the API key \`${apiKey}\`, the service at \`${baseUrl}\`:
+
+**${post.method} ${post.path}** with the body
+
+\`\`\`json
+${post.body}
+\`\`\`
+
+signs the string
+
+\`\`\`
+${post.method}${baseUrl}${post.path}${post.body}
+\`\`\`
+
+so the request carries \`X-Signature: ${post.signature}\`:
+
+\`\`\`sh
+SECRET='${secretKey}'
+BODY='${post.body}'
+SIG=$(printf '%s' "${post.method}${baseUrl}${post.path}$BODY" | openssl dgst -sha1 -hmac "$SECRET" -binary | base64)
+# SIG is ${post.signature}
+curl ${baseUrl}${post.path} -H 'Content-Type: application/json' \\
+  -H 'X-Identity: ${apiKey}' -H "X-Signature: $SIG" --data-raw "$BODY"
+\`\`\`
+
+**${get.method} ${get.path}** has no body: the string signed is \`${get.method}${baseUrl}${get.path}\`, and \`X-Signature: ${get.signature}\`.
+
+In Node.js:
+
+\`\`\`js
+import { createHmac } from 'node:crypto';
+const signature = createHmac('sha1', secretKey)
+  .update(method + baseUrl + pathAndQuery)
+  .update(body) // the exact bytes sent; '' without a body
+  .digest('base64');
+\`\`\`
+
+Send exactly the bytes you signed: re-serialising the JSON after signing (other spacing, other key order) breaks the signature.
+
+## Idempotency
+
+A signed JSON \`POST\` may carry \`Idempotency-Key\` (1 to 255 printable characters, e.g. a UUID). The first answer to a key is kept for 24 hours and replayed for the same request with \`Idempotent-Replayed: true\`; the same key with a different request answers \`409 CONFLICT\`. 5xx answers are not kept, so a failed request can be retried with its key.
+
+## Errors
+
+Every error has the body \`{"error": CODE, "message": text, "data"?: {…}}\`. Each operation lists the codes it can answer under each status. All codes:
+
+${errorList()}
+
+## Operator, executor and device APIs
+
+The operator API (\`/admin/v1\`) takes \`Authorization: Bearer <ADMIN_TOKEN>\` on every route, or a person signed in with \`POST /auth/v1/login\` (the \`kassir_session\` cookie, and \`X-CSRF-Token\` on changes): each operator route says which role it needs, and risky ones answer \`403 AUTH_004\` until \`POST /auth/v1/confirm\`. The executor API (\`/executor/v1\`) takes the executor's bearer token or the executor's own session; the device API (\`/device/v1\`) a device token. Their errors have the same body.
+
+## Webhooks
+
+Payments and payouts created with \`notify_url\` get a \`POST\` there on every status change: \`{"event": "payment.completed", "id": "<event uuid>", "created_at": "…", "data": <the resource as GET returns it>}\` (events \`payment.<status in lower case>\` and \`payout.<status>\`), with the headers \`X-Event-Id\`, \`X-Notification-Token\` (when given at creation) and \`X-Signature\` = \`base64(HMAC-SHA1(secret_key, BODY))\`. Answer 2xx to acknowledge; anything else is retried with backoff for at least 24 hours, in order per resource.`;
+}
+
+/** @fastify/swagger's options: the OpenAPI 3.1 header, sections, security schemes, and the error responses of each route. */
+export function swaggerOptions(baseUrl: string): SwaggerOptions {
+  return {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Kassir API',
+        version: '1.0.0',
+        description: introduction(),
+      },
+      servers: [{ url: baseUrl }],
+      tags: TAGS,
+      // Read by the reference at /docs (and Redoc): the merchant's sections come first.
+      ...({ 'x-tagGroups': TAG_GROUPS } as object),
+      components: {
+        securitySchemes: {
+          identity: { type: 'apiKey', in: 'header', name: 'X-Identity', description: "The terminal's API key" },
+          signature: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'X-Signature',
+            description: 'base64(HMAC-SHA1(secret_key, METHOD + URL + BODY)): see Authentication',
+          },
+          operator: { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN, or an executor or device token on their APIs' },
+          session: { type: 'apiKey', in: 'cookie', name: 'kassir_session' },
+          csrf: { type: 'apiKey', in: 'header', name: 'X-CSRF-Token', description: 'The csrf_token of the sign-in, on every change made with the session' },
+        },
+      },
+    },
+    transform: documentRoute,
+    transformObject: finishDocument,
   };
 }

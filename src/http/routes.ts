@@ -14,6 +14,7 @@ import { executorRoutes } from '../executors/executors.executor.js';
 import { notificationAdminRoutes } from '../executors/notifications.admin.js';
 import { ledgerAdminRoutes } from '../ledger/ledger.admin.js';
 import { merchantAdminRoutes } from '../merchants/merchants.admin.js';
+import { merchantCabinetRoutes } from '../merchants/merchants.cabinet.js';
 import { consoleRoutes } from '../pages/console.routes.js';
 import { pagesRoutes } from '../pages/pages.routes.js';
 import { paymentAdminRoutes } from '../payments/payments.admin.js';
@@ -38,10 +39,12 @@ import { withdrawalExecutorRoutes } from '../withdrawals/withdrawals.executor.js
 import { withdrawalRoutes } from '../withdrawals/withdrawals.routes.js';
 import { personAccess } from './access.js';
 import { adminAuth } from './admin-auth.js';
+import { csvExport } from './csv-export.js';
 import { DEVICE_HOOKS_PREFIX, deviceAuth, deviceHookAuth } from './device-auth.js';
 import { executorAuth } from './executor-auth.js';
 import { idempotency } from './idempotency.js';
 import { merchantAuth } from './merchant-auth.js';
+import { merchantSessionAuth } from './merchant-session-auth.js';
 import { type Priority, routePriority } from './overload.js';
 
 type Routes = (app: RouteApp, ctx: AppContext) => Promise<void>;
@@ -96,6 +99,15 @@ const ROUTE_GROUPS: RouteGroup[] = [
     routes: [deviceHookRoutes],
   },
   { name: 'people (session cookie)', prefix: '/auth/v1', auth: personAccess, routes: [authRoutes] },
+  {
+    name: "merchant cabinet (a merchant's person, session cookie; ?format=csv on lists)",
+    prefix: '/merchant/v1',
+    auth: (app, ctx) => {
+      merchantSessionAuth(app, ctx);
+      csvExport(app);
+    },
+    routes: [merchantCabinetRoutes],
+  },
   {
     name: 'operator API (ADMIN_TOKEN bearer, or a staff session by role: each route declares config.access)',
     prefix: '/admin/v1',

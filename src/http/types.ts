@@ -36,6 +36,8 @@ declare module 'fastify' {
     merchant?: MerchantIdentity;
     /** Set by the signing stream in preParsing; finished in preValidation. */
     signer?: import('./signature.js').BodySigner;
+    /** The merchant a merchant's person acts for (the merchant cabinet's API, /merchant/v1, only). */
+    merchantAccount?: string;
     /** The authenticated executor (executor API only). */
     executor?: import('../executors/executors.repo.js').ExecutorIdentity;
     /**

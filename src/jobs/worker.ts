@@ -4,7 +4,8 @@ import { type Db, isDatabaseUnavailable, type Tx, transaction } from '../db/pool
 import { sweepSilence } from '../devices/devices.service.js';
 import { DEPOSITS_TASK, depositsTask } from '../executors/deposits.jobs.js';
 import { refreshScores } from '../executors/executors.repo.js';
-import { expireDuePayments } from '../payments/lifecycle.js';
+import { LEDGER_CHECK_TASK, ledgerCheckTask } from '../ledger/ledger.jobs.js';
+import { countPaymentChanges, expireDuePayments } from '../payments/lifecycle.js';
 import { POLL_TASK, pollTask } from '../payments/provider-status.service.js';
 import { ACTIONS_TASK, actionsTask } from '../providers/providers.jobs.js';
 import { purgeOldUsage, switchOffUnpaidStreaks } from '../requisites/requisites.repo.js';
@@ -34,6 +35,8 @@ function expireTask(ctx: AppContext): Task {
       // Each batch's cancellations and their webhook events commit together.
       const batch = await transaction(ctx.db, (tx) => expireDuePayments(tx, ctx.config, EXPIRY_BATCH));
       expired += batch.length;
+      // Counted once the batch committed, like every other payment change (lifecycle.ts).
+      countPaymentChanges(ctx.metrics, batch);
       // Automatic care, after the batch committed and on its own (it locks requisites, which
       // must never follow the ledger rows the batch locked): requisites whose latest hand-outs
       // all ended unpaid are switched off.
@@ -94,11 +97,14 @@ export function taskList(ctx: AppContext): TaskList {
     [ACTIONS_TASK]: actionsTask(ctx),
     [POLL_TASK]: pollTask(ctx),
     [SCORE_TASK]: scoreTask(ctx),
+    [LEDGER_CHECK_TASK]: ledgerCheckTask(ctx),
   };
 }
 
 /** The running job queue of this instance. */
 export interface Worker {
+  /** Whether the queue's runner is still at work (false once it stopped or failed): /readyz and /metrics. */
+  running(): boolean;
   stop(): Promise<void>;
 }
 
@@ -126,12 +132,19 @@ export async function startWorker(ctx: AppContext, databaseUrl: string): Promise
       `17 * * * * ${CLEANUP_TASK} ?jobKey=${CLEANUP_TASK}`,
       `* * * * * ${POLL_TASK} ?jobKey=${POLL_TASK}`,
       `* * * * * ${SCORE_TASK} ?jobKey=${SCORE_TASK}`,
+      // The ledger's invariants, for /metrics (kassir_ledger_check_*).
+      `41 * * * * ${LEDGER_CHECK_TASK} ?jobKey=${LEDGER_CHECK_TASK}`,
       // The safety net of webhook delivery: events whose announcement was missed, leases that ran out.
       `* * * * * ${DISPATCH_TASK} ?jobKey=${DISPATCH_KEY}&jobKeyMode=preserve_run_at`,
       // Executors' deposit addresses (when configured): the job reschedules itself every
       // KASSIR_TRON_DEPOSIT_POLL_MS; the cron line restarts the chain should it ever break.
       ...(ctx.config.tronDeposits ? [`* * * * * ${DEPOSITS_TASK} ?jobKey=${DEPOSITS_TASK}&jobKeyMode=preserve_run_at`] : []),
     ].join('\n'),
+  });
+  let running = true;
+  // The runner's promise settles when it stops or fails; `finally` passes a failure on unchanged.
+  void runner.promise.finally(() => {
+    running = false;
   });
   const dispatchNow = () => scheduleDispatch(ctx.db);
   let wakeup: { stop(): Promise<void> } | undefined;
@@ -153,6 +166,7 @@ export async function startWorker(ctx: AppContext, databaseUrl: string): Promise
     throw err;
   }
   return {
+    running: () => running,
     async stop() {
       stopping = true;
       await wakeup?.stop();

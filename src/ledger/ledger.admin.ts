@@ -1,7 +1,7 @@
 import type { AppContext, RouteApp } from '../context.js';
-import { checkLedger } from './ledger.service.js';
+import { checkAndRecordLedger } from './ledger.service.js';
 
-/** `GET /admin/v1/ledger/check`: every invariant of the ledger, with what breaks named. */
+/** `GET /admin/v1/ledger/check`: every invariant of the ledger, with what breaks named (the outcome is kept for /metrics). */
 export async function ledgerAdminRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
-  app.get('/ledger/check', { config: { access: 'support' }, schema: { tags: ['operator'] } }, async () => checkLedger(ctx.db));
+  app.get('/ledger/check', { config: { access: 'support' }, schema: { tags: ['operator'] } }, async () => checkAndRecordLedger(ctx.db));
 }

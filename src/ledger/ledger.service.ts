@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/pool.js';
 import { money } from '../lib/money.js';
+import { putSetting } from '../settings.repo.js';
 import * as repo from './ledger.repo.js';
 
 export interface LedgerProblem {
@@ -80,4 +81,28 @@ export async function checkLedger(db: Queryable): Promise<{ ok: boolean; problem
 
 function owner(kind: string): string {
   return kind.startsWith('executor_') ? 'executor' : 'terminal';
+}
+
+/** The settings key under which the last ledger check's outcome is kept (read back by /metrics). */
+export const LEDGER_CHECK_SETTING = 'ledger_check_last';
+
+/** The last ledger check's outcome as stored: when it finished, whether it was ok, how many problems, how long it took. */
+export interface LedgerCheckRecord {
+  at: string;
+  ok: boolean;
+  problems: number;
+  ms: number;
+}
+
+/**
+ * Runs the ledger check and keeps its outcome in the database, where every instance's /metrics
+ * reads it back: the check reads the whole ledger, too much to run on every scrape. Run by the
+ * operator's GET /admin/v1/ledger/check and by the hourly job.
+ */
+export async function checkAndRecordLedger(db: Queryable): Promise<{ ok: boolean; problems: LedgerProblem[] }> {
+  const started = Date.now();
+  const result = await checkLedger(db);
+  const record: LedgerCheckRecord = { at: new Date().toISOString(), ok: result.ok, problems: result.problems.length, ms: Date.now() - started };
+  await putSetting(db, LEDGER_CHECK_SETTING, JSON.stringify(record));
+  return result;
 }

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyReply } from 'fastify';
 import type { AppContext, RouteApp } from '../context.js';
+import { DomainError } from '../errors.js';
 
 /** Where `npm run build` puts the web app (web/, built by Vite): the same path from src/pages and dist/pages. */
 const BUILT = fileURLToPath(new URL('../../dist/console/', import.meta.url));
@@ -31,9 +32,9 @@ function contentSecurityPolicy(nonce: string): string {
 }
 
 /**
- * `/console` and `/cabinet`: the people's web app (the operator console, the executor's cabinet), one process with the API.
+ * `/console`, `/cabinet` and `/merchant`: the people's web app (the operator console, the executor's cabinet, the merchant cabinet), one process with the API.
  * Hashed assets are cached for a year; the page itself never, and it carries the CSP with a fresh nonce.
- * Every screen works through the public API routes (/auth/v1, /admin/v1) like any script would.
+ * Every screen works through the public API routes (/auth/v1, /admin/v1, /executor/v1, /merchant/v1) like any script would.
  */
 export async function consoleRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
   const indexFile = `${BUILT}index.html`;
@@ -74,4 +75,11 @@ export async function consoleRoutes(app: RouteApp, ctx: AppContext): Promise<voi
   // The executor's cabinet: the same app, its own area (mobile-first).
   app.get('/cabinet', { schema: { hide: true } }, sendPage);
   app.get('/cabinet/*', { schema: { hide: true } }, sendPage);
+  // The merchant cabinet: the same app, its own area.
+  // An unknown path under its API (/merchant/v1/...) is an API call gone wrong, not a screen: the JSON 404.
+  app.get('/merchant', { schema: { hide: true } }, sendPage);
+  app.get('/merchant/*', { schema: { hide: true } }, async (request, reply) => {
+    if (/^\/merchant\/v\d+(\/|$)/.test(request.url)) throw new DomainError('NOT_FOUND', `No route GET ${request.url.split('?')[0]}`);
+    return sendPage(request, reply);
+  });
 }

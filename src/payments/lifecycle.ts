@@ -1,12 +1,13 @@
 import type { Decimal } from 'decimal.js';
 import type { Config } from '../config.js';
-import { prepared, type Queryable, type Tx } from '../db/pool.js';
+import { afterCommit, prepared, type Queryable, type Tx } from '../db/pool.js';
 import { DomainError } from '../errors.js';
 import { findExecutor } from '../executors/executors.repo.js';
 import { creditForPayin, payinSettlement } from '../ledger/credit.js';
 import { isDepositShort } from '../ledger/holds.js';
 import { type Posting, postMany } from '../ledger/ledger.repo.js';
 import { money } from '../lib/money.js';
+import type { CancelReason, Metrics } from '../observability/metrics.js';
 import { enqueueWebhooks } from '../webhooks/outbox.js';
 import { type CreditTerms, findCreditTerms, findPayments } from './payments.repo.js';
 import { toPayment } from './payments.schemas.js';
@@ -75,6 +76,11 @@ export interface PaymentChange {
   hold: string | null;
   /** The requisite it was handed out on; null for a provider-executed payment. */
   requisite_id: string | null;
+  /** The payment's method, and its cancel_reason after the change (metrics' labels). */
+  method: string;
+  cancel_reason: string | null;
+  /** Seconds from the payment's creation to this change (database clock). */
+  age_seconds: number;
 }
 
 /** Statuses in which an executor payment's hold is frozen: a payment leaving them releases or settles it. */
@@ -93,19 +99,27 @@ export interface ChangeOptions {
   receivedAmount?: string;
 }
 
+/** What a payment's change needs of the service: its settings, and the metrics it is counted in. */
+export interface LifecycleContext {
+  config: Config;
+  metrics: Metrics;
+}
+
 /**
  * Applies `event` to one payment in the caller's transaction: the guarded status change, the
  * webhook event and, for a completion, the pay-in credit to the terminal — all or nothing with
  * the caller's work. Returns the change, or undefined when the payment was not in a status the
- * event applies from (someone else won; the caller reports that in its own terms).
+ * event applies from (someone else won; the caller reports that in its own terms). The change is
+ * counted in the metrics once the caller's transaction commits (never if it rolls back).
  */
 export async function changePayment(
   tx: Tx,
-  config: Config,
+  ctx: LifecycleContext,
   paymentId: string,
   event: PaymentEvent,
   options: ChangeOptions = {},
 ): Promise<PaymentChange | undefined> {
+  const { config } = ctx;
   const change = await transition(tx, paymentId, event, options);
   if (!change) return undefined;
   if (CREDITING_EVENTS.has(event)) {
@@ -114,7 +128,33 @@ export async function changePayment(
     await paymentsChanged(tx, config, [paymentId]);
     if (stillHeld(change)) await releaseHolds(tx, [change]);
   }
+  afterCommit(tx, () => countPaymentChanges(ctx.metrics, [change]));
   return change;
+}
+
+/** cancel_reason values as the metrics name them; any other (a reason added later) counts as `other`, never as free text. */
+const CANCEL_REASONS: ReadonlyMap<string, CancelReason> = new Map([
+  ['expired', 'expired'],
+  ['transfer_not_found', 'transfer_not_found'],
+  ['manual', 'manual'],
+  ['provider_cancelled', 'provider'],
+]);
+
+/**
+ * Counts committed payment changes in the service's metrics (in process, no I/O): completions,
+ * from a transfer or an approved dispute, and payments leaving PENDING or PROCESSING unpaid. A
+ * dispute's rejection is no new cancellation: the payment was counted when it was first cancelled.
+ * Only for changes that have committed.
+ */
+export function countPaymentChanges(metrics: Metrics, changes: readonly PaymentChange[]): void {
+  for (const change of changes) {
+    const payment = { method: change.method, terminalId: change.terminal_id };
+    if (change.to === 'COMPLETED' || change.to === 'COMPLETED_APPEAL') {
+      metrics.paymentCompleted({ ...payment, via: HELD.has(change.from) ? 'transfer' : 'dispute', ageSeconds: change.age_seconds });
+    } else if (change.to === 'CANCELLED' && HELD.has(change.from)) {
+      metrics.paymentCancelled({ ...payment, reason: CANCEL_REASONS.get(change.cancel_reason ?? '') ?? 'other' });
+    }
+  }
 }
 
 /**
@@ -132,7 +172,8 @@ async function transition(db: Queryable, paymentId: string, event: PaymentEvent,
               received_amount = CASE WHEN $3 IN ('COMPLETED', 'COMPLETED_APPEAL') THEN coalesce($5, p.amount) ELSE p.received_amount END
          FROM (SELECT id, status FROM payments WHERE id = $1 FOR UPDATE) old
         WHERE p.id = old.id AND old.status = ANY($2::text[])
-        RETURNING p.id, p.merchant_id, p.terminal_id, old.status AS "from", p.status AS "to", p.executor_id, p.hold, p.requisite_id`,
+        RETURNING p.id, p.merchant_id, p.terminal_id, old.status AS "from", p.status AS "to", p.executor_id, p.hold, p.requisite_id,
+                  p.method, p.cancel_reason, extract(epoch FROM p.updated_at - p.created_at)::float8 AS age_seconds`,
       [paymentId, rule.from, to, options.reason ?? null, options.receivedAmount ?? null],
     ),
   );
@@ -301,7 +342,8 @@ async function freeLimitRoom(tx: Tx, paymentIds: string[]): Promise<void> {
  * transfer not found — CANCELLED"). Rows another instance is already expiring are skipped, so any
  * number of instances may sweep at once; each payment is cancelled exactly once by the status guard.
  * These are the `expire` and `verificationFailed` events (TRANSITIONS) applied in bulk; the
- * executors' holds are released with them.
+ * executors' holds are released with them. The caller counts the changes (countPaymentChanges)
+ * once its transaction has committed.
  */
 export async function expireDuePayments(tx: Tx, config: Config, limit: number): Promise<PaymentChange[]> {
   const { rows } = await tx.query<PaymentChange>(
@@ -313,7 +355,8 @@ export async function expireDuePayments(tx: Tx, config: Config, limit: number): 
                 AND (provider_id IS NULL OR coalesce(verify_until, valid_until) <= now() - interval '1 hour')
               ORDER BY coalesce(verify_until, valid_until) LIMIT $1 FOR UPDATE SKIP LOCKED) due
       WHERE p.id = due.id AND p.status = 'PENDING'
-      RETURNING p.id, p.merchant_id, p.terminal_id, 'PENDING' AS "from", p.status AS "to", p.executor_id, p.hold, p.requisite_id`,
+      RETURNING p.id, p.merchant_id, p.terminal_id, 'PENDING' AS "from", p.status AS "to", p.executor_id, p.hold, p.requisite_id,
+                p.method, p.cancel_reason, extract(epoch FROM p.updated_at - p.created_at)::float8 AS age_seconds`,
     [limit],
   );
   await paymentsChanged(

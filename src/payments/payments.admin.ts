@@ -83,7 +83,7 @@ export async function paymentAdminRoutes(app: RouteApp, ctx: AppContext): Promis
     const before = isUuid(id) ? await findPayment(ctx.db, id) : undefined;
     if (!before) throw new DomainError('PAY_006', `Payment ${id} not found`);
     const changed = await transaction(ctx.db, async (tx) => {
-      const result = await changePayment(tx, ctx.config, id, 'cancel', { reason: 'manual' });
+      const result = await changePayment(tx, ctx, id, 'cancel', { reason: 'manual' });
       if (result) {
         await audit(tx, request, 'payment.cancel', 'payment', id, { status: result.from }, { status: result.to });
       }

@@ -166,9 +166,11 @@ const CSV_COLUMNS = [
  * numbers are masked (an export leaves the system); text a merchant chose is kept from being
  * read as a formula (csvText).
  */
-export function paymentsCsv(rows: readonly PaymentRow[]): string {
+export function paymentsCsv(rows: readonly PaymentRow[], audience: 'operator' | 'merchant' = 'operator'): string {
+  // A merchant's export leaves out who served each payment (the executor and its requisite's id).
+  const columns = audience === 'operator' ? CSV_COLUMNS : CSV_COLUMNS.filter((c) => c !== 'executor_id' && c !== 'requisite_id');
   return csvDocument(
-    CSV_COLUMNS,
+    columns,
     rows.map((p) => {
       const cells: Record<(typeof CSV_COLUMNS)[number], string> = {
         id: csvField(p.id),
@@ -196,7 +198,7 @@ export function paymentsCsv(rows: readonly PaymentRow[]): string {
         completed_at: csvField(p.completed_at?.toISOString()),
         valid_until: csvField(p.valid_until.toISOString()),
       };
-      return CSV_COLUMNS.map((column) => cells[column]);
+      return columns.map((column) => cells[column]);
     }),
   );
 }

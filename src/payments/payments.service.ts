@@ -140,7 +140,11 @@ async function validateCreate(ctx: AppContext, identity: MerchantIdentity, body:
 export async function createPayment(ctx: AppContext, identity: MerchantIdentity, body: CreatePaymentBody): Promise<repo.PaymentView> {
   const input = await validateCreate(ctx, identity, body);
   try {
-    return await createValid(ctx, identity, input);
+    const payment = await createValid(ctx, identity, input);
+    // Counted in process once the payment's insert has committed (every route's insert is its own
+    // transaction): no database round trip added to the create (docs/performance.md).
+    ctx.metrics.paymentCreated({ method: input.method, terminalId: identity.terminalId });
+    return payment;
   } catch (err) {
     // Lost demand: a create refused for want of capacity is counted for the operator's dashboard.
     // After the refusal is decided, and outside every transaction of the create (all rolled back

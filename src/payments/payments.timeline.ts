@@ -44,11 +44,11 @@ const RANK: Record<Item['kind'], number> = {
  * tables of the features that own each kind, in one read-only snapshot, so that a payment
  * changing meanwhile is seen wholly before or wholly after. Unknown id → PAY_006.
  */
-export async function paymentTimeline(ctx: AppContext, id: string): Promise<Timeline> {
+export async function paymentTimeline(ctx: AppContext, id: string, merchantId?: string): Promise<Timeline> {
   return transaction(ctx.db, async (tx) => {
     await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
     const payment = isUuid(id) ? await findPayment(tx, id) : undefined;
-    if (!payment) throw new DomainError('PAY_006', `Payment ${id} not found`);
+    if (!payment || (merchantId !== undefined && payment.merchant_id !== merchantId)) throw new DomainError('PAY_006', `Payment ${id} not found`);
     // One connection, one query at a time: a transaction's queries cannot run in parallel.
     const audit = await listAuditEntries(tx, { objectType: 'payment', objectId: payment.id, limit: 1000, offset: 0 });
     const events = await listResourceEvents(tx, 'payment', payment.id);
@@ -307,4 +307,33 @@ function statusChanges(payment: PaymentRow, audit: AuditRow[], events: WebhookEv
     if (last) last.reason = payment.cancel_reason;
   }
   return items;
+}
+
+/** What of a payment's life is the merchant's to see: not the bank's messages, the executors' ledger, who decided, or which executor or provider served it. */
+const MERCHANT_KINDS = new Set<TimelineKind>([
+  'created',
+  'requisite_handed_out',
+  'provider_handed_out',
+  'receipt',
+  'confirmation',
+  'dispute_opened',
+  'dispute_decided',
+  'status_changed',
+  'webhook_enqueued',
+  'webhook_attempt',
+]);
+const OPERATOR_FIELDS = ['requisite_id', 'executor_id', 'executor_name', 'provider_id', 'provider_payment_id', 'decided_by', 'by', 'url'];
+
+/** The merchant cabinet's timeline of one of its own payments (another merchant's: PAY_006). */
+export async function merchantPaymentTimeline(ctx: AppContext, id: string, merchantId: string): Promise<Timeline> {
+  const full = await paymentTimeline(ctx, id, merchantId);
+  const timeline = full.timeline
+    .filter((item) => MERCHANT_KINDS.has(item.kind as TimelineKind))
+    .map((item) => {
+      const shown: Record<string, unknown> = { ...item };
+      // A receipt's and a webhook's url are kept where they are the merchant's own (the webhook's address).
+      for (const field of OPERATOR_FIELDS) if (!(field === 'url' && item.kind === 'webhook_enqueued')) delete shown[field];
+      return shown as (typeof full.timeline)[number];
+    });
+  return { ...full, timeline };
 }

@@ -76,7 +76,7 @@ export function pollTask(ctx: AppContext): Task {
 async function applyProviderStatus(ctx: AppContext, tx: Tx, payment: PaymentRow, upstream: ProviderPayment): Promise<string | undefined> {
   const local = payment.status;
   const changed = async (event: PaymentEvent, options: ChangeOptions = {}) =>
-    (await changePayment(tx, ctx.config, payment.id, event, options)) ? `${local} → ${upstream.status}` : undefined;
+    (await changePayment(tx, ctx, payment.id, event, options)) ? `${local} → ${upstream.status}` : undefined;
   switch (upstream.status) {
     case 'PROCESSING':
       return local === 'PENDING' ? changed('providerProcessing') : undefined;
@@ -84,7 +84,7 @@ async function applyProviderStatus(ctx: AppContext, tx: Tx, payment: PaymentRow,
     case 'COMPLETED_APPEAL': {
       const received = receivedAmount(upstream, payment);
       if (local === 'PENDING' || local === 'PROCESSING') {
-        return (await changePayment(tx, ctx.config, payment.id, 'complete', { receivedAmount: received })) ? `${local} → COMPLETED` : undefined;
+        return (await changePayment(tx, ctx, payment.id, 'complete', { receivedAmount: received })) ? `${local} → COMPLETED` : undefined;
       }
       if (local === 'CANCELLED' || local === 'CANCELLED_APPEAL') {
         // Money the provider says it received for a payment that ended here: only a dispute can
@@ -97,7 +97,7 @@ async function applyProviderStatus(ctx: AppContext, tx: Tx, payment: PaymentRow,
       }
       if (local === 'DISPUTE') {
         const to = upstream.status === 'COMPLETED' && received === payment.amount ? 'COMPLETED' : 'COMPLETED_APPEAL';
-        if (!(await changePayment(tx, ctx.config, payment.id, 'approveDispute', { to, receivedAmount: received }))) return undefined;
+        if (!(await changePayment(tx, ctx, payment.id, 'approveDispute', { to, receivedAmount: received }))) return undefined;
         await closeDispute(tx, payment.id, { status: 'approved', decidedAmount: received, decidedBy: 'provider' });
         return `DISPUTE → ${to}`;
       }

@@ -2,13 +2,13 @@ import { Type } from 'typebox';
 import type { AppContext, RouteApp } from '../context.js';
 import { DomainError } from '../errors.js';
 import { parseListQuery } from '../lib/pagination.js';
-import { ErrorBody } from '../payments/payments.schemas.js';
 import { listPayouts, PAYOUT_STATUSES } from './payouts.repo.js';
-import { CreatePayoutBody, Payout, toPayout } from './payouts.schemas.js';
+import { CreatePayoutBody, NEW_PAYOUT_EXAMPLE, PAYOUT_EXAMPLE, Payout, toPayout } from './payouts.schemas.js';
 import { createPayout, getPayout, getPayoutByExtId } from './payouts.service.js';
 
 const security = [{ identity: [], signature: [] }];
-const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 500: ErrorBody, 503: ErrorBody };
+const notFound = { PAYOUT_NOT_FOUND: 'No payout with this id (or ext_id) among the merchant’s: `PAY_001` with 404, as the spec has it' };
+const PayoutAnswer = { ...Payout, description: 'The payout', 'x-examples': { completed: { summary: 'A completed payout', value: PAYOUT_EXAMPLE } } };
 const config = { invalidCode: 'PAY_002', internalCode: 'SYS_001' } as const;
 const tags = ['payouts'];
 
@@ -30,7 +30,26 @@ export async function payoutRoutes(app: RouteApp, ctx: AppContext): Promise<void
     '/v1/payouts',
     {
       config: { ...config, priority: 'low' },
-      schema: { tags, summary: 'Create a payout', security, body: CreatePayoutBody, response: { 200: Payout, ...errors } },
+      schema: {
+        tags,
+        summary: 'Create a payout',
+        description:
+          'Pays RUB out to a card (`card`: `requisites` is the card number) or by the fast payment system (`sbp`: `requisites` is the phone number, `bank` the recipient’s bank code). Its USDT value at the current rate plus the terminal’s payout rate is reserved on the terminal of the API key until the payout completes (debited) or fails (released). The answer is the payout, `pending`, without `completed_at`; with `notify_url`, each status change (`processing`, `completed`, `failed`, `cancelled`) is posted there.',
+        security,
+        body: CreatePayoutBody,
+        response: {
+          200: {
+            ...Payout,
+            description: 'The payout, pending',
+            'x-examples': { created: { summary: 'Created', value: NEW_PAYOUT_EXAMPLE } },
+          },
+        },
+        errors: {
+          PAY_002: 'Invalid parameters (the message names the field), or not enough balance on the terminal (`data.available`, `data.required`)',
+          PAY_003: 'A payout with this `ext_id` already exists (`data.ext_id`)',
+          UNAVAILABLE: 'No USDT rate is set for RUB, or no route could take the payout (its reserve is released); retry later with a new `ext_id`',
+        },
+      },
     },
     async (request) => toPayout(await createPayout(ctx, request.merchant!, request.body), { withCompletedAt: false }),
   );
@@ -42,15 +61,26 @@ export async function payoutRoutes(app: RouteApp, ctx: AppContext): Promise<void
       schema: {
         tags,
         summary: 'List payouts',
+        description:
+          'The merchant’s payouts, newest first, filtered by `status` and creation time (`from`, `to`: ISO 8601, inclusive; a bare date as `to` covers that whole day in UTC). `total` counts every match.',
         security,
         querystring: Type.Object({
-          status: Type.Optional(Type.String()),
-          from: Type.Optional(Type.String()),
-          to: Type.Optional(Type.String()),
-          limit: Type.Optional(Type.String()),
-          offset: Type.Optional(Type.String()),
+          status: Type.Optional(Type.String({ description: 'pending, processing, completed, failed or cancelled' })),
+          from: Type.Optional(Type.String({ description: 'created at or after (ISO 8601 date or timestamp)' })),
+          to: Type.Optional(Type.String({ description: 'created at or before (ISO 8601 date or timestamp)' })),
+          limit: Type.Optional(Type.String({ description: 'page size, 1 to 1000; default 100' })),
+          offset: Type.Optional(Type.String({ description: 'how many to skip; default 0' })),
         }),
-        response: { 200: Type.Object({ payouts: Type.Array(Payout), total: Type.Number(), limit: Type.Number(), offset: Type.Number() }), ...errors },
+        response: {
+          200: Type.Object(
+            { payouts: Type.Array(Payout), total: Type.Number(), limit: Type.Number(), offset: Type.Number() },
+            {
+              description: 'A page of payouts',
+              'x-examples': { page: { summary: 'One page', value: { payouts: [PAYOUT_EXAMPLE], total: 1, limit: 100, offset: 0 } } },
+            },
+          ),
+        },
+        errors: { PAY_002: 'A `status`, `from`, `to`, `limit` or `offset` that cannot be read' },
       },
     },
     async (request) => {
@@ -68,7 +98,18 @@ export async function payoutRoutes(app: RouteApp, ctx: AppContext): Promise<void
 
   app.get(
     '/v1/payouts/:id',
-    { config, schema: { tags, summary: 'Get a payout by ID', security, params: Type.Object({ id: Type.String() }), response: { 200: Payout, ...errors } } },
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Get a payout by ID',
+        description: 'The payout with its current `status` and `completed_at` (null until it completes).',
+        security,
+        params: Type.Object({ id: Type.String({ description: 'the payout id (UUID)' }) }),
+        response: { 200: PayoutAnswer },
+        errors: notFound,
+      },
+    },
     async (request) => toPayout(await getPayout(ctx, request.merchant!.merchantId, request.params.id)),
   );
 
@@ -76,7 +117,15 @@ export async function payoutRoutes(app: RouteApp, ctx: AppContext): Promise<void
     '/v1/payouts/by-ext-id/:extId',
     {
       config,
-      schema: { tags, summary: 'Get a payout by merchant ID', security, params: Type.Object({ extId: Type.String() }), response: { 200: Payout, ...errors } },
+      schema: {
+        tags,
+        summary: 'Get a payout by merchant ID',
+        description: 'The same answer as `GET /v1/payouts/{id}`, found by the `ext_id` given at creation.',
+        security,
+        params: Type.Object({ extId: Type.String({ description: 'the merchant’s payout id (`ext_id`)' }) }),
+        response: { 200: PayoutAnswer },
+        errors: notFound,
+      },
     },
     async (request) => toPayout(await getPayoutByExtId(ctx, request.merchant!.merchantId, request.params.extId)),
   );

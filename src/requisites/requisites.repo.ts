@@ -121,6 +121,41 @@ export async function findUsage(db: Queryable, id: string): Promise<{ period: 'd
   return rows;
 }
 
+/** What each of an executor's requisites has taken in the current UTC day and month, with the limits in force (its own, else the executor's default). */
+export interface RequisiteLoad {
+  id: string;
+  day_amount: string;
+  day_count: number;
+  month_amount: string;
+  month_count: number;
+  daily_turnover_limit: string | null;
+  monthly_turnover_limit: string | null;
+  daily_count_limit: number | null;
+  monthly_count_limit: number | null;
+}
+
+export async function findExecutorLoad(db: Queryable, executorId: string): Promise<RequisiteLoad[]> {
+  const { rows } = await db.query<RequisiteLoad>(
+    `WITH k AS (SELECT (now() AT TIME ZONE 'UTC')::date AT TIME ZONE 'UTC' AS day,
+                       date_trunc('month', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS month)
+     SELECT r.id,
+            coalesce(sum(p.payer_amount) FILTER (WHERE p.created_at >= k.day), 0)::text AS day_amount,
+            (count(p.id) FILTER (WHERE p.created_at >= k.day))::int AS day_count,
+            coalesce(sum(p.payer_amount), 0)::text AS month_amount, count(p.id)::int AS month_count,
+            coalesce(r.daily_turnover_limit, e.default_daily_turnover_limit)::text AS daily_turnover_limit,
+            coalesce(r.monthly_turnover_limit, e.default_monthly_turnover_limit)::text AS monthly_turnover_limit,
+            coalesce(r.daily_count_limit, e.default_daily_count_limit) AS daily_count_limit,
+            coalesce(r.monthly_count_limit, e.default_monthly_count_limit) AS monthly_count_limit
+       FROM k CROSS JOIN requisites r JOIN executors e ON e.id = r.executor_id
+       LEFT JOIN payments p ON p.executor_id = r.executor_id AND p.requisite_id = r.id AND p.created_at >= k.month
+                           AND p.status IN ('PENDING', 'PROCESSING', 'COMPLETED', 'COMPLETED_APPEAL')
+      WHERE r.executor_id = $1
+      GROUP BY r.id, e.id`,
+    [executorId],
+  );
+  return rows;
+}
+
 /**
  * Recounts the requisites' usage counters of the current day and month from their payments
  * (requisite_usage_recount, migration 024), after locking the requisites in id order so that the

@@ -2,7 +2,7 @@ import { type Static, Type } from 'typebox';
 import { maskCard } from '../lib/mask.js';
 import { METHODS, type Method, REQUISITE_TYPES, type RequisiteType as RequisiteTypeName } from '../lib/methods.js';
 import { toNumber } from '../lib/money.js';
-import type { RequisiteRow } from './requisites.repo.js';
+import type { RequisiteLoad, RequisiteRow } from './requisites.repo.js';
 
 const RequisiteType = Type.Unsafe<RequisiteTypeName>({ type: 'string', enum: [...REQUISITE_TYPES] });
 const MethodName = Type.Unsafe<Method>({ type: 'string', enum: [...METHODS] });
@@ -98,4 +98,37 @@ export function toUsage(rows: { period: 'day' | 'month'; amount: string; count: 
     return { amount: row ? toNumber(row.amount)! : 0, count: row?.count ?? 0 };
   };
   return { day: of('day'), month: of('month') };
+}
+
+const Limit = Type.Union([Type.Number(), Type.Null()]);
+
+/** The executor's own view of a requisite: how much it has taken today and this month against the limits in force. */
+export const OwnRequisite = Type.Intersect([
+  Requisite,
+  Type.Object({
+    usage: Type.Object(
+      { day: PeriodUsage, month: PeriodUsage },
+      { description: 'hand-outs not cancelled (pending ones included) in the current UTC day and month' },
+    ),
+    limits_in_force: Type.Object(
+      { daily_turnover: Limit, monthly_turnover: Limit, daily_count: Limit, monthly_count: Limit },
+      { description: "the requisite's own limits, else the executor's defaults; null: none" },
+    ),
+  }),
+]);
+
+export function toOwnRequisite(row: RequisiteRow, load: RequisiteLoad | undefined): Static<typeof OwnRequisite> {
+  return {
+    ...toRequisite(row),
+    usage: {
+      day: { amount: toNumber(load?.day_amount ?? '0')!, count: load?.day_count ?? 0 },
+      month: { amount: toNumber(load?.month_amount ?? '0')!, count: load?.month_count ?? 0 },
+    },
+    limits_in_force: {
+      daily_turnover: toNumber(load?.daily_turnover_limit ?? null),
+      monthly_turnover: toNumber(load?.monthly_turnover_limit ?? null),
+      daily_count: load?.daily_count_limit ?? null,
+      monthly_count: load?.monthly_count_limit ?? null,
+    },
+  };
 }

@@ -96,6 +96,11 @@ async function deliver(ctx: AppContext, event: DueEventRow): Promise<void> {
     givingUp,
     nextAttemptAt,
   });
+  // Counted once recorded: an attempt whose outcome could not be recorded is made again.
+  ctx.metrics.webhookAttempt(
+    result.ok ? 'delivered' : givingUp ? 'failed' : 'retrying',
+    result.ok ? (Date.now() - event.created_at.getTime()) / 1000 : undefined,
+  );
   if (!result.ok) {
     ctx.log.warn({ event_id: event.id, attempt, status: result.status, error: result.error, gave_up: givingUp }, 'webhook delivery failed');
     if (!givingUp) await scheduleDispatch(ctx.db, { runAt: nextAttemptAt, key: retryKey(event.resource_id) });

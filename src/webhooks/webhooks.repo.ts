@@ -160,21 +160,26 @@ export async function recordAttempt(db: Queryable, outcome: AttemptOutcome): Pro
 }
 
 /** The delivery log, newest first, optionally of one resource and/or in one status. */
-export async function listEvents(db: Queryable, filter: { resourceId?: string; status?: string; limit: number; offset: number }): Promise<WebhookEventRow[]> {
+/** The delivery log, newest first; with `merchantId`, that merchant's events only (the merchant cabinet). */
+export async function listEvents(
+  db: Queryable,
+  filter: { resourceId?: string; status?: string; merchantId?: string; limit: number; offset: number },
+): Promise<WebhookEventRow[]> {
   const { rows } = await db.query<WebhookEventRow>(
     `SELECT id, resource_type, resource_id, event, url, status, attempts, next_attempt_at, last_error, created_at, delivered_at
-       FROM webhook_events WHERE ($1::uuid IS NULL OR resource_id = $1) AND ($2::text IS NULL OR status = $2)
+       FROM webhook_events WHERE ($1::uuid IS NULL OR resource_id = $1) AND ($2::text IS NULL OR status = $2) AND ($5::uuid IS NULL OR merchant_id = $5)
       ORDER BY seq DESC LIMIT $3 OFFSET $4`,
-    [filter.resourceId ?? null, filter.status ?? null, filter.limit, filter.offset],
+    [filter.resourceId ?? null, filter.status ?? null, filter.limit, filter.offset, filter.merchantId ?? null],
   );
   return rows;
 }
 
-export async function findEvent(db: Queryable, id: string): Promise<WebhookEventDetailRow | undefined> {
+/** One event; with `merchantId`, only when it is that merchant's. */
+export async function findEvent(db: Queryable, id: string, merchantId?: string): Promise<WebhookEventDetailRow | undefined> {
   const { rows } = await db.query<WebhookEventDetailRow>(
     `SELECT id, merchant_id, resource_type, resource_id, event, payload, url, status, attempts, next_attempt_at, last_error, created_at, delivered_at
-       FROM webhook_events WHERE id = $1`,
-    [id],
+       FROM webhook_events WHERE id = $1 AND ($2::uuid IS NULL OR merchant_id = $2)`,
+    [id, merchantId ?? null],
   );
   return rows[0];
 }
@@ -189,12 +194,12 @@ export async function listAttempts(db: Queryable, eventId: string): Promise<Webh
 }
 
 /** Makes an event pending and due now, locked; returns it with the status it had, or undefined when there is none. */
-export async function markForResend(tx: Tx, id: string): Promise<{ id: string; resource_id: string; status: string } | undefined> {
+export async function markForResend(tx: Tx, id: string, merchantId?: string): Promise<{ id: string; resource_id: string; status: string } | undefined> {
   const { rows } = await tx.query<{ id: string; resource_id: string; status: string }>(
     `UPDATE webhook_events e SET status = 'pending', next_attempt_at = now(), delivered_at = NULL
-       FROM (SELECT id, status FROM webhook_events WHERE id = $1 FOR UPDATE) old
+       FROM (SELECT id, status FROM webhook_events WHERE id = $1 AND ($2::uuid IS NULL OR merchant_id = $2) FOR UPDATE) old
       WHERE e.id = old.id RETURNING e.id, e.resource_id, old.status`,
-    [id],
+    [id, merchantId ?? null],
   );
   return rows[0];
 }

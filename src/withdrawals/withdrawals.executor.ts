@@ -18,11 +18,12 @@ export async function withdrawalExecutorRoutes(app: RouteApp, ctx: AppContext): 
   app.post(
     '/withdrawals',
     {
+      config: { confirm: true },
       schema: {
         tags,
         summary: 'Withdraw USDT from the deposit',
         description:
-          'Send an `Idempotency-Key` header (1–255 printable characters) to make retries safe: a repeat answers 200 with the withdrawal the first request made.',
+          'Send an `Idempotency-Key` header (1–255 printable characters) to make retries safe: a repeat answers 200 with the withdrawal the first request made. From the cabinet (a session) the executor must have confirmed it is them in the last five minutes (`POST /auth/v1/confirm`), else `403 AUTH_004`.',
         body: CreateBody,
       },
     },

@@ -4,14 +4,18 @@ import { Button, Center, Loader, MantineProvider, Stack, Text } from '@mantine/c
 import { QueryClient, QueryClientProvider, useQueryClient } from '@tanstack/react-query';
 import { createRootRoute, createRoute, createRouter, Outlet, RouterProvider } from '@tanstack/react-router';
 import { setNonce } from 'get-nonce';
-import { StrictMode, useEffect } from 'react';
+import { type ReactNode, StrictMode, useEffect } from 'react';
 import { createRoot } from 'react-dom/client';
-import { meKey, useLogout, useMe } from './api/auth';
+import { AreaProvider } from './api/area';
+import { type Me, meKey, useLogout, useMe } from './api/auth';
 import { setSignedOutHandler } from './api/client';
-import { I18nProvider, useI18n } from './i18n';
+import { I18nProvider, type MessageKey, useI18n } from './i18n';
 import { CabinetCards, CabinetHome, CabinetMessages, CabinetPhones, CabinetShell } from './routes/cabinet/Cabinet';
+import { CabinetDeposit } from './routes/cabinet/CabinetDeposit';
+import { CabinetPayouts } from './routes/cabinet/CabinetPayouts';
 import { Audit } from './routes/console/Audit';
 import { Dashboard } from './routes/console/Dashboard';
+import { DeviceMessages } from './routes/console/DeviceMessages';
 import { Banks, Providers } from './routes/console/Directory';
 import { Disputes } from './routes/console/Disputes';
 import { ExecutorDetail, Executors } from './routes/console/Executors';
@@ -24,7 +28,9 @@ import { Security } from './routes/console/Security';
 import { Users } from './routes/console/Users';
 import { Withdrawals } from './routes/console/Withdrawals';
 import { Login } from './routes/Login';
-import { Shell } from './routes/Shell';
+import { MerchantBalances, MerchantKeys, MerchantPayouts } from './routes/merchant/Merchant';
+import { MerchantTestConsole } from './routes/merchant/TestConsole';
+import { type Nav, Shell } from './routes/Shell';
 
 /** An executor's or a merchant's sign-in reached the operator console: say so, and let them sign out. */
 function NotStaff({ role }: { role: string }) {
@@ -37,6 +43,11 @@ function NotStaff({ role }: { role: string }) {
         {role === 'executor' && (
           <Button component="a" href="/cabinet">
             {t('cabinet.open')}
+          </Button>
+        )}
+        {role === 'merchant' && (
+          <Button component="a" href="/merchant">
+            {t('merchant.open')}
           </Button>
         )}
         <Button variant="light" onClick={() => logout.mutate()}>
@@ -79,6 +90,7 @@ const routeTree = rootRoute.addChildren([
     page('/payments/$id', PaymentDetail),
     page('/disputes', Disputes),
     page('/notifications', Notifications),
+    page('/device-messages', DeviceMessages),
     page('/payouts', Payouts),
     page('/withdrawals', Withdrawals),
     page('/executors', Executors),
@@ -98,8 +110,12 @@ const routeTree = rootRoute.addChildren([
 
 const consoleRouter = createRouter({ routeTree, basepath: '/console' });
 
-/** The executor's cabinet: its own sign-in, its own screens, the same app. */
-function CabinetRoot() {
+/**
+ * An area for one kind of person (the executor's cabinet, the merchant cabinet): waits for who is
+ * signed in, shows the sign-in form when no one is, says so to a person the area is not for, and
+ * otherwise renders the area.
+ */
+function AreaGate({ forRole, notForYou, render }: { forRole: 'executor' | 'merchant'; notForYou: MessageKey; render: (me: Me) => ReactNode }) {
   const me = useMe();
   const { t } = useI18n();
   const logout = useLogout();
@@ -111,11 +127,11 @@ function CabinetRoot() {
     );
   }
   if (!me.data) return <Login />;
-  if (me.data.user.role !== 'executor') {
+  if (me.data.user.role !== forRole) {
     return (
       <Center mih="100vh" p="md">
         <Stack align="center">
-          <Text>{t('cabinet.notExecutor')}</Text>
+          <Text>{t(notForYou)}</Text>
           <Button variant="light" onClick={() => logout.mutate()}>
             {t('nav.signOut')}
           </Button>
@@ -123,7 +139,12 @@ function CabinetRoot() {
       </Center>
     );
   }
-  return <CabinetShell me={me.data} />;
+  return render(me.data);
+}
+
+/** The executor's cabinet: its own sign-in, its own screens, the same app. */
+function CabinetRoot() {
+  return <AreaGate forRole="executor" notForYou="cabinet.notExecutor" render={(me) => <CabinetShell me={me} />} />;
 }
 
 const cabinetRoot = createRootRoute({ component: () => <Outlet /> });
@@ -134,11 +155,68 @@ const cabinetRouter = createRouter({
     cabinetApp.addChildren([
       cabinetPage('/', CabinetHome),
       cabinetPage('/cards', CabinetCards),
+      cabinetPage('/payouts', CabinetPayouts),
       cabinetPage('/messages', CabinetMessages),
+      cabinetPage('/deposit', CabinetDeposit),
       cabinetPage('/phones', CabinetPhones),
+      cabinetPage('/security', Security),
     ]),
   ]),
   basepath: '/cabinet',
+});
+
+const MERCHANT_NAV: Nav = [
+  {
+    section: 'nav.daily',
+    items: [
+      { to: '/', label: 'merchant.balances' },
+      { to: '/payments', label: 'nav.payments' },
+      { to: '/payouts', label: 'nav.payouts' },
+      { to: '/webhooks', label: 'nav.webhooks' },
+    ],
+  },
+  {
+    section: 'merchant.integration',
+    items: [
+      { to: '/keys', label: 'merchant.keys' },
+      { to: '/test', label: 'merchant.test' },
+      { to: '/security', label: 'nav.security' },
+    ],
+  },
+];
+
+/** The merchant cabinet: the merchant's people, their own objects; the shared screens read the merchant's API (AreaProvider). */
+function MerchantRoot() {
+  return (
+    <AreaGate
+      forRole="merchant"
+      notForYou="merchant.notMerchant"
+      render={(me) => (
+        <AreaProvider area="merchant">
+          <Shell me={me} nav={MERCHANT_NAV} base="/merchant" forceSecurity={me.two_factor_required && !me.two_factor} />
+        </AreaProvider>
+      )}
+    />
+  );
+}
+
+const merchantRoot = createRootRoute({ component: () => <Outlet /> });
+const merchantApp = createRoute({ getParentRoute: () => merchantRoot, id: 'merchant', component: MerchantRoot });
+const merchantPage = (path: string, component: () => React.ReactNode) => createRoute({ getParentRoute: () => merchantApp, path, component });
+const merchantRouter = createRouter({
+  routeTree: merchantRoot.addChildren([
+    merchantApp.addChildren([
+      merchantPage('/', MerchantBalances),
+      merchantPage('/payments', Payments),
+      merchantPage('/payments/$id', PaymentDetail),
+      merchantPage('/payouts', MerchantPayouts),
+      merchantPage('/webhooks', Webhooks),
+      merchantPage('/keys', MerchantKeys),
+      merchantPage('/test', MerchantTestConsole),
+      merchantPage('/security', Security),
+    ]),
+  ]),
+  basepath: '/merchant',
 });
 
 const router = consoleRouter;
@@ -160,7 +238,13 @@ createRoot(document.getElementById('root')!).render(
     <MantineProvider getStyleNonce={() => nonce ?? ''} theme={{ respectReducedMotion: true }}>
       <QueryClientProvider client={queryClient}>
         <I18nProvider>
-          {window.location.pathname.startsWith('/cabinet') ? <RouterProvider router={cabinetRouter as never} /> : <RouterProvider router={router} />}
+          {window.location.pathname.startsWith('/cabinet') ? (
+            <RouterProvider router={cabinetRouter as never} />
+          ) : window.location.pathname.startsWith('/merchant') ? (
+            <RouterProvider router={merchantRouter as never} />
+          ) : (
+            <RouterProvider router={router} />
+          )}
         </I18nProvider>
       </QueryClientProvider>
     </MantineProvider>

@@ -18,7 +18,7 @@ export function useMyStatus() {
 export function useMyBalance() {
   return useQuery({
     queryKey: ['cabinet', 'balance'],
-    queryFn: () => get<{ balance: number; balance_frozen: number }>('/executor/v1/balance'),
+    queryFn: () => get<{ balance: number; balance_frozen: number; credit_limit: number; deposit_address: string | null }>('/executor/v1/balance'),
     refetchInterval: 15_000,
   });
 }
@@ -32,6 +32,11 @@ export function useShift() {
   });
 }
 
+interface PeriodUsage {
+  amount: number;
+  count: number;
+}
+
 export interface MyRequisite {
   id: string;
   type: string;
@@ -39,8 +44,12 @@ export interface MyRequisite {
   bank: string | null;
   currency: string;
   methods: string[];
+  min_amount: number;
+  max_amount: number | null;
   is_active: boolean;
   disabled_reason: string | null;
+  usage: { day: PeriodUsage; month: PeriodUsage };
+  limits_in_force: { daily_turnover: number | null; monthly_turnover: number | null; daily_count: number | null; monthly_count: number | null };
 }
 
 export function useMyRequisites() {
@@ -124,4 +133,85 @@ export function useRevokeDevice() {
 
 export function useSetSilence() {
   return useMutation({ mutationFn: (minutes: number | null) => put('/executor/v1/device-silence', { minutes }) });
+}
+
+/** A payout no one has taken (its recipient masked), or one the executor took (everything needed to pay it). */
+export interface CabinetPayout {
+  id: string;
+  amount: number;
+  currency: string;
+  method: string;
+  requisites: string;
+  bank: string;
+  created_at: string;
+  holder_name?: string;
+  status?: string;
+  taken_at?: string | null;
+}
+
+export function useMyPayouts() {
+  return useQuery({
+    queryKey: ['cabinet', 'payouts'],
+    queryFn: () => get<{ available: CabinetPayout[]; taken: CabinetPayout[] }>('/executor/v1/payouts'),
+    refetchInterval: 10_000,
+  });
+}
+
+/** Take a payout, report it done with the proof (a photo or PDF of the transfer), or report it failed. */
+export function usePayoutAction() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (action: { id: string; take: true } | { id: string; proof: File } | { id: string; reason: string }) => {
+      if ('take' in action) return post<CabinetPayout>(`/executor/v1/payouts/${action.id}/take`);
+      if ('proof' in action) {
+        const form = new FormData();
+        form.append('proof', action.proof);
+        return post<CabinetPayout>(`/executor/v1/payouts/${action.id}/complete`, form);
+      }
+      return post<CabinetPayout>(`/executor/v1/payouts/${action.id}/fail`, { reason: action.reason });
+    },
+    onSettled: () => client.invalidateQueries({ queryKey: ['cabinet'] }),
+  });
+}
+
+export interface StatementEntry {
+  id: string;
+  created_at: string;
+  kind: string;
+  account: 'available' | 'frozen';
+  amount: number;
+  balance_after: number;
+  ref_id: string | null;
+  memo: string | null;
+}
+
+export function useMyStatement(limit: number) {
+  return useQuery({
+    queryKey: ['cabinet', 'statement', limit],
+    queryFn: () => get<{ entries: StatementEntry[]; total: number }>('/executor/v1/statement', { limit }),
+  });
+}
+
+export interface MyWithdrawal {
+  id: string;
+  amount: number;
+  fee: number;
+  address: string;
+  tx_hash: string | null;
+  status: string;
+  created_at: string;
+}
+
+export function useMyWithdrawals() {
+  return useQuery({ queryKey: ['cabinet', 'withdrawals'], queryFn: () => get<{ withdrawals: MyWithdrawal[] }>('/executor/v1/withdrawals', { limit: 50 }) });
+}
+
+/** Ask to withdraw USDT from the deposit; the key makes a retried request (a dropped connection) harmless. */
+export function useRequestWithdrawal() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (input: { amount: number; address: string; key: string }) =>
+      post<MyWithdrawal>('/executor/v1/withdrawals', { amount: input.amount, address: input.address }, { 'idempotency-key': input.key }),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['cabinet'] }),
+  });
 }

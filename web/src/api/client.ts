@@ -51,11 +51,14 @@ export function withQuery(path: string, query: Query = {}): string {
   return text ? `${path}?${text}` : path;
 }
 
-export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const headers: Record<string, string> = { accept: 'application/json' };
-  if (body !== undefined) headers['content-type'] = 'application/json';
+/** A call to Kassir: `body` is sent as JSON, or as multipart when it is FormData (a file upload); `extra` adds headers (an Idempotency-Key). */
+export async function api<T>(method: string, path: string, body?: unknown, extra: Record<string, string> = {}): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json', ...extra };
+  const form = body instanceof FormData;
+  if (body !== undefined && !form) headers['content-type'] = 'application/json';
   if (method !== 'GET' && csrfToken) headers['x-csrf-token'] = csrfToken;
-  const response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'same-origin' });
+  const payload = body === undefined ? undefined : form ? body : JSON.stringify(body);
+  const response = await fetch(path, { method, headers, body: payload, credentials: 'same-origin' });
   if (response.status === 204) return undefined as T;
   const text = await response.text();
   const parsed = text ? (JSON.parse(text) as unknown) : undefined;
@@ -63,14 +66,14 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
   const error = new ApiError(response.status, (parsed as ErrorBody | undefined) ?? { error: `HTTP_${response.status}`, message: response.statusText });
   if (error.code === 'AUTH_004' && confirmer) {
     const method2 = error.data?.method === 'otp' ? 'otp' : 'password';
-    if (await confirmer(method2)) return api<T>(method, path, body);
+    if (await confirmer(method2)) return api<T>(method, path, body, extra);
   }
   if (response.status === 401 && !path.startsWith('/auth/v1/login') && onSignedOut) onSignedOut();
   throw error;
 }
 
 export const get = <T>(path: string, query?: Query) => api<T>('GET', withQuery(path, query));
-export const post = <T>(path: string, body: unknown = {}) => api<T>('POST', path, body);
+export const post = <T>(path: string, body: unknown = {}, headers?: Record<string, string>) => api<T>('POST', path, body, headers);
 export const patch = <T>(path: string, body: unknown) => api<T>('PATCH', path, body);
 export const put = <T>(path: string, body: unknown) => api<T>('PUT', path, body);
 export const del = <T>(path: string) => api<T>('DELETE', path);

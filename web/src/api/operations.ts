@@ -1,4 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useApiBase } from './area';
 import { get, patch, post, put } from './client';
 
 // Executors and their requisites, merchants and terminals, rates, webhooks and the ledger check:
@@ -17,6 +18,10 @@ export interface ExecutorView {
   payout_reward: number;
   requisites?: number;
   created_at: string;
+  /** How long its phones may be silent before its requisites leave the cascade (null: never). */
+  device_silence_minutes: number | null;
+  /** Its phones have been silent longer than that: its requisites are not handed out. */
+  devices_silent: boolean;
 }
 
 export interface RequisiteView {
@@ -114,7 +119,12 @@ export interface WebhookView {
 }
 
 export function useWebhooks(filters: { status?: string; resource_id?: string; limit: number; offset: number }) {
-  return useQuery({ queryKey: ['webhooks', filters], queryFn: () => get<{ webhooks: WebhookView[] }>('/admin/v1/webhooks', filters) });
+  const base = useApiBase();
+  return useQuery({
+    queryKey: ['webhooks', base, filters],
+    queryFn: () => get<{ webhooks: WebhookView[] }>(`${base}/webhooks`, filters),
+    refetchInterval: 10_000,
+  });
 }
 
 export interface WebhookAttempt {
@@ -128,17 +138,19 @@ export interface WebhookAttempt {
 
 /** One webhook event with its payload and every delivery attempt (fetched when the row is opened). */
 export function useWebhook(id: string | undefined) {
+  const base = useApiBase();
   return useQuery({
     queryKey: ['webhooks', 'one', id],
-    queryFn: () => get<WebhookView & { payload: unknown; attempts: WebhookAttempt[] }>(`/admin/v1/webhooks/${id}`),
+    queryFn: () => get<WebhookView & { payload: unknown; attempts: WebhookAttempt[] }>(`${base}/webhooks/${id}`),
     enabled: id !== undefined,
   });
 }
 
 export function useResendWebhook() {
   const client = useQueryClient();
+  const base = useApiBase();
   return useMutation({
-    mutationFn: (id: string) => post(`/admin/v1/webhooks/${id}/resend`),
+    mutationFn: (id: string) => post(`${base}/webhooks/${id}/resend`),
     onSuccess: () => client.invalidateQueries({ queryKey: ['webhooks'] }),
   });
 }

@@ -1,4 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useApiBase } from './area';
 import { get, post, withQuery } from './client';
 
 export interface PaymentView {
@@ -25,27 +26,30 @@ export interface TimelineItem {
 export type PaymentFilters = Record<string, string | undefined>;
 
 export function usePayments(filters: PaymentFilters) {
+  const base = useApiBase();
   return useQuery({
-    queryKey: ['payments', filters],
-    queryFn: () => get<{ payments: PaymentView[]; total: number }>('/admin/v1/payments', filters),
+    queryKey: ['payments', base, filters],
+    queryFn: () => get<{ payments: PaymentView[]; total: number }>(`${base}/payments`, filters),
     refetchInterval: 15_000,
   });
 }
 
 /** The same filtered list as a CSV file, downloaded by the browser with the session cookie. */
-export function paymentsCsvPath(filters: PaymentFilters): string {
+export function paymentsCsvPath(base: string, filters: PaymentFilters): string {
   const { offset: _offset, limit: _limit, ...rest } = filters;
-  return withQuery('/admin/v1/payments', { ...rest, format: 'csv' });
+  return withQuery(`${base}/payments`, { ...rest, format: 'csv' });
 }
 
 export function usePayment(id: string) {
-  return useQuery({ queryKey: ['payments', 'one', id], queryFn: () => get<PaymentView>(`/admin/v1/payments/${id}`) });
+  const base = useApiBase();
+  return useQuery({ queryKey: ['payments', 'one', id], queryFn: () => get<PaymentView>(`${base}/payments/${id}`) });
 }
 
 export function usePaymentTimeline(id: string) {
+  const base = useApiBase();
   return useQuery({
     queryKey: ['payments', 'timeline', id],
-    queryFn: () => get<{ timeline?: TimelineItem[]; events?: TimelineItem[] }>(`/admin/v1/payments/${id}/timeline`),
+    queryFn: () => get<{ timeline?: TimelineItem[]; events?: TimelineItem[] }>(`${base}/payments/${id}/timeline`),
   });
 }
 

@@ -22,7 +22,9 @@ export function LanguageSwitch() {
 }
 
 /** Screens by kind of work, and the role that can use them (the API refuses the rest anyway: this only hides what would be refused). */
-const NAV: { section: MessageKey; items: { to: string; label: MessageKey; roles?: string[] }[] }[] = [
+export type Nav = { section: MessageKey; items: { to: string; label: MessageKey; roles?: string[] }[] }[];
+
+const NAV: Nav = [
   {
     section: 'nav.daily',
     items: [
@@ -30,6 +32,7 @@ const NAV: { section: MessageKey; items: { to: string; label: MessageKey; roles?
       { to: '/payments', label: 'nav.payments' },
       { to: '/disputes', label: 'nav.disputes' },
       { to: '/notifications', label: 'nav.notifications' },
+      { to: '/device-messages', label: 'nav.deviceMessages' },
       { to: '/payouts', label: 'nav.payouts' },
       { to: '/withdrawals', label: 'nav.withdrawals' },
     ],
@@ -56,13 +59,14 @@ const NAV: { section: MessageKey; items: { to: string; label: MessageKey; roles?
   },
 ];
 
-export function Shell({ me, forceSecurity = false }: { me: Me; forceSecurity?: boolean }) {
+/** The people's app frame: a menu of screens (the console's, or another area's `nav` under its `base` path) beside the screen. */
+export function Shell({ me, forceSecurity = false, nav = NAV, base = '/console' }: { me: Me; forceSecurity?: boolean; nav?: Nav; base?: string }) {
   const { t } = useI18n();
   const [opened, { toggle, close }] = useDisclosure();
   // The menu slides on a phone, unless the person asked for less motion.
   const reduceMotion = useReducedMotion();
   const logout = useLogout();
-  const path = useRouterState({ select: (s) => s.location.pathname.replace(/^\/console/, '') || '/' });
+  const path = useRouterState({ select: (s) => s.location.pathname.slice(s.location.pathname.startsWith(base) ? base.length : 0) || '/' });
   return (
     <AppShell
       transitionDuration={reduceMotion ? 0 : 200}
@@ -89,7 +93,7 @@ export function Shell({ me, forceSecurity = false }: { me: Me; forceSecurity?: b
       <AppShell.Navbar p="xs" aria-label="navigation">
         <AppShell.Section grow component={ScrollArea}>
           <Stack gap={2}>
-            {NAV.map(({ section, items }) => {
+            {nav.map(({ section, items }) => {
               const shown = items.filter((item) => (!item.roles || item.roles.includes(me.user.role)) && (!forceSecurity || item.to === '/security'));
               if (shown.length === 0) return null;
               return (

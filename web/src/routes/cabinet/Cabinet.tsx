@@ -1,10 +1,29 @@
-import { Alert, AppShell, Badge, Button, Card, Code, Group, Select, Stack, Switch, Text, TextInput, Title, UnstyledButton } from '@mantine/core';
+import {
+  ActionIcon,
+  Alert,
+  AppShell,
+  Badge,
+  Button,
+  Card,
+  Code,
+  Group,
+  Progress,
+  Select,
+  Stack,
+  Switch,
+  Text,
+  TextInput,
+  Title,
+  UnstyledButton,
+} from '@mantine/core';
 import { useInterval } from '@mantine/hooks';
+import { IconCashBanknote, IconCreditCard, IconDeviceMobile, IconHome, IconLogout, IconMessage, IconShieldLock, IconWallet } from '@tabler/icons-react';
 import { Link, Outlet, useRouterState } from '@tanstack/react-router';
 import { useEffect, useState } from 'react';
 import { type Me, useLogout } from '../../api/auth';
 import {
   type MyMessage,
+  type MyRequisite,
   type Pending,
   useLinkMyMessage,
   useMyBalance,
@@ -18,17 +37,20 @@ import {
   useShift,
   useSwitchMyRequisite,
 } from '../../api/cabinet';
+import { ConfirmIdentity } from '../../components/ConfirmIdentity';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { Money } from '../../components/Money';
 import { When } from '../../components/When';
 import { type MessageKey, useI18n } from '../../i18n';
 import { LanguageSwitch } from '../Shell';
 
-const TABS: { to: string; label: MessageKey }[] = [
-  { to: '/', label: 'cabinet.home' },
-  { to: '/cards', label: 'cabinet.cards' },
-  { to: '/messages', label: 'cabinet.messages' },
-  { to: '/phones', label: 'cabinet.phones' },
+const TABS: { to: string; label: MessageKey; icon: typeof IconHome }[] = [
+  { to: '/', label: 'cabinet.home', icon: IconHome },
+  { to: '/cards', label: 'cabinet.cards', icon: IconCreditCard },
+  { to: '/payouts', label: 'cabinet.payouts', icon: IconCashBanknote },
+  { to: '/messages', label: 'cabinet.messages', icon: IconMessage },
+  { to: '/deposit', label: 'cabinet.deposit', icon: IconWallet },
+  { to: '/phones', label: 'cabinet.phones', icon: IconDeviceMobile },
 ];
 
 /** The executor's cabinet: made for a phone, between two transfers; tabs at the bottom, within the thumb's reach. */
@@ -43,24 +65,40 @@ export function CabinetShell({ me }: { me: Me }) {
           <Text fw={600} truncate>
             {me.user.email}
           </Text>
-          <Group gap="xs" wrap="nowrap">
+          <Group gap={4} wrap="nowrap">
             <LanguageSwitch />
-            <Button size="compact-sm" variant="subtle" onClick={() => logout.mutate()}>
-              {t('nav.signOut')}
-            </Button>
+            <ActionIcon component={Link} to={'/security' as never} variant="subtle" size="lg" aria-label={t('nav.security')}>
+              <IconShieldLock size={20} />
+            </ActionIcon>
+            <ActionIcon variant="subtle" size="lg" onClick={() => logout.mutate()} aria-label={t('nav.signOut')}>
+              <IconLogout size={20} />
+            </ActionIcon>
           </Group>
         </Group>
       </AppShell.Header>
-      <AppShell.Main>
+      <AppShell.Main pb={76}>
+        <ConfirmIdentity />
         <Outlet />
       </AppShell.Main>
       <AppShell.Footer>
-        <Group h="100%" grow gap={0} component="nav" aria-label="cabinet">
+        <Group h="100%" grow gap={0} component="nav" aria-label="cabinet" wrap="nowrap">
           {TABS.map((tab) => {
             const active = tab.to === '/' ? path === '/' : path.startsWith(tab.to);
             return (
-              <UnstyledButton key={tab.to} component={Link} to={tab.to as never} ta="center" py="sm" c={active ? 'blue' : 'dimmed'} fw={active ? 600 : 400}>
-                {t(tab.label)}
+              <UnstyledButton
+                key={tab.to}
+                component={Link}
+                to={tab.to as never}
+                aria-label={t(tab.label)}
+                aria-current={active ? 'page' : undefined}
+                py={6}
+                c={active ? 'blue' : 'dimmed'}
+                style={{ display: 'flex', flexDirection: 'column', alignItems: 'center', minWidth: 0 }}
+              >
+                <tab.icon size={22} stroke={active ? 2.2 : 1.6} />
+                <Text size="10px" fw={active ? 600 : 400} truncate maw="100%">
+                  {t(tab.label)}
+                </Text>
               </UnstyledButton>
             );
           })}
@@ -151,7 +189,54 @@ export function CabinetHome() {
   );
 }
 
-/** The executor's cards: each switched on or off with one touch. */
+/** Taken so far against a limit: a bar when there is a limit, the figure alone when there is none. */
+function Load({ label, used, limit, currency }: { label: string; used: number; limit: number | null; currency?: string }) {
+  const share = limit ? Math.min(100, (used / limit) * 100) : 0;
+  return (
+    <div>
+      <Group justify="space-between" gap={4} wrap="nowrap">
+        <Text size="xs" c="dimmed">
+          {label}
+        </Text>
+        <Text size="xs">
+          <Money value={used} currency={limit === null ? currency : undefined} />
+          {limit !== null && (
+            <>
+              {' / '}
+              <Money value={limit} currency={currency} />
+            </>
+          )}
+        </Text>
+      </Group>
+      {limit !== null && <Progress value={share} size="sm" color={share >= 90 ? 'red' : share >= 70 ? 'orange' : 'blue'} aria-label={label} />}
+    </div>
+  );
+}
+
+function CardLoad({ requisite }: { requisite: MyRequisite }) {
+  const { t } = useI18n();
+  const { usage, limits_in_force: limits } = requisite;
+  return (
+    <Stack gap={4} mt="xs">
+      <Load label={t('cabinet.today')} used={usage.day.amount} limit={limits.daily_turnover} currency={requisite.currency} />
+      <Load label={t('cabinet.todayCount')} used={usage.day.count} limit={limits.daily_count} />
+      {(limits.monthly_turnover !== null || limits.monthly_count !== null) && (
+        <>
+          <Load label={t('cabinet.month')} used={usage.month.amount} limit={limits.monthly_turnover} currency={requisite.currency} />
+          {limits.monthly_count !== null && <Load label={t('cabinet.monthCount')} used={usage.month.count} limit={limits.monthly_count} />}
+        </>
+      )}
+      {(requisite.min_amount > 0 || requisite.max_amount !== null) && (
+        <Text size="xs" c="dimmed">
+          {t('cabinet.perPayment')}: <Money value={requisite.min_amount} /> – {requisite.max_amount === null ? '∞' : <Money value={requisite.max_amount} />}{' '}
+          {requisite.currency}
+        </Text>
+      )}
+    </Stack>
+  );
+}
+
+/** The executor's cards: each switched on or off with one touch, with what it took today against its limits. */
 export function CabinetCards() {
   const { t } = useI18n();
   const requisites = useMyRequisites();
@@ -181,6 +266,7 @@ export function CabinetCards() {
               aria-label={cardName([r], r.id)}
             />
           </Group>
+          <CardLoad requisite={r} />
         </Card>
       ))}
     </Stack>

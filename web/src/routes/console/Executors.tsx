@@ -9,6 +9,7 @@ import { ErrorAlert } from '../../components/ErrorAlert';
 import { Money } from '../../components/Money';
 import { Statement } from '../../components/Statement';
 import { useI18n } from '../../i18n';
+import { ExecutorPhones } from './ExecutorPhones';
 
 /** Executors with their deposits at a glance. */
 export function Executors() {
@@ -47,6 +48,8 @@ export function Executors() {
                 <Badge color="gray">off</Badge>
               ) : e.is_paused ? (
                 <Badge color="yellow">{t('executors.paused')}</Badge>
+              ) : e.devices_silent ? (
+                <Badge color="orange">{t('executors.phonesSilent')}</Badge>
               ) : (
                 <Badge color="green">on</Badge>
               ),
@@ -81,7 +84,7 @@ function Adjust({ id }: { id: string }) {
   );
 }
 
-/** One executor: deposit, requisites (switch each on or off), the deposit's statement from the ledger. */
+/** One executor: deposit, requisites (switch each on or off), its phones, the deposit's statement from the ledger. */
 export function ExecutorDetail() {
   const { t } = useI18n();
   const { id } = useParams({ strict: false }) as { id: string };
@@ -136,6 +139,7 @@ export function ExecutorDetail() {
           </Table>
         </Table.ScrollContainer>
       </Card>
+      {e && <ExecutorPhones executor={e} />}
       <Card withBorder>
         <Statement path={`/admin/v1/executors/${id}/statement`} />
       </Card>

@@ -1,5 +1,6 @@
 import { Alert, Badge, Button, Code, Group, Loader, NumberInput, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useState } from 'react';
+import { useApiBase, useArea } from '../../api/area';
 import { useLedgerCheck, useRates, useResendWebhook, useSetRate, useWebhook, useWebhooks } from '../../api/operations';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { ListHeader } from '../../components/ListHeader';
@@ -63,10 +64,20 @@ function WebhookAttempts({ id }: { id: string }) {
   return (
     <Stack gap={4}>
       {event.data.attempts.map((a) => (
-        <Text size="xs" key={a.attempt} c={a.error || (a.status_code ?? 0) >= 300 ? 'red' : undefined}>
-          #{a.attempt} · <When at={a.started_at} /> · {a.status_code ?? '—'} · {a.latency_ms ?? '—'} ms {a.error ? `· ${a.error}` : ''}
-        </Text>
+        <div key={a.attempt}>
+          <Text size="xs" c={a.error || (a.status_code ?? 0) >= 300 ? 'red' : undefined}>
+            #{a.attempt} · <When at={a.started_at} /> · {a.status_code ?? '—'} · {a.latency_ms ?? '—'} ms {a.error ? `· ${a.error}` : ''}
+          </Text>
+          {a.response_snippet && (
+            <Code block fz="xs" aria-label={`response ${a.attempt}`}>
+              {a.response_snippet}
+            </Code>
+          )}
+        </div>
       ))}
+      <Text size="xs" c="dimmed">
+        POST {event.data.url}
+      </Text>
       <Code block fz="xs">
         {JSON.stringify(event.data.payload, null, 2)}
       </Code>
@@ -79,16 +90,19 @@ export function Webhooks() {
   const { t } = useI18n();
   const [filters, setFilters] = useUrlFilters();
   const page = pageOf(filters, 50);
-  const status = filters.status ?? 'failed';
+  // The operator starts from what failed; a merchant from everything that was sent to it.
+  const area = useArea();
+  const status = filters.status ?? (area === 'merchant' ? 'all' : 'failed');
   const list = useWebhooks({ status: status === 'all' ? undefined : status, resource_id: filters.resource_id, ...page });
   const resend = useResendWebhook();
+  const base = useApiBase();
   const rows = list.data?.webhooks ?? [];
   const [opened, setOpened] = useState<string | undefined>();
   return (
     <Stack>
       <ListHeader
         title={t('nav.webhooks')}
-        csv={{ path: '/admin/v1/webhooks', query: { status: status === 'all' ? undefined : status, resource_id: filters.resource_id, offset: page.offset } }}
+        csv={{ path: `${base}/webhooks`, query: { status: status === 'all' ? undefined : status, resource_id: filters.resource_id, offset: page.offset } }}
         status={{
           value: status,
           onChange: (value) => setFilters({ status: value }),

@@ -1,5 +1,7 @@
 import { Anchor, Button, Card, Code, Group, Select, Stack, Table, Text, TextInput, Timeline, Title } from '@mantine/core';
 import { Link, useParams } from '@tanstack/react-router';
+import { useApiBase, useArea } from '../../api/area';
+import { useMerchantMe } from '../../api/merchant';
 import { useExecutors, useMerchants } from '../../api/operations';
 import { paymentsCsvPath, type TimelineItem, useCancelPayment, usePayment, usePayments, usePaymentTimeline } from '../../api/payments';
 import { DataTable } from '../../components/DataTable';
@@ -14,6 +16,54 @@ import { useI18n } from '../../i18n';
 const LIMIT = 50;
 const STATUSES = ['PENDING', 'PROCESSING', 'COMPLETED', 'COMPLETED_APPEAL', 'CANCELLED', 'CANCELLED_APPEAL', 'DISPUTE'];
 const METHODS = ['CARD', 'SBP', 'SBP_QR', 'PHONE', 'SIM', 'CROSS_BORDER', 'CROSS_BORDER_CARD', 'CROSS_BORDER_SIM', 'VIET_QR'];
+
+type Filters = ReturnType<typeof useUrlFilters>[0];
+type SetFilters = ReturnType<typeof useUrlFilters>[1];
+
+/** The operator narrows by merchant and by executor. */
+function OperatorFilters({ filters, setFilters }: { filters: Filters; setFilters: SetFilters }) {
+  const { t } = useI18n();
+  const merchants = useMerchants();
+  const executors = useExecutors();
+  return (
+    <>
+      <Select
+        label={t('nav.merchants')}
+        data={(merchants.data?.merchants ?? []).map((m) => ({ value: m.id, label: m.name }))}
+        value={filters.merchant_id ?? null}
+        onChange={(v) => setFilters({ merchant_id: v ?? undefined })}
+        clearable
+        searchable
+        w={180}
+      />
+      <Select
+        label={t('nav.executors')}
+        data={(executors.data?.executors ?? []).map((e) => ({ value: e.id, label: e.name }))}
+        value={filters.executor_id ?? null}
+        onChange={(v) => setFilters({ executor_id: v ?? undefined })}
+        clearable
+        searchable
+        w={180}
+      />
+    </>
+  );
+}
+
+/** A merchant narrows by its own terminals. */
+function TerminalFilter({ filters, setFilters }: { filters: Filters; setFilters: SetFilters }) {
+  const { t } = useI18n();
+  const me = useMerchantMe();
+  return (
+    <Select
+      label={t('merchant.terminal')}
+      data={(me.data?.terminals ?? []).map((terminal) => ({ value: terminal.id, label: terminal.name }))}
+      value={filters.terminal_id ?? null}
+      onChange={(v) => setFilters({ terminal_id: v ?? undefined })}
+      clearable
+      w={180}
+    />
+  );
+}
 
 /** Payments: one search box (id, ext_id, amount, requisite digits, client id) and filters, all in the URL; CSV of the same view. */
 export function Payments() {
@@ -31,14 +81,14 @@ export function Payments() {
     to: filters.to,
   };
   const list = usePayments({ ...query, limit: String(page.limit), offset: String(page.offset) });
-  const merchants = useMerchants();
-  const executors = useExecutors();
+  const area = useArea();
+  const base = useApiBase();
   const rows = list.data?.payments ?? [];
   return (
     <Stack>
       <Group justify="space-between">
         <Title order={2}>{t('payments.title')}</Title>
-        <Anchor href={paymentsCsvPath(query)} download>
+        <Anchor href={paymentsCsvPath(base, query)} download>
           {t('common.exportCsv')}
         </Anchor>
       </Group>
@@ -66,24 +116,7 @@ export function Payments() {
           clearable
           w={150}
         />
-        <Select
-          label={t('nav.merchants')}
-          data={(merchants.data?.merchants ?? []).map((m) => ({ value: m.id, label: m.name }))}
-          value={filters.merchant_id ?? null}
-          onChange={(v) => setFilters({ merchant_id: v ?? undefined })}
-          clearable
-          searchable
-          w={180}
-        />
-        <Select
-          label={t('nav.executors')}
-          data={(executors.data?.executors ?? []).map((e) => ({ value: e.id, label: e.name }))}
-          value={filters.executor_id ?? null}
-          onChange={(v) => setFilters({ executor_id: v ?? undefined })}
-          clearable
-          searchable
-          w={180}
-        />
+        {area === 'console' ? <OperatorFilters filters={filters} setFilters={setFilters} /> : <TerminalFilter filters={filters} setFilters={setFilters} />}
         <TextInput
           label={t('common.from')}
           type="datetime-local"
@@ -161,6 +194,7 @@ export function PaymentDetail() {
   const payment = usePayment(id);
   const timeline = usePaymentTimeline(id);
   const cancel = useCancelPayment();
+  const area = useArea();
   const items = timeline.data?.timeline ?? [];
   const p = payment.data;
   return (
@@ -189,7 +223,7 @@ export function PaymentDetail() {
               ))}
             </Table.Tbody>
           </Table>
-          {p.status === 'PENDING' && (
+          {p.status === 'PENDING' && area === 'console' && (
             <Button mt="sm" color="red" variant="light" w="fit-content" onClick={() => cancel.mutate(p.id)} loading={cancel.isPending}>
               {t('common.cancel')}
             </Button>

@@ -1,0 +1,18 @@
+import type { Task } from 'graphile-worker';
+import type { AppContext } from '../context.js';
+import { checkAndRecordLedger } from './ledger.service.js';
+
+/** The graphile-worker task of the hourly ledger check. */
+export const LEDGER_CHECK_TASK = 'ledger_check';
+
+/**
+ * Every hour, the ledger check the operator can also run (GET /admin/v1/ledger/check): its outcome
+ * is kept for /metrics (kassir_ledger_check_*), so that a broken invariant raises an alert within
+ * the hour rather than when someone next looks. The job key makes it one run across all instances.
+ */
+export function ledgerCheckTask(ctx: AppContext): Task {
+  return async () => {
+    const result = await checkAndRecordLedger(ctx.db);
+    if (!result.ok) ctx.log.error({ problems: result.problems }, 'the ledger check found problems');
+  };
+}

@@ -1,0 +1,287 @@
+import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { audit } from '../admin/audit.service.js';
+import type { PersonActor } from '../auth/actor.js';
+import type { AppContext, RouteApp } from '../context.js';
+import { transaction } from '../db/pool.js';
+import { DomainError } from '../errors.js';
+import { toNumber } from '../lib/money.js';
+import { parseListQuery } from '../lib/pagination.js';
+import { isUuid } from '../lib/validators.js';
+import { PaymentListQuery, PaymentTimeline } from '../payments/payments.admin.schemas.js';
+import { findPayment, listPayments } from '../payments/payments.repo.js';
+import { toPayment } from '../payments/payments.schemas.js';
+import { parsePaymentListQuery, paymentsCsv, paymentsCsvFileName } from '../payments/payments.search.js';
+import { merchantPaymentTimeline } from '../payments/payments.timeline.js';
+import { listPayouts, PAYOUT_STATUSES } from '../payouts/payouts.repo.js';
+import { toPayout } from '../payouts/payouts.schemas.js';
+import { findMerchantTerminal, listMerchantTerminals } from '../terminals/terminals.repo.js';
+import { RotateBody, toTerminal } from '../terminals/terminals.schemas.js';
+import * as terminals from '../terminals/terminals.service.js';
+import { transfer } from '../transfers/transfers.service.js';
+import { getWebhookEvent, listWebhookEvents, resendWebhookEvent } from '../webhooks/webhooks.service.js';
+import { createWithdrawal, listWithdrawals, toWithdrawal } from '../withdrawals/withdrawals.service.js';
+import * as merchants from './merchants.service.js';
+
+const tags = ['merchant cabinet'];
+const IdParams = Type.Object({ id: Type.String() });
+const Page = { limit: Type.Optional(Type.String()), offset: Type.Optional(Type.String()) };
+const CONFIRM = 'The person must have confirmed it is them in the last five minutes (`POST /auth/v1/confirm`), else `403 AUTH_004`.';
+const TWO_FACTOR = ' Needs two-factor turned on (`POST /auth/v1/two-factor/setup`), else `403 AUTH_003`.';
+
+/** The merchant the signed-in person acts for (set by merchantSessionAuth). */
+function own(request: FastifyRequest): string {
+  return request.merchantAccount!;
+}
+
+/** Sending money out of Kassir or handing out new keys: only a person with two-factor on. */
+function requireTwoFactor(request: FastifyRequest): void {
+  if (!(request.actor as PersonActor).twoFactor) {
+    throw new DomainError('AUTH_003', 'Turn on two-factor first (Security in the cabinet): withdrawals and key rotations need it', {
+      two_factor_required: true,
+    });
+  }
+}
+
+async function ownTerminal(ctx: AppContext, request: FastifyRequest, id: string) {
+  const terminal = isUuid(id) ? await findMerchantTerminal(ctx.db, own(request), id) : undefined;
+  if (!terminal) throw new DomainError('NOT_FOUND', `Terminal ${id} not found`);
+  return terminal;
+}
+
+/**
+ * The merchant cabinet's API (`/merchant/v1`, a merchant's person signed in): the merchant's own
+ * payments, payouts, withdrawals, balances and webhook deliveries, and the actions a person takes
+ * there — every query scoped to the person's merchant, another merchant's object not found.
+ */
+export async function merchantCabinetRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
+  const pageUrl = ctx.config.paymentPageUrl;
+
+  app.get('/me', { schema: { tags, summary: 'The merchant and its terminals with their balances' } }, async (request) => {
+    const merchant = await merchants.getMerchant(ctx, own(request));
+    const rows = await listMerchantTerminals(ctx.db, merchant.id);
+    return { merchant: { id: merchant.id, name: merchant.name }, api_base_url: ctx.config.publicBaseUrl, terminals: rows.map(toTerminal) };
+  });
+
+  app.get(
+    '/terminals/:id/statement',
+    { schema: { tags, summary: "A terminal's balance postings, newest first, with the balance after each", params: IdParams, querystring: Type.Object(Page) } },
+    async (request) => {
+      const terminal = await ownTerminal(ctx, request, request.params.id);
+      return terminals.terminalStatement(ctx, terminal.id, parseListQuery(request.query, 'VALIDATION'));
+    },
+  );
+
+  app.post(
+    '/terminals/:id/api-key/rotate',
+    {
+      config: { confirm: true },
+      schema: {
+        tags,
+        summary: "Rotate a terminal's API key: the new key is shown once; the old one works for grace_seconds more",
+        description: CONFIRM + TWO_FACTOR,
+        params: IdParams,
+        body: RotateBody,
+      },
+    },
+    async (request) => {
+      requireTwoFactor(request);
+      const terminal = await ownTerminal(ctx, request, request.params.id);
+      const rotated = await terminals.rotateApiKey(ctx, terminal.id, request.body.grace_seconds ?? 0);
+      await audit(ctx.db, request, 'terminal.rotate_api_key', 'terminal', terminal.id, null, { previous_valid_until: rotated.previous_valid_until });
+      return { id: terminal.id, ...rotated };
+    },
+  );
+
+  app.post(
+    '/secret-key/rotate',
+    {
+      config: { confirm: true },
+      schema: {
+        tags,
+        summary: "Rotate the merchant's secret key: the new one is shown once; the old one signs for grace_seconds more",
+        description: CONFIRM + TWO_FACTOR,
+        body: RotateBody,
+      },
+    },
+    async (request) => {
+      requireTwoFactor(request);
+      const rotated = await merchants.rotateSecret(ctx, own(request), request.body.grace_seconds ?? 0);
+      await audit(ctx.db, request, 'merchant.rotate_secret', 'merchant', own(request), null, { previous_valid_until: rotated.previous_valid_until });
+      return { id: own(request), ...rotated };
+    },
+  );
+
+  app.get(
+    '/payments',
+    {
+      schema: {
+        tags,
+        summary: "Search the merchant's payments (the operator's search, scoped to the merchant), or a CSV of the same list",
+        querystring: PaymentListQuery,
+        produces: ['application/json', 'text/csv'],
+      },
+    },
+    async (request, reply) => {
+      if (request.query.merchant_id !== undefined || request.query.executor_id !== undefined) {
+        throw new DomainError('VALIDATION', 'merchant_id and executor_id are not filters of the merchant cabinet');
+      }
+      const query = { ...parsePaymentListQuery(request.query, request.headers.accept), merchantId: own(request) };
+      const { rows, total } = await listPayments(ctx.db, query);
+      if (query.format === 'json') {
+        return {
+          payments: rows.map((row) => ({
+            ...toPayment(row, pageUrl),
+            terminal_id: row.terminal_id,
+            client_id: row.client_id,
+            cancel_reason: row.cancel_reason,
+          })),
+          total,
+          limit: query.limit,
+          offset: query.offset,
+        };
+      }
+      return reply
+        .header('content-type', 'text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="${paymentsCsvFileName()}"`)
+        .header('x-total-count', String(total))
+        .send(paymentsCsv(rows, 'merchant'));
+    },
+  );
+
+  app.get('/payments/:id', { schema: { tags, params: IdParams } }, async (request) => {
+    const row = isUuid(request.params.id) ? await findPayment(ctx.db, request.params.id) : undefined;
+    if (!row || row.merchant_id !== own(request)) throw new DomainError('PAY_006', `Payment ${request.params.id} not found`);
+    return { ...toPayment(row, pageUrl), terminal_id: row.terminal_id, client_id: row.client_id, cancel_reason: row.cancel_reason };
+  });
+
+  app.get(
+    '/payments/:id/timeline',
+    {
+      schema: {
+        tags,
+        summary: "A payment's life as the merchant sees it: creation, hand-out, confirmations, receipts, disputes, status changes, webhooks",
+        params: IdParams,
+        response: { 200: PaymentTimeline },
+      },
+    },
+    async (request) => merchantPaymentTimeline(ctx, request.params.id, own(request)),
+  );
+
+  app.get(
+    '/payouts',
+    {
+      schema: {
+        tags,
+        querystring: Type.Object({ status: Type.Optional(Type.String()), from: Type.Optional(Type.String()), to: Type.Optional(Type.String()), ...Page }),
+      },
+    },
+    async (request) => {
+      const { limit, offset } = parseListQuery(request.query, 'VALIDATION');
+      const { status, from, to } = request.query;
+      if (status !== undefined && !(PAYOUT_STATUSES as readonly string[]).includes(status)) {
+        throw new DomainError('VALIDATION', `status must be one of ${PAYOUT_STATUSES.join(', ')}`);
+      }
+      const when = (name: string, value: string | undefined): Date | undefined => {
+        if (value === undefined) return undefined;
+        if (Number.isNaN(Date.parse(value))) throw new DomainError('VALIDATION', `${name} must be a date and time (ISO 8601)`, { [name]: value });
+        return new Date(value);
+      };
+      const { rows, total } = await listPayouts(ctx.db, { merchantId: own(request), status, from: when('from', from), to: when('to', to), limit, offset });
+      return {
+        payouts: rows.map((row) => ({ ...toPayout(row), terminal_id: row.terminal_id, failure_reason: row.failure_reason })),
+        total,
+        limit,
+        offset,
+      };
+    },
+  );
+
+  app.get('/withdrawals', { schema: { tags, querystring: Type.Object(Page) } }, async (request) => {
+    const { limit, offset } = parseListQuery(request.query, 'VALIDATION');
+    const rows = await listWithdrawals(ctx, own(request), limit, offset);
+    return { withdrawals: rows.map((row) => ({ ...toWithdrawal(row), terminal_id: row.terminal_id })), limit, offset };
+  });
+
+  app.post(
+    '/withdrawals',
+    {
+      config: { confirm: true },
+      schema: {
+        tags,
+        summary: 'Withdraw USDT from a terminal to a TRC-20 wallet (as POST /v1/withdrawals)',
+        description: CONFIRM + TWO_FACTOR,
+        body: Type.Object({
+          terminal_id: Type.String(),
+          amount: Type.Number(),
+          address: Type.String(),
+          subtract_fee_from_amount: Type.Optional(Type.Boolean()),
+        }),
+      },
+    },
+    async (request, reply) => {
+      requireTwoFactor(request);
+      const withdrawal = await createWithdrawal(ctx, own(request), request.body);
+      await audit(ctx.db, request, 'withdrawal.create', 'withdrawal', withdrawal.id, null, toWithdrawal(withdrawal));
+      return reply.status(201).send({ ...toWithdrawal(withdrawal), terminal_id: withdrawal.terminal_id });
+    },
+  );
+
+  app.post(
+    '/transfers',
+    {
+      config: { confirm: true },
+      schema: {
+        tags,
+        summary: 'Move USDT between two terminals of the merchant (as POST /v1/transfers)',
+        description: CONFIRM,
+        body: Type.Object({ from_terminal_id: Type.String(), to_terminal_id: Type.String(), amount: Type.Number() }),
+      },
+    },
+    async (request) => {
+      const done = await transfer(ctx, own(request), request.body);
+      const answer = { success: true, from_terminal_id: done.from, to_terminal_id: done.to, amount: toNumber(done.amount)!, currency: 'USDT' };
+      await audit(ctx.db, request, 'transfer.create', 'terminal', done.from, null, answer);
+      return answer;
+    },
+  );
+
+  app.get(
+    '/webhooks',
+    {
+      schema: {
+        tags,
+        summary: "The merchant's webhook deliveries, newest first",
+        querystring: Type.Object({ resource_id: Type.Optional(Type.String()), status: Type.Optional(Type.String()), ...Page }),
+      },
+    },
+    async (request) => {
+      const { limit, offset } = parseListQuery(request.query, 'VALIDATION');
+      const { resource_id: resourceId, status } = request.query;
+      return { webhooks: await listWebhookEvents(ctx, { resourceId, status, merchantId: own(request), limit, offset }), limit, offset };
+    },
+  );
+
+  app.get(
+    '/webhooks/:id',
+    { schema: { tags, summary: 'One delivery: the request sent (payload, address) and each attempt with the answer', params: IdParams } },
+    async (request) => {
+      if (!isUuid(request.params.id)) throw new DomainError('NOT_FOUND', `Webhook event ${request.params.id} not found`);
+      return getWebhookEvent(ctx, request.params.id, own(request));
+    },
+  );
+
+  app.post(
+    '/webhooks/:id/resend',
+    { schema: { tags, summary: 'Send a delivery again now (same event id, so your handler can deduplicate)', params: IdParams } },
+    async (request, reply) => {
+      if (!isUuid(request.params.id)) throw new DomainError('NOT_FOUND', `Webhook event ${request.params.id} not found`);
+      const event = await transaction(ctx.db, async (tx) => {
+        const row = await resendWebhookEvent(tx, request.params.id, own(request));
+        await audit(tx, request, 'webhook.resend', 'webhook_event', row.id, { status: row.status }, { status: 'pending' });
+        return row;
+      });
+      return reply.status(202).send({ id: event.id, status: 'pending' });
+    },
+  );
+}

@@ -1,0 +1,100 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { get, post } from './client';
+
+// The merchant cabinet: every hook on the merchant's own API (/merchant/v1), under the person's
+// session; the shared screens (payments, webhooks) read their API from the area (api/area.tsx).
+
+export interface MerchantTerminal {
+  id: string;
+  name: string;
+  balance: number;
+  balance_frozen: number;
+  withdrawal_fee: number;
+  currency: 'USDT';
+  is_active: boolean;
+}
+
+export interface MerchantMe {
+  merchant: { id: string; name: string };
+  /** Where the signed merchant API is reached: signatures cover this URL. */
+  api_base_url: string;
+  terminals: MerchantTerminal[];
+}
+
+export function useMerchantMe() {
+  return useQuery({ queryKey: ['merchant', 'me'], queryFn: () => get<MerchantMe>('/merchant/v1/me'), refetchInterval: 30_000 });
+}
+
+export interface MerchantPayout {
+  id: string;
+  ext_id: string;
+  amount: number;
+  currency: string;
+  method: string;
+  requisites: string;
+  holder_name: string;
+  bank: string;
+  status: string;
+  created_at: string;
+  completed_at: string | null;
+  terminal_id: string;
+  failure_reason: string | null;
+}
+
+export function useMerchantPayouts(filters: { status?: string; limit: number; offset: number }) {
+  return useQuery({
+    queryKey: ['merchant', 'payouts', filters],
+    queryFn: () => get<{ payouts: MerchantPayout[]; total: number }>('/merchant/v1/payouts', filters),
+  });
+}
+
+export interface MerchantWithdrawal {
+  id: string;
+  amount: number;
+  fee: number;
+  address: string;
+  tx_hash: string | null;
+  status: string;
+  created_at: string;
+  terminal_id: string;
+}
+
+export function useMerchantWithdrawals() {
+  return useQuery({
+    queryKey: ['merchant', 'withdrawals'],
+    queryFn: () => get<{ withdrawals: MerchantWithdrawal[] }>('/merchant/v1/withdrawals', { limit: 50 }),
+  });
+}
+
+/** Money moves (a withdrawal, a transfer between terminals): balances and lists are read again after. */
+export function useMerchantWithdraw() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (input: { terminal_id: string; amount: number; address: string }) => post<MerchantWithdrawal>('/merchant/v1/withdrawals', input),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['merchant'] }),
+  });
+}
+
+export function useMerchantTransfer() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (input: { from_terminal_id: string; to_terminal_id: string; amount: number }) => post('/merchant/v1/transfers', input),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['merchant'] }),
+  });
+}
+
+export function useRotateApiKey() {
+  return useMutation({
+    mutationFn: (input: { terminalId: string; graceSeconds: number }) =>
+      post<{ id: string; api_key: string; previous_valid_until: string }>(`/merchant/v1/terminals/${input.terminalId}/api-key/rotate`, {
+        grace_seconds: input.graceSeconds,
+      }),
+  });
+}
+
+export function useRotateSecret() {
+  return useMutation({
+    mutationFn: (graceSeconds: number) =>
+      post<{ id: string; secret_key: string; previous_valid_until: string }>('/merchant/v1/secret-key/rotate', { grace_seconds: graceSeconds }),
+  });
+}

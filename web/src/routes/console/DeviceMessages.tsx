@@ -1,0 +1,156 @@
+import { Anchor, Badge, Button, Card, Group, Select, Stack, Text, TextInput } from '@mantine/core';
+import { Link } from '@tanstack/react-router';
+import { useState } from 'react';
+import { type DeviceMessageView, useDeviceMessages, useLinkDeviceMessage, useSetAsideDeviceMessage } from '../../api/devices';
+import { useExecutors } from '../../api/operations';
+import { ErrorAlert } from '../../components/ErrorAlert';
+import { ListHeader } from '../../components/ListHeader';
+import { Pager } from '../../components/Pager';
+import { pageOf, useUrlFilters } from '../../components/useUrlFilters';
+import { When } from '../../components/When';
+import { useI18n } from '../../i18n';
+
+const LIMIT = 50;
+
+const COLORS: Record<string, string> = {
+  ambiguous: 'orange',
+  unreadable: 'red',
+  unmatched: 'yellow',
+  matched: 'green',
+  resolved: 'gray',
+  ignored: 'gray',
+};
+
+function MessageCard({ message, executorName }: { message: DeviceMessageView; executorName: string | undefined }) {
+  const { t } = useI18n();
+  const link = useLinkDeviceMessage();
+  const setAside = useSetAsideDeviceMessage();
+  const [paymentId, setPaymentId] = useState(message.payment_id ?? '');
+  const [note, setNote] = useState('');
+  const linkable = message.status === 'ambiguous' || message.status === 'unreadable' || message.status === 'unmatched';
+  // An unmatched message has its notification: it is set aside there.
+  const settable = message.status === 'ambiguous' || message.status === 'unreadable';
+  return (
+    <Card withBorder aria-label={`message ${message.id}`}>
+      <Stack gap="xs">
+        <Group justify="space-between" wrap="nowrap">
+          <Group gap="xs">
+            {message.amount !== null && (
+              <Text fw={600}>
+                {message.amount} {message.currency ?? ''}
+              </Text>
+            )}
+            {message.sender && (
+              <Text size="sm" c="dimmed">
+                {t('deviceMessages.sender')}: {message.sender}
+              </Text>
+            )}
+          </Group>
+          <Badge color={COLORS[message.status] ?? 'gray'} variant="light">
+            {t(`deviceMessages.${message.status}`)}
+          </Badge>
+        </Group>
+        <Text size="sm" style={{ whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' }}>
+          {message.text}
+        </Text>
+        <Text size="xs" c="dimmed">
+          <When at={message.received_at ?? message.created_at} /> ·{' '}
+          <Anchor component={Link} to={`/executors/${message.executor_id}` as never} size="xs">
+            {executorName ?? message.executor_id}
+          </Anchor>
+        </Text>
+        {message.reason && (
+          <Text size="sm" c="orange">
+            {t('deviceMessages.reason')}: {message.reason}
+          </Text>
+        )}
+        {message.payment_id && message.status !== 'unmatched' && (
+          <Text size="sm">
+            →{' '}
+            <Anchor component={Link} to={`/payments/${message.payment_id}` as never}>
+              {message.payment_id}
+            </Anchor>
+          </Text>
+        )}
+        {message.resolved_note && <Text size="sm">{message.resolved_note}</Text>}
+        {linkable && (
+          <Group align="flex-end">
+            <TextInput label={t('notifications.paymentId')} value={paymentId} onChange={(e) => setPaymentId(e.currentTarget.value)} w={340} />
+            <Button onClick={() => link.mutate({ id: message.id, paymentId: paymentId.trim() })} loading={link.isPending} disabled={!paymentId.trim()}>
+              {t('notifications.link')}
+            </Button>
+            {settable && (
+              <>
+                <TextInput label={t('notifications.note')} value={note} onChange={(e) => setNote(e.currentTarget.value)} w={260} />
+                <Button
+                  variant="light"
+                  onClick={() => setAside.mutate({ id: message.id, note: note.trim() })}
+                  loading={setAside.isPending}
+                  disabled={!note.trim()}
+                >
+                  {t('notifications.setAside')}
+                </Button>
+              </>
+            )}
+          </Group>
+        )}
+        {message.status === 'unmatched' && (
+          <Text size="xs" c="dimmed">
+            {t('deviceMessages.unmatchedHint')}
+          </Text>
+        )}
+        <ErrorAlert error={link.error ?? setAside.error} />
+      </Stack>
+    </Card>
+  );
+}
+
+/** The bank messages executors' phones forwarded: those no one could match wait here to be linked to a payment or set aside. */
+export function DeviceMessages() {
+  const { t } = useI18n();
+  const [filters, setFilters] = useUrlFilters();
+  const status = filters.status ?? 'ambiguous';
+  const page = pageOf(filters, LIMIT);
+  const query = { status: status === 'all' ? undefined : status, executor_id: filters.executor_id };
+  const list = useDeviceMessages({ ...query, ...page });
+  const executors = useExecutors();
+  const names = new Map((executors.data?.executors ?? []).map((e) => [e.id, e.name]));
+  const rows = list.data?.messages ?? [];
+  return (
+    <Stack>
+      <ListHeader
+        title={t('deviceMessages.title')}
+        csv={{ path: '/admin/v1/device-messages', query: { ...query, offset: page.offset } }}
+        status={{
+          value: status,
+          onChange: (value) => setFilters({ status: value }),
+          options: [
+            { value: 'ambiguous', label: t('deviceMessages.ambiguous') },
+            { value: 'unreadable', label: t('deviceMessages.unreadable') },
+            { value: 'unmatched', label: t('deviceMessages.unmatched') },
+            { value: 'resolved', label: t('deviceMessages.resolved') },
+            { value: 'matched', label: t('deviceMessages.matched') },
+            { value: 'ignored', label: t('deviceMessages.ignored') },
+            { value: 'all', label: t('common.all') },
+          ],
+        }}
+      />
+      <Select
+        label={t('executors.name')}
+        placeholder={t('common.all')}
+        data={(executors.data?.executors ?? []).map((e) => ({ value: e.id, label: e.name }))}
+        value={filters.executor_id ?? null}
+        onChange={(value) => setFilters({ executor_id: value ?? undefined })}
+        searchable
+        clearable
+        w={300}
+      />
+      <ErrorAlert error={list.error} />
+      {list.isSuccess && rows.length === 0 && <Text c="dimmed">{t('common.empty')}</Text>}
+      {rows.map((m) => (
+        <MessageCard key={m.id} message={m} executorName={names.get(m.executor_id)} />
+      ))}
+      <Pager offset={page.offset} limit={LIMIT} count={rows.length} total={list.data?.total} onChange={(offset) => setFilters({ offset: String(offset) })} />
+    </Stack>
+  );
+}
