@@ -59,8 +59,8 @@ async function signInAs(merchant: MerchantCredentials): Promise<Session> {
   return { cookie: String(res.headers['set-cookie']).split(';')[0]!, csrf: res.json().csrf_token };
 }
 
-function as(session: Session, method: string, url: string, payload?: unknown) {
-  const headers: Record<string, string> = { cookie: session.cookie };
+function as(session: Session, method: string, url: string, payload?: unknown, extra: Record<string, string> = {}) {
+  const headers: Record<string, string> = { ...extra, cookie: session.cookie };
   if (method !== 'GET') headers['x-csrf-token'] = session.csrf;
   return app.inject({ method: method as 'GET', url, headers, ...(payload === undefined ? {} : { payload: payload as object }) });
 }
@@ -138,11 +138,17 @@ describe('the merchant cabinet API', () => {
     const unconfirmed = await as(session, 'POST', '/merchant/v1/transfers', move);
     expect([unconfirmed.statusCode, unconfirmed.json().error]).toEqual([403, 'AUTH_004']);
     expect((await as(session, 'POST', '/auth/v1/confirm', { password: PASSWORD })).statusCode).toBe(200);
-    const moved = await as(session, 'POST', '/merchant/v1/transfers', move);
+    // The form's Idempotency-Key: a repeat after a lost answer moves the money once.
+    const moveKey = { 'idempotency-key': `move-${Date.now()}` };
+    const moved = await as(session, 'POST', '/merchant/v1/transfers', move, moveKey);
     expect(moved.statusCode, moved.body).toBe(200);
+    expect((await as(session, 'POST', '/merchant/v1/transfers', move, moveKey)).statusCode).toBe(200);
     const statement = (await as(session, 'GET', `/merchant/v1/terminals/${second.terminalId}/statement`)).json();
     expect(statement.entries[0]).toMatchObject({ account: 'available', kind: 'transfer' });
     expect(Number(statement.entries[0].amount)).toBe(12.5);
+    expect(statement.entries.filter((e: { kind: string }) => e.kind === 'transfer')).toHaveLength(1);
+    const badKey = await as(session, 'POST', '/merchant/v1/transfers', move, { 'idempotency-key': 'two words' });
+    expect([badKey.statusCode, badKey.json().error]).toEqual([400, 'TRF_001']);
     const foreignTerminal = await as(session, 'POST', '/merchant/v1/transfers', { ...move, to_terminal_id: theirs.terminalId });
     expect([foreignTerminal.statusCode, foreignTerminal.json().error]).toEqual([404, 'TRF_002']);
     expect((await as(session, 'GET', `/merchant/v1/terminals/${theirs.terminalId}/statement`)).statusCode).toBe(404);
@@ -152,9 +158,12 @@ describe('the merchant cabinet API', () => {
     expect([noTwoFactor.statusCode, noTwoFactor.json().error, noTwoFactor.json().data]).toEqual([403, 'AUTH_003', { two_factor_required: true }]);
     const setup = (await as(session, 'POST', '/auth/v1/two-factor/setup')).json();
     expect((await as(session, 'POST', '/auth/v1/two-factor/enable', { otp: await generate({ secret: setup.secret }) })).statusCode).toBe(200);
-    const sent = await as(session, 'POST', '/merchant/v1/withdrawals', withdrawal);
+    const withdrawKey = { 'idempotency-key': `withdraw-${Date.now()}` };
+    const sent = await as(session, 'POST', '/merchant/v1/withdrawals', withdrawal, withdrawKey);
     expect(sent.statusCode, sent.body).toBe(201);
-    expect((await as(session, 'GET', '/merchant/v1/withdrawals')).json().withdrawals.map((w: { id: string }) => w.id)).toContain(sent.json().id);
+    const again = await as(session, 'POST', '/merchant/v1/withdrawals', withdrawal, withdrawKey);
+    expect([again.statusCode, again.json().id]).toEqual([200, sent.json().id]);
+    expect((await as(session, 'GET', '/merchant/v1/withdrawals')).json().withdrawals.map((w: { id: string }) => w.id)).toEqual([sent.json().id]);
 
     // A rotated API key is shown once; the old one keeps signing through its grace period.
     const rotated = await as(session, 'POST', `/merchant/v1/terminals/${mine.terminalId}/api-key/rotate`, { grace_seconds: 3600 });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { audit } from '../admin/audit.service.js';
@@ -20,6 +21,7 @@ import { RotateBody, toTerminal } from '../terminals/terminals.schemas.js';
 import * as terminals from '../terminals/terminals.service.js';
 import { transfer } from '../transfers/transfers.service.js';
 import { getWebhookEvent, listWebhookEvents, resendWebhookEvent } from '../webhooks/webhooks.service.js';
+import { findByIdempotencyRequest } from '../withdrawals/withdrawals.repo.js';
 import { createWithdrawal, listWithdrawals, toWithdrawal } from '../withdrawals/withdrawals.service.js';
 import * as merchants from './merchants.service.js';
 
@@ -41,6 +43,23 @@ function requireTwoFactor(request: FastifyRequest): void {
       two_factor_required: true,
     });
   }
+}
+
+const RETRY_SAFE = ' Send an `Idempotency-Key` header (1–255 printable characters) to make a retry safe: a repeat is done once.';
+
+/**
+ * The request an `Idempotency-Key` from the cabinet stands for, as the uuid withdrawals and
+ * transfers record (migration 015): derived from the merchant and the key, in a namespace of its
+ * own so that it never meets the id of a signed API request. Undefined without the header.
+ */
+function cabinetRequest(request: FastifyRequest, invalidCode: 'WDR_001' | 'TRF_001'): string | undefined {
+  const key = request.headers['idempotency-key'];
+  if (key === undefined) return undefined;
+  if (typeof key !== 'string' || !/^[\x21-\x7e]{1,255}$/.test(key)) throw new DomainError(invalidCode, 'Idempotency-Key must be 1 to 255 printable characters');
+  const hex = createHash('sha256')
+    .update(`merchant-cabinet\n${own(request)}\n${key}`)
+    .digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 }
 
 async function ownTerminal(ctx: AppContext, request: FastifyRequest, id: string) {
@@ -210,7 +229,7 @@ export async function merchantCabinetRoutes(app: RouteApp, ctx: AppContext): Pro
       schema: {
         tags,
         summary: 'Withdraw USDT from a terminal to a TRC-20 wallet (as POST /v1/withdrawals)',
-        description: CONFIRM + TWO_FACTOR,
+        description: `${CONFIRM}${TWO_FACTOR}${RETRY_SAFE} A repeat answers 200 with the withdrawal the first request made.`,
         body: Type.Object({
           terminal_id: Type.String(),
           amount: Type.Number(),
@@ -221,7 +240,10 @@ export async function merchantCabinetRoutes(app: RouteApp, ctx: AppContext): Pro
     },
     async (request, reply) => {
       requireTwoFactor(request);
-      const withdrawal = await createWithdrawal(ctx, own(request), request.body);
+      const requestId = cabinetRequest(request, 'WDR_001');
+      const earlier = requestId && (await findByIdempotencyRequest(ctx.db, own(request), requestId));
+      if (earlier) return reply.status(200).send({ ...toWithdrawal(earlier), terminal_id: earlier.terminal_id });
+      const withdrawal = await createWithdrawal(ctx, own(request), request.body, requestId);
       await audit(ctx.db, request, 'withdrawal.create', 'withdrawal', withdrawal.id, null, toWithdrawal(withdrawal));
       return reply.status(201).send({ ...toWithdrawal(withdrawal), terminal_id: withdrawal.terminal_id });
     },
@@ -234,12 +256,12 @@ export async function merchantCabinetRoutes(app: RouteApp, ctx: AppContext): Pro
       schema: {
         tags,
         summary: 'Move USDT between two terminals of the merchant (as POST /v1/transfers)',
-        description: CONFIRM,
+        description: CONFIRM + RETRY_SAFE,
         body: Type.Object({ from_terminal_id: Type.String(), to_terminal_id: Type.String(), amount: Type.Number() }),
       },
     },
     async (request) => {
-      const done = await transfer(ctx, own(request), request.body);
+      const done = await transfer(ctx, own(request), request.body, cabinetRequest(request, 'TRF_001'));
       const answer = { success: true, from_terminal_id: done.from, to_terminal_id: done.to, amount: toNumber(done.amount)!, currency: 'USDT' };
       await audit(ctx.db, request, 'transfer.create', 'terminal', done.from, null, answer);
       return answer;

@@ -70,7 +70,8 @@ export function useMerchantWithdrawals() {
 export function useMerchantWithdraw() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (input: { terminal_id: string; amount: number; address: string }) => post<MerchantWithdrawal>('/merchant/v1/withdrawals', input),
+    mutationFn: ({ key, ...input }: { terminal_id: string; amount: number; address: string; key: string }) =>
+      post<MerchantWithdrawal>('/merchant/v1/withdrawals', input, { 'idempotency-key': key }),
     onSuccess: () => client.invalidateQueries({ queryKey: ['merchant'] }),
   });
 }
@@ -78,7 +79,8 @@ export function useMerchantWithdraw() {
 export function useMerchantTransfer() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (input: { from_terminal_id: string; to_terminal_id: string; amount: number }) => post('/merchant/v1/transfers', input),
+    mutationFn: ({ key, ...input }: { from_terminal_id: string; to_terminal_id: string; amount: number; key: string }) =>
+      post('/merchant/v1/transfers', input, { 'idempotency-key': key }),
     onSuccess: () => client.invalidateQueries({ queryKey: ['merchant'] }),
   });
 }

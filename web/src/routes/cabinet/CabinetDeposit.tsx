@@ -1,6 +1,7 @@
 import { Badge, Button, Card, Code, Group, NumberInput, Stack, Text, Title } from '@mantine/core';
 import { useState } from 'react';
 import { type StatementEntry, useMyBalance, useMyStatement, useMyWithdrawals, useRequestWithdrawal } from '../../api/cabinet';
+import { useIdempotencyKey } from '../../api/idempotency';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { Money } from '../../components/Money';
 import { isTronAddress, TronAddressInput } from '../../components/TronAddressInput';
@@ -54,8 +55,7 @@ function WithdrawForm({ available }: { available: number | undefined }) {
   const request = useRequestWithdrawal();
   const [amount, setAmount] = useState<string | number>('');
   const [address, setAddress] = useState('');
-  // One key per intended withdrawal: a retry after a lost answer is the same request, a new one after success is not.
-  const [key, setKey] = useState(() => crypto.randomUUID());
+  const [key, renewKey] = useIdempotencyKey();
   return (
     <Card withBorder padding="sm">
       <form
@@ -66,7 +66,7 @@ function WithdrawForm({ available }: { available: number | undefined }) {
             {
               onSuccess: () => {
                 setAmount('');
-                setKey(crypto.randomUUID());
+                renewKey();
               },
             },
           );

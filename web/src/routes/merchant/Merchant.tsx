@@ -1,5 +1,6 @@
 import { Alert, Anchor, Badge, Button, Card, Code, Group, NumberInput, Select, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { useState } from 'react';
+import { useIdempotencyKey } from '../../api/idempotency';
 import {
   type MerchantTerminal,
   useMerchantMe,
@@ -34,12 +35,17 @@ function TransferForm({ terminals }: { terminals: MerchantTerminal[] }) {
   const [from, setFrom] = useState<string | null>(null);
   const [to, setTo] = useState<string | null>(null);
   const [amount, setAmount] = useState<string | number>('');
+  const [key, renewKey] = useIdempotencyKey();
+  const done = () => {
+    setAmount('');
+    renewKey();
+  };
   return (
     <Card withBorder>
       <form
         onSubmit={(event) => {
           event.preventDefault();
-          if (from && to) transfer.mutate({ from_terminal_id: from, to_terminal_id: to, amount: Number(amount) }, { onSuccess: () => setAmount('') });
+          if (from && to) transfer.mutate({ from_terminal_id: from, to_terminal_id: to, amount: Number(amount), key }, { onSuccess: done });
         }}
       >
         <Stack gap="xs">
@@ -68,12 +74,17 @@ function WithdrawForm({ terminals }: { terminals: MerchantTerminal[] }) {
   const [amount, setAmount] = useState<string | number>('');
   const [address, setAddress] = useState('');
   const fee = terminals.find((x) => x.id === terminal)?.withdrawal_fee;
+  const [key, renewKey] = useIdempotencyKey();
+  const done = () => {
+    setAmount('');
+    renewKey();
+  };
   return (
     <Card withBorder>
       <form
         onSubmit={(event) => {
           event.preventDefault();
-          if (terminal) withdraw.mutate({ terminal_id: terminal, amount: Number(amount), address: address.trim() }, { onSuccess: () => setAmount('') });
+          if (terminal) withdraw.mutate({ terminal_id: terminal, amount: Number(amount), address: address.trim(), key }, { onSuccess: done });
         }}
       >
         <Stack gap="xs">
