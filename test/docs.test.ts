@@ -178,6 +178,14 @@ describe('the OpenAPI document', () => {
     expect(problems).toEqual([]);
   });
 
+  it('gives every operation, of every API, a summary and its 4xx error responses', () => {
+    const incomplete = operations()
+      .filter(([, op]) => !op.summary?.trim() || !Object.keys(op.responses).some((status) => /^4\d\d$/.test(status)))
+      .map(([name]) => name);
+    expect(operations().length).toBeGreaterThan(100);
+    expect(incomplete).toEqual([]);
+  });
+
   it('puts every tag in one group, with the merchant API first', () => {
     const groups = document['x-tagGroups'];
     expect(groups[0]).toMatchObject({

@@ -19,6 +19,8 @@ const ConfirmBody = Type.Object({
 });
 const PasswordBody = Type.Object({ current_password: Type.String({ maxLength: 1000 }), new_password: Type.String({ maxLength: 1000 }) });
 const IdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
+/** Too many wrong passwords or codes for the email: the same lock as signing in. */
+const LOCKED = 'Too many wrong passwords or codes for this email: locked for a while (`Retry-After`)';
 
 /** A person's own routes: sign in and out, their sessions, password and two-factor (DESIGN.md "People, sessions and roles"). */
 export async function authRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
@@ -27,7 +29,17 @@ export async function authRoutes(app: RouteApp, ctx: AppContext): Promise<void> 
   app.post(
     '/login',
     {
-      schema: { tags, summary: 'Sign in; sets the session cookie and answers the CSRF token', body: LoginBody },
+      schema: {
+        tags,
+        summary: 'Sign in; sets the session cookie and answers the CSRF token',
+        description:
+          'With two-factor on, send `otp` too: without it the answer is `401 AUTH_002` with `data.otp_required`. Failures per email are answered slower from the third and lock the email at the tenth.',
+        body: LoginBody,
+        errors: {
+          AUTH_002: 'Wrong email, password or code (the same answer for each), or a code is needed (`data.otp_required`)',
+          RATE_LIMITED: `Too many sign-ins from this address in a minute; or ${LOCKED.replace(/^T/, 't')}`,
+        },
+      },
       config: {
         access: 'public',
         // Per client address, on top of the per-email slowing and lock.
@@ -75,7 +87,13 @@ export async function authRoutes(app: RouteApp, ctx: AppContext): Promise<void> 
   app.post(
     '/confirm',
     {
-      schema: { tags, summary: 'Confirm it is you before risky actions (a code, or the password without two-factor)', body: ConfirmBody },
+      schema: {
+        tags,
+        summary: 'Confirm it is you before risky actions (a code, or the password without two-factor)',
+        description: 'Risky actions (`403 AUTH_004` until then) are allowed for five minutes from now (`confirmed_until`).',
+        body: ConfirmBody,
+        errors: { AUTH_002: 'Wrong code (two-factor on) or password (`data.method` says which is expected)', RATE_LIMITED: LOCKED },
+      },
       config: { access: 'person' },
     },
     async (request) => {
@@ -101,7 +119,19 @@ export async function authRoutes(app: RouteApp, ctx: AppContext): Promise<void> 
 
   app.post(
     '/password',
-    { schema: { tags, summary: 'Change my password; my other sessions end', body: PasswordBody }, config: { access: 'person' } },
+    {
+      schema: {
+        tags,
+        summary: 'Change my password; my other sessions end',
+        body: PasswordBody,
+        errors: {
+          AUTH_002: 'The current password is wrong',
+          VALIDATION: 'Invalid parameters: the message names the field (a new password shorter than 10 characters)',
+          RATE_LIMITED: LOCKED,
+        },
+      },
+      config: { access: 'person' },
+    },
     async (request, reply) => {
       const me = person(request);
       await auth.changePassword(ctx, me, request.body.current_password, request.body.new_password);
@@ -114,7 +144,12 @@ export async function authRoutes(app: RouteApp, ctx: AppContext): Promise<void> 
     '/two-factor/setup',
     // Confirmed first: whoever holds only a stolen session must not tie the account to their own phone.
     {
-      schema: { tags, summary: 'Start two-factor enrolment: a secret and its QR code for the authenticator app' },
+      schema: {
+        tags,
+        summary: 'Start two-factor enrolment: a secret and its QR code for the authenticator app',
+        description: 'Needs a fresh confirmation (`POST /auth/v1/confirm`): a stolen session alone cannot tie the account to another phone.',
+        errors: { CONFLICT: 'Two-factor is already on: turn it off first to enrol a new device' },
+      },
       config: { access: 'person', confirm: true },
     },
     async (request) => {
@@ -125,7 +160,18 @@ export async function authRoutes(app: RouteApp, ctx: AppContext): Promise<void> 
 
   app.post(
     '/two-factor/enable',
-    { schema: { tags, summary: 'Finish enrolment with a code from the app; answers recovery codes once', body: OtpBody }, config: { access: 'person' } },
+    {
+      schema: {
+        tags,
+        summary: 'Finish enrolment with a code from the app; answers recovery codes once',
+        body: OtpBody,
+        errors: {
+          AUTH_002: 'Wrong code: check the time on the phone',
+          CONFLICT: 'Two-factor is already on, or enrolment was not started (`POST /auth/v1/two-factor/setup`)',
+        },
+      },
+      config: { access: 'person' },
+    },
     async (request) => {
       const me = person(request);
       const result = await auth.enableTwoFactor(ctx, me, request.body.otp);
@@ -136,7 +182,20 @@ export async function authRoutes(app: RouteApp, ctx: AppContext): Promise<void> 
 
   app.post(
     '/two-factor/disable',
-    { schema: { tags, summary: 'Turn my two-factor off (with a current code)', body: OtpBody }, config: { access: 'person' } },
+    {
+      schema: {
+        tags,
+        summary: 'Turn my two-factor off (with a current code)',
+        body: OtpBody,
+        errors: {
+          AUTH_003: 'The operator requires two-factor of your role (an admin can reset it if the phone is lost)',
+          AUTH_002: 'Wrong code',
+          CONFLICT: 'Two-factor is not on',
+          RATE_LIMITED: LOCKED,
+        },
+      },
+      config: { access: 'person' },
+    },
     async (request, reply) => {
       const me = person(request);
       await auth.disableTwoFactor(ctx, me, request.body.otp);

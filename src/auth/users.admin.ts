@@ -31,6 +31,11 @@ const UsersQuery = Type.Object({
   offset: Type.Optional(Type.String()),
 });
 const TwoFactorRolesBody = Type.Object({ roles: Type.Array(Type.Union(ROLES.map((role) => Type.Literal(role))), { maxItems: ROLES.length }) });
+/** What creating a sign-in answers besides the usual. */
+const SIGN_IN_ERRORS = {
+  CONFLICT: 'A sign-in with this email already exists (`data.email`)',
+  VALIDATION: 'Invalid parameters: the message names the field (not an email address, a password shorter than 10 characters)',
+};
 const AuditQuery = Type.Object({
   actor: Type.Optional(Type.String({ maxLength: 320 })),
   action: Type.Optional(Type.String({ maxLength: 100, description: 'an action, or a prefix ending in "." such as "dispute."' })),
@@ -47,7 +52,7 @@ export async function userAdminRoutes(app: RouteApp, ctx: AppContext): Promise<v
   app.post(
     '/users',
     {
-      schema: { tags, summary: 'Create a staff sign-in; a generated password is shown once', body: CreateUserBody },
+      schema: { tags, summary: 'Create a staff sign-in; a generated password is shown once', body: CreateUserBody, errors: SIGN_IN_ERRORS },
       config: { access: 'admin', confirm: true },
     },
     async (request, reply) => {
@@ -57,20 +62,30 @@ export async function userAdminRoutes(app: RouteApp, ctx: AppContext): Promise<v
     },
   );
 
-  app.get('/users', { schema: { tags, querystring: UsersQuery }, config: { access: 'admin' } }, async (request) => {
-    const { limit, offset } = parseListQuery(request.query, 'VALIDATION');
-    const { rows, total } = await auth.listUsers(ctx, { role: request.query.role as Role | undefined, q: request.query.q, limit, offset });
-    return { users: rows.map(auth.toUser), total, limit, offset };
-  });
+  app.get(
+    '/users',
+    { schema: { tags, summary: 'List sign-ins, newest first, by role or part of the email', querystring: UsersQuery }, config: { access: 'admin' } },
+    async (request) => {
+      const { limit, offset } = parseListQuery(request.query, 'VALIDATION');
+      const { rows, total } = await auth.listUsers(ctx, { role: request.query.role as Role | undefined, q: request.query.q, limit, offset });
+      return { users: rows.map(auth.toUser), total, limit, offset };
+    },
+  );
 
-  app.get('/users/:id', { schema: { tags, params: IdParams }, config: { access: 'admin' } }, async (request) =>
+  app.get('/users/:id', { schema: { tags, summary: 'Get a sign-in', params: IdParams }, config: { access: 'admin' } }, async (request) =>
     auth.toUser(await auth.getUser(ctx, request.params.id)),
   );
 
   app.patch(
     '/users/:id',
     {
-      schema: { tags, summary: "Change a user's role or switch the sign-in off (its sessions end)", params: IdParams, body: UpdateUserBody },
+      schema: {
+        tags,
+        summary: "Change a user's role or switch the sign-in off (its sessions end)",
+        params: IdParams,
+        body: UpdateUserBody,
+        errors: { CONFLICT: 'You cannot switch off or demote yourself; or the role of an executor’s or merchant’s sign-in cannot be changed' },
+      },
       config: { access: 'admin' },
     },
     async (request) => {
@@ -123,7 +138,7 @@ export async function userAdminRoutes(app: RouteApp, ctx: AppContext): Promise<v
   app.post(
     '/executors/:id/login',
     {
-      schema: { tags, summary: "Create the executor's sign-in to the cabinet", params: IdParams, body: SignInBody },
+      schema: { tags, summary: "Create the executor's sign-in to the cabinet", params: IdParams, body: SignInBody, errors: SIGN_IN_ERRORS },
       config: { access: 'admin', confirm: true },
     },
     async (request, reply) => {
@@ -135,7 +150,10 @@ export async function userAdminRoutes(app: RouteApp, ctx: AppContext): Promise<v
 
   app.post(
     '/merchants/:id/users',
-    { schema: { tags, summary: "Create a sign-in to the merchant's cabinet", params: IdParams, body: SignInBody }, config: { access: 'admin', confirm: true } },
+    {
+      schema: { tags, summary: "Create a sign-in to the merchant's cabinet", params: IdParams, body: SignInBody, errors: SIGN_IN_ERRORS },
+      config: { access: 'admin', confirm: true },
+    },
     async (request, reply) => {
       const { user, password } = await auth.createUser(ctx, { ...request.body, role: 'merchant', merchantId: request.params.id });
       await audit(ctx.db, request, 'user.create', 'user', user.id, null, auth.toUser(user));

@@ -44,7 +44,14 @@ export async function bankRoutes(app: RouteApp, ctx: AppContext): Promise<void> 
 export async function bankAdminRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
   app.get(
     '/banks',
-    { config: { access: 'support' }, schema: { tags: ['operator'], response: { 200: Type.Object({ banks: Type.Array(AdminBank) }) } } },
+    {
+      config: { access: 'support' },
+      schema: {
+        tags: ['operator'],
+        summary: 'The whole bank and operator directory, entries switched off included',
+        response: { 200: Type.Object({ banks: Type.Array(AdminBank) }) },
+      },
+    },
     async () => ({
       banks: (await service.listAllBanks(ctx)).map(toAdminBank),
     }),
@@ -52,7 +59,16 @@ export async function bankAdminRoutes(app: RouteApp, ctx: AppContext): Promise<v
 
   app.post(
     '/banks',
-    { config: { access: 'admin' }, schema: { tags: ['operator'], body: CreateBankBody, response: { 201: AdminBank } } },
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['operator'],
+        summary: 'Add a bank or mobile operator to the directory',
+        body: CreateBankBody,
+        response: { 201: AdminBank },
+        errors: { CONFLICT: 'A directory entry with this `code` already exists: change it with `PATCH /admin/v1/banks/{code}`' },
+      },
+    },
     async (request, reply) => {
       const bank = await service.createBank(ctx, request.body);
       await audit(ctx.db, request, 'bank.create', 'bank', bank.code, null, bank);
@@ -64,7 +80,17 @@ export async function bankAdminRoutes(app: RouteApp, ctx: AppContext): Promise<v
     '/banks/:code',
     {
       config: { access: 'admin' },
-      schema: { tags: ['operator'], params: Type.Object({ code: Type.String() }), body: UpdateBankBody, response: { 200: AdminBank } },
+      schema: {
+        tags: ['operator'],
+        summary: 'Change a directory entry: name, country, kind, on or off, its mobile operator',
+        params: Type.Object({ code: Type.String() }),
+        body: UpdateBankBody,
+        response: { 200: AdminBank },
+        errors: {
+          VALIDATION:
+            'Invalid parameters: the message names the field (an `operator_code` that is not a mobile operator of the country, or set on an operator)',
+        },
+      },
     },
     async (request) => {
       const { before, after } = await service.updateBank(ctx, request.params.code, request.body);

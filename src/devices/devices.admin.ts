@@ -53,25 +53,63 @@ export async function deviceAdminRoutes(app: RouteApp, ctx: AppContext): Promise
     },
   );
 
-  app.get('/executors/:id/devices', { config: { access: 'support' }, schema: { tags, params: IdParams } }, async (request) => ({
-    devices: (await devices.listDevices(ctx, request.params.id)).map(devices.toDevice),
-  }));
+  app.get(
+    '/executors/:id/devices',
+    {
+      config: { access: 'support' },
+      // The list of an unknown executor is empty: the id is not looked up.
+      schema: { tags, summary: "An executor's phones, with when each was last heard from", params: IdParams, errors: { NOT_FOUND: false } },
+    },
+    async (request) => ({
+      devices: (await devices.listDevices(ctx, request.params.id)).map(devices.toDevice),
+    }),
+  );
 
-  app.delete('/executors/:id/devices/:deviceId', { config: { access: 'support' }, schema: { tags, params: DeviceParams } }, async (request, reply) => {
-    await devices.revokeDevice(ctx, request.params.id, request.params.deviceId);
-    await audit(ctx.db, request, 'device.revoke', 'device', request.params.deviceId, null, null);
-    return reply.status(204).send();
-  });
+  app.delete(
+    '/executors/:id/devices/:deviceId',
+    { config: { access: 'support' }, schema: { tags, summary: "Revoke an executor's phone: its token stops working at once", params: DeviceParams } },
+    async (request, reply) => {
+      await devices.revokeDevice(ctx, request.params.id, request.params.deviceId);
+      await audit(ctx.db, request, 'device.revoke', 'device', request.params.deviceId, null, null);
+      return reply.status(204).send();
+    },
+  );
 
-  app.get('/device-messages', { config: { access: 'support' }, schema: { tags, querystring: ListQuery } }, async (request) => {
-    const page = parseListQuery(request.query, 'VALIDATION');
-    const { rows, total } = await devices.listMessages(ctx, { executorId: request.query.executor_id, status: request.query.status, ...page });
-    return { messages: rows.map(devices.toMessage), total, ...page };
-  });
+  app.get(
+    '/device-messages',
+    {
+      config: { access: 'support' },
+      schema: { tags, summary: "Bank messages executors' phones sent, newest first, by executor and status", querystring: ListQuery },
+    },
+    async (request) => {
+      const page = parseListQuery(request.query, 'VALIDATION');
+      const { rows, total } = await devices.listMessages(ctx, { executorId: request.query.executor_id, status: request.query.status, ...page });
+      return { messages: rows.map(devices.toMessage), total, ...page };
+    },
+  );
 
   app.post(
     '/device-messages/:id/link',
-    { config: { access: 'support' }, schema: { tags, params: MessageParams, body: Type.Object({ payment_id: Type.String({ format: 'uuid' }) }) } },
+    {
+      config: { access: 'support' },
+      schema: {
+        tags,
+        summary: 'Link a message that waits for a person to the PENDING payment it is for: the payment completes',
+        description:
+          'Moves money as a matched message would have: the payment becomes COMPLETED and the merchant’s terminal is credited. The payment must be on a requisite of the executor whose phone sent the message, for the amount the message reports.',
+        params: MessageParams,
+        body: Type.Object({ payment_id: Type.String({ format: 'uuid' }) }),
+        errors: {
+          NOT_FOUND: 'No message with this id',
+          PAY_006: 'No payment with this `payment_id`',
+          PAY_008: 'The payment is not PENDING (`data.status` is its status)',
+          VALIDATION:
+            'Invalid parameters: the message names the field; or the payment is not on a requisite of the executor whose phone sent the message, on another requisite than the message names, or for another amount',
+          CONFLICT:
+            'The message does not wait for a person (only unmatched, ambiguous or unreadable ones are linked), or its notification was linked or set aside already',
+        },
+      },
+    },
     async (request) => {
       const message = await devices.linkMessage(ctx, null, request.params.id, request.body.payment_id);
       await audit(ctx.db, request, 'device_message.link', 'device_message', message.id, null, { payment_id: request.body.payment_id });
@@ -81,7 +119,16 @@ export async function deviceAdminRoutes(app: RouteApp, ctx: AppContext): Promise
 
   app.post(
     '/device-messages/:id/set-aside',
-    { config: { access: 'support' }, schema: { tags, params: MessageParams, body: Type.Object({ note: Type.String({ minLength: 1, maxLength: 1000 }) }) } },
+    {
+      config: { access: 'support' },
+      schema: {
+        tags,
+        summary: 'Set aside an ambiguous or unreadable message, with a note',
+        params: MessageParams,
+        body: Type.Object({ note: Type.String({ minLength: 1, maxLength: 1000 }) }),
+        errors: { CONFLICT: 'The message is not ambiguous or unreadable (an unmatched one is set aside through its notification)' },
+      },
+    },
     async (request) => {
       const message = await devices.setAsideMessage(ctx, null, request.params.id, request.body.note);
       await audit(ctx.db, request, 'device_message.set_aside', 'device_message', message.id, null, { note: request.body.note });

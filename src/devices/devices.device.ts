@@ -18,7 +18,15 @@ const MessageBody = Type.Object({
 export async function deviceRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
   app.post(
     '/messages',
-    { schema: { tags, summary: 'A bank message the phone received: matched to a requisite and a payment, or kept for a person', body: MessageBody } },
+    {
+      schema: {
+        tags,
+        summary: 'A bank message the phone received: matched to a requisite and a payment, or kept for a person',
+        description:
+          'Moves money: a message that reads with certainty as an incoming transfer on one of the executor’s requisites completes the PENDING payment of that amount there, as `POST /executor/v1/notifications` does; anything else waits for a person (`status`, `reason`). A repeat answers as the first did (`duplicate`).',
+        body: MessageBody,
+      },
+    },
     async (request) => devices.receiveMessage(ctx, request.device!, request.body),
   );
 

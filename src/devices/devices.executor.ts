@@ -27,7 +27,9 @@ export async function deviceExecutorRoutes(app: RouteApp, ctx: AppContext): Prom
     },
   );
 
-  app.get('/devices', { schema: { tags } }, async (request) => ({ devices: (await devices.listDevices(ctx, request.executor!.id)).map(devices.toDevice) }));
+  app.get('/devices', { schema: { tags, summary: 'Your phones, with when each was last heard from' } }, async (request) => ({
+    devices: (await devices.listDevices(ctx, request.executor!.id)).map(devices.toDevice),
+  }));
 
   app.delete('/devices/:id', { schema: { tags, summary: 'Revoke a phone: its token stops working at once', params: IdParams } }, async (request, reply) => {
     await devices.revokeDevice(ctx, request.executor!.id, request.params.id);
@@ -53,11 +55,15 @@ export async function deviceExecutorRoutes(app: RouteApp, ctx: AppContext): Prom
     payments: await devices.pendingPayments(ctx, request.executor!.id),
   }));
 
-  app.get('/device-messages', { schema: { tags, querystring: ListQuery } }, async (request) => {
-    const page = parseListQuery(request.query, 'VALIDATION');
-    const { rows, total } = await devices.listMessages(ctx, { executorId: request.executor!.id, status: request.query.status, ...page });
-    return { messages: rows.map(devices.toMessage), total, ...page };
-  });
+  app.get(
+    '/device-messages',
+    { schema: { tags, summary: 'Bank messages your phones sent, newest first, by status', querystring: ListQuery } },
+    async (request) => {
+      const page = parseListQuery(request.query, 'VALIDATION');
+      const { rows, total } = await devices.listMessages(ctx, { executorId: request.executor!.id, status: request.query.status, ...page });
+      return { messages: rows.map(devices.toMessage), total, ...page };
+    },
+  );
 
   app.post(
     '/device-messages/:id/link',
@@ -65,8 +71,19 @@ export async function deviceExecutorRoutes(app: RouteApp, ctx: AppContext): Prom
       schema: {
         tags,
         summary: 'Link a message that waits for a person to the PENDING payment it is for',
+        description:
+          'Moves money as a matched message would have: the payment becomes COMPLETED and the merchant’s terminal is credited. The payment must be on one of your requisites, for the amount the message reports.',
         params: IdParams,
         body: Type.Object({ payment_id: Type.String({ format: 'uuid' }) }),
+        errors: {
+          NOT_FOUND: 'No message with this id among yours',
+          PAY_006: 'No payment with this `payment_id`',
+          PAY_008: 'The payment is not PENDING (`data.status` is its status)',
+          VALIDATION:
+            'Invalid parameters: the message names the field; or the payment is not on a requisite of the executor whose phone sent the message, on another requisite than the message names, or for another amount',
+          CONFLICT:
+            'The message does not wait for a person (only unmatched, ambiguous or unreadable ones are linked), or its notification was linked or set aside already',
+        },
       },
     },
     async (request) => devices.toMessage(await devices.linkMessage(ctx, request.executor!.id, request.params.id, request.body.payment_id)),
@@ -74,7 +91,15 @@ export async function deviceExecutorRoutes(app: RouteApp, ctx: AppContext): Prom
 
   app.post(
     '/device-messages/:id/set-aside',
-    { schema: { tags, params: IdParams, body: Type.Object({ note: Type.String({ minLength: 1, maxLength: 1000 }) }) } },
+    {
+      schema: {
+        tags,
+        summary: 'Set aside an ambiguous or unreadable message of yours, with a note',
+        params: IdParams,
+        body: Type.Object({ note: Type.String({ minLength: 1, maxLength: 1000 }) }),
+        errors: { CONFLICT: 'The message is not ambiguous or unreadable (an unmatched one is set aside through its notification)' },
+      },
+    },
     async (request) => devices.toMessage(await devices.setAsideMessage(ctx, request.executor!.id, request.params.id, request.body.note)),
   );
 }

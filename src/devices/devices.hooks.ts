@@ -14,8 +14,14 @@ export async function deviceHookRoutes(app: RouteApp, ctx: AppContext): Promise<
       schema: {
         tags,
         summary: 'A forwarder app (SmsForwarder, SMS Gateway for Android, Incoming SMS to URL forwarder) posts a bank message',
-        description: "`format`: `smsforwarder`, `sms-gateway` or `incoming-sms`; each request is verified with the device's signing secret.",
+        description:
+          "`format`: `smsforwarder`, `sms-gateway` or `incoming-sms`; each request is verified with the device's signing secret. A bank message then goes the way of `POST /device/v1/messages`; a ping marks the phone alive; anything else is acknowledged so the app stops retrying it.",
         params: Params,
+        errors: {
+          NOT_FOUND: 'No forwarder `format` of this name: use smsforwarder, sms-gateway or incoming-sms',
+          VALIDATION:
+            'The body is not what the forwarder sends (not a JSON object: check the template in the app), or the message is empty or longer than 4000 characters',
+        },
       },
       config: { invalidCode: 'VALIDATION' },
     },

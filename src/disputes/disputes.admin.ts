@@ -69,7 +69,12 @@ export async function disputeAdminRoutes(app: RouteApp, ctx: AppContext): Promis
       config: { access: 'support' },
       schema: {
         tags,
-        querystring: Type.Object({ status: Type.Optional(Type.String()), limit: Type.Optional(Type.String()), offset: Type.Optional(Type.String()) }),
+        summary: 'Dispute cards, newest first (open ones unless `status` says otherwise), each with the payment, receipts and notifications',
+        querystring: Type.Object({
+          status: Type.Optional(Type.String({ description: 'open (default), cancelled, approved, rejected or all' })),
+          limit: Type.Optional(Type.String()),
+          offset: Type.Optional(Type.String()),
+        }),
       },
     },
     async (request) => {
@@ -83,26 +88,64 @@ export async function disputeAdminRoutes(app: RouteApp, ctx: AppContext): Promis
     },
   );
 
-  app.get('/disputes/:id', { config: { access: 'support' }, schema: { tags, params: IdParams } }, async (request) => {
+  app.get('/disputes/:id', { config: { access: 'support' }, schema: { tags, summary: 'One dispute card', params: IdParams } }, async (request) => {
     const row = /^[0-9a-f-]{36}$/i.test(request.params.id) ? await repo.findDispute(ctx.db, request.params.id) : undefined;
     if (!row) throw new DomainError('NOT_FOUND', `Dispute ${request.params.id} not found`);
     return (await disputeCards(ctx, [row]))[0];
   });
 
-  app.post('/payments/:id/dispute/approve', { config: { access: 'support' }, schema: { tags, params: IdParams, body: ApproveBody } }, async (request) => {
-    const { amount } = request.body;
-    await decideDispute(ctx, request.params.id, { approve: true, amount }, actorName(request.actor), async (tx, before, after) =>
-      audit(tx, request, 'dispute.approve', 'payment', before.id, { status: before.status }, { status: after, amount }),
-    );
-    return paymentView(ctx, request.params.id);
-  });
+  app.post(
+    '/payments/:id/dispute/approve',
+    {
+      config: { access: 'support' },
+      schema: {
+        tags,
+        summary: 'Approve a dispute: the payment becomes COMPLETED, or COMPLETED_APPEAL for another amount',
+        description:
+          'Moves money: the merchant’s terminal is credited for `amount`, the amount actually received, as for any completion (at most once). The executor’s hold was released when the payment was cancelled, so its deposit pays: refused with `409 EXE_001` when the deposit and credit line cannot cover it.',
+        params: IdParams,
+        body: ApproveBody,
+        errors: {
+          PAY_006: 'No payment with this id',
+          DIS_003: 'The payment is not in DISPUTE (`data.status` is its status)',
+          VALIDATION: 'Invalid parameters: `amount` is not a positive amount in the order currency',
+          CONFLICT: 'The payment is executed by a provider: its dispute is decided there, and the decision arrives by callback',
+          DEPOSIT_SHORT:
+            'The executor’s deposit and credit line do not cover the payment (`data.needed`, `data.available`): top it up (`POST /admin/v1/executors/{id}/adjustments`) or raise its credit line, then try again',
+        },
+      },
+    },
+    async (request) => {
+      const { amount } = request.body;
+      await decideDispute(ctx, request.params.id, { approve: true, amount }, actorName(request.actor), async (tx, before, after) =>
+        audit(tx, request, 'dispute.approve', 'payment', before.id, { status: before.status }, { status: after, amount }),
+      );
+      return paymentView(ctx, request.params.id);
+    },
+  );
 
-  app.post('/payments/:id/dispute/reject', { config: { access: 'support' }, schema: { tags, params: IdParams } }, async (request) => {
-    await decideDispute(ctx, request.params.id, { approve: false }, actorName(request.actor), async (tx, before, after) =>
-      audit(tx, request, 'dispute.reject', 'payment', before.id, { status: before.status }, { status: after }),
-    );
-    return paymentView(ctx, request.params.id);
-  });
+  app.post(
+    '/payments/:id/dispute/reject',
+    {
+      config: { access: 'support' },
+      schema: {
+        tags,
+        summary: 'Reject a dispute: the payment goes back to CANCELLED',
+        params: IdParams,
+        errors: {
+          PAY_006: 'No payment with this id',
+          DIS_003: 'The payment is not in DISPUTE (`data.status` is its status)',
+          CONFLICT: 'The payment is executed by a provider: its dispute is decided there, and the decision arrives by callback',
+        },
+      },
+    },
+    async (request) => {
+      await decideDispute(ctx, request.params.id, { approve: false }, actorName(request.actor), async (tx, before, after) =>
+        audit(tx, request, 'dispute.reject', 'payment', before.id, { status: before.status }, { status: after }),
+      );
+      return paymentView(ctx, request.params.id);
+    },
+  );
 
   app.get(
     '/receipts/:id',
@@ -110,7 +153,9 @@ export async function disputeAdminRoutes(app: RouteApp, ctx: AppContext): Promis
       config: { access: 'support' },
       schema: {
         tags,
+        summary: 'Download a stored receipt file',
         params: IdParams,
+        errors: { NOT_FOUND: 'No receipt with this id, or the receipt is a link (`url` on the dispute card), not a stored file' },
         querystring: Type.Object({
           inline: Type.Optional(Type.Boolean({ description: 'true: to show in the browser (a PDF in its viewer) rather than download' })),
         }),

@@ -40,27 +40,52 @@ const ListQuery = Type.Object({ limit: Type.Optional(Type.String()), offset: Typ
 
 /** Operator API for executors (P2P traders) and their requisites. */
 export async function executorAdminRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
-  app.post('/executors', { config: { access: 'admin' }, schema: { tags, body: ExecutorBody } }, async (request, reply) => {
-    const executor = await executors.createExecutor(ctx, request.body.name);
-    await audit(ctx.db, request, 'executor.create', 'executor', executor.id, null, { id: executor.id, name: executor.name });
-    return reply.status(201).send({ ...executors.toExecutor(executor), token: executor.token });
-  });
+  app.post(
+    '/executors',
+    { config: { access: 'admin' }, schema: { tags, summary: 'Create an executor; its token is shown once', body: ExecutorBody } },
+    async (request, reply) => {
+      const executor = await executors.createExecutor(ctx, request.body.name);
+      await audit(ctx.db, request, 'executor.create', 'executor', executor.id, null, { id: executor.id, name: executor.name });
+      return reply.status(201).send({ ...executors.toExecutor(executor), token: executor.token });
+    },
+  );
 
-  app.get('/executors', { config: { access: 'support' }, schema: { tags } }, async () => ({
+  app.get('/executors', { config: { access: 'support' }, schema: { tags, summary: 'List executors, each with its number of requisites' } }, async () => ({
     executors: (await executors.listExecutors(ctx)).map((row) => ({ ...executors.toExecutor(row), requisites: row.requisites })),
   }));
 
-  app.get('/executors/:id', { config: { access: 'support' }, schema: { tags, params: IdParams } }, async (request) => {
-    const executor = await executors.getExecutor(ctx, request.params.id);
-    const rows = await requisites.listRequisites(ctx, executor.id);
-    return { ...executors.toExecutor(executor), requisites: rows.map((row) => toRequisite(row, true)) };
-  });
+  app.get(
+    '/executors/:id',
+    { config: { access: 'support' }, schema: { tags, summary: 'Get an executor with its deposit and requisites', params: IdParams } },
+    async (request) => {
+      const executor = await executors.getExecutor(ctx, request.params.id);
+      const rows = await requisites.listRequisites(ctx, executor.id);
+      return { ...executors.toExecutor(executor), requisites: rows.map((row) => toRequisite(row, true)) };
+    },
+  );
 
-  app.patch('/executors/:id', { config: { access: 'admin' }, schema: { tags, params: IdParams, body: UpdateExecutorBody } }, async (request) => {
-    const { before, after } = await executors.updateExecutor(ctx, request.params.id, request.body);
-    await audit(ctx.db, request, 'executor.update', 'executor', after.id, executors.toExecutor(before), executors.toExecutor(after));
-    return executors.toExecutor(after);
-  });
+  app.patch(
+    '/executors/:id',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        summary: 'Change an executor: name, on or off, paused, credit line, rewards, priority, default limits',
+        description: 'Switched off, the executor’s token and sessions are refused and its requisites are no longer handed out.',
+        params: IdParams,
+        body: UpdateExecutorBody,
+        errors: {
+          VALIDATION:
+            'Invalid parameters: the message names the field (a reward of 100 % or more, a priority out of range; a credit line below what the executor owes, with `data.balance`)',
+        },
+      },
+    },
+    async (request) => {
+      const { before, after } = await executors.updateExecutor(ctx, request.params.id, request.body);
+      await audit(ctx.db, request, 'executor.update', 'executor', after.id, executors.toExecutor(before), executors.toExecutor(after));
+      return executors.toExecutor(after);
+    },
+  );
 
   // The manual deposit path: an operator who received an executor's deposit some other way (or
   // corrects one) credits it here; deposits to the executor's TRC-20 address are credited by the
@@ -69,7 +94,15 @@ export async function executorAdminRoutes(app: RouteApp, ctx: AppContext): Promi
     '/executors/:id/adjustments',
     {
       config: { access: 'finance', confirm: true },
-      schema: { tags, summary: "Credit (deposit by hand) or debit an executor's deposit", params: IdParams, body: AdjustmentBody },
+      schema: {
+        tags,
+        summary: "Credit (deposit by hand) or debit an executor's deposit",
+        description:
+          'Moves money: one posting between the executor’s available balance and the system adjustments account, with `reason` as its memo. A debit may take the available balance down to zero, not into the credit line.',
+        params: IdParams,
+        body: AdjustmentBody,
+        errors: { VALIDATION: 'Invalid parameters: `amount` zero or not a USDT amount, or a debit larger than the available balance (`data.available`)' },
+      },
     },
     async (request, reply) => {
       const after = await executors.adjustDeposit(ctx, request.params.id, request.body, (tx, before, adjusted) =>
@@ -84,27 +117,66 @@ export async function executorAdminRoutes(app: RouteApp, ctx: AppContext): Promi
     },
   );
 
-  app.get('/executors/:id/statement', { config: { access: 'support' }, schema: { tags, params: IdParams, querystring: ListQuery } }, async (request) => {
-    const page = parseListQuery(request.query, 'VALIDATION');
-    const executor = await executors.getExecutor(ctx, request.params.id);
-    return { ...executors.toBalance(executor), ...(await executors.statement(ctx, executor.id, page)) };
-  });
+  app.get(
+    '/executors/:id/statement',
+    {
+      config: { access: 'support' },
+      schema: {
+        tags,
+        summary: "An executor's deposit statement: postings, newest first, with the balance after each",
+        params: IdParams,
+        querystring: ListQuery,
+      },
+    },
+    async (request) => {
+      const page = parseListQuery(request.query, 'VALIDATION');
+      const executor = await executors.getExecutor(ctx, request.params.id);
+      return { ...executors.toBalance(executor), ...(await executors.statement(ctx, executor.id, page)) };
+    },
+  );
 
-  app.get('/executors/:id/deposits', { config: { access: 'support' }, schema: { tags, params: IdParams, querystring: ListQuery } }, async (request) => {
-    const page = parseListQuery(request.query, 'VALIDATION');
-    const executor = await executors.getExecutor(ctx, request.params.id);
-    return { deposit_address: executor.deposit_address, deposits: await executors.listDeposits(ctx, executor.id, page), ...page };
-  });
+  app.get(
+    '/executors/:id/deposits',
+    {
+      config: { access: 'support' },
+      schema: { tags, summary: "USDT transfers credited to an executor's deposit address, newest first", params: IdParams, querystring: ListQuery },
+    },
+    async (request) => {
+      const page = parseListQuery(request.query, 'VALIDATION');
+      const executor = await executors.getExecutor(ctx, request.params.id);
+      return { deposit_address: executor.deposit_address, deposits: await executors.listDeposits(ctx, executor.id, page), ...page };
+    },
+  );
 
-  app.post('/executors/:id/token/rotate', { config: { access: 'admin', confirm: true }, schema: { tags, params: IdParams } }, async (request) => {
-    const rotated = await executors.rotateExecutorToken(ctx, request.params.id);
-    await audit(ctx.db, request, 'executor.rotate_token', 'executor', request.params.id, null, null);
-    return { id: request.params.id, ...rotated };
-  });
+  app.post(
+    '/executors/:id/token/rotate',
+    {
+      config: { access: 'admin', confirm: true },
+      schema: { tags, summary: "Replace an executor's token: the new one is shown once, the old one stops working at once", params: IdParams },
+    },
+    async (request) => {
+      const rotated = await executors.rotateExecutorToken(ctx, request.params.id);
+      await audit(ctx.db, request, 'executor.rotate_token', 'executor', request.params.id, null, null);
+      return { id: request.params.id, ...rotated };
+    },
+  );
 
   app.post(
     '/executors/:id/requisites',
-    { config: { access: 'admin' }, schema: { tags, params: IdParams, body: CreateRequisiteBody, response: { 201: Requisite } } },
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        summary: 'Add a requisite (card, SBP, phone, SIM or QR code) to an executor',
+        params: IdParams,
+        body: CreateRequisiteBody,
+        response: { 201: Requisite },
+        errors: {
+          VALIDATION:
+            'Invalid parameters: the message names the field (a card number that fails the Luhn check, a method the type cannot serve, a country and currency that do not match, a bank not in the directory)',
+        },
+      },
+    },
     async (request, reply) => {
       const row = await requisites.createRequisite(ctx, request.params.id, request.body);
       await audit(ctx.db, request, 'requisite.create', 'requisite', row.id, null, toRequisite(row, true));
@@ -114,20 +186,43 @@ export async function executorAdminRoutes(app: RouteApp, ctx: AppContext): Promi
 
   app.get(
     '/requisites',
-    { config: { access: 'support' }, schema: { tags, querystring: Type.Object({ executor_id: Type.Optional(Type.String({ format: 'uuid' })) }) } },
+    {
+      config: { access: 'support' },
+      schema: {
+        tags,
+        summary: 'List requisites, of all executors or of one',
+        querystring: Type.Object({ executor_id: Type.Optional(Type.String({ format: 'uuid' })) }),
+      },
+    },
     async (request) => ({
       requisites: (await requisites.listRequisites(ctx, request.query.executor_id)).map((row) => toRequisite(row, true)),
     }),
   );
 
-  app.get('/requisites/:id', { config: { access: 'support' }, schema: { tags, params: IdParams, response: { 200: RequisiteDetail } } }, async (request) => {
-    const { requisite, usage } = await requisites.getRequisiteWithUsage(ctx, request.params.id);
-    return { ...toRequisite(requisite), usage: toUsage(usage) };
-  });
+  app.get(
+    '/requisites/:id',
+    {
+      config: { access: 'support' },
+      schema: { tags, summary: 'Get a requisite with what it took today and this month', params: IdParams, response: { 200: RequisiteDetail } },
+    },
+    async (request) => {
+      const { requisite, usage } = await requisites.getRequisiteWithUsage(ctx, request.params.id);
+      return { ...toRequisite(requisite), usage: toUsage(usage) };
+    },
+  );
 
   app.patch(
     '/requisites/:id',
-    { config: { access: 'support' }, schema: { tags, params: IdParams, body: UpdateRequisiteBody, response: { 200: Requisite } } },
+    {
+      config: { access: 'support' },
+      schema: {
+        tags,
+        summary: 'Change a requisite: the result is checked as a whole, as at creation',
+        params: IdParams,
+        body: UpdateRequisiteBody,
+        response: { 200: Requisite },
+      },
+    },
     async (request) => {
       const { before, after } = await requisites.updateRequisite(ctx, request.params.id, request.body);
       await audit(ctx.db, request, 'requisite.update', 'requisite', after.id, toRequisite(before, true), toRequisite(after, true));

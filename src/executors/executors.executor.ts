@@ -29,32 +29,64 @@ const NotificationBody = Type.Object({
 
 /** The executor API's own routes (the banking-app companion's side): notifications, requisites, the deposit and its statement. */
 export async function executorRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
-  app.post('/notifications', { schema: { tags, body: NotificationBody } }, async (request) => {
-    const result = await receiveNotification(ctx, request.executor!, request.body);
-    return result;
-  });
+  app.post(
+    '/notifications',
+    {
+      schema: {
+        tags,
+        summary: 'Report a transfer that arrived on one of your requisites: the PENDING payment it matches completes',
+        description:
+          'Moves money: the one PENDING payment on the requisite with this amount becomes COMPLETED and the merchant’s terminal is credited. A repeat answers as the first did (`duplicate`); a transfer that matches nothing is kept for the operator.',
+        body: NotificationBody,
+        errors: {
+          NOT_FOUND: 'The requisite is not one of yours',
+          VALIDATION:
+            'Invalid parameters: the message names the field (no `amount` and a `text` that is not a recognised incoming transfer, a transfer in another currency than the requisite’s, `received_at` not ISO 8601)',
+        },
+      },
+    },
+    async (request) => {
+      const result = await receiveNotification(ctx, request.executor!, request.body);
+      return result;
+    },
+  );
 
-  app.get('/balance', { schema: { tags } }, async (request) => {
+  app.get('/balance', { schema: { tags, summary: 'Your deposit: available and frozen USDT, its address, your credit line and rewards' } }, async (request) => {
     return executors.toDeposit(await executors.getExecutor(ctx, request.executor!.id));
   });
 
   // Pause and resume: while paused, the cascade hands out none of the executor's requisites
   // (payments already handed out go on as usual).
-  app.get('/status', { schema: { tags, response: { 200: Status } } }, async (request) =>
+  app.get('/status', { schema: { tags, summary: 'Whether your requisites are handed out, and why not', response: { 200: Status } } }, async (request) =>
     executors.toStatus(await executors.getExecutor(ctx, request.executor!.id)),
   );
 
-  app.post('/pause', { schema: { tags, response: { 200: Status } } }, async (request) =>
-    executors.toStatus(await executors.setPaused(ctx, request.executor!.id, true)),
+  app.post(
+    '/pause',
+    {
+      schema: {
+        tags,
+        summary: 'Pause: your requisites are no longer handed out',
+        description: 'Payments already handed out go on as usual.',
+        response: { 200: Status },
+      },
+    },
+    async (request) => executors.toStatus(await executors.setPaused(ctx, request.executor!.id, true)),
   );
 
-  app.post('/resume', { schema: { tags, response: { 200: Status } } }, async (request) =>
+  app.post('/resume', { schema: { tags, summary: 'Resume: your requisites are handed out again', response: { 200: Status } } }, async (request) =>
     executors.toStatus(await executors.setPaused(ctx, request.executor!.id, false)),
   );
 
   app.get(
     '/statement',
-    { schema: { tags, querystring: Type.Object({ limit: Type.Optional(Type.String()), offset: Type.Optional(Type.String()) }) } },
+    {
+      schema: {
+        tags,
+        summary: 'Your deposit statement: postings, newest first, with the balance after each',
+        querystring: Type.Object({ limit: Type.Optional(Type.String()), offset: Type.Optional(Type.String()) }),
+      },
+    },
     async (request) => {
       const page = parseListQuery(request.query, 'VALIDATION');
       const executor = await executors.getExecutor(ctx, request.executor!.id);

@@ -17,6 +17,7 @@ export async function notificationAdminRoutes(app: RouteApp, ctx: AppContext): P
       config: { access: 'support' },
       schema: {
         tags,
+        summary: 'Transfer notifications executors reported, newest first, by status (matched, unmatched, late, resolved)',
         querystring: Type.Object({ status: Type.Optional(Type.String()), limit: Type.Optional(Type.String()), offset: Type.Optional(Type.String()) }),
       },
     },
@@ -27,24 +28,58 @@ export async function notificationAdminRoutes(app: RouteApp, ctx: AppContext): P
     },
   );
 
-  app.get('/notifications/:id', { config: { access: 'support' }, schema: { tags, params: IdParams } }, async (request) =>
+  app.get('/notifications/:id', { config: { access: 'support' }, schema: { tags, summary: 'Get a notification', params: IdParams } }, async (request) =>
     toNotification(await getNotification(ctx, request.params.id)),
   );
 
   /** Completes the PENDING payment an unmatched or late notification was for. */
-  app.post('/notifications/:id/link', { config: { access: 'support' }, schema: { tags, params: IdParams, body: LinkBody } }, async (request) => {
-    const { payment_id: paymentId } = request.body;
-    const linked = await linkNotification(ctx, request.params.id, paymentId, (tx, before) =>
-      audit(tx, request, 'notification.link', 'notification', before.id, { status: before.status }, { status: 'matched', payment_id: paymentId }),
-    );
-    return toNotification(linked);
-  });
+  app.post(
+    '/notifications/:id/link',
+    {
+      config: { access: 'support' },
+      schema: {
+        tags,
+        summary: 'Link an unmatched or late notification to the PENDING payment it was for: the payment completes',
+        description:
+          'Moves money as a matching notification would have: the payment becomes COMPLETED and the merchant’s terminal is credited. The payment must have been made to the notification’s requisite.',
+        params: IdParams,
+        body: LinkBody,
+        errors: {
+          NOT_FOUND: 'No notification with this id',
+          PAY_006: 'No payment with this `payment_id`',
+          PAY_008: 'The payment is not PENDING (`data.status` is its status)',
+          VALIDATION: 'Invalid parameters: the message names the field; or the payment was made to another requisite than the notification reports',
+          CONFLICT: 'The notification is neither unmatched nor late: it was linked or set aside already',
+        },
+      },
+    },
+    async (request) => {
+      const { payment_id: paymentId } = request.body;
+      const linked = await linkNotification(ctx, request.params.id, paymentId, (tx, before) =>
+        audit(tx, request, 'notification.link', 'notification', before.id, { status: before.status }, { status: 'matched', payment_id: paymentId }),
+      );
+      return toNotification(linked);
+    },
+  );
 
-  app.post('/notifications/:id/resolve', { config: { access: 'support' }, schema: { tags, params: IdParams, body: ResolveBody } }, async (request) => {
-    const { note } = request.body;
-    const resolved = await resolveNotification(ctx, request.params.id, note, (tx, before) =>
-      audit(tx, request, 'notification.resolve', 'notification', before.id, { status: before.status }, { status: 'resolved', note }),
-    );
-    return toNotification(resolved);
-  });
+  app.post(
+    '/notifications/:id/resolve',
+    {
+      config: { access: 'support' },
+      schema: {
+        tags,
+        summary: 'Set an unmatched or late notification aside, with a note',
+        params: IdParams,
+        body: ResolveBody,
+        errors: { CONFLICT: 'The notification is neither unmatched nor late: it was linked or set aside already' },
+      },
+    },
+    async (request) => {
+      const { note } = request.body;
+      const resolved = await resolveNotification(ctx, request.params.id, note, (tx, before) =>
+        audit(tx, request, 'notification.resolve', 'notification', before.id, { status: before.status }, { status: 'resolved', note }),
+      );
+      return toNotification(resolved);
+    },
+  );
 }

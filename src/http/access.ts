@@ -76,7 +76,8 @@ export function operatorAccess(app: FastifyInstance, ctx: AppContext): void {
       confirm ? ' **Risky:** a person must have confirmed it is them in the last five minutes (`POST /auth/v1/confirm`), else `403 AUTH_004`.' : ''
     }`;
     const schema = route.schema as { description?: string; security?: unknown };
-    schema.description = schema.description ? `${schema.description}\n\n${who}` : who;
+    // The HEAD route Fastify adds for a GET shares its schema: the line is added once.
+    if (!schema.description?.endsWith(who)) schema.description = schema.description ? `${schema.description}\n\n${who}` : who;
     schema.security = [{ operator: [] }, { session: [], csrf: [] }];
   });
   app.addHook('onRequest', async (request: FastifyRequest) => {

@@ -9,9 +9,11 @@ declare module 'fastify' {
      * The domain errors this route answers on its own, each with what it means here. A route that
      * sets it (`{}` when it has none of its own) gets its error responses in the OpenAPI document:
      * these and the ones every route of its kind can answer (authentication, idempotency, bodies,
-     * the database away), see routeErrors. Every /v1 route sets it (test/docs.test.ts).
+     * the database away), see routeErrors. Every /v1 route sets it (test/docs.test.ts); a route of
+     * the other APIs gets its kind's errors without it (AUDIENCES). `false` says the route never
+     * answers a code its kind would suggest (a list under an `{id}` that does not look the id up).
      */
-    errors?: Partial<Record<ErrorKey, string>>;
+    errors?: Partial<Record<ErrorKey, string | false>>;
     /**
      * The body as the OpenAPI document shows it, for a route that reads its own body (an upload):
      * documentation only, never validated — a `body` schema would have Fastify validate a stream.
@@ -135,29 +137,145 @@ function codeOf(key: ErrorKey): string {
   return (ERRORS[key] as { code?: string }).code ?? key;
 }
 
+/** What decides a route's authentication errors on the APIs other than the merchant's. */
+interface RouteFacts {
+  /** Not a GET: a session must send its CSRF token. */
+  changes: boolean;
+  /** The staff role an operator route declares (src/http/access.ts). */
+  access?: string;
+  /** A risky route: a person must have confirmed it is them (`config.confirm`). */
+  confirm?: boolean;
+}
+
+const CSRF_NOTE = 'or, with a session, the `X-CSRF-Token` header is missing or not the session’s';
+const CONFIRM_NOTE =
+  'A person signed in has not confirmed it is them in the last five minutes: `POST /auth/v1/confirm` (`data.method` says with a code or the password), then repeat the request';
+const SIGNED_OUT_NOTE = 'Not signed in: no session cookie, or the session has ended or expired';
+
+/**
+ * The APIs besides the merchant's, by path prefix (src/http/routes.ts), each with the errors its
+ * authentication answers (src/http/access.ts and the group's own check: executor-auth,
+ * device-auth, merchant-session-auth). A route of one of them gets these, its own (schema.errors)
+ * and those every route can answer; see routeErrors.
+ */
+const AUDIENCES: { prefix: string; errors: (route: RouteFacts) => [ErrorKey, string][]; scope?: string }[] = [
+  {
+    prefix: '/admin/v1/',
+    errors: ({ changes, access, confirm }) => [
+      ['AUTH_001', 'No `Authorization: Bearer <ADMIN_TOKEN>` header (or not in that form) and no session cookie, or the session has ended'],
+      ['AUTH_002', 'The bearer token is not the operator token'],
+      [
+        'AUTH_003',
+        `The person signed in ${access === 'admin' ? 'is not an admin' : `has no \`${access}\` role or above`}, is not operator staff, or must enrol two-factor first${changes ? `; ${CSRF_NOTE}` : ''}`,
+      ],
+      ...(confirm ? [['CONFIRM_REQUIRED', CONFIRM_NOTE] as [ErrorKey, string]] : []),
+    ],
+  },
+  {
+    prefix: '/executor/v1/',
+    scope: ' among the executor’s',
+    errors: ({ changes, confirm }) => [
+      ['AUTH_001', 'No `Authorization: Bearer <executor token>` header and no session cookie, or the session has ended'],
+      ['AUTH_002', 'Unknown executor token'],
+      ['AUTH_003', `The executor is switched off, or the person signed in is not an executor${changes ? `; ${CSRF_NOTE}` : ''}`],
+      ...(confirm ? [['CONFIRM_REQUIRED', CONFIRM_NOTE] as [ErrorKey, string]] : []),
+    ],
+  },
+  {
+    // The forwarders' webhooks carry the device token in the path; each request is signed.
+    prefix: '/device/v1/hooks/',
+    errors: () => [
+      [
+        'AUTH_002',
+        'The device token in the path is unknown or revoked, or its executor is switched off; or the request is not signed with the device’s signing secret (signature missing or wrong, the phone’s clock off, a timestamp used before)',
+      ],
+    ],
+  },
+  {
+    prefix: '/device/v1/',
+    errors: () => [
+      ['AUTH_001', 'No `Authorization: Bearer <device token>` header'],
+      ['AUTH_002', 'The device token is unknown or revoked, or its executor is switched off'],
+    ],
+  },
+  {
+    prefix: '/auth/v1/',
+    scope: ' among yours',
+    errors: ({ changes, access, confirm }) =>
+      access === 'public'
+        ? []
+        : [
+            ['AUTH_001', SIGNED_OUT_NOTE],
+            ...(changes ? [['AUTH_003', 'The `X-CSRF-Token` header is missing or not the session’s'] as [ErrorKey, string]] : []),
+            ...(confirm ? [['CONFIRM_REQUIRED', CONFIRM_NOTE] as [ErrorKey, string]] : []),
+          ],
+  },
+  {
+    prefix: '/merchant/v1/',
+    scope: ' among the merchant’s',
+    errors: ({ changes, confirm }) => [
+      ['AUTH_001', SIGNED_OUT_NOTE],
+      ['AUTH_003', `The person signed in is not a merchant’s${changes ? '; or the `X-CSRF-Token` header is missing or not the session’s' : ''}`],
+      ...(confirm ? [['CONFIRM_REQUIRED', CONFIRM_NOTE] as [ErrorKey, string]] : []),
+    ],
+  },
+];
+
+/** The API a route belongs to when it is not the merchant's, by its path. */
+function audienceOf(url: string | undefined) {
+  return url === undefined ? undefined : AUDIENCES.find((audience) => url.startsWith(audience.prefix));
+}
+
+/** The path parameters that name one object (`:id`, `:deviceId`, `:code`), each with what it names: `executor`, `device`. */
+function idParams(url: string): [string, string][] {
+  return [...url.matchAll(/([^/:]+)\/:(id|\w+Id|code)(?=\/|$)/g)].map(([, segment, param]) => [
+    param!,
+    param === 'id' || param === 'code' ? segment!.replace(/s$/, '').replaceAll('-', ' ') : param!.replace(/Id$/, ''),
+  ]);
+}
+
 /**
  * Every error a route can answer: its own (schema.errors) and those of its kind — a signed route's
- * authentication, a POST's body and Idempotency-Key, invalid input, the database away or the
- * service overloaded, and an internal error — each with its note.
+ * authentication, or that of the API it belongs to (AUDIENCES: who may call it, a confirmation
+ * for a risky one, NOT_FOUND for an object named in the path), a POST's body and
+ * Idempotency-Key, invalid input, the database away or the service overloaded, and an internal
+ * error — each with its note.
  */
-export function routeErrors(route: Pick<RouteOptions, 'method' | 'config' | 'schema'>): Map<ErrorKey, string> {
+export function routeErrors(route: Pick<RouteOptions, 'method' | 'url' | 'config' | 'schema'>): Map<ErrorKey, string> {
   const own = route.schema?.errors ?? {};
   const config = route.config ?? {};
+  const methods = [route.method].flat();
+  const changes = methods.some((method) => method !== 'GET' && method !== 'HEAD');
   const errors = new Map<ErrorKey, string>();
+  const never = new Set(Object.keys(own).filter((key) => own[key as ErrorKey] === false));
   const add = (key: ErrorKey, note?: string) => {
-    if (!errors.has(key)) errors.set(key, note ?? ERROR_NOTES[key] ?? ERRORS[key].message);
+    if (!errors.has(key) && !never.has(key)) errors.set(key, note ?? ERROR_NOTES[key] ?? ERRORS[key].message);
   };
-  for (const [key, note] of Object.entries(own) as [ErrorKey, string][]) add(key, note);
+  for (const [key, note] of Object.entries(own) as [ErrorKey, string | false][]) if (note !== false) add(key, note);
   if (config.signed) {
     add('AUTH_001');
     add('AUTH_002');
     add('AUTH_003');
   }
+  const audience = audienceOf(route.url);
+  if (audience) {
+    // A route's own note on an authentication code (two-factor required) adds to the API's.
+    for (const [key, note] of audience.errors({ changes, access: config.access, confirm: config.confirm })) {
+      if (never.has(key)) continue;
+      errors.set(key, errors.has(key) ? `${errors.get(key)}; or ${note[0]!.toLowerCase()}${note.slice(1)}` : note);
+    }
+    // An object named in the path that is not there (another's is not there either), unless the route says which code it answers.
+    const names = idParams(route.url!);
+    if (names.length > 0 && ![...errors.keys()].some((key) => HTTP_STATUS[key] === 404)) {
+      const missing = names.map(([param, what]) => `no ${what} with this \`${param}\`${audience.scope ?? ''}`).join(', or ');
+      add('NOT_FOUND', missing.replace(/^n/, 'N'));
+    }
+  }
   add(config.invalidCode ?? 'VALIDATION', config.invalidCode ? 'Invalid parameters: the message names the field' : undefined);
-  if ([route.method].flat().includes('POST')) {
+  if (changes) {
     add('PAYLOAD_TOO_LARGE');
     add('UNSUPPORTED_MEDIA_TYPE');
-    if (config.signed) add('CONFLICT');
+    if (config.signed && methods.includes('POST')) add('CONFLICT');
   }
   add(config.internalCode ?? 'SYS_001');
   add('UNAVAILABLE');
@@ -200,8 +318,9 @@ function errorResponse(errors: [ErrorKey, string][]) {
 
 /**
  * The document's view of a route (the swagger `transform`, run when the document is built, after
- * every onRoute hook has settled the route's config): a route that declares its errors gets one
- * response per error status, listing each code it can answer there with an example body; an
+ * every onRoute hook has settled the route's config): a route that declares its errors, and every
+ * route of the operator, executor, device, sign-in and merchant cabinet APIs (AUDIENCES), gets
+ * one response per error status, listing each code it can answer there with an example body; an
  * upload route shows the body it reads. The route's own schemas, which Fastify validates and
  * serialises with, are not touched.
  */
@@ -211,7 +330,7 @@ export function documentRoute({ schema, url, route }: { schema: FastifySchema; u
     schema = { ...schema, body: { content }, [BODY_MARK]: { required, description } } as FastifySchema;
   }
   if (schema && route.config?.signed && [route.method].flat().includes('POST') && !schema.headers) schema = { ...schema, headers: IDEMPOTENCY_HEADERS };
-  if (!schema?.errors) return { schema, url };
+  if (!schema?.errors && !audienceOf(url)) return { schema, url };
   const byStatus = new Map<number, [ErrorKey, string][]>();
   for (const [key, note] of routeErrors({ ...route, schema })) {
     const status = HTTP_STATUS[key];

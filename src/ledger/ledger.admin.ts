@@ -3,5 +3,16 @@ import { checkAndRecordLedger } from './ledger.service.js';
 
 /** `GET /admin/v1/ledger/check`: every invariant of the ledger, with what breaks named (the outcome is kept for /metrics). */
 export async function ledgerAdminRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
-  app.get('/ledger/check', { config: { access: 'support' }, schema: { tags: ['operator'] } }, async () => checkAndRecordLedger(ctx.db));
+  app.get(
+    '/ledger/check',
+    {
+      config: { access: 'support' },
+      schema: {
+        tags: ['operator'],
+        summary: 'Check every ledger invariant, naming what breaks',
+        description: 'Reads the whole ledger: `ok`, and each problem found. The outcome is kept for `/metrics` (the hourly job runs the same check).',
+      },
+    },
+    async () => checkAndRecordLedger(ctx.db),
+  );
 }

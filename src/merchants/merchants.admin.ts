@@ -12,24 +12,43 @@ const CreateMerchantBody = Type.Object({ name: Type.String({ minLength: 1, maxLe
 
 /** Operator API for merchants and their secrets (DESIGN.md "The operator side"). */
 export async function merchantAdminRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
-  app.post('/merchants', { config: { access: 'admin' }, schema: { tags, body: CreateMerchantBody } }, async (request, reply) => {
-    const { name } = request.body;
-    const merchant = await merchants.createMerchant(ctx, name);
-    await audit(ctx.db, request, 'merchant.create', 'merchant', merchant.id, null, { id: merchant.id, name });
-    return reply.status(201).send({ id: merchant.id, name: merchant.name, secret_key: merchant.secret_key, created_at: merchant.created_at });
-  });
+  app.post(
+    '/merchants',
+    { config: { access: 'admin' }, schema: { tags, summary: 'Create a merchant; its secret key is shown once', body: CreateMerchantBody } },
+    async (request, reply) => {
+      const { name } = request.body;
+      const merchant = await merchants.createMerchant(ctx, name);
+      await audit(ctx.db, request, 'merchant.create', 'merchant', merchant.id, null, { id: merchant.id, name });
+      return reply.status(201).send({ id: merchant.id, name: merchant.name, secret_key: merchant.secret_key, created_at: merchant.created_at });
+    },
+  );
 
-  app.get('/merchants', { config: { access: 'support' }, schema: { tags } }, async () => ({ merchants: await merchants.listMerchants(ctx) }));
+  app.get('/merchants', { config: { access: 'support' }, schema: { tags, summary: 'List merchants' } }, async () => ({
+    merchants: await merchants.listMerchants(ctx),
+  }));
 
-  app.get('/merchants/:id', { config: { access: 'support' }, schema: { tags, params: IdParams } }, async (request) => {
-    const merchant = await merchants.getMerchant(ctx, request.params.id);
-    const rows = await listMerchantTerminals(ctx.db, merchant.id);
-    return { ...merchant, terminals: rows.map((row) => toAdminTerminal(row)) };
-  });
+  app.get(
+    '/merchants/:id',
+    { config: { access: 'support' }, schema: { tags, summary: 'Get a merchant with its terminals', params: IdParams } },
+    async (request) => {
+      const merchant = await merchants.getMerchant(ctx, request.params.id);
+      const rows = await listMerchantTerminals(ctx.db, merchant.id);
+      return { ...merchant, terminals: rows.map((row) => toAdminTerminal(row)) };
+    },
+  );
 
   app.post(
     '/merchants/:id/secret-key/rotate',
-    { config: { access: 'admin', confirm: true }, schema: { tags, params: IdParams, body: RotateBody } },
+    {
+      config: { access: 'admin', confirm: true },
+      schema: {
+        tags,
+        summary: "Rotate a merchant's secret key: the new one is shown once; the old one signs for grace_seconds more",
+        description: 'Every terminal of the merchant signs with the new key; with `grace_seconds` 0 the old one stops at once.',
+        params: IdParams,
+        body: RotateBody,
+      },
+    },
     async (request) => {
       const grace = request.body.grace_seconds ?? 0;
       const rotated = await merchants.rotateSecret(ctx, request.params.id, grace);
@@ -40,7 +59,16 @@ export async function merchantAdminRoutes(app: RouteApp, ctx: AppContext): Promi
 
   app.post(
     '/merchants/:id/terminals',
-    { config: { access: 'admin' }, schema: { tags, params: IdParams, body: CreateTerminalBody, response: { 201: AdminTerminal } } },
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        summary: 'Create a terminal for a merchant; its API key is shown once',
+        params: IdParams,
+        body: CreateTerminalBody,
+        response: { 201: AdminTerminal },
+      },
+    },
     async (request, reply) => {
       const { terminal, apiKey } = await terminals.createTerminal(ctx, request.params.id, request.body);
       const view = toAdminTerminal(terminal);
@@ -49,8 +77,12 @@ export async function merchantAdminRoutes(app: RouteApp, ctx: AppContext): Promi
     },
   );
 
-  app.get('/merchants/:id/terminals', { config: { access: 'support' }, schema: { tags, params: IdParams } }, async (request) => {
-    await merchants.getMerchant(ctx, request.params.id);
-    return { terminals: (await listMerchantTerminals(ctx.db, request.params.id)).map((row) => toAdminTerminal(row)) };
-  });
+  app.get(
+    '/merchants/:id/terminals',
+    { config: { access: 'support' }, schema: { tags, summary: "A merchant's terminals", params: IdParams } },
+    async (request) => {
+      await merchants.getMerchant(ctx, request.params.id);
+      return { terminals: (await listMerchantTerminals(ctx.db, request.params.id)).map((row) => toAdminTerminal(row)) };
+    },
+  );
 }

@@ -30,6 +30,9 @@ const IdParams = Type.Object({ id: Type.String() });
 const Page = { limit: Type.Optional(Type.String()), offset: Type.Optional(Type.String()) };
 const CONFIRM = 'The person must have confirmed it is them in the last five minutes (`POST /auth/v1/confirm`), else `403 AUTH_004`.';
 const TWO_FACTOR = ' Needs two-factor turned on (`POST /auth/v1/two-factor/setup`), else `403 AUTH_003`.';
+/** What a route that needs two-factor adds to the cabinet's AUTH_003. */
+const NO_TWO_FACTOR = { AUTH_003: 'Two-factor is not on for the person (`data.two_factor_required`)' };
+const PAYMENT_NOT_FOUND = { PAY_006: 'No payment with this id among the merchant’s' };
 
 /** The merchant the signed-in person acts for (set by merchantSessionAuth). */
 function own(request: FastifyRequest): string {
@@ -101,6 +104,7 @@ export async function merchantCabinetRoutes(app: RouteApp, ctx: AppContext): Pro
         description: CONFIRM + TWO_FACTOR,
         params: IdParams,
         body: RotateBody,
+        errors: NO_TWO_FACTOR,
       },
     },
     async (request) => {
@@ -121,6 +125,7 @@ export async function merchantCabinetRoutes(app: RouteApp, ctx: AppContext): Pro
         summary: "Rotate the merchant's secret key: the new one is shown once; the old one signs for grace_seconds more",
         description: CONFIRM + TWO_FACTOR,
         body: RotateBody,
+        errors: NO_TWO_FACTOR,
       },
     },
     async (request) => {
@@ -168,7 +173,7 @@ export async function merchantCabinetRoutes(app: RouteApp, ctx: AppContext): Pro
     },
   );
 
-  app.get('/payments/:id', { schema: { tags, params: IdParams } }, async (request) => {
+  app.get('/payments/:id', { schema: { tags, summary: 'One of the merchant’s payments', params: IdParams, errors: PAYMENT_NOT_FOUND } }, async (request) => {
     const row = isUuid(request.params.id) ? await findPayment(ctx.db, request.params.id) : undefined;
     if (!row || row.merchant_id !== own(request)) throw new DomainError('PAY_006', `Payment ${request.params.id} not found`);
     return { ...toPayment(row, pageUrl), terminal_id: row.terminal_id, client_id: row.client_id, cancel_reason: row.cancel_reason };
@@ -182,6 +187,7 @@ export async function merchantCabinetRoutes(app: RouteApp, ctx: AppContext): Pro
         summary: "A payment's life as the merchant sees it: creation, hand-out, confirmations, receipts, disputes, status changes, webhooks",
         params: IdParams,
         response: { 200: PaymentTimeline },
+        errors: PAYMENT_NOT_FOUND,
       },
     },
     async (request) => merchantPaymentTimeline(ctx, request.params.id, own(request)),
@@ -192,6 +198,7 @@ export async function merchantCabinetRoutes(app: RouteApp, ctx: AppContext): Pro
     {
       schema: {
         tags,
+        summary: 'The merchant’s payouts, newest first, by status and creation time',
         querystring: Type.Object({ status: Type.Optional(Type.String()), from: Type.Optional(Type.String()), to: Type.Optional(Type.String()), ...Page }),
       },
     },
@@ -216,7 +223,7 @@ export async function merchantCabinetRoutes(app: RouteApp, ctx: AppContext): Pro
     },
   );
 
-  app.get('/withdrawals', { schema: { tags, querystring: Type.Object(Page) } }, async (request) => {
+  app.get('/withdrawals', { schema: { tags, summary: 'The merchant’s withdrawals, newest first', querystring: Type.Object(Page) } }, async (request) => {
     const { limit, offset } = parseListQuery(request.query, 'VALIDATION');
     const rows = await listWithdrawals(ctx, own(request), limit, offset);
     return { withdrawals: rows.map((row) => ({ ...toWithdrawal(row), terminal_id: row.terminal_id })), limit, offset };
@@ -236,6 +243,12 @@ export async function merchantCabinetRoutes(app: RouteApp, ctx: AppContext): Pro
           address: Type.String(),
           subtract_fee_from_amount: Type.Optional(Type.Boolean()),
         }),
+        errors: {
+          ...NO_TWO_FACTOR,
+          WDR_001:
+            'Invalid withdrawal: `terminal_id` not one of the merchant’s terminals, `amount` not above the fee when it is subtracted, `address` not a TRC-20 address, or a malformed `Idempotency-Key`',
+          WDR_002: 'Insufficient funds on the terminal (`data.available`, `data.required`)',
+        },
       },
     },
     async (request, reply) => {
@@ -258,6 +271,12 @@ export async function merchantCabinetRoutes(app: RouteApp, ctx: AppContext): Pro
         summary: 'Move USDT between two terminals of the merchant (as POST /v1/transfers)',
         description: CONFIRM + RETRY_SAFE,
         body: Type.Object({ from_terminal_id: Type.String(), to_terminal_id: Type.String(), amount: Type.Number() }),
+        errors: {
+          TRF_001:
+            'Invalid transfer: a terminal id that is not a UUID, the same terminal twice, an amount that is not positive, or a malformed `Idempotency-Key`',
+          TRF_002: 'A terminal is not one of the merchant’s (`data.terminal_id`)',
+          TRF_003: 'Insufficient funds on the source terminal (`data.available`)',
+        },
       },
     },
     async (request) => {

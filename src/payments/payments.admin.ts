@@ -50,17 +50,29 @@ export async function paymentAdminRoutes(app: RouteApp, ctx: AppContext): Promis
     },
   );
 
-  app.get('/payments/:id', { config: { access: 'support' }, schema: { tags, params: IdParams } }, async (request) => {
-    const row = isUuid(request.params.id) ? await findPayment(ctx.db, request.params.id) : undefined;
-    if (!row) throw new DomainError('PAY_006', `Payment ${request.params.id} not found`);
-    return {
-      ...toPayment(row, pageUrl),
-      merchant_id: row.merchant_id,
-      requisite_id: row.requisite_id,
-      client_id: row.client_id,
-      cancel_reason: row.cancel_reason,
-    };
-  });
+  app.get(
+    '/payments/:id',
+    {
+      config: { access: 'support' },
+      schema: {
+        tags,
+        summary: 'Get any payment, with its merchant, requisite and cancel reason',
+        params: IdParams,
+        errors: { PAY_006: 'No payment with this id' },
+      },
+    },
+    async (request) => {
+      const row = isUuid(request.params.id) ? await findPayment(ctx.db, request.params.id) : undefined;
+      if (!row) throw new DomainError('PAY_006', `Payment ${request.params.id} not found`);
+      return {
+        ...toPayment(row, pageUrl),
+        merchant_id: row.merchant_id,
+        requisite_id: row.requisite_id,
+        client_id: row.client_id,
+        cancel_reason: row.cancel_reason,
+      };
+    },
+  );
 
   app.get(
     '/payments/:id/timeline',
@@ -72,27 +84,42 @@ export async function paymentAdminRoutes(app: RouteApp, ctx: AppContext): Promis
         description: TIMELINE_DESCRIPTION,
         params: IdParams,
         response: { 200: PaymentTimeline },
+        errors: { PAY_006: 'No payment with this id' },
       },
     },
     async (request) => paymentTimeline(ctx, request.params.id),
   );
 
   /** Manual cancellation: "PENDING — timeout or manual cancellation — CANCELLED". */
-  app.post('/payments/:id/cancel', { config: { access: 'support' }, schema: { tags, params: IdParams } }, async (request) => {
-    const id = request.params.id;
-    const before = isUuid(id) ? await findPayment(ctx.db, id) : undefined;
-    if (!before) throw new DomainError('PAY_006', `Payment ${id} not found`);
-    const changed = await transaction(ctx.db, async (tx) => {
-      const result = await changePayment(tx, ctx, id, 'cancel', { reason: 'manual' });
-      if (result) {
-        await audit(tx, request, 'payment.cancel', 'payment', id, { status: result.from }, { status: result.to });
+  app.post(
+    '/payments/:id/cancel',
+    {
+      config: { access: 'support' },
+      schema: {
+        tags,
+        summary: 'Cancel a PENDING payment by hand: it becomes CANCELLED',
+        description:
+          'As when a payment times out: the hold on the executor’s deposit, if any, is released, and the merchant’s `payment.cancelled` webhook follows.',
+        params: IdParams,
+        errors: { PAY_006: 'No payment with this id', PAY_008: 'The payment is not PENDING (`data.status` is its status)' },
+      },
+    },
+    async (request) => {
+      const id = request.params.id;
+      const before = isUuid(id) ? await findPayment(ctx.db, id) : undefined;
+      if (!before) throw new DomainError('PAY_006', `Payment ${id} not found`);
+      const changed = await transaction(ctx.db, async (tx) => {
+        const result = await changePayment(tx, ctx, id, 'cancel', { reason: 'manual' });
+        if (result) {
+          await audit(tx, request, 'payment.cancel', 'payment', id, { status: result.from }, { status: result.to });
+        }
+        return result;
+      });
+      if (!changed) {
+        const current = await findPayment(ctx.db, id);
+        throw new DomainError('PAY_008', `Only a PENDING payment can be cancelled; this one is ${current?.status}`, { status: current?.status });
       }
-      return result;
-    });
-    if (!changed) {
-      const current = await findPayment(ctx.db, id);
-      throw new DomainError('PAY_008', `Only a PENDING payment can be cancelled; this one is ${current?.status}`, { status: current?.status });
-    }
-    return toPayment((await findPayment(ctx.db, id))!, pageUrl);
-  });
+      return toPayment((await findPayment(ctx.db, id))!, pageUrl);
+    },
+  );
 }

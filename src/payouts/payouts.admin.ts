@@ -10,6 +10,24 @@ import { actOnPayout } from './payouts.service.js';
 const tags = ['operator'];
 const IdParams = Type.Object({ id: Type.String() });
 const ReasonBody = Type.Object({ reason: Type.Optional(Type.String({ maxLength: 1000 })) });
+const NOT_FOUND = { PAYOUT_NOT_FOUND: 'No payout with this id' };
+
+/** Each of the operator's actions on a payout, as the reference shows it. */
+const ACTIONS = {
+  complete: {
+    summary: 'Complete a pending or processing payout by hand: its reserve is settled',
+    description:
+      'Moves money: an executor who took the payout is paid its reserve back with its reward; a payout nobody took leaves the terminal, its fee to revenue. The merchant’s `payout.completed` webhook follows.',
+  },
+  fail: {
+    summary: 'Fail a pending or processing payout: its reserve returns to the terminal',
+    description: 'The payout keeps `reason` as its failure reason; the merchant’s `payout.failed` webhook follows.',
+  },
+  cancel: {
+    summary: 'Cancel a pending or processing payout: its reserve returns to the terminal',
+    description: 'The payout keeps `reason` as its failure reason; the merchant’s `payout.cancelled` webhook follows.',
+  },
+};
 
 function adminView(row: Awaited<ReturnType<typeof findPayout>> & object) {
   return {
@@ -31,6 +49,7 @@ export async function payoutAdminRoutes(app: RouteApp, ctx: AppContext): Promise
       config: { access: 'support' },
       schema: {
         tags,
+        summary: 'List payouts, newest first, by status and merchant',
         querystring: Type.Object({
           status: Type.Optional(Type.String()),
           merchant_id: Type.Optional(Type.String()),
@@ -50,16 +69,32 @@ export async function payoutAdminRoutes(app: RouteApp, ctx: AppContext): Promise
     },
   );
 
-  app.get('/payouts/:id', { config: { access: 'support' }, schema: { tags, params: IdParams } }, async (request) => {
-    const row = /^[0-9a-f-]{36}$/i.test(request.params.id) ? await findPayout(ctx.db, request.params.id) : undefined;
-    if (!row) throw new DomainError('PAYOUT_NOT_FOUND', `Payout ${request.params.id} not found`);
-    return adminView(row);
-  });
+  app.get(
+    '/payouts/:id',
+    {
+      config: { access: 'support' },
+      schema: { tags, summary: 'Get a payout with its merchant, executor, reserve and proof', params: IdParams, errors: NOT_FOUND },
+    },
+    async (request) => {
+      const row = /^[0-9a-f-]{36}$/i.test(request.params.id) ? await findPayout(ctx.db, request.params.id) : undefined;
+      if (!row) throw new DomainError('PAYOUT_NOT_FOUND', `Payout ${request.params.id} not found`);
+      return adminView(row);
+    },
+  );
 
   for (const event of ['complete', 'fail', 'cancel'] as const satisfies readonly PayoutEvent[]) {
     app.post(
       `/payouts/:id/${event}`,
-      { config: { access: 'finance', confirm: event === 'complete' }, schema: { tags, params: IdParams, body: ReasonBody } },
+      {
+        config: { access: 'finance', confirm: event === 'complete' },
+        schema: {
+          tags,
+          ...ACTIONS[event],
+          params: IdParams,
+          body: ReasonBody,
+          errors: { ...NOT_FOUND, CONFLICT: 'The payout is no longer pending or processing (`data.status` is its status)' },
+        },
+      },
       async (request) => {
         const reason = request.body.reason;
         const after = await actOnPayout(

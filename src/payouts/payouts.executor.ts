@@ -9,33 +9,99 @@ import { actOnPayout } from './payouts.service.js';
 const tags = ['executor'];
 const IdParams = Type.Object({ id: Type.String() });
 const FailBody = Type.Object({ reason: Type.String({ minLength: 1, maxLength: 1000 }) });
+const NOT_FOUND = { PAYOUT_NOT_FOUND: 'No payout with this id' };
+/** A payout that is not (or no longer) the executor's to act on. */
+const NOT_YOURS =
+  'The payout is not processing and taken by you (`data.status` is its status): another executor took it, or the operator completed, failed or cancelled it';
 
 /** The executor's side of payouts: see what is available, take one, report completed or failed. */
 export async function payoutExecutorRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
-  app.get('/payouts', { schema: { tags } }, async (request) => ({
+  app.get('/payouts', { schema: { tags, summary: 'Payouts you can take (oldest first), and those you have taken' } }, async (request) => ({
     available: (await listAvailablePayouts(ctx.db, 100)).map(toAvailablePayout),
     taken: (await listExecutorPayouts(ctx.db, request.executor!.id)).map(toTakenPayout),
   }));
 
   /** Exactly one executor gets a payout, even when several take it at once (guarded on pending). */
-  app.post('/payouts/:id/take', { schema: { tags, params: IdParams } }, async (request) =>
-    toTakenPayout(await actOnPayout(ctx, request.params.id, 'take', { executorId: request.executor!.id })),
+  app.post(
+    '/payouts/:id/take',
+    {
+      schema: {
+        tags,
+        summary: 'Take a pending payout: it becomes processing, yours to pay',
+        description:
+          'Exactly one executor gets a payout, even when several take it at once: the others get `409 CONFLICT`. You see the recipient’s details once you have it.',
+        params: IdParams,
+        errors: {
+          ...NOT_FOUND,
+          CONFLICT: 'The payout is no longer pending (`data.status` is its status): another executor took it, or a provider executes it',
+        },
+      },
+    },
+    async (request) => toTakenPayout(await actOnPayout(ctx, request.params.id, 'take', { executorId: request.executor!.id })),
   );
 
   /** Completed, with the proof of the transfer (a png/jpg/webp/heic/pdf, multipart field `proof`). */
-  app.post('/payouts/:id/complete', { config: { upload: RECEIPT_FILES }, schema: { tags, params: IdParams } }, async (request) => {
-    const upload = await request.readUpload();
-    if (!upload.file) throw new DomainError('VALIDATION', 'Attach the proof of the transfer as a file (multipart field proof)');
-    try {
-      return toTakenPayout(await actOnPayout(ctx, request.params.id, 'complete', { requireExecutor: request.executor!.id, proofKey: upload.file.key }));
-    } catch (err) {
-      await ctx.files.discard(upload.file.key, 'a payout completion that failed');
-      throw err;
-    }
-  });
+  app.post(
+    '/payouts/:id/complete',
+    {
+      config: { upload: RECEIPT_FILES },
+      schema: {
+        tags,
+        summary: 'Report a payout you took as paid, with the proof of the transfer',
+        description:
+          'Moves money: the payout becomes completed and its reserve is credited to your deposit with your reward. The proof is a file (png, jpg/jpeg, webp, heic or pdf, up to 10 MB, judged by its content) in a multipart/form-data body.',
+        params: IdParams,
+        consumes: ['multipart/form-data'],
+        documentedBody: {
+          required: true,
+          description: 'multipart/form-data with the proof of the transfer',
+          content: {
+            'multipart/form-data': {
+              schema: Type.Object({
+                proof: Type.String({
+                  contentMediaType: 'application/octet-stream',
+                  description: 'the proof file (also accepted as `receipt`, `attachment` or `file`)',
+                }),
+              }),
+            },
+          },
+        },
+        errors: {
+          ...NOT_FOUND,
+          CONFLICT: NOT_YOURS,
+          VALIDATION: 'No proof file attached, or invalid parameters (the message names the field)',
+          PAY_002: 'The file came in another field, or more than one file was sent',
+          PAY_009: 'The proof file is larger than 10 MB',
+          PAY_010: 'The proof is not a png, jpg/jpeg, webp, heic or pdf file',
+        },
+      },
+    },
+    async (request) => {
+      const upload = await request.readUpload();
+      if (!upload.file) throw new DomainError('VALIDATION', 'Attach the proof of the transfer as a file (multipart field proof)');
+      try {
+        return toTakenPayout(await actOnPayout(ctx, request.params.id, 'complete', { requireExecutor: request.executor!.id, proofKey: upload.file.key }));
+      } catch (err) {
+        await ctx.files.discard(upload.file.key, 'a payout completion that failed');
+        throw err;
+      }
+    },
+  );
 
-  app.post('/payouts/:id/fail', { schema: { tags, params: IdParams, body: FailBody } }, async (request) => {
-    const { reason } = request.body;
-    return toTakenPayout(await actOnPayout(ctx, request.params.id, 'fail', { requireExecutor: request.executor!.id, reason }));
-  });
+  app.post(
+    '/payouts/:id/fail',
+    {
+      schema: {
+        tags,
+        summary: 'Report a payout you took as failed, with the reason: its reserve returns to the merchant',
+        params: IdParams,
+        body: FailBody,
+        errors: { ...NOT_FOUND, CONFLICT: NOT_YOURS },
+      },
+    },
+    async (request) => {
+      const { reason } = request.body;
+      return toTakenPayout(await actOnPayout(ctx, request.params.id, 'fail', { requireExecutor: request.executor!.id, reason }));
+    },
+  );
 }

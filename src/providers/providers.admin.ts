@@ -43,31 +43,71 @@ function view(ctx: AppContext, provider: ProviderRow) {
 
 /** Operator API for upstream providers and the terminals' routes (DESIGN.md operator table). */
 export async function providerAdminRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
-  app.post('/providers', { config: { access: 'admin' }, schema: { tags, body: CreateBody } }, async (request, reply) => {
-    const provider = await createProvider(ctx, request.body);
-    await audit(ctx.db, request, 'provider.create', 'provider', provider.id, null, { name: provider.name, kind: provider.kind, base_url: provider.base_url });
-    const { id, name, kind } = provider;
-    return reply.status(201).send({ id, name, kind, callback_url: callbackUrl(ctx, id) });
-  });
+  app.post(
+    '/providers',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        summary: 'Add an upstream provider (a service speaking the Kassir merchant API); answers its callback URL',
+        body: CreateBody,
+        errors: { VALIDATION: 'Invalid parameters: the message names the field (`kind` not `kassir`, `base_url` not an absolute http(s) URL)' },
+      },
+    },
+    async (request, reply) => {
+      const provider = await createProvider(ctx, request.body);
+      await audit(ctx.db, request, 'provider.create', 'provider', provider.id, null, { name: provider.name, kind: provider.kind, base_url: provider.base_url });
+      const { id, name, kind } = provider;
+      return reply.status(201).send({ id, name, kind, callback_url: callbackUrl(ctx, id) });
+    },
+  );
 
-  app.get('/providers', { config: { access: 'support' }, schema: { tags } }, async () => ({
-    providers: (await listProviders(ctx.db)).map((p) => view(ctx, p)),
-  }));
+  app.get(
+    '/providers',
+    { config: { access: 'support' }, schema: { tags, summary: 'List providers with their callback URL and circuit breaker' } },
+    async () => ({
+      providers: (await listProviders(ctx.db)).map((p) => view(ctx, p)),
+    }),
+  );
 
-  app.patch('/providers/:id', { config: { access: 'admin' }, schema: { tags, params: IdParams, body: UpdateBody } }, async (request) => {
-    const { before, after } = await updateProvider(ctx, request.params.id, request.body);
-    await audit(ctx.db, request, 'provider.update', 'provider', after.id, view(ctx, before), view(ctx, after));
-    return view(ctx, after);
-  });
+  app.patch(
+    '/providers/:id',
+    { config: { access: 'admin' }, schema: { tags, summary: 'Change a provider: name, address, keys, on or off', params: IdParams, body: UpdateBody } },
+    async (request) => {
+      const { before, after } = await updateProvider(ctx, request.params.id, request.body);
+      await audit(ctx.db, request, 'provider.update', 'provider', after.id, view(ctx, before), view(ctx, after));
+      return view(ctx, after);
+    },
+  );
 
-  app.get('/terminals/:id/routes', { config: { access: 'support' }, schema: { tags, params: IdParams } }, async (request) => {
-    await getTerminal(ctx, request.params.id);
-    return (await terminalRoutes(ctx.db, request.params.id)).map(routeView);
-  });
+  app.get(
+    '/terminals/:id/routes',
+    {
+      config: { access: 'support' },
+      schema: { tags, summary: "A terminal's routes, in order: executors or a provider, for which currencies and methods", params: IdParams },
+    },
+    async (request) => {
+      await getTerminal(ctx, request.params.id);
+      return (await terminalRoutes(ctx.db, request.params.id)).map(routeView);
+    },
+  );
 
   app.put(
     '/terminals/:id/routes',
-    { config: { access: 'admin' }, schema: { tags, params: IdParams, body: Type.Array(Route, { maxItems: 20 }) } },
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        summary: "Replace a terminal's routes",
+        description:
+          'Each route is `{"executors": true}` or `{"provider_id": …}`, optionally only for some `currencies` and `methods` (`PAYOUT` for payouts). A payment or payout tries the routes that serve it in this order; with none, the executors serve everything.',
+        params: IdParams,
+        body: Type.Array(Route, { maxItems: 20 }),
+        errors: {
+          VALIDATION: 'Invalid parameters: the message names the route (neither executors nor a provider, an unknown provider, currency or method)',
+        },
+      },
+    },
     async (request) => {
       await getTerminal(ctx, request.params.id);
       const before = (await terminalRoutes(ctx.db, request.params.id)).map(routeView);

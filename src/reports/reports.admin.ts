@@ -21,6 +21,7 @@ export async function reportAdminRoutes(app: RouteApp, ctx: AppContext): Promise
           summary: route.summary,
           description: REPORT_DESCRIPTION,
           querystring: ReportQuery,
+          errors: { NOT_FOUND: 'No merchant with this `merchant_id`, or no executor with this `executor_id`' },
           produces: ['application/json', 'text/csv'],
           response: { 200: { content: { 'application/json': { schema: route.response }, 'text/csv': { schema: Type.String() } } } },
         },

@@ -16,8 +16,13 @@ const RateBody = Type.Object({ rate: Type.Number() });
 
 /** Operator API for terminals: settings, keys, balance adjustments and the terminal's own rates. */
 export async function terminalAdminRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
-  app.get('/terminals/:id', { config: { access: 'support' }, schema: { tags, params: IdParams, response: { 200: AdminTerminal } } }, async (request) =>
-    toAdminTerminal(await service.getTerminal(ctx, request.params.id)),
+  app.get(
+    '/terminals/:id',
+    {
+      config: { access: 'support' },
+      schema: { tags, summary: 'Get a terminal with its balances, fees and settings', params: IdParams, response: { 200: AdminTerminal } },
+    },
+    async (request) => toAdminTerminal(await service.getTerminal(ctx, request.params.id)),
   );
 
   app.get(
@@ -36,7 +41,18 @@ export async function terminalAdminRoutes(app: RouteApp, ctx: AppContext): Promi
 
   app.patch(
     '/terminals/:id',
-    { config: { access: 'admin' }, schema: { tags, params: IdParams, body: UpdateTerminalBody, response: { 200: AdminTerminal } } },
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        summary: 'Change a terminal: name, on or off, fees, return URL',
+        description: 'A terminal switched off answers requests signed with its API key with `403 AUTH_003`.',
+        params: IdParams,
+        body: UpdateTerminalBody,
+        response: { 200: AdminTerminal },
+        errors: { VALIDATION: 'Invalid parameters: the message names the field (a fee out of range, `return_url` not an absolute http(s) URL)' },
+      },
+    },
     async (request) => {
       const { before, after } = await service.updateTerminal(ctx, request.params.id, request.body);
       await audit(ctx.db, request, 'terminal.update', 'terminal', after.id, toAdminTerminal(before), toAdminTerminal(after));
@@ -46,7 +62,15 @@ export async function terminalAdminRoutes(app: RouteApp, ctx: AppContext): Promi
 
   app.post(
     '/terminals/:id/api-key/rotate',
-    { config: { access: 'admin', confirm: true }, schema: { tags, params: IdParams, body: RotateBody } },
+    {
+      config: { access: 'admin', confirm: true },
+      schema: {
+        tags,
+        summary: "Rotate a terminal's API key: the new key is shown once; the old one works for grace_seconds more",
+        params: IdParams,
+        body: RotateBody,
+      },
+    },
     async (request) => {
       const grace = request.body.grace_seconds ?? 0;
       const rotated = await service.rotateApiKey(ctx, request.params.id, grace);
@@ -57,7 +81,18 @@ export async function terminalAdminRoutes(app: RouteApp, ctx: AppContext): Promi
 
   app.post(
     '/terminals/:id/adjustments',
-    { config: { access: 'finance', confirm: true }, schema: { tags, params: IdParams, body: AdjustmentBody } },
+    {
+      config: { access: 'finance', confirm: true },
+      schema: {
+        tags,
+        summary: "Credit or debit a terminal's available balance by hand, with a reason",
+        description:
+          'Moves money: one posting between the terminal and the system adjustments account, with `reason` as its memo, in the audit log. A debit may not take the available balance below zero.',
+        params: IdParams,
+        body: AdjustmentBody,
+        errors: { VALIDATION: 'Invalid parameters: `amount` zero or not a USDT amount, or a debit larger than the available balance (`data.available`)' },
+      },
+    },
     async (request, reply) => {
       const body = request.body;
       const before = await service.getTerminal(ctx, request.params.id);
@@ -75,30 +110,65 @@ export async function terminalAdminRoutes(app: RouteApp, ctx: AppContext): Promi
     },
   );
 
-  app.get('/terminals/:id/rates', { config: { access: 'support' }, schema: { tags, params: IdParams } }, async (request) => {
-    await service.getTerminal(ctx, request.params.id);
-    const own = await rates.listTerminalRates(ctx.db, request.params.id);
-    return { rates: own.map((r) => ({ currency: r.currency, rate: Number(r.rate), updated_at: r.updated_at })) };
-  });
+  app.get(
+    '/terminals/:id/rates',
+    {
+      config: { access: 'support' },
+      schema: { tags, summary: "A terminal's own USDT rates (they take precedence over the currency's rate)", params: IdParams },
+    },
+    async (request) => {
+      await service.getTerminal(ctx, request.params.id);
+      const own = await rates.listTerminalRates(ctx.db, request.params.id);
+      return { rates: own.map((r) => ({ currency: r.currency, rate: Number(r.rate), updated_at: r.updated_at })) };
+    },
+  );
 
-  app.put('/terminals/:id/rates/:currency', { config: { access: 'admin' }, schema: { tags, params: RateParams, body: RateBody } }, async (request) => {
-    await service.getTerminal(ctx, request.params.id);
-    const currency = parseCurrency(request.params.currency);
-    const rate = parseRate(request.body.rate);
-    const row = await transaction(ctx.db, async (tx) => {
-      const saved = await rates.upsertTerminalRate(tx, request.params.id, currency, rate);
-      await audit(tx, request, 'terminal.set_rate', 'terminal', request.params.id, null, { currency, rate });
-      return saved;
-    });
-    return { terminal_id: request.params.id, currency: row.currency, rate: Number(row.rate), updated_at: row.updated_at };
-  });
+  app.put(
+    '/terminals/:id/rates/:currency',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        summary: 'Set a terminal’s own USDT rate for a currency',
+        params: RateParams,
+        body: RateBody,
+        errors: { VALIDATION: 'Not a currency Kassir prices, or the rate is not a positive number' },
+      },
+    },
+    async (request) => {
+      await service.getTerminal(ctx, request.params.id);
+      const currency = parseCurrency(request.params.currency);
+      const rate = parseRate(request.body.rate);
+      const row = await transaction(ctx.db, async (tx) => {
+        const saved = await rates.upsertTerminalRate(tx, request.params.id, currency, rate);
+        await audit(tx, request, 'terminal.set_rate', 'terminal', request.params.id, null, { currency, rate });
+        return saved;
+      });
+      return { terminal_id: request.params.id, currency: row.currency, rate: Number(row.rate), updated_at: row.updated_at };
+    },
+  );
 
-  app.delete('/terminals/:id/rates/:currency', { config: { access: 'admin' }, schema: { tags, params: RateParams } }, async (request, reply) => {
-    const currency = parseCurrency(request.params.currency);
-    if (!(await rates.deleteTerminalRate(ctx.db, request.params.id, currency))) {
-      throw new DomainError('NOT_FOUND', `Terminal ${request.params.id} has no own ${currency} rate`);
-    }
-    await audit(ctx.db, request, 'terminal.remove_rate', 'terminal', request.params.id, { currency }, null);
-    return reply.status(204).send();
-  });
+  app.delete(
+    '/terminals/:id/rates/:currency',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        summary: 'Remove a terminal’s own rate: the currency’s rate applies again',
+        params: RateParams,
+        errors: {
+          NOT_FOUND: 'The terminal has no rate of its own in this currency (or there is no such terminal)',
+          VALIDATION: 'Not a currency Kassir prices',
+        },
+      },
+    },
+    async (request, reply) => {
+      const currency = parseCurrency(request.params.currency);
+      if (!(await rates.deleteTerminalRate(ctx.db, request.params.id, currency))) {
+        throw new DomainError('NOT_FOUND', `Terminal ${request.params.id} has no own ${currency} rate`);
+      }
+      await audit(ctx.db, request, 'terminal.remove_rate', 'terminal', request.params.id, { currency }, null);
+      return reply.status(204).send();
+    },
+  );
 }

@@ -16,6 +16,7 @@ export async function webhookAdminRoutes(app: RouteApp, ctx: AppContext): Promis
       config: { access: 'support' },
       schema: {
         tags,
+        summary: 'The webhook delivery log, newest first, by resource and status',
         querystring: Type.Object({
           resource_id: Type.Optional(Type.String()),
           status: Type.Optional(Type.String()),
@@ -31,15 +32,26 @@ export async function webhookAdminRoutes(app: RouteApp, ctx: AppContext): Promis
     },
   );
 
-  app.get('/webhooks/:id', { config: { access: 'support' }, schema: { tags, params: IdParams } }, async (request) => getWebhookEvent(ctx, request.params.id));
+  app.get(
+    '/webhooks/:id',
+    { config: { access: 'support' }, schema: { tags, summary: 'One delivery: the request sent and each attempt with its answer', params: IdParams } },
+    async (request) => getWebhookEvent(ctx, request.params.id),
+  );
 
   /** Sends a delivered or failed event again, now (same event id, so the merchant can deduplicate). */
-  app.post('/webhooks/:id/resend', { config: { access: 'support' }, schema: { tags, params: IdParams } }, async (request, reply) => {
-    const event = await transaction(ctx.db, async (tx) => {
-      const row = await resendWebhookEvent(tx, request.params.id);
-      await audit(tx, request, 'webhook.resend', 'webhook_event', row.id, { status: row.status }, { status: 'pending' });
-      return row;
-    });
-    return reply.status(202).send({ id: event.id, status: 'pending' });
-  });
+  app.post(
+    '/webhooks/:id/resend',
+    {
+      config: { access: 'support' },
+      schema: { tags, summary: 'Send a delivery again now, delivered or failed (same event id, so the merchant can deduplicate)', params: IdParams },
+    },
+    async (request, reply) => {
+      const event = await transaction(ctx.db, async (tx) => {
+        const row = await resendWebhookEvent(tx, request.params.id);
+        await audit(tx, request, 'webhook.resend', 'webhook_event', row.id, { status: row.status }, { status: 'pending' });
+        return row;
+      });
+      return reply.status(202).send({ id: event.id, status: 'pending' });
+    },
+  );
 }

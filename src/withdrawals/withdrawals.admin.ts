@@ -12,6 +12,7 @@ const tags = ['operator'];
 const IdParams = Type.Object({ id: Type.String() });
 const CompleteBody = Type.Object({ tx_hash: Type.String({ pattern: '^(0x)?[0-9a-fA-F]{64}$', description: 'the transaction hash of the transfer sent' }) });
 const FailBody = Type.Object({ reason: Type.Optional(Type.String({ maxLength: 1000 })) });
+const NOT_FOUND = { WDR_003: 'No withdrawal with this id' };
 
 function adminView(row: WithdrawalRow) {
   return {
@@ -45,6 +46,7 @@ export async function withdrawalAdminRoutes(app: RouteApp, ctx: AppContext): Pro
       config: { access: 'support' },
       schema: {
         tags,
+        summary: "Merchants' and executors' withdrawals, newest first, by status, owner and executor",
         querystring: Type.Object({
           status: Type.Optional(Type.String()),
           owner: Type.Optional(Type.String({ description: "merchant: merchants' withdrawals only; executor: executors' withdrawals of their deposits only" })),
@@ -67,13 +69,33 @@ export async function withdrawalAdminRoutes(app: RouteApp, ctx: AppContext): Pro
     },
   );
 
-  app.get('/withdrawals/:id', { config: { access: 'support' }, schema: { tags, params: IdParams } }, async (request) =>
-    adminView(await load(ctx, request.params.id)),
+  app.get(
+    '/withdrawals/:id',
+    {
+      config: { access: 'support' },
+      schema: { tags, summary: 'Get a withdrawal with its owner, amounts, adapter and transaction', params: IdParams, errors: NOT_FOUND },
+    },
+    async (request) => adminView(await load(ctx, request.params.id)),
   );
 
   app.post(
     '/withdrawals/:id/complete',
-    { config: { access: 'finance', confirm: true }, schema: { tags, params: IdParams, body: CompleteBody } },
+    {
+      config: { access: 'finance', confirm: true },
+      schema: {
+        tags,
+        summary: 'Record a manual withdrawal as sent, with its transaction hash: its reserve is settled',
+        description:
+          'For the manual adapter: the operator sent the USDT from the custody wallet. Moves money: the reserve leaves the balance, the fee to revenue.',
+        params: IdParams,
+        body: CompleteBody,
+        errors: {
+          ...NOT_FOUND,
+          CONFLICT:
+            'The withdrawal is sent by the Tron adapter (it completes when the chain confirms it), is no longer pending or processing, or the transaction is recorded for another withdrawal',
+        },
+      },
+    },
     async (request) => {
       const before = await load(ctx, request.params.id);
       if (before.adapter !== 'manual')
@@ -90,24 +112,38 @@ export async function withdrawalAdminRoutes(app: RouteApp, ctx: AppContext): Pro
     },
   );
 
-  app.post('/withdrawals/:id/fail', { config: { access: 'finance' }, schema: { tags, params: IdParams, body: FailBody } }, async (request) => {
-    const before = await load(ctx, request.params.id);
-    if (before.adapter !== 'manual' && before.tx_hash) {
-      throw new DomainError(
-        'CONFLICT',
-        `A transaction (${before.tx_hash}) was already signed for this withdrawal; it fails on its own if the chain rejects it`,
-      );
-    }
-    const reason = request.body.reason ?? 'failed by the operator';
-    const after = await transaction(ctx.db, async (tx) => {
-      const done = await changeWithdrawal(tx, before.id, { event: 'fail', reason });
-      if (!done)
-        throw new DomainError('CONFLICT', 'Only a pending or processing withdrawal with nothing signed for it can be failed by hand', {
-          status: before.status,
-        });
-      await audit(tx, request, 'withdrawal.fail', 'withdrawal', before.id, { status: before.status }, { status: done.status, reason });
-      return done;
-    });
-    return adminView(after);
-  });
+  app.post(
+    '/withdrawals/:id/fail',
+    {
+      config: { access: 'finance' },
+      schema: {
+        tags,
+        summary: 'Fail a withdrawal: its reserve returns to the balance it came from',
+        description: 'An automatic (Tron) withdrawal only before anything was signed for it: once signed, it fails on its own if the chain rejects it.',
+        params: IdParams,
+        body: FailBody,
+        errors: { ...NOT_FOUND, CONFLICT: 'The withdrawal is no longer pending or processing, or a transaction was already signed for it' },
+      },
+    },
+    async (request) => {
+      const before = await load(ctx, request.params.id);
+      if (before.adapter !== 'manual' && before.tx_hash) {
+        throw new DomainError(
+          'CONFLICT',
+          `A transaction (${before.tx_hash}) was already signed for this withdrawal; it fails on its own if the chain rejects it`,
+        );
+      }
+      const reason = request.body.reason ?? 'failed by the operator';
+      const after = await transaction(ctx.db, async (tx) => {
+        const done = await changeWithdrawal(tx, before.id, { event: 'fail', reason });
+        if (!done)
+          throw new DomainError('CONFLICT', 'Only a pending or processing withdrawal with nothing signed for it can be failed by hand', {
+            status: before.status,
+          });
+        await audit(tx, request, 'withdrawal.fail', 'withdrawal', before.id, { status: before.status }, { status: done.status, reason });
+        return done;
+      });
+      return adminView(after);
+    },
+  );
 }

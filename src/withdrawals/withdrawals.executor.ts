@@ -25,6 +25,11 @@ export async function withdrawalExecutorRoutes(app: RouteApp, ctx: AppContext): 
         description:
           'Send an `Idempotency-Key` header (1–255 printable characters) to make retries safe: a repeat answers 200 with the withdrawal the first request made. From the cabinet (a session) the executor must have confirmed it is them in the last five minutes (`POST /auth/v1/confirm`), else `403 AUTH_004`.',
         body: CreateBody,
+        errors: {
+          WDR_001: 'Invalid withdrawal: `amount` not a positive USDT amount, `address` not a TRC-20 address, or a malformed `Idempotency-Key`',
+          WDR_002: 'Insufficient funds: your available balance is less than `amount` (`data.available`, `data.required`); the credit line cannot be withdrawn',
+          CONFLICT: 'The `Idempotency-Key` was used for another withdrawal (another amount or address): use a new key (`data.withdrawal_id`)',
+        },
       },
     },
     async (request, reply) => {
@@ -44,6 +49,7 @@ export async function withdrawalExecutorRoutes(app: RouteApp, ctx: AppContext): 
         tags,
         summary: "The executor's withdrawals, newest first",
         querystring: Type.Object({ limit: Type.Optional(Type.String()), offset: Type.Optional(Type.String()) }),
+        errors: { WDR_001: '`limit` or `offset` out of range' },
       },
     },
     async (request) => {
@@ -52,7 +58,16 @@ export async function withdrawalExecutorRoutes(app: RouteApp, ctx: AppContext): 
     },
   );
 
-  app.get('/withdrawals/:id', { schema: { tags, summary: 'One of its withdrawals', params: Type.Object({ id: Type.String() }) } }, async (request) =>
-    toWithdrawal(await getExecutorWithdrawal(ctx, request.executor!.id, request.params.id)),
+  app.get(
+    '/withdrawals/:id',
+    {
+      schema: {
+        tags,
+        summary: 'One of its withdrawals',
+        params: Type.Object({ id: Type.String() }),
+        errors: { WDR_003: 'No withdrawal with this id among yours' },
+      },
+    },
+    async (request) => toWithdrawal(await getExecutorWithdrawal(ctx, request.executor!.id, request.params.id)),
   );
 }
