@@ -128,7 +128,9 @@ function expectError(res: LightMyRequestResponse, status: number, code: string):
   expect({ status: res.statusCode, body: res.json() }).toMatchObject({ status, body: { error: code } });
   expect(res.headers['content-type']).toMatch(/^application\/json/);
   const body = res.json() as { error: string; message: string };
-  expect(Object.keys(body).sort()).toEqual(['error', 'message']);
+  // A signature that does not match also says what was to be signed (data.signed_url), nothing else does.
+  const signedUrl = code === 'AUTH_002' && 'data' in body;
+  expect(Object.keys(body).sort()).toEqual(signedUrl ? ['data', 'error', 'message'] : ['error', 'message']);
   expect(typeof body.message).toBe('string');
   expect(body.message.length).toBeGreaterThan(0);
   return body;
@@ -190,6 +192,7 @@ describe('AUTH_002: unknown key or bad signature', () => {
       { method: 'POST', url: '/v1/payments', body },
     );
     expectError(res, 401, 'AUTH_002');
+    expect(res.json().message).toMatch(/^Unknown API key/);
   });
 
   it('a signature that is not the HMAC at all → 401 AUTH_002', async () => {
@@ -238,6 +241,10 @@ describe('AUTH_002: unknown key or bad signature', () => {
     const body = JSON.stringify(paymentBody());
     const res = await sendSigned(merchant, { method: 'POST', url: '/v1/payments', body }, { url: signedUrl });
     expectError(res, 401, 'AUTH_002');
+    // The answer spells out what was to be signed (never the secret), so the caller sees the URL it got wrong.
+    expect(res.json().data).toEqual({ signed_method: 'POST', signed_url: `${BASE}/v1/payments` });
+    expect(res.json().message).toContain(`"${BASE}/v1/payments"`);
+    expect(res.body).not.toContain(merchant.secretKey);
   });
 
   it('a signature made for another method → 401 AUTH_002', async () => {

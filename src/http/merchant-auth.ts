@@ -25,7 +25,11 @@ export function merchantAuth(app: FastifyInstance, ctx: AppContext): void {
       throw new DomainError('AUTH_001', 'Send the X-Identity (API key) and X-Signature headers');
     }
     const identity = await findIdentity(ctx, apiKey);
-    if (!identity) throw new DomainError('AUTH_002');
+    if (!identity)
+      throw new DomainError(
+        'AUTH_002',
+        'Unknown API key: X-Identity must be the API key of one of your terminals (a rotated key stops at the end of its grace period)',
+      );
     request.merchant = identity;
     request.signer = new BodySigner(identity.secrets, request.method, ctx.config.publicBaseUrl + request.url);
   });
@@ -49,7 +53,8 @@ export function merchantAuth(app: FastifyInstance, ctx: AppContext): void {
       return;
     }
     const signature = request.headers['x-signature'] as string;
-    if (!request.signer?.matches(signature)) throw new DomainError('AUTH_002');
+    if (!request.signer) throw new DomainError('AUTH_002');
+    if (!request.signer.matches(signature)) throw request.signer.mismatch();
     if (!request.merchant?.terminalActive) throw new DomainError('AUTH_003');
   });
 }

@@ -56,7 +56,7 @@ export async function readUpload(request: FastifyRequest, store: FileStore, poli
     // The spec's signature covers "the whole multipart body including boundaries and file content".
     if (!request.signer?.matches(String(request.headers['x-signature'] ?? ''))) {
       await cleanup();
-      throw new DomainError('AUTH_002');
+      throw request.signer ? request.signer.mismatch() : new DomainError('AUTH_002');
     }
     if (!request.merchant?.terminalActive) {
       await cleanup();

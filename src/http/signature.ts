@@ -1,5 +1,6 @@
 import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
 import { Transform, type TransformCallback } from 'node:stream';
+import { DomainError } from '../errors.js';
 import { constantTimeEqual } from '../lib/crypto.js';
 
 /**
@@ -16,7 +17,12 @@ export class BodySigner {
   private readonly request: Hash;
   private requestDigest: Buffer | undefined;
 
-  constructor(secrets: string[], method: string, url: string) {
+  constructor(
+    secrets: string[],
+    private readonly method: string,
+    /** The URL signed: PUBLIC_BASE_URL + the path and query as sent. */
+    private readonly url: string,
+  ) {
     this.hmacs = secrets.map((secret) => createHmac('sha1', secret).update(method.toUpperCase() + url));
     this.request = createHash('sha256').update(`${method.toUpperCase()} ${url}\n`);
   }
@@ -39,6 +45,19 @@ export class BodySigner {
     // Every candidate is compared, so the time taken does not tell which secret matched.
     for (const digest of this.digests) ok = constantTimeEqual(digest, signature.trim()) || ok;
     return ok;
+  }
+
+  /**
+   * The answer to a request whose API key is known but whose signature does not match: what was
+   * expected to be signed, spelled out (never the secret), since a wrong host or port in the URL —
+   * a service behind a proxy, `localhost` against `127.0.0.1` — is the usual cause.
+   */
+  mismatch(): DomainError {
+    return new DomainError(
+      'AUTH_002',
+      `The signature does not match: X-Signature must be base64(HMAC-SHA1(Secret Key, ${this.method.toUpperCase()} + "${this.url}" + the body bytes)); the URL starts with this service's PUBLIC_BASE_URL whatever address the request was sent to`,
+      { signed_method: this.method.toUpperCase(), signed_url: this.url },
+    );
   }
 
   /** A pass-through stream that feeds every body byte into the signature. */
