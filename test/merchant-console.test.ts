@@ -141,6 +141,9 @@ describe('the merchant cabinet', () => {
     await page.getByRole('navigation').getByRole('link', { name: 'API keys' }).click();
     await page.getByRole('button', { name: /^Rotate API key/ }).click();
     await page.getByText('Shown once: copy it now').waitFor();
+    // Where signatures are checked: the page spells out the URL a request signs.
+    await page.getByText('Requests are signed over this address').waitFor();
+    await page.getByText(`${origin}/v1/payments`, { exact: true }).waitFor();
     const fresh = ((await page.getByText(/^tk_/).textContent()) ?? '').trim();
     expect((await signed(service.app, { ...merchant, apiKey: fresh }, 'GET', '/v1/balance', undefined, origin)).statusCode).toBe(200);
     expect((await merchantCall('GET', '/v1/balance')).statusCode).toBe(200);

@@ -308,6 +308,17 @@ export function MerchantKeys() {
           </Button>
         </Group>
       </Card>
+      {me.data && (
+        <Card withBorder>
+          <Text fw={600}>{t('merchant.signedUrl')}</Text>
+          <Text size="xs" c="dimmed">
+            {t('merchant.signedUrlHint')}
+          </Text>
+          <Code block mt="xs">
+            {`${me.data.api_base_url.replace(/\/+$/, '')}/v1/payments`}
+          </Code>
+        </Card>
+      )}
       <Text size="sm">
         <Anchor href="/docs">{t('merchant.docs')}</Anchor>
       </Text>
