@@ -147,6 +147,8 @@ describe('the merchant cabinet API', () => {
     expect(statement.entries[0]).toMatchObject({ account: 'available', kind: 'transfer' });
     expect(Number(statement.entries[0].amount)).toBe(12.5);
     expect(statement.entries.filter((e: { kind: string }) => e.kind === 'transfer')).toHaveLength(1);
+    const audited = await adminOk<{ total: number }>(app, 'GET', `/audit?action=transfer.create&object_id=${mine.terminalId}`);
+    expect(audited.total).toBe(1);
     const badKey = await as(session, 'POST', '/merchant/v1/transfers', move, { 'idempotency-key': 'two words' });
     expect([badKey.statusCode, badKey.json().error]).toEqual([400, 'TRF_001']);
     const foreignTerminal = await as(session, 'POST', '/merchant/v1/transfers', { ...move, to_terminal_id: theirs.terminalId });

@@ -282,7 +282,8 @@ export async function merchantCabinetRoutes(app: RouteApp, ctx: AppContext): Pro
     async (request) => {
       const done = await transfer(ctx, own(request), request.body, cabinetRequest(request, 'TRF_001'));
       const answer = { success: true, from_terminal_id: done.from, to_terminal_id: done.to, amount: toNumber(done.amount)!, currency: 'USDT' };
-      await audit(ctx.db, request, 'transfer.create', 'terminal', done.from, null, answer);
+      // A repeat (same Idempotency-Key) moved nothing: the first one is in the audit log already.
+      if (!done.repeated) await audit(ctx.db, request, 'transfer.create', 'terminal', done.from, null, answer);
       return answer;
     },
   );

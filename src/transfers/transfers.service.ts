@@ -28,7 +28,7 @@ export async function transfer(
   merchantId: string,
   input: TransferInput,
   idempotencyRequest?: string,
-): Promise<{ from: string; to: string; amount: Decimal }> {
+): Promise<{ from: string; to: string; amount: Decimal; repeated: boolean }> {
   const { from_terminal_id: from, to_terminal_id: to } = input;
   if (typeof from !== 'string' || !isUuid(from)) throw new DomainError('TRF_001', 'from_terminal_id must be a terminal id (UUID)');
   if (typeof to !== 'string' || !isUuid(to)) throw new DomainError('TRF_001', 'to_terminal_id must be a terminal id (UUID)');
@@ -62,7 +62,7 @@ export async function transfer(
   } catch (err) {
     // The same request (by its Idempotency-Key) was done by an earlier attempt: done, once.
     if (idempotencyRequest && isIdempotencyRequestTaken(err)) {
-      return { from, to, amount };
+      return { from, to, amount, repeated: true };
     }
     if (isInsufficientFunds(err)) {
       const source = await findMerchantTerminal(ctx.db, merchantId, from);
@@ -70,5 +70,5 @@ export async function transfer(
     }
     throw err;
   }
-  return { from, to, amount };
+  return { from, to, amount, repeated: false };
 }
