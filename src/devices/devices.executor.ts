@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import type { AppContext, RouteApp } from '../context.js';
 import { parseListQuery } from '../lib/pagination.js';
+import { LinkMessageBody, linkMessageErrors } from './devices.schemas.js';
 import * as devices from './devices.service.js';
 
 const tags = ['executor'];
@@ -74,16 +75,8 @@ export async function deviceExecutorRoutes(app: RouteApp, ctx: AppContext): Prom
         description:
           'Moves money as a matched message would have: the payment becomes COMPLETED and the merchant’s terminal is credited. The payment must be on one of your requisites, for the amount the message reports.',
         params: IdParams,
-        body: Type.Object({ payment_id: Type.String({ format: 'uuid' }) }),
-        errors: {
-          NOT_FOUND: 'No message with this id among yours',
-          PAY_006: 'No payment with this `payment_id`',
-          PAY_008: 'The payment is not PENDING (`data.status` is its status)',
-          VALIDATION:
-            'Invalid parameters: the message names the field; or the payment is not on a requisite of the executor whose phone sent the message, on another requisite than the message names, or for another amount',
-          CONFLICT:
-            'The message does not wait for a person (only unmatched, ambiguous or unreadable ones are linked), or its notification was linked or set aside already',
-        },
+        body: LinkMessageBody,
+        errors: linkMessageErrors('No message with this id among yours'),
       },
     },
     async (request) => devices.toMessage(await devices.linkMessage(ctx, request.executor!.id, request.params.id, request.body.payment_id)),
