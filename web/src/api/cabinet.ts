@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { del, get, patch, post, put } from './client';
+import { useIdempotencyKey } from './idempotency';
 
 // The executor's cabinet: every hook on the executor API (/executor/v1), which takes the
 // executor's own session as it takes the executor's token.
@@ -209,9 +210,12 @@ export function useMyWithdrawals() {
 /** Ask to withdraw USDT from the deposit; the key makes a retried request (a dropped connection) harmless. */
 export function useRequestWithdrawal() {
   const client = useQueryClient();
+  const key = useIdempotencyKey();
   return useMutation({
-    mutationFn: (input: { amount: number; address: string; key: string }) =>
-      post<MyWithdrawal>('/executor/v1/withdrawals', { amount: input.amount, address: input.address }, { 'idempotency-key': input.key }),
-    onSuccess: () => client.invalidateQueries({ queryKey: ['cabinet'] }),
+    mutationFn: (input: { amount: number; address: string }) => post<MyWithdrawal>('/executor/v1/withdrawals', input, key.headers()),
+    onSuccess: () => {
+      key.renew();
+      return client.invalidateQueries({ queryKey: ['cabinet'] });
+    },
   });
 }

@@ -1,11 +1,15 @@
-import { useCallback, useState } from 'react';
+import { useRef } from 'react';
 
 /**
- * One Idempotency-Key per intended money move: a form sends the same key until the move succeeds,
- * so a retry after a lost answer is done once, and the next move gets a new key (`renew`).
+ * One Idempotency-Key per intended money move, kept by the mutation hook that sends it: the same
+ * key until the move succeeds, so a retry after a lost answer is done once, then a new one.
  */
-export function useIdempotencyKey(): [key: string, renew: () => void] {
-  const [key, setKey] = useState(() => crypto.randomUUID());
-  const renew = useCallback(() => setKey(crypto.randomUUID()), []);
-  return [key, renew];
+export function useIdempotencyKey(): { headers(): Record<string, string>; renew(): void } {
+  const key = useRef<string>(crypto.randomUUID());
+  return {
+    headers: () => ({ 'idempotency-key': key.current }),
+    renew: () => {
+      key.current = crypto.randomUUID();
+    },
+  };
 }

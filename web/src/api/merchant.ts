@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { get, post } from './client';
+import { useIdempotencyKey } from './idempotency';
 
 // The merchant cabinet: every hook on the merchant's own API (/merchant/v1), under the person's
 // session; the shared screens (payments, webhooks) read their API from the area (api/area.tsx).
@@ -69,19 +70,25 @@ export function useMerchantWithdrawals() {
 /** Money moves (a withdrawal, a transfer between terminals): balances and lists are read again after. */
 export function useMerchantWithdraw() {
   const client = useQueryClient();
+  const key = useIdempotencyKey();
   return useMutation({
-    mutationFn: ({ key, ...input }: { terminal_id: string; amount: number; address: string; key: string }) =>
-      post<MerchantWithdrawal>('/merchant/v1/withdrawals', input, { 'idempotency-key': key }),
-    onSuccess: () => client.invalidateQueries({ queryKey: ['merchant'] }),
+    mutationFn: (input: { terminal_id: string; amount: number; address: string }) => post<MerchantWithdrawal>('/merchant/v1/withdrawals', input, key.headers()),
+    onSuccess: () => {
+      key.renew();
+      return client.invalidateQueries({ queryKey: ['merchant'] });
+    },
   });
 }
 
 export function useMerchantTransfer() {
   const client = useQueryClient();
+  const key = useIdempotencyKey();
   return useMutation({
-    mutationFn: ({ key, ...input }: { from_terminal_id: string; to_terminal_id: string; amount: number; key: string }) =>
-      post('/merchant/v1/transfers', input, { 'idempotency-key': key }),
-    onSuccess: () => client.invalidateQueries({ queryKey: ['merchant'] }),
+    mutationFn: (input: { from_terminal_id: string; to_terminal_id: string; amount: number }) => post('/merchant/v1/transfers', input, key.headers()),
+    onSuccess: () => {
+      key.renew();
+      return client.invalidateQueries({ queryKey: ['merchant'] });
+    },
   });
 }
 

@@ -1,7 +1,6 @@
 import { Badge, Button, Card, Code, Group, NumberInput, Stack, Text, Title } from '@mantine/core';
 import { useState } from 'react';
 import { type StatementEntry, useMyBalance, useMyStatement, useMyWithdrawals, useRequestWithdrawal } from '../../api/cabinet';
-import { useIdempotencyKey } from '../../api/idempotency';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { Money } from '../../components/Money';
 import { isTronAddress, TronAddressInput } from '../../components/TronAddressInput';
@@ -55,21 +54,12 @@ function WithdrawForm({ available }: { available: number | undefined }) {
   const request = useRequestWithdrawal();
   const [amount, setAmount] = useState<string | number>('');
   const [address, setAddress] = useState('');
-  const [key, renewKey] = useIdempotencyKey();
   return (
     <Card withBorder padding="sm">
       <form
         onSubmit={(event) => {
           event.preventDefault();
-          request.mutate(
-            { amount: Number(amount), address: address.trim(), key },
-            {
-              onSuccess: () => {
-                setAmount('');
-                renewKey();
-              },
-            },
-          );
+          request.mutate({ amount: Number(amount), address: address.trim() }, { onSuccess: () => setAmount('') });
         }}
       >
         <Stack gap="xs">

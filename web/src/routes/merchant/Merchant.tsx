@@ -1,6 +1,5 @@
 import { Alert, Anchor, Badge, Button, Card, Code, Group, NumberInput, Select, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { useState } from 'react';
-import { useIdempotencyKey } from '../../api/idempotency';
 import {
   type MerchantTerminal,
   useMerchantMe,
@@ -35,17 +34,12 @@ function TransferForm({ terminals }: { terminals: MerchantTerminal[] }) {
   const [from, setFrom] = useState<string | null>(null);
   const [to, setTo] = useState<string | null>(null);
   const [amount, setAmount] = useState<string | number>('');
-  const [key, renewKey] = useIdempotencyKey();
-  const done = () => {
-    setAmount('');
-    renewKey();
-  };
   return (
     <Card withBorder>
       <form
         onSubmit={(event) => {
           event.preventDefault();
-          if (from && to) transfer.mutate({ from_terminal_id: from, to_terminal_id: to, amount: Number(amount), key }, { onSuccess: done });
+          if (from && to) transfer.mutate({ from_terminal_id: from, to_terminal_id: to, amount: Number(amount) }, { onSuccess: () => setAmount('') });
         }}
       >
         <Stack gap="xs">
@@ -74,17 +68,12 @@ function WithdrawForm({ terminals }: { terminals: MerchantTerminal[] }) {
   const [amount, setAmount] = useState<string | number>('');
   const [address, setAddress] = useState('');
   const fee = terminals.find((x) => x.id === terminal)?.withdrawal_fee;
-  const [key, renewKey] = useIdempotencyKey();
-  const done = () => {
-    setAmount('');
-    renewKey();
-  };
   return (
     <Card withBorder>
       <form
         onSubmit={(event) => {
           event.preventDefault();
-          if (terminal) withdraw.mutate({ terminal_id: terminal, amount: Number(amount), address: address.trim(), key }, { onSuccess: done });
+          if (terminal) withdraw.mutate({ terminal_id: terminal, amount: Number(amount), address: address.trim() }, { onSuccess: () => setAmount('') });
         }}
       >
         <Stack gap="xs">
