@@ -38,7 +38,9 @@
  * BENCH_CEILING_POOL_SIZE (the ceiling's pool; default the service's, like for like),
  * BENCH_ONLY (overload: only (a), (b) and (e)), BENCH_OVERLOAD (0 skips (e)), BENCH_OVERLOAD_FACTOR (2),
  * BENCH_OVERLOAD_CONNECTIONS (500), BENCH_NOTIFY_RATE (50), BENCH_EXECUTORS (100: the executors the requisites are spread over),
- * BENCH_TRACK_ALL (with BENCH_PG_STATS, 1: also count the statements inside functions, e.g. each step of payment_create_window).
+ * BENCH_TRACK_ALL (with BENCH_PG_STATS, 1: also count the statements inside functions, e.g. each step of payment_create_window),
+ * BENCH_ALONE (1: also measure (b) against a second instance that sends every create alone,
+ * KASSIR_CREATE_BATCH_SIZE=1, in the same turns as (a) and (b): what taking creates together gives).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -76,6 +78,7 @@ const ROUNDS = Math.max(envInt('BENCH_ROUNDS', 2), 1);
 const ONLY = process.env.BENCH_ONLY || undefined;
 if (ONLY !== undefined && ONLY !== 'overload') throw new Error(`BENCH_ONLY takes "overload", got "${ONLY}"`);
 const OVERLOAD = ONLY === 'overload' || process.env.BENCH_OVERLOAD !== '0';
+const ALONE = process.env.BENCH_ALONE === '1';
 const OVERLOAD_FACTOR = Number(process.env.BENCH_OVERLOAD_FACTOR || 2);
 if (!(OVERLOAD_FACTOR > 0)) throw new Error(`BENCH_OVERLOAD_FACTOR must be a positive number, got "${process.env.BENCH_OVERLOAD_FACTOR}"`);
 const OVERLOAD_CONNECTIONS = Math.max(envInt('BENCH_OVERLOAD_CONNECTIONS', 500), 1);
@@ -941,22 +944,38 @@ async function main(): Promise<void> {
   };
   const A_NAME = '(a) raw ceiling (SELECT FOR UPDATE + UPDATE + INSERT)';
   const B_NAME = '(b) signed POST /v1/payments';
+  const U_NAME = '(b1) signed POST /v1/payments, each create alone (KASSIR_CREATE_BATCH_SIZE=1)';
+  // BENCH_ALONE: a second instance sending every create alone; no jobs (the first runs them).
+  let alone: Child | undefined;
+  let aloneUrl = '';
+  if (ALONE) {
+    const alonePort = await freePort();
+    alone = startService({ PORT: String(alonePort), KASSIR_CREATE_BATCH_SIZE: '1', KASSIR_WORKER: 'false' });
+    await waitReady(`http://127.0.0.1:${alonePort}/healthz`, alone, 'the instance sending creates alone');
+    aloneUrl = `http://127.0.0.1:${alonePort}/v1/payments`;
+  }
   await settle(db);
   progress('(a) raw ceiling: warm-up');
   await load('warm-up', ceilingUrl, WARMUP, ceilingSetup);
   progress('(b) signed POST /v1/payments: warm-up');
   await load('warm-up', createUrl, WARMUP, createSetup, { onResponse: countFailures });
+  if (alone) {
+    progress('(b1) each create alone: warm-up');
+    await load('warm-up', aloneUrl, WARMUP, createSetup, { onResponse: countFailures });
+  }
   // The neighbours' load on a shared machine drifts within seconds: (a) and (b) take turns in
-  // slices, a b b a b a a b …, so that a drift weighs on both alike, and each figure is merged
-  // from its slices.
-  const slices: { a: Figure[]; b: Figure[] } = { a: [], b: [] };
-  const order = Array.from({ length: ROUNDS }, (_, round) => (round % 2 === 0 ? ['a', 'b'] : ['b', 'a']) as ('a' | 'b')[]).flat();
+  // slices, a b b a b a a b … (a b b1 b1 b a … with BENCH_ALONE), so that a drift weighs on all
+  // alike, and each figure is merged from its slices.
+  const slices: { a: Figure[]; b: Figure[]; u: Figure[] } = { a: [], b: [], u: [] };
+  const turn: ('a' | 'b' | 'u')[] = alone ? ['a', 'b', 'u'] : ['a', 'b'];
+  const order = Array.from({ length: ROUNDS }, (_, round) => (round % 2 === 0 ? turn : [...turn].reverse())).flat();
   const sliceSeconds = SECONDS / ROUNDS;
   let logBytes = 0;
+  const names = { a: A_NAME, b: B_NAME, u: U_NAME };
   for (const [i, which] of order.entries()) {
-    const label = `${which === 'a' ? A_NAME : B_NAME}, slice ${slices[which].length + 1}/${ROUNDS}`;
+    const label = `${names[which]}, slice ${slices[which].length + 1}/${ROUNDS}`;
     // Enough for the fastest create rate seen on these machines, with room to spare.
-    if (which === 'b') prepareCreates(Math.ceil(sliceSeconds * 4000));
+    if (which !== 'a') prepareCreates(Math.ceil(sliceSeconds * 4000));
     progress(`${label}: measuring`);
     await resetStats(db);
     const startedUs = process.hrtime.bigint() / 1000n;
@@ -964,7 +983,9 @@ async function main(): Promise<void> {
     const slice =
       which === 'a'
         ? await load(label, ceilingUrl, sliceSeconds, ceilingSetup, { serverPid: ceiling.proc.pid })
-        : await load(label, createUrl, sliceSeconds, createSetup, { onResponse: countFailures, serverPid: service.proc.pid });
+        : which === 'b'
+          ? await load(label, createUrl, sliceSeconds, createSetup, { onResponse: countFailures, serverPid: service.proc.pid })
+          : await load(label, aloneUrl, sliceSeconds, createSetup, { onResponse: countFailures, serverPid: alone!.proc.pid });
     // CLOCK_MONOTONIC microseconds, the clock of V8's CPU profiles: to look at one slice alone in them.
     if (CPU_PROF) progress(`  profile window of slice ${i + 1}: ${startedUs}..${process.hrtime.bigint() / 1000n}`);
     if (which === 'b') {
@@ -977,9 +998,12 @@ async function main(): Promise<void> {
   }
   const a = merge(A_NAME, slices.a);
   const b = merge(B_NAME, slices.b);
+  const u = alone ? merge(U_NAME, slices.u) : undefined;
+  await stopChild(alone);
   const logPerRequest = logBytes / b.total;
   progress(show(a));
   progress(show(b));
+  if (u) progress(show(u));
   if (failures.size > 0) progress(`(b) failures: ${[...failures].map(([k, n]) => `${k} × ${n}`).join(', ')}`);
 
   const notifyUrlEndpoint = `${base}/executor/v1/notifications`;
@@ -1165,6 +1189,12 @@ async function main(): Promise<void> {
     show(a),
     show(b),
   ];
+  if (u) {
+    lines.push(show(u));
+    lines.push(
+      `(b) vs (b1): creates together ${(b.rps / u.rps).toFixed(2)}× the requests/s of creates alone; alone/ceiling ratio ${(u.rps / a.rps).toFixed(2)}`,
+    );
+  }
   if (c) {
     lines.push(show(c));
     lines.push(`(c) completions: ${completions} in ${c.duration.toFixed(1)} s = ${(completions / c.duration).toFixed(0)} completions/s`);

@@ -19,6 +19,8 @@ export interface Config {
   sameAmountLimit: number;
   /** Connections of this instance's PostgreSQL pool (the API and the job worker share it). */
   dbPoolSize: number;
+  /** Payment creates sent together in one statement at most under load (src/payments/create-batches.ts); 1: each alone. */
+  createBatchSize: number;
   webhookAllowPrivate: boolean;
   expirySweepSeconds: number;
   /** First retry delay of a failed webhook; doubles per attempt (with jitter), capped at 2 h. */
@@ -105,6 +107,8 @@ export const DEFAULT_SHARED_BUFFERS = '512MB';
  * connection and its jobs (4 at most) share the pool, hence at least 6.
  */
 export const DEFAULT_DB_POOL_SIZE = 8;
+/** Creates in one statement at most (docs/performance.md "Creates taken together"). */
+export const DEFAULT_CREATE_BATCH_SIZE = 16;
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): number {
   const raw = env[name];
@@ -231,6 +235,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     confirmVerifySeconds: integer(env, 'CONFIRM_VERIFY_SECONDS', 1800, 1),
     sameAmountLimit: integer(env, 'SAME_AMOUNT_LIMIT', 3, 1),
     dbPoolSize: integer(env, 'KASSIR_DB_POOL_SIZE', DEFAULT_DB_POOL_SIZE, 6),
+    createBatchSize: integer(env, 'KASSIR_CREATE_BATCH_SIZE', DEFAULT_CREATE_BATCH_SIZE, 1),
     webhookAllowPrivate: boolean(env, 'WEBHOOK_ALLOW_PRIVATE', false),
     expirySweepSeconds: integer(env, 'KASSIR_EXPIRY_SWEEP_SECONDS', 5, 1),
     webhookRetryBaseMs: integer(env, 'KASSIR_WEBHOOK_RETRY_BASE_MS', 30_000, 1),

@@ -7,6 +7,7 @@ import type { Logger } from './lib/logger.js';
 import type { IdentityCache } from './merchants/identity.cache.js';
 import type { MerchantIdentity } from './merchants/identity.service.js';
 import type { ServiceMetrics } from './observability/metrics.js';
+import type { CreateBatches } from './payments/create-batches.js';
 import type { RefusalLog } from './payments/refusals.js';
 import type { FileStore } from './receipts/store.js';
 
@@ -24,6 +25,8 @@ export interface AppContext {
   files: FileStore;
   /** Payment creates refused for want of capacity (lost demand), written in the background. */
   refusals: RefusalLog;
+  /** The executors' cascade of payment creates, taken together under load. */
+  creates: CreateBatches;
   /**
    * This instance's metrics (its own Prometheus registry, served at /metrics). Features count
    * through the small `Metrics` interface it implements (src/observability/metrics.ts).

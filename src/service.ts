@@ -13,6 +13,7 @@ import type { Logger } from './lib/logger.js';
 import { IdentityCache } from './merchants/identity.cache.js';
 import type { MerchantIdentity } from './merchants/identity.service.js';
 import { ServiceMetrics } from './observability/metrics.js';
+import { CreateBatches } from './payments/create-batches.js';
 import { RefusalLog } from './payments/refusals.js';
 import { LocalFileStore, S3FileStore } from './receipts/store.js';
 import { loadAdminToken, loadSecretBox } from './settings.js';
@@ -59,7 +60,13 @@ export async function startService(
     await identities.start(databaseUrl);
     const refusals = new RefusalLog(db, log);
     const metrics = new ServiceMetrics({ runWorker: config.runWorker });
-    const ctx: AppContext = { config, db, log, box, adminTokenHash: adminToken.hash, identities, files, refusals, metrics };
+    // Half the pool at most for batches of creates: the rest serves every other request and the worker.
+    const creates = new CreateBatches(db, log, metrics, {
+      maxItems: config.createBatchSize,
+      maxInFlight: Math.max(1, Math.floor(config.dbPoolSize / 2)),
+      sameAmountLimit: config.sameAmountLimit,
+    });
+    const ctx: AppContext = { config, db, log, box, adminTokenHash: adminToken.hash, identities, files, refusals, creates, metrics };
     app = await buildApp(ctx);
     if (config.runWorker) {
       worker = await startWorker(ctx, databaseUrl);

@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { payinHold } from '../src/ledger/credit.js';
-import { CASCADE_WINDOW, type CascadeMode, insertPaymentWithCascade, type NewPayment } from '../src/payments/payments.repo.js';
+import { CASCADE_WINDOW, type CascadeMode, insertPaymentWithCascade, insertWindowBatch, type NewPayment } from '../src/payments/payments.repo.js';
 import { createMerchant, type MerchantCredentials, startTestService, type TestService, uniqueExtId } from './helpers.js';
 
 let service: TestService;
@@ -170,8 +170,11 @@ async function layOut(c: Case): Promise<void> {
   }
 }
 
-/** The requisite (its value, `fit-<index>`) `mode` chooses for the request on the case's pool, or null; nothing is kept. */
-async function choice(c: Case, mode: CascadeMode): Promise<string | null> {
+/**
+ * The requisite (its value, `fit-<index>`) `mode` chooses for the request on the case's pool, or
+ * null; nothing is kept. `batch` is the window as a batch of creates sends it (migration 034).
+ */
+async function choice(c: Case, mode: CascadeMode | 'batch'): Promise<string | null> {
   await session.query('BEGIN');
   try {
     await layOut(c);
@@ -196,7 +199,8 @@ async function choice(c: Case, mode: CascadeMode): Promise<string | null> {
       bank: c.request.bank,
       candidates: [{ currency: 'RUB', country: c.request.country, payerAmount: c.request.payerAmount }],
     };
-    const { payment: created } = await insertPaymentWithCascade(session, payment, mode, 1000);
+    const { payment: created } =
+      mode === 'batch' ? (await insertWindowBatch(session, [payment], 1000))[0]! : await insertPaymentWithCascade(session, payment, mode, 1000);
     // The requisite's value names its place in the generated pool.
     return created ? created.req_value : null;
   } finally {
@@ -205,7 +209,7 @@ async function choice(c: Case, mode: CascadeMode): Promise<string | null> {
 }
 
 describe('the requisite-fit rule', { timeout: 120_000 }, () => {
-  it('payment_create_window (migrations 010, 017, 019) and the cascade statement choose the same requisite on the same pool', async () => {
+  it('payment_create_window (migrations 010, 017, 019, 034), alone and in a batch, and the cascade statement choose the same requisite on the same pool', async () => {
     expect(CASCADE_WINDOW).toBeGreaterThanOrEqual(25); // the window covers every generated pool
     let chosen = 0;
     await fc.assert(
@@ -213,6 +217,7 @@ describe('the requisite-fit rule', { timeout: 120_000 }, () => {
         const byWindow = await choice(c, 'window');
         const byStatement = await choice(c, 'all');
         expect(byWindow).toBe(byStatement);
+        expect(await choice(c, 'batch')).toBe(byWindow);
         if (byWindow) chosen++;
       }),
       { numRuns: 500 },

@@ -6,6 +6,13 @@ import { withTimeout } from './timeout.js';
 /** Why a payment left PENDING (or PROCESSING) unpaid: a closed set, so a label never takes free text. */
 export type CancelReason = 'expired' | 'transfer_not_found' | 'manual' | 'provider' | 'other';
 
+/**
+ * How the executors' cascade of a payment create went to the database (src/payments/create-batches.ts):
+ * alone, nothing else queuing; together, in a statement of several; again, alone once more
+ * after its batch could not take it without waiting, or failed.
+ */
+export type CreateSending = 'alone' | 'together' | 'again';
+
 /** What became of one webhook delivery attempt. */
 export type WebhookOutcome = 'delivered' | 'retrying' | 'failed';
 
@@ -17,6 +24,8 @@ export type WebhookOutcome = 'delivered' | 'retrying' | 'failed';
 export interface Metrics {
   /** A payment was created (its insert committed). */
   paymentCreated(payment: { method: string; terminalId: string }): void;
+  /** `creates` cascades of payment creates were sent to the database `how`; `together` once per statement. */
+  createsSent(how: CreateSending, creates: number): void;
   /** A payment reached COMPLETED or COMPLETED_APPEAL: from PENDING/PROCESSING (`transfer`) or by a dispute's approval. */
   paymentCompleted(payment: { method: string; terminalId: string; via: 'transfer' | 'dispute'; ageSeconds: number }): void;
   /** A payment left PENDING or PROCESSING unpaid (CANCELLED). */
@@ -49,6 +58,8 @@ export class ServiceMetrics implements Metrics {
   private readonly httpRequests: Counter<'route' | 'method' | 'status'>;
   private readonly httpDuration: Histogram<'route' | 'method'>;
   private readonly created: Counter<'method' | 'terminal'>;
+  private readonly createsSentTotal: Counter<'how'>;
+  private readonly createBatches: Counter<string>;
   private readonly completed: Counter<'method' | 'terminal' | 'via'>;
   private readonly cancelled: Counter<'method' | 'terminal' | 'reason'>;
   private readonly completion: Histogram<'method'>;
@@ -90,6 +101,17 @@ export class ServiceMetrics implements Metrics {
       name: 'kassir_payments_created_total',
       help: 'Payments created (requisites handed out), by method and terminal id',
       labelNames: ['method', 'terminal'],
+      registers,
+    });
+    this.createsSentTotal = new Counter({
+      name: 'kassir_payment_creates_sent_total',
+      help: "Payment creates sent to the executors' cascade, by how (alone; together: in a batch of several; again: alone after their batch could not take them)",
+      labelNames: ['how'],
+      registers,
+    });
+    this.createBatches = new Counter({
+      name: 'kassir_payment_create_batches_total',
+      help: 'Statements that sent several payment creates together (their creates: kassir_payment_creates_sent_total{how="together"})',
       registers,
     });
     this.completed = new Counter({
@@ -178,6 +200,11 @@ export class ServiceMetrics implements Metrics {
 
   paymentCreated(payment: { method: string; terminalId: string }): void {
     this.created.inc({ method: payment.method, terminal: payment.terminalId });
+  }
+
+  createsSent(how: CreateSending, creates: number): void {
+    this.createsSentTotal.inc({ how }, creates);
+    if (how === 'together') this.createBatches.inc();
   }
 
   paymentCompleted(payment: { method: string; terminalId: string; via: 'transfer' | 'dispute'; ageSeconds: number }): void {

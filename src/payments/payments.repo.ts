@@ -329,12 +329,7 @@ export const CASCADE_WINDOW = 100;
  *
  * The payment is undefined when a rule failed (see `facts`) or no requisite fits in this mode.
  */
-export async function insertPaymentWithCascade(
-  db: Db,
-  p: NewPayment,
-  mode: CascadeMode,
-  sameAmountLimit: number,
-): Promise<{ facts: CreationFacts; payment: PaymentView | undefined }> {
+export async function insertPaymentWithCascade(db: Db, p: NewPayment, mode: CascadeMode, sameAmountLimit: number): Promise<CascadeOutcome> {
   try {
     return await runCascade(db, p, mode, sameAmountLimit);
   } catch (err) {
@@ -342,12 +337,7 @@ export async function insertPaymentWithCascade(
   }
 }
 
-async function runCascade(
-  db: Db,
-  p: NewPayment,
-  mode: CascadeMode,
-  sameAmountLimit: number,
-): Promise<{ facts: CreationFacts; payment: PaymentView | undefined }> {
+async function runCascade(db: Db, p: NewPayment, mode: CascadeMode, sameAmountLimit: number): Promise<CascadeOutcome> {
   if (mode === 'window') {
     if (p.candidates.length !== 1 || p.types.length !== 1) throw new Error('the window cascade takes one candidate of one type');
     // payment_create_window (migration 010): its steps each read a snapshot of their own, so
@@ -355,7 +345,7 @@ async function runCascade(
     const c = p.candidates[0]!;
     const { rows } = await queryPrepared<CascadeRow>(
       db,
-      'SELECT * FROM payment_create_window($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)',
+      'SELECT * FROM payment_create_window($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, true)',
       [c.currency, c.country, p.types[0], c.payerAmount, ...cascadeParams(p, sameAmountLimit), CASCADE_WINDOW],
     );
     return cascadeResult(rows[0]!, p);
@@ -371,7 +361,61 @@ async function runCascade(
 }
 
 /** A cascade's one row: the creation facts and, when `created`, the payment. */
-type CascadeRow = PaymentView & CreationFacts & { created: boolean };
+type CascadeRow = PaymentView & CreationFacts & { created: boolean; busy?: boolean };
+
+/** What a `window` cascade came to: the facts and the payment (see insertPaymentWithCascade). */
+export type CascadeOutcome = { facts: CreationFacts; payment: PaymentView | undefined };
+
+/**
+ * `window` cascades of several payments in one statement and one transaction:
+ * payment_create_windows (migration 034), each create as insertPaymentWithCascade's `window`
+ * would do it, except that none waits for a lock: a create that would have waited for its
+ * terminal-and-amount lock comes back `busy` (undefined here), with nothing done, for the caller
+ * to run on its own; a requisite whose executor's balance row another transaction holds is passed
+ * over. Each payment is one candidate of one type (the `window` mode). Throws when the statement
+ * failed, which rolled back every create in it.
+ */
+export async function insertWindowBatch(db: Db, payments: NewPayment[], sameAmountLimit: number): Promise<(CascadeOutcome | undefined)[]> {
+  const column = <T>(pick: (p: NewPayment, c: Candidate) => T): T[] => payments.map((p) => pick(p, p.candidates[0]!));
+  for (const p of payments) {
+    if (p.candidates.length !== 1 || p.types.length !== 1) throw new Error('the window cascade takes one candidate of one type');
+  }
+  const { rows } = await queryPrepared<CascadeRow & { item: number }>(
+    db,
+    `SELECT * FROM payment_create_windows($1::text[], $2::text[], $3::text[], $4::numeric[], $5::text[], $6::text[], $7::uuid[], $8::uuid[],
+       $9::text[], $10::numeric[], $11::text[], $12::numeric[], $13::numeric[], $14::boolean[], $15::text[], $16::text[], $17::text[],
+       $18::text[], $19::integer[], $20, $21::numeric[], $22)`,
+    [
+      column((_, c) => c.currency),
+      column((_, c) => c.country),
+      column((p) => p.types[0]),
+      column((_, c) => c.payerAmount),
+      column((p) => p.method),
+      column((p) => p.bank),
+      column((p) => p.merchantId),
+      column((p) => p.terminalId),
+      column((p) => p.extId),
+      column((p) => p.amount),
+      column((p) => p.currency),
+      column((p) => p.rate),
+      column((p) => p.payinRate),
+      column((p) => p.crossBorder),
+      column((p) => p.clientId),
+      column((p) => p.notifyUrl),
+      column((p) => p.notificationToken),
+      column((p) => p.pageToken),
+      column((p) => p.ttlSeconds),
+      sameAmountLimit,
+      column((p) => p.hold),
+      CASCADE_WINDOW,
+    ],
+  );
+  const outcomes: (CascadeOutcome | undefined)[] = payments.map(() => undefined);
+  for (const { item, busy, ...row } of rows) {
+    if (!busy) outcomes[item - 1] = cascadeResult(row, payments[item - 1]!);
+  }
+  return outcomes;
+}
 
 /** The cascade's parameters from $5 on, in both forms (the statement and payment_create_window). */
 function cascadeParams(p: NewPayment, sameAmountLimit: number): unknown[] {
@@ -396,8 +440,8 @@ function cascadeParams(p: NewPayment, sameAmountLimit: number): unknown[] {
   ];
 }
 
-function cascadeResult(row: CascadeRow, p: NewPayment): { facts: CreationFacts; payment: PaymentView | undefined } {
-  const { same_amount, ext_id_taken, created, ...payment } = row;
+function cascadeResult(row: CascadeRow, p: NewPayment): CascadeOutcome {
+  const { same_amount, ext_id_taken, created, busy: _busy, ...payment } = row;
   return {
     facts: { same_amount, ext_id_taken },
     payment: created ? { ...payment, terminal_name: p.terminalName } : undefined,

@@ -261,7 +261,8 @@ async function createWithExecutors(
     // then the whole pool again, waiting for them.
     const modes: repo.CascadeMode[] = candidates.length === 1 && base.types.length === 1 ? ['window', 'all', 'wait'] : ['all', 'wait'];
     for (const mode of modes) {
-      const cascade = await repo.insertPaymentWithCascade(ctx.db, payment, mode, ctx.config.sameAmountLimit);
+      const cascade =
+        mode === 'window' ? await ctx.creates.window(payment) : await repo.insertPaymentWithCascade(ctx.db, payment, mode, ctx.config.sameAmountLimit);
       enforceCreationFacts(ctx, base, cascade.facts);
       if (cascade.payment) return cascade.payment;
     }

@@ -1,0 +1,106 @@
+import { type Db, pgConstraint, pgErrorCode } from '../db/pool.js';
+import type { Logger } from '../lib/logger.js';
+import type { Metrics } from '../observability/metrics.js';
+import { type CascadeOutcome, insertPaymentWithCascade, insertWindowBatch, type NewPayment } from './payments.repo.js';
+
+export interface CreateBatchOptions {
+  /** Creates in one statement at most; 1 sends every create on its own. */
+  maxItems: number;
+  /** Statements of several creates in progress at once, each on a pool connection. */
+  maxInFlight: number;
+  sameAmountLimit: number;
+}
+
+interface Waiting {
+  payment: NewPayment;
+  resolve: (outcome: CascadeOutcome) => void;
+  reject: (err: unknown) => void;
+}
+
+/**
+ * Payment creates taken together (issue 17, item 7; migration 034; docs/performance.md
+ * "Creates taken together"): the `window` cascades of the creates that arrive while
+ * `maxInFlight` statements are already in progress wait, and go together, up to `maxItems`, as
+ * one statement and one transaction when one of those ends. Nothing waits for a batch to fill:
+ * with fewer creates in progress, each goes at once, alone.
+ *
+ * Each create's outcome is what it would have been alone:
+ *   * a batch's creates never wait for a lock (migration 034), so two batches cannot wait for each
+ *     other; a create that would have waited comes back busy and runs again alone, waiting;
+ *   * a batch whose statement failed (a create racing another for an ext_id, a deadlock with a
+ *     sweep, a lost connection) did nothing, and each of its creates runs again alone, answering
+ *     what it answers alone (PAY_003 for the ext_id, the error for the connection).
+ */
+export class CreateBatches {
+  private readonly waiting: Waiting[] = [];
+  private inFlight = 0;
+
+  constructor(
+    private readonly db: Db,
+    private readonly log: Logger,
+    private readonly metrics: Pick<Metrics, 'createsSent'>,
+    private readonly options: CreateBatchOptions,
+  ) {}
+
+  /** insertPaymentWithCascade's `window` mode for `payment`, alone or with others. */
+  window(payment: NewPayment): Promise<CascadeOutcome> {
+    if (this.options.maxItems <= 1) return this.alone(payment, 'alone');
+    return new Promise<CascadeOutcome>((resolve, reject) => {
+      this.waiting.push({ payment, resolve, reject });
+      this.send();
+    });
+  }
+
+  private send(): void {
+    while (this.inFlight < this.options.maxInFlight && this.waiting.length > 0) {
+      const batch = this.waiting.splice(0, this.options.maxItems);
+      this.inFlight++;
+      void this.run(batch).finally(() => {
+        this.inFlight--;
+        this.send();
+      });
+    }
+  }
+
+  private async run(batch: Waiting[]): Promise<void> {
+    if (batch.length === 1) {
+      await this.settleAlone(batch[0]!, 'alone');
+      return;
+    }
+    this.metrics.createsSent('together', batch.length);
+    let outcomes: (CascadeOutcome | undefined)[];
+    try {
+      outcomes = await insertWindowBatch(
+        this.db,
+        batch.map((w) => w.payment),
+        this.options.sameAmountLimit,
+      );
+    } catch (err) {
+      // Rolled back whole. Only the code and constraint: a message may quote a key's value.
+      this.log.info(
+        { code: pgErrorCode(err), constraint: pgConstraint(err), creates: batch.length },
+        'a batch of payment creates failed; each runs again alone',
+      );
+      for (const w of batch) void this.settleAlone(w, 'again');
+      return;
+    }
+    batch.forEach((w, i) => {
+      const outcome = outcomes[i];
+      if (outcome) w.resolve(outcome);
+      else void this.settleAlone(w, 'again');
+    });
+  }
+
+  private async settleAlone(w: Waiting, how: 'alone' | 'again'): Promise<void> {
+    try {
+      w.resolve(await this.alone(w.payment, how));
+    } catch (err) {
+      w.reject(err);
+    }
+  }
+
+  private alone(payment: NewPayment, how: 'alone' | 'again'): Promise<CascadeOutcome> {
+    this.metrics.createsSent(how, 1);
+    return insertPaymentWithCascade(this.db, payment, 'window', this.options.sameAmountLimit);
+  }
+}
