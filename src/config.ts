@@ -107,8 +107,13 @@ export const DEFAULT_SHARED_BUFFERS = '512MB';
  * connection and its jobs (4 at most) share the pool, hence at least 6.
  */
 export const DEFAULT_DB_POOL_SIZE = 8;
-/** Creates in one statement at most (docs/performance.md "Creates taken together"). */
+/** Creates in one statement at most (docs/performance.md "Creates taken together": 32 did no better). */
 export const DEFAULT_CREATE_BATCH_SIZE = 16;
+/**
+ * Statements of several creates in progress at once per instance: 2 took more creates a second
+ * than 1 or 4, with 10 executors and with 100 (docs/performance.md "Creates taken together").
+ */
+export const CREATE_BATCHES_IN_FLIGHT = 2;
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): number {
   const raw = env[name];

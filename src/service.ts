@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { runMigrations } from 'graphile-worker';
-import type { Config } from './config.js';
+import { type Config, CREATE_BATCHES_IN_FLIGHT } from './config.js';
 import type { AppContext } from './context.js';
 import { type EmbeddedDatabase, startEmbeddedPostgres } from './db/embedded.js';
 import { migrate } from './db/migrate.js';
@@ -60,10 +60,9 @@ export async function startService(
     await identities.start(databaseUrl);
     const refusals = new RefusalLog(db, log);
     const metrics = new ServiceMetrics({ runWorker: config.runWorker });
-    // Half the pool at most for batches of creates: the rest serves every other request and the worker.
     const creates = new CreateBatches(db, log, metrics, {
       maxItems: config.createBatchSize,
-      maxInFlight: Math.max(1, Math.floor(config.dbPoolSize / 2)),
+      maxInFlight: CREATE_BATCHES_IN_FLIGHT,
       sameAmountLimit: config.sameAmountLimit,
     });
     const ctx: AppContext = { config, db, log, box, adminTokenHash: adminToken.hash, identities, files, refusals, creates, metrics };

@@ -199,8 +199,12 @@ async function choice(c: Case, mode: CascadeMode | 'batch'): Promise<string | nu
       bank: c.request.bank,
       candidates: [{ currency: 'RUB', country: c.request.country, payerAmount: c.request.payerAmount }],
     };
+    // In a batch, a create that finds nothing it can take without waiting comes back busy
+    // (undefined): with nothing else running here, nothing fits.
     const { payment: created } =
-      mode === 'batch' ? (await insertWindowBatch(session, [payment], 1000))[0]! : await insertPaymentWithCascade(session, payment, mode, 1000);
+      mode === 'batch'
+        ? ((await insertWindowBatch(session, [payment], 1000))[0] ?? { payment: undefined })
+        : await insertPaymentWithCascade(session, payment, mode, 1000);
     // The requisite's value names its place in the generated pool.
     return created ? created.req_value : null;
   } finally {

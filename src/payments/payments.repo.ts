@@ -369,10 +369,10 @@ export type CascadeOutcome = { facts: CreationFacts; payment: PaymentView | unde
 /**
  * `window` cascades of several payments in one statement and one transaction:
  * payment_create_windows (migration 034), each create as insertPaymentWithCascade's `window`
- * would do it, except that none waits for a lock: a create that would have waited for its
- * terminal-and-amount lock comes back `busy` (undefined here), with nothing done, for the caller
- * to run on its own; a requisite whose executor's balance row another transaction holds is passed
- * over. Each payment is one candidate of one type (the `window` mode). Throws when the statement
+ * would do it, except that none waits for a lock: a requisite whose executor's balance row another
+ * transaction holds is passed over, and a create that would have waited for its terminal-and-amount
+ * lock, or found no requisite it could take without waiting, comes back `busy` (undefined here),
+ * with nothing of it kept, for the caller to run on its own. Each payment is one candidate of one type (the `window` mode). Throws when the statement
  * failed, which rolled back every create in it.
  */
 export async function insertWindowBatch(db: Db, payments: NewPayment[], sameAmountLimit: number): Promise<(CascadeOutcome | undefined)[]> {
