@@ -26,7 +26,8 @@ interface Waiting {
  *
  * Each create's outcome is what it would have been alone:
  *   * a batch's creates never wait for a lock (migration 034), so two batches cannot wait for each
- *     other; a create that would have waited comes back busy and runs again alone, waiting;
+ *     other; a create that would have waited, or found nothing it could take without waiting,
+ *     comes back busy and runs again alone once the batch committed, waiting where it must;
  *   * a batch whose statement failed (a create racing another for an ext_id, a deadlock with a
  *     sweep, a lost connection) did nothing, and each of its creates runs again alone, answering
  *     what it answers alone (PAY_003 for the ext_id, the error for the connection).
