@@ -58,6 +58,12 @@ describe('deposits under concurrency', () => {
       amounts.map((amount, i) => signed(instance(i), merchant, 'POST', '/v1/payments', { ext_id: uniqueExtId('race'), amount, method: 'CARD' })),
     );
     const created = results.filter((r) => r.statusCode === 200);
+    // The creates went through batches (src/payments/create-batches.ts), on both instances together.
+    const together = async (s: RunningService) => {
+      const metric = await s.ctx.metrics.registry.getSingleMetric('kassir_payment_creates_sent_total')!.get();
+      return metric.values.filter((v) => v.labels.how === 'together').reduce((sum, v) => sum + v.value, 0);
+    };
+    expect((await together(service)) + (await together(other))).toBeGreaterThan(0);
     for (const refused of results.filter((r) => r.statusCode !== 200)) {
       expect(refused.json(), refused.body).toMatchObject({ error: 'PAY_004', message: expect.stringMatching(/deposits cannot cover/) });
     }
