@@ -6,6 +6,7 @@
  */
 import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { CONNECTION_TIMEOUT_MS, DatabaseWaitTimeout, isDatabaseUnavailable } from '../src/db/pool.js';
 import { payinHold } from '../src/ledger/credit.js';
 import type { CreateSending } from '../src/observability/metrics.js';
 import { CreateBatches } from '../src/payments/create-batches.js';
@@ -215,6 +216,31 @@ describe('creates taken together', () => {
     );
     expect(holds!.n).toBe(0);
     await expectLedgerOk(service.app);
+  });
+
+  it('a create queued behind a statement that does not end gives up as a wait for a connection does (503), not never', async () => {
+    await executorWithCards(2);
+    const b = batches();
+    const holder = new pg.Client({ connectionString: service.databaseUrl });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT pg_advisory_xact_lock(payment_creation_lock_key($1, $2))', [merchant.terminalId, '7000.00']);
+      // Alone, the first waits for the lock; the second queues behind it.
+      const stuck = b.creates.window(newPayment(7000));
+      const started = Date.now();
+      const queued = await b.creates.window(newPayment(7001)).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      expect(queued).toBeInstanceOf(DatabaseWaitTimeout);
+      expect(isDatabaseUnavailable(queued)).toBe(true);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(CONNECTION_TIMEOUT_MS - 50);
+      await holder.query('COMMIT');
+      expect((await stuck).payment).toBeDefined();
+    } finally {
+      await holder.end();
+    }
   });
 
   it('the service batches concurrent creates: 60 at once each answered as alone, none twice on one requisite and amount', async () => {

@@ -17,6 +17,18 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value))
  */
 export const CONNECTION_TIMEOUT_MS = 5_000;
 
+/**
+ * Work that waited CONNECTION_TIMEOUT_MS for its turn at the database in a queue of the service's
+ * own (a payment create waiting for a batch, src/payments/create-batches.ts): the pool's wait
+ * ending, by another road, and answered the same (503).
+ */
+export class DatabaseWaitTimeout extends Error {
+  constructor(what: string) {
+    super(`${what} waited ${CONNECTION_TIMEOUT_MS} ms for the database`);
+    this.name = 'DatabaseWaitTimeout';
+  }
+}
+
 /** Opens a connection pool of at most `max` connections (config KASSIR_DB_POOL_SIZE). */
 export function createPool(connectionString: string, max: number): Db {
   const pool = new pg.Pool({ connectionString, max, idleTimeoutMillis: 30_000, connectionTimeoutMillis: CONNECTION_TIMEOUT_MS });
@@ -171,6 +183,7 @@ const CONNECTION_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIME
  */
 export function isDatabaseUnavailable(err: unknown): boolean {
   if (err instanceof AggregateError) return err.errors.some(isDatabaseUnavailable);
+  if (err instanceof DatabaseWaitTimeout) return true;
   const code = pgErrorCode(err);
   if (code !== undefined && (code.startsWith('08') || ['57P01', '57P02', '57P03', '53300'].includes(code) || CONNECTION_ERRNOS.has(code))) return true;
   const message = err instanceof Error ? err.message : '';

@@ -1,4 +1,4 @@
-import { type Db, pgConstraint, pgErrorCode } from '../db/pool.js';
+import { CONNECTION_TIMEOUT_MS, DatabaseWaitTimeout, type Db, pgConstraint, pgErrorCode } from '../db/pool.js';
 import type { Logger } from '../lib/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import { type CascadeOutcome, insertPaymentWithCascade, insertWindowBatch, type NewPayment } from './payments.repo.js';
@@ -15,6 +15,8 @@ interface Waiting {
   payment: NewPayment;
   resolve: (outcome: CascadeOutcome) => void;
   reject: (err: unknown) => void;
+  /** Ends the wait as the pool ends a wait for a connection: a stuck database answers 503, not never. */
+  timer: NodeJS.Timeout;
 }
 
 /**
@@ -47,14 +49,23 @@ export class CreateBatches {
   window(payment: NewPayment): Promise<CascadeOutcome> {
     if (this.options.maxItems <= 1) return this.alone(payment, 'alone');
     return new Promise<CascadeOutcome>((resolve, reject) => {
-      this.waiting.push({ payment, resolve, reject });
+      const w: Waiting = { payment, resolve, reject, timer: setTimeout(() => this.giveUp(w), CONNECTION_TIMEOUT_MS) };
+      this.waiting.push(w);
       this.send();
     });
+  }
+
+  private giveUp(w: Waiting): void {
+    const at = this.waiting.indexOf(w);
+    if (at === -1) return;
+    this.waiting.splice(at, 1);
+    w.reject(new DatabaseWaitTimeout('a payment create queued for a batch'));
   }
 
   private send(): void {
     while (this.inFlight < this.options.maxInFlight && this.waiting.length > 0) {
       const batch = this.waiting.splice(0, this.options.maxItems);
+      for (const w of batch) clearTimeout(w.timer);
       this.inFlight++;
       void this.run(batch).finally(() => {
         this.inFlight--;
