@@ -15,6 +15,7 @@ import {
   createExecutor,
   createMerchant,
   createRequisite,
+  createsSent,
   expectLedgerOk,
   type MerchantCredentials,
   setRate,
@@ -246,24 +247,16 @@ describe('creates taken together', () => {
   it('the service batches concurrent creates: 60 at once each answered as alone, none twice on one requisite and amount', async () => {
     await executorWithCards(20);
     await executorWithCards(20);
-    const before = await sentTotals();
+    const before = await createsSent(service);
     const results = await Promise.all(
       Array.from({ length: 60 }, (_, i) =>
         signed(service.app, merchant, 'POST', '/v1/payments', { ext_id: uniqueExtId('http'), amount: 6000 + i, method: 'CARD' }),
       ),
     );
     for (const r of results) expect(r.statusCode, r.body).toBe(200);
-    const after = await sentTotals();
+    const after = await createsSent(service);
     expect(after.together - before.together).toBeGreaterThan(0);
     expect(after.alone + after.together + after.again - before.alone - before.together - before.again).toBeGreaterThanOrEqual(60);
     await expectLedgerOk(service.app);
   });
 });
-
-/** The service's kassir_payment_creates_sent_total, by how. */
-async function sentTotals(): Promise<Record<CreateSending, number>> {
-  const metric = await service.ctx.metrics.registry.getSingleMetric('kassir_payment_creates_sent_total')!.get();
-  const totals = { alone: 0, together: 0, again: 0 };
-  for (const value of metric.values) totals[value.labels.how as CreateSending] += value.value;
-  return totals;
-}

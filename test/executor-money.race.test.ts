@@ -17,6 +17,7 @@ import {
   createExecutor,
   createMerchant,
   createRequisite,
+  createsSent,
   expectLedgerOk,
   type MerchantCredentials,
   setRate,
@@ -59,11 +60,7 @@ describe('deposits under concurrency', () => {
     );
     const created = results.filter((r) => r.statusCode === 200);
     // The creates went through batches (src/payments/create-batches.ts), on both instances together.
-    const together = async (s: RunningService) => {
-      const metric = await s.ctx.metrics.registry.getSingleMetric('kassir_payment_creates_sent_total')!.get();
-      return metric.values.filter((v) => v.labels.how === 'together').reduce((sum, v) => sum + v.value, 0);
-    };
-    expect((await together(service)) + (await together(other))).toBeGreaterThan(0);
+    expect((await createsSent(service)).together + (await createsSent(other)).together).toBeGreaterThan(0);
     for (const refused of results.filter((r) => r.statusCode !== 200)) {
       expect(refused.json(), refused.body).toMatchObject({ error: 'PAY_004', message: expect.stringMatching(/deposits cannot cover/) });
     }

@@ -365,3 +365,11 @@ export async function webhookReceiver(): Promise<{ url: string; received: Receiv
   const address = server.address() as { port: number };
   return { url: `http://127.0.0.1:${address.port}/hooks/kassir?shop=1`, received, server };
 }
+
+/** How an instance's payment creates went to the database so far (kassir_payment_creates_sent_total, by `how`). */
+export async function createsSent(instance: Pick<RunningService, 'ctx'>): Promise<Record<'alone' | 'together' | 'again', number>> {
+  const metric = await instance.ctx.metrics.registry.getSingleMetric('kassir_payment_creates_sent_total')!.get();
+  const totals = { alone: 0, together: 0, again: 0 };
+  for (const value of metric.values) totals[value.labels.how as keyof typeof totals] += value.value;
+  return totals;
+}
