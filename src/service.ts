@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { runMigrations } from 'graphile-worker';
-import { type Config, CREATE_BATCHES_IN_FLIGHT } from './config.js';
+import { type Config, CREATE_BATCH_SLOW_MS, CREATE_BATCHES_IN_FLIGHT } from './config.js';
 import type { AppContext } from './context.js';
 import { type EmbeddedDatabase, startEmbeddedPostgres } from './db/embedded.js';
 import { migrate } from './db/migrate.js';
@@ -63,6 +63,7 @@ export async function startService(
     const creates = new CreateBatches(db, log, metrics, {
       maxItems: config.createBatchSize,
       maxInFlight: CREATE_BATCHES_IN_FLIGHT,
+      slowMs: CREATE_BATCH_SLOW_MS,
       sameAmountLimit: config.sameAmountLimit,
     });
     const ctx: AppContext = { config, db, log, box, adminTokenHash: adminToken.hash, identities, files, refusals, creates, metrics };

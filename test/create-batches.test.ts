@@ -6,11 +6,12 @@
  */
 import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { CREATE_BATCH_SLOW_MS } from '../src/config.js';
 import { CONNECTION_TIMEOUT_MS, DatabaseWaitTimeout, isDatabaseUnavailable } from '../src/db/pool.js';
 import { payinHold } from '../src/ledger/credit.js';
 import type { CreateSending } from '../src/observability/metrics.js';
 import { CreateBatches } from '../src/payments/create-batches.js';
-import type { CascadeOutcome, NewPayment } from '../src/payments/payments.repo.js';
+import { type CascadeOutcome, insertPaymentWithCascade, type NewPayment } from '../src/payments/payments.repo.js';
 import {
   createExecutor,
   createMerchant,
@@ -69,8 +70,11 @@ function newPayment(amount: number, overrides: Partial<NewPayment> = {}): NewPay
   };
 }
 
-/** Batches of at most 16, one statement in progress at a time, counting how each create went. */
-function batches(): { creates: CreateBatches; sent: Record<CreateSending, number>; statements: number } {
+/**
+ * Batches of at most 16, one statement in progress at a time, counting how each create went. A
+ * statement counts as in progress until it ends unless `slowMs` is given.
+ */
+function batches(slowMs = 60_000): { creates: CreateBatches; sent: Record<CreateSending, number>; statements: number } {
   const counts = { sent: { alone: 0, together: 0, again: 0 } as Record<CreateSending, number>, statements: 0 };
   const metrics = {
     createsSent(how: CreateSending, n: number) {
@@ -78,7 +82,7 @@ function batches(): { creates: CreateBatches; sent: Record<CreateSending, number
       if (how === 'together') counts.statements++;
     },
   };
-  const creates = new CreateBatches(service.ctx.db, service.ctx.log, metrics, { maxItems: 16, maxInFlight: 1, sameAmountLimit: 2 });
+  const creates = new CreateBatches(service.ctx.db, service.ctx.log, metrics, { maxItems: 16, maxInFlight: 1, slowMs, sameAmountLimit: 2 });
   return Object.assign(counts, { creates });
 }
 
@@ -88,6 +92,19 @@ async function executorWithCards(cards: number, name = 'Batcher'): Promise<{ id:
   const requisites: string[] = [];
   for (let i = 0; i < cards; i++) requisites.push((await createRequisite(service.app, executor.id, { max_amount: null })).id);
   return { id: executor.id, requisites };
+}
+
+/** The pid of the backend running `statement` once it waits for a lock (polled for 5 s at most). */
+async function waitForLockWait(statement: string): Promise<number> {
+  for (let i = 0; i < 100; i++) {
+    const [row] = await sql<{ pid: number }>(
+      `SELECT pid FROM pg_stat_activity WHERE query LIKE '%' || $1 || '%' AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`,
+      [statement],
+    );
+    if (row) return row.pid;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`no backend running ${statement} came to wait for a lock`);
 }
 
 const createdIds = (outcomes: CascadeOutcome[]) => outcomes.filter((o) => o.payment).map((o) => o.payment!.id);
@@ -219,8 +236,42 @@ describe('creates taken together', () => {
     await expectLedgerOk(service.app);
   });
 
+  it('a batch whose connection is lost mid-statement runs none of its creates again: each answers the lost connection, nothing was made', async () => {
+    await executorWithCards(1, 'Held');
+    const b = batches();
+    // A transaction of one connection makes a payment with this ext_id on the one card there is,
+    // and keeps it uncommitted: the batch's create of the same ext_id, on another executor's card,
+    // waits on the unique index, its statement in progress.
+    const holder = new pg.Pool({ connectionString: service.databaseUrl, max: 1 });
+    const extId = uniqueExtId('held');
+    const sent = [newPayment(8000, { types: ['none'] }), newPayment(8001), newPayment(8002, { extId }), newPayment(8003)];
+    try {
+      await holder.query('BEGIN');
+      expect((await insertPaymentWithCascade(holder, newPayment(8100, { extId }), 'window', 2)).payment).toBeDefined();
+      await executorWithCards(6, 'Free');
+      const outcomes = Promise.allSettled(sent.map((p) => b.creates.window(p)));
+      const pid = await waitForLockWait('payment_create_windows');
+      await sql('SELECT pg_terminate_backend($1)', [pid]);
+      const [alone, ...together] = await outcomes;
+      expect(alone!.status).toBe('fulfilled');
+      for (const o of together) {
+        expect(o.status).toBe('rejected');
+        expect(isDatabaseUnavailable((o as PromiseRejectedResult).reason)).toBe(true);
+      }
+      expect(b.sent).toEqual({ alone: 1, together: 3, again: 0 });
+    } finally {
+      await holder.query('ROLLBACK');
+      await holder.end();
+    }
+    // The holder rolled back, the batch was cut: none of these payments, nor a hold for them.
+    expect(await sql('SELECT 1 FROM payments WHERE ext_id = ANY($1::text[])', [sent.map((p) => p.extId)])).toHaveLength(0);
+    await expectLedgerOk(service.app);
+  });
+
   it('a create queued behind a statement that does not end gives up as a wait for a connection does (503), not never', async () => {
     await executorWithCards(2);
+    // The statement in progress counts until it ends: the queue does not drain, as when a stuck
+    // database holds every statement and the creates arrive faster than slowMs lets them go.
     const b = batches();
     const holder = new pg.Client({ connectionString: service.databaseUrl });
     await holder.connect();
@@ -242,6 +293,30 @@ describe('creates taken together', () => {
     } finally {
       await holder.end();
     }
+  });
+
+  it('a create waiting for a lock held elsewhere holds the queue up for slowMs, not until the lock is let go', async () => {
+    await executorWithCards(3);
+    const b = batches(CREATE_BATCH_SLOW_MS);
+    const holder = new pg.Client({ connectionString: service.databaseUrl });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT pg_advisory_xact_lock(payment_creation_lock_key($1, $2))', [merchant.terminalId, '7100.00']);
+      const stuck = b.creates.window(newPayment(7100));
+      const started = Date.now();
+      const next = await b.creates.window(newPayment(7101));
+      expect(next.payment).toBeDefined();
+      const waited = Date.now() - started;
+      expect(waited).toBeGreaterThanOrEqual(CREATE_BATCH_SLOW_MS - 20);
+      expect(waited).toBeLessThan(CONNECTION_TIMEOUT_MS);
+      expect(b.sent).toEqual({ alone: 2, together: 0, again: 0 });
+      await holder.query('COMMIT');
+      expect((await stuck).payment).toBeDefined();
+    } finally {
+      await holder.end();
+    }
+    await expectLedgerOk(service.app);
   });
 
   it('the service batches concurrent creates: 60 at once each answered as alone, none twice on one requisite and amount', async () => {

@@ -1,4 +1,4 @@
-import { CONNECTION_TIMEOUT_MS, DatabaseWaitTimeout, type Db, pgConstraint, pgErrorCode } from '../db/pool.js';
+import { CONNECTION_TIMEOUT_MS, DatabaseWaitTimeout, type Db, isDatabaseUnavailable, pgConstraint, pgErrorCode } from '../db/pool.js';
 import type { Logger } from '../lib/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import { type CascadeOutcome, insertPaymentWithCascade, insertWindowBatch, type NewPayment } from './payments.repo.js';
@@ -8,6 +8,11 @@ export interface CreateBatchOptions {
   maxItems: number;
   /** Statements of several creates in progress at once, each on a pool connection. */
   maxInFlight: number;
+  /**
+   * A statement in progress this long stops counting against `maxInFlight`: a create waiting for
+   * a lock held elsewhere holds the queue up this long at most, not until the lock is let go.
+   */
+  slowMs: number;
   sameAmountLimit: number;
 }
 
@@ -23,16 +28,19 @@ interface Waiting {
  * Payment creates taken together (issue 17, item 7; migration 034; docs/performance.md
  * "Creates taken together"): the `window` cascades of the creates that arrive while
  * `maxInFlight` statements are already in progress wait, and go together, up to `maxItems`, as
- * one statement and one transaction when one of those ends. Nothing waits for a batch to fill:
- * with fewer creates in progress, each goes at once, alone.
+ * one statement and one transaction when one of those ends, or has taken `slowMs` (it is waiting
+ * for a lock, or the database is slow: the queue goes on without it). Nothing waits for a batch to
+ * fill: with fewer creates in progress, each goes at once, alone.
  *
  * Each create's outcome is what it would have been alone:
  *   * a batch's creates never wait for a lock (migration 034), so two batches cannot wait for each
  *     other; a create that would have waited, or found nothing it could take without waiting,
  *     comes back busy and runs again alone once the batch committed, waiting where it must;
- *   * a batch whose statement failed (a create racing another for an ext_id, a deadlock with a
- *     sweep, a lost connection) did nothing, and each of its creates runs again alone, answering
- *     what it answers alone (PAY_003 for the ext_id, the error for the connection).
+ *   * a batch whose statement PostgreSQL failed (a create racing another for an ext_id, a
+ *     deadlock with a sweep) did nothing, and each of its creates runs again alone, answering what
+ *     it answers alone (PAY_003 for the ext_id);
+ *   * a batch whose connection was lost may or may not have committed: none of its creates runs
+ *     again, each answers the lost connection (503) as a create alone does.
  */
 export class CreateBatches {
   private readonly waiting: Waiting[] = [];
@@ -67,9 +75,17 @@ export class CreateBatches {
       const batch = this.waiting.splice(0, this.options.maxItems);
       for (const w of batch) clearTimeout(w.timer);
       this.inFlight++;
-      void this.run(batch).finally(() => {
+      let counted = true;
+      const release = () => {
+        if (!counted) return;
+        counted = false;
         this.inFlight--;
         this.send();
+      };
+      const slow = setTimeout(release, this.options.slowMs);
+      void this.run(batch).finally(() => {
+        clearTimeout(slow);
+        release();
       });
     }
   }
@@ -88,6 +104,13 @@ export class CreateBatches {
         this.options.sameAmountLimit,
       );
     } catch (err) {
+      if (isDatabaseUnavailable(err)) {
+        // The connection went: whether the statement committed is not known, and a create run
+        // again would answer PAY_003 to the request that made its payment. Each answers what a
+        // create alone answers for a lost connection (503).
+        for (const w of batch) w.reject(err);
+        return;
+      }
       // Rolled back whole. Only the code and constraint: a message may quote a key's value.
       this.log.info(
         { code: pgErrorCode(err), constraint: pgConstraint(err), creates: batch.length },
