@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import bs58check from 'bs58check';
+import pg from 'pg';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Queryable } from '../src/db/pool.js';
@@ -329,15 +330,23 @@ describe('withdrawals with the manual adapter', () => {
     const another = await service.startAnother();
     const apps = [service.app, another.app];
 
-    // A watcher reads the terminal's accounts throughout; neither may ever be seen below zero.
+    // A watcher reads the terminal's accounts throughout; neither may ever be seen below zero. It
+    // has a connection of its own: the service's pool is taken by the withdrawals and a wait for it
+    // could time out on a loaded machine.
+    const watch = new pg.Client({ connectionString: service.databaseUrl });
+    await watch.connect();
     let lowest = Infinity;
     let watching = true;
     const watcher = (async () => {
-      while (watching) {
-        const { rows } = await service.ctx.db.query<{ low: string }>(`SELECT min(balance)::text AS low FROM ledger_accounts WHERE terminal_id = $1`, [
-          rich.terminalId,
-        ]);
-        lowest = Math.min(lowest, Number(rows[0]!.low));
+      try {
+        while (watching) {
+          const { rows } = await watch.query<{ low: string }>(`SELECT min(balance)::text AS low FROM ledger_accounts WHERE terminal_id = $1`, [
+            rich.terminalId,
+          ]);
+          lowest = Math.min(lowest, Number(rows[0]!.low));
+        }
+      } finally {
+        await watch.end();
       }
     })();
 
