@@ -9,8 +9,10 @@ export interface CreateBatchOptions {
   /** Statements of several creates in progress at once, each on a pool connection. */
   maxInFlight: number;
   /**
-   * A statement in progress this long stops counting against `maxInFlight`: a create waiting for
-   * a lock held elsewhere holds the queue up this long at most, not until the lock is let go.
+   * A create sent alone and in progress this long stops counting against `maxInFlight`: alone, a
+   * create waits for a lock another transaction holds, and it holds the queue up this long at
+   * most, not until the lock is let go. A batch never waits for a lock and counts until it ends: a
+   * slow batch is a busy database, which more statements at once would not help.
    */
   slowMs: number;
   sameAmountLimit: number;
@@ -28,9 +30,9 @@ interface Waiting {
  * Payment creates taken together (issue 17, item 7; migration 034; docs/performance.md
  * "Creates taken together"): the `window` cascades of the creates that arrive while
  * `maxInFlight` statements are already in progress wait, and go together, up to `maxItems`, as
- * one statement and one transaction when one of those ends, or has taken `slowMs` (it is waiting
- * for a lock, or the database is slow: the queue goes on without it). Nothing waits for a batch to
- * fill: with fewer creates in progress, each goes at once, alone.
+ * one statement and one transaction when one of those ends, or is a create alone that has taken
+ * `slowMs` (waiting for a lock: the queue goes on without it). Nothing waits for a batch to fill:
+ * with fewer creates in progress, each goes at once, alone.
  *
  * Each create's outcome is what it would have been alone:
  *   * a batch's creates never wait for a lock (migration 034), so two batches cannot wait for each
@@ -82,7 +84,7 @@ export class CreateBatches {
         this.inFlight--;
         this.send();
       };
-      const slow = setTimeout(release, this.options.slowMs);
+      const slow = batch.length === 1 ? setTimeout(release, this.options.slowMs) : undefined;
       void this.run(batch).finally(() => {
         clearTimeout(slow);
         release();
