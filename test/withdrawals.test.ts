@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import bs58check from 'bs58check';
-import pg from 'pg';
 import type { FastifyInstance } from 'fastify';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Queryable } from '../src/db/pool.js';
 import { type FakeTronNode, randomTronAddress, startFakeTronNode, TEST_TRON_KEY } from './fakes/tron-node.js';
