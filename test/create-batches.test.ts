@@ -107,6 +107,18 @@ async function waitForLockWait(statement: string): Promise<number> {
   throw new Error(`no backend running ${statement} came to wait for a lock`);
 }
 
+/**
+ * A transaction on a connection of its own holding the terminal-and-amount lock of `amount` on
+ * the merchant's terminal, as a create of that amount in progress does; COMMIT lets it go.
+ */
+async function holdCreationLock(amount: string): Promise<pg.Client> {
+  const holder = new pg.Client({ connectionString: service.databaseUrl });
+  await holder.connect();
+  await holder.query('BEGIN');
+  await holder.query('SELECT pg_advisory_xact_lock(payment_creation_lock_key($1, $2))', [merchant.terminalId, amount]);
+  return holder;
+}
+
 const createdIds = (outcomes: CascadeOutcome[]) => outcomes.filter((o) => o.payment).map((o) => o.payment!.id);
 
 describe('creates taken together', () => {
@@ -159,11 +171,8 @@ describe('creates taken together', () => {
   it('a create whose terminal-and-amount lock another transaction holds is run again alone, waiting, and the rest do not wait for it', async () => {
     await executorWithCards(4);
     const b = batches();
-    const holder = new pg.Client({ connectionString: service.databaseUrl });
-    await holder.connect();
+    const holder = await holdCreationLock('3001.00');
     try {
-      await holder.query('BEGIN');
-      await holder.query('SELECT pg_advisory_xact_lock(payment_creation_lock_key($1, $2))', [merchant.terminalId, '3001.00']);
       const first = b.creates.window(newPayment(3000));
       const blocked = b.creates.window(newPayment(3001));
       const free = b.creates.window(newPayment(3002));
@@ -273,11 +282,8 @@ describe('creates taken together', () => {
     // The statement in progress counts until it ends: the queue does not drain, as when a stuck
     // database holds every statement and the creates arrive faster than slowMs lets them go.
     const b = batches();
-    const holder = new pg.Client({ connectionString: service.databaseUrl });
-    await holder.connect();
+    const holder = await holdCreationLock('7000.00');
     try {
-      await holder.query('BEGIN');
-      await holder.query('SELECT pg_advisory_xact_lock(payment_creation_lock_key($1, $2))', [merchant.terminalId, '7000.00']);
       // Alone, the first waits for the lock; the second queues behind it.
       const stuck = b.creates.window(newPayment(7000));
       const started = Date.now();
@@ -298,11 +304,8 @@ describe('creates taken together', () => {
   it('a create waiting for a lock held elsewhere holds the queue up for slowMs, not until the lock is let go', async () => {
     await executorWithCards(3);
     const b = batches(CREATE_BATCH_SLOW_MS);
-    const holder = new pg.Client({ connectionString: service.databaseUrl });
-    await holder.connect();
+    const holder = await holdCreationLock('7100.00');
     try {
-      await holder.query('BEGIN');
-      await holder.query('SELECT pg_advisory_xact_lock(payment_creation_lock_key($1, $2))', [merchant.terminalId, '7100.00']);
       const stuck = b.creates.window(newPayment(7100));
       const started = Date.now();
       const next = await b.creates.window(newPayment(7101));
