@@ -55,12 +55,22 @@ export async function loadShedding(app: FastifyInstance, ctx: AppContext): Promi
   const shed = { low: 0, normal: 0 };
   let reportedAt = 0;
   let creating = 0;
+  // The start itself (building the application, starting the job worker, binding the port) holds
+  // the loop, sometimes for seconds on a busy machine, and under-pressure reports that stall for
+  // the sample after it: no queue of requests, yet the first requests would be refused for it.
+  // The loop's delay counts from two samples after the service is ready and after it listens.
+  let loopCountsFrom = Number.POSITIVE_INFINITY;
+  const startLoopCount = async () => {
+    loopCountsFrom = performance.now() + 2 * LOOP_SAMPLE_MS;
+  };
+  app.addHook('onReady', startLoopCount);
+  app.addHook('onListen', startLoopCount);
 
   app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
     const priority = request.routeOptions.config?.priority ?? 'normal';
     if (priority === 'high') return done();
     const dbDelayMs = database.delayMs();
-    const loopDelayMs = loopDelay(app);
+    const loopDelayMs = performance.now() < loopCountsFrom ? 0 : loopDelay(app);
     const limit = priority === 'low' ? shedding.lowDelayMs : shedding.normalDelayMs;
     const busy = priority === 'low' && creating >= shedding.lowConcurrency;
     if (dbDelayMs <= limit && loopDelayMs <= limit && !busy) {
@@ -142,8 +152,8 @@ function probeQueue(db: Db): { delayMs(): number; stop(): void } {
 /**
  * The event loop's mean delay over under-pressure's last sample. It reports Infinity when the
  * sample holds no measurement at all: the loop was held for the whole sample, which happens once
- * as the service starts (building the application). That delay is still measured, in the next
- * sample, so nothing is refused for it now.
+ * as the service starts (building the application); that stall is not a queue of requests, and
+ * the start's samples are not counted (loadShedding's loopCountsFrom).
  */
 function loopDelay(app: FastifyInstance): number {
   const delay = app.memoryUsage().eventLoopDelay;
