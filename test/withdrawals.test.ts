@@ -324,6 +324,28 @@ describe('withdrawals with the manual adapter', () => {
     expect(await balance(service.app, payer)).toMatchObject({ balance: 10, balance_frozen: 0 });
   });
 
+  it("a withdrawal the committed balance cannot cover is refused without waiting for the balance row's lock", async () => {
+    const payer = await createMerchant(service.app, { withdrawal_fee: 0 });
+    await fund(service.app, payer.terminalId, 5);
+    const holder = new pg.Client({ connectionString: service.databaseUrl });
+    await holder.connect();
+    try {
+      // Another transaction holds the terminal's balance row (a completion, a payout in progress).
+      await holder.query('BEGIN');
+      await holder.query(`SELECT 1 FROM ledger_accounts WHERE terminal_id = $1 AND kind = 'terminal_available' FOR UPDATE`, [payer.terminalId]);
+      const refused = await withdraw(service.app, payer, { amount: 10, address: VALID });
+      expect(refused.statusCode, refused.body).toBe(400);
+      expect(refused.json()).toMatchObject({ error: 'WDR_002', data: { available: 5, required: 10 } });
+    } finally {
+      await holder.query('ROLLBACK');
+      await holder.end();
+    }
+    // Nothing was written for it.
+    const { rows } = await service.ctx.db.query('SELECT 1 FROM withdrawals WHERE terminal_id = $1', [payer.terminalId]);
+    expect(rows).toHaveLength(0);
+    expect(await balance(service.app, payer)).toMatchObject({ balance: 5, balance_frozen: 0 });
+  });
+
   it('1,000 concurrent 10-USDT withdrawals on two instances against a balance of exactly 100 → 10 succeed, 990 WDR_002', async () => {
     const rich = await createMerchant(service.app, { withdrawal_fee: 0 });
     await fund(service.app, rich.terminalId, 100);

@@ -75,6 +75,20 @@ export async function createWithdrawal(ctx: AppContext, merchantId: string, inpu
       fee: fee.toNumber(),
     });
   }
+  const insufficient = () =>
+    new DomainError('WDR_002', `Insufficient funds: the withdrawal needs ${toHold.toFixed()} USDT`, {
+      available: Number(terminal.balance),
+      required: toHold.toNumber(),
+    });
+  // The balance read above is the committed one: when it already falls short, the answer is given
+  // without taking the balance row's lock. A refusal that took it would hold it for a round trip
+  // (the failed UPDATE, then ROLLBACK), and a burst of refusals would queue every withdrawal,
+  // payout and completion of the terminal behind one another.
+  if (new Money(terminal.balance).lt(toHold)) {
+    const earlier = idempotencyRequest && (await repo.findByIdempotencyRequest(ctx.db, merchantId, idempotencyRequest));
+    if (earlier) return earlier;
+    throw insufficient();
+  }
   try {
     return await transaction(ctx.db, async (tx) => {
       const withdrawal = await repo.insertWithdrawal(tx, {
@@ -98,12 +112,7 @@ export async function createWithdrawal(ctx: AppContext, merchantId: string, inpu
       const earlier = await repo.findByIdempotencyRequest(ctx.db, merchantId, idempotencyRequest);
       if (earlier) return earlier;
     }
-    if (isInsufficientFunds(err)) {
-      throw new DomainError('WDR_002', `Insufficient funds: the withdrawal needs ${toHold.toFixed()} USDT`, {
-        available: Number(terminal.balance),
-        required: toHold.toNumber(),
-      });
-    }
+    if (isInsufficientFunds(err)) throw insufficient();
     throw err;
   }
 }
