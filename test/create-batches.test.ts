@@ -24,6 +24,7 @@ import {
   startTestService,
   type TestService,
   uniqueExtId,
+  until,
 } from './helpers.js';
 
 let service: TestService;
@@ -94,17 +95,20 @@ async function executorWithCards(cards: number, name = 'Batcher'): Promise<{ id:
   return { id: executor.id, requisites };
 }
 
-/** The pid of the backend running `statement` once it waits for a lock (polled for 5 s at most). */
-async function waitForLockWait(statement: string): Promise<number> {
-  for (let i = 0; i < 100; i++) {
-    const [row] = await sql<{ pid: number }>(
-      `SELECT pid FROM pg_stat_activity WHERE query LIKE '%' || $1 || '%' AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`,
-      [statement],
-    );
-    if (row) return row.pid;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`no backend running ${statement} came to wait for a lock`);
+/** The pid of the backend running `statement` once it waits for a lock. */
+function waitForLockWait(statement: string): Promise<number> {
+  return until(
+    async () => {
+      const [row] = await sql<{ pid: number }>(
+        `SELECT pid FROM pg_stat_activity WHERE query LIKE '%' || $1 || '%' AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`,
+        [statement],
+      );
+      return row?.pid;
+    },
+    5_000,
+    50,
+    `a backend running ${statement} waiting for a lock`,
+  );
 }
 
 /**

@@ -43,6 +43,33 @@ function notify(service: TestService, executorToken: string, requisiteId: string
   });
 }
 
+/** Holds this process's event loop for `ms`, as a start or a process out of CPU does. */
+function busyFor(ms: number): void {
+  const start = Date.now();
+  while (Date.now() - start < ms) {
+    // busy
+  }
+}
+
+/** Holds the loop 150 ms of every turn until stopped, as a process out of CPU would see it. */
+function loopRunningLate(): { stop(): void } {
+  const hog = setInterval(() => busyFor(150), 0);
+  return { stop: () => clearInterval(hog) };
+}
+
+/** Creates until one is refused (503), which it answers. */
+function refusedCreate(service: TestService, merchant: MerchantCredentials, what: string): Promise<LightMyRequestResponse> {
+  return until(
+    async () => {
+      const res = await signed(service.app, merchant, 'POST', '/v1/payments', { ext_id: uniqueExtId(), amount: 6000 + amountSeq++ });
+      return res.statusCode === 503 ? res : undefined;
+    },
+    20_000,
+    0,
+    what,
+  );
+}
+
 function expectShed(res: LightMyRequestResponse): void {
   expect(res.statusCode, res.body).toBe(503);
   expect(res.headers['retry-after']).toBe('5');
@@ -197,28 +224,13 @@ describe('shedding by the event loop delay', () => {
   it('a process whose event loop runs late refuses creates and serves notifications; once it catches up, creates are taken again', async () => {
     const { service, merchant, executor, requisite } = ctx;
     const payment = await pending(service, merchant);
-    // Something holds the loop 150 ms of every turn, as a process out of CPU would see it.
-    const hog = setInterval(() => {
-      const start = Date.now();
-      while (Date.now() - start < 150) {
-        // busy
-      }
-    }, 0);
+    const late = loopRunningLate();
     try {
-      const refused = await until(
-        async () => {
-          const res = await signed(service.app, merchant, 'POST', '/v1/payments', { ext_id: uniqueExtId(), amount: 6000 + amountSeq++ });
-          return res.statusCode === 503 ? res : undefined;
-        },
-        20_000,
-        0,
-        'a create refused for the loop delay',
-      );
-      expectShed(refused);
+      expectShed(await refusedCreate(service, merchant, 'a create refused for the loop delay'));
       const notification = await notify(service, executor.token, requisite.id, payment.amount);
       expect(notification.json()).toMatchObject({ matched: true, payment_id: payment.id });
     } finally {
-      clearInterval(hog);
+      late.stop();
     }
     await until(
       async () => {
@@ -247,35 +259,18 @@ describe('no shedding for the start itself', () => {
   it('the first requests after a start that held the loop for a second are served, and a loop running late afterwards still sheds', async () => {
     const { service, merchant } = ctx;
     // As a slow start between ready and listen: the loop held for a second, then the port bound.
-    const start = Date.now();
-    while (Date.now() - start < 1000) {
-      // busy
-    }
+    busyFor(1000);
     await service.app.listen({ host: '127.0.0.1', port: 0 });
     const created = await createPayment(service.app, merchant, { ext_id: uniqueExtId(), amount: 8000 + amountSeq++ });
     expect(created.status, JSON.stringify(created.body)).toBe(200);
     expect((await service.app.inject({ method: 'GET', url: '/console' })).statusCode).toBe(200);
 
     // Past the start, the loop's delay counts again.
-    const hog = setInterval(() => {
-      const began = Date.now();
-      while (Date.now() - began < 150) {
-        // busy
-      }
-    }, 0);
+    const late = loopRunningLate();
     try {
-      const refused = await until(
-        async () => {
-          const res = await signed(service.app, merchant, 'POST', '/v1/payments', { ext_id: uniqueExtId(), amount: 8000 + amountSeq++ });
-          return res.statusCode === 503 ? res : undefined;
-        },
-        20_000,
-        0,
-        'a create refused for the loop delay once started',
-      );
-      expectShed(refused);
+      expectShed(await refusedCreate(service, merchant, 'a create refused for the loop delay once started'));
     } finally {
-      clearInterval(hog);
+      late.stop();
     }
   });
 });
