@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Queryable } from '../src/db/pool.js';
+import { createWithdrawal } from '../src/withdrawals/withdrawals.service.js';
 import { type FakeTronNode, randomTronAddress, startFakeTronNode, TEST_TRON_KEY } from './fakes/tron-node.js';
 import { admin, adminOk, createMerchant, createTerminal, type MerchantCredentials, signed, startTestService, type TestService, until } from './helpers.js';
 
@@ -344,6 +345,19 @@ describe('withdrawals with the manual adapter', () => {
     const { rows } = await service.ctx.db.query('SELECT 1 FROM withdrawals WHERE terminal_id = $1', [payer.terminalId]);
     expect(rows).toHaveLength(0);
     expect(await balance(service.app, payer)).toMatchObject({ balance: 5, balance_frozen: 0 });
+  });
+
+  it('a repeat of a withdrawal request (its Idempotency-Key) after it took the whole balance gets that withdrawal, not WDR_002', async () => {
+    const payer = await createMerchant(service.app, { withdrawal_fee: 0 });
+    await fund(service.app, payer.terminalId, 10);
+    const input = { terminal_id: payer.terminalId, amount: 10, address: VALID };
+    const requestId = randomUUID();
+    const first = await createWithdrawal(service.ctx, payer.merchantId, input, requestId);
+    // The committed balance is now 0: the early refusal looks for the request's withdrawal first.
+    const repeat = await createWithdrawal(service.ctx, payer.merchantId, input, requestId);
+    expect(repeat.id).toBe(first.id);
+    await expect(createWithdrawal(service.ctx, payer.merchantId, input, randomUUID())).rejects.toMatchObject({ key: 'WDR_002' });
+    expect(await balance(service.app, payer)).toMatchObject({ balance: 0, balance_frozen: 10 });
   });
 
   it('1,000 concurrent 10-USDT withdrawals on two instances against a balance of exactly 100 → 10 succeed, 990 WDR_002', async () => {
