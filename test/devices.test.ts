@@ -183,6 +183,30 @@ describe('device messages', () => {
     expect(await statusOf(payment.id)).toBe('PENDING');
   });
 
+  it('an executor linking their own message to another executor’s payment is answered “not found”, as for a payment that does not exist', async () => {
+    const owner = await executorWithPhone(1);
+    const amount = nextAmount();
+    const theirs = await pay(amount);
+    const { executor, device } = await executorWithPhone(1);
+    const msg = await deviceCall(device.token, '/messages', { text: 'непонятный текст', sender: 'x' });
+    expect(msg.json()).toMatchObject({ status: 'unreadable' });
+
+    const foreign = await executorCall(app, executor.token, 'POST', `/device-messages/${msg.json().message_id}/link`, { payment_id: theirs.id });
+    const missing = await executorCall(app, executor.token, 'POST', `/device-messages/${msg.json().message_id}/link`, {
+      payment_id: '00000000-0000-4000-8000-000000000000',
+    });
+    expect([foreign.statusCode, foreign.json().error]).toEqual([404, 'PAY_006']);
+    expect([missing.statusCode, missing.json().error]).toEqual([404, 'PAY_006']);
+    expect(foreign.json().message).toBe(`Payment ${theirs.id} not found`);
+    expect(await statusOf(theirs.id)).toBe('PENDING');
+    // The owner's own phone still completes it.
+    const card = owner.requisites.find((r) => r.id === theirs.requisiteId)!;
+    expect((await deviceCall(owner.device.token, '/messages', { text: sms(card.value.slice(-4), amount), sender: '900' })).json()).toMatchObject({
+      matched: true,
+      payment_id: theirs.id,
+    });
+  });
+
   it('an executor reaches only their own devices and messages; a revoked device is refused at once', async () => {
     const one = await executorWithPhone(1);
     const other = await executorWithPhone(1);

@@ -76,7 +76,7 @@ export async function deviceExecutorRoutes(app: RouteApp, ctx: AppContext): Prom
           'Moves money as a matched message would have: the payment becomes COMPLETED and the merchant’s terminal is credited. The payment must be on one of your requisites, for the amount the message reports.',
         params: IdParams,
         body: LinkMessageBody,
-        errors: linkMessageErrors('No message with this id among yours'),
+        errors: linkMessageErrors('No message with this id among yours', true),
       },
     },
     async (request) => devices.toMessage(await devices.linkMessage(ctx, request.executor!.id, request.params.id, request.body.payment_id)),

@@ -216,6 +216,8 @@ export async function linkMessage(ctx: AppContext, executorId: string | null, id
     }
     const requisite = payment.requisite_id ? await findRequisite(tx, payment.requisite_id) : undefined;
     if (!requisite || requisite.executor_id !== message.executor_id) {
+      // An executor sees only their own payments: another's is not there for them, as one that does not exist.
+      if (executorId !== null) throw new DomainError('PAY_006', `Payment ${paymentId} not found`);
       throw new DomainError('VALIDATION', 'The payment was not made to a requisite of the executor whose device sent the message');
     }
     if (message.amount !== null && !money(message.amount).eq(payment.payer_amount)) {
