@@ -52,14 +52,12 @@ export async function authRoutes(app: RouteApp, ctx: AppContext): Promise<void> 
     },
     async (request, reply) => {
       const client = { ip: request.ip, userAgent: request.headers['user-agent'] ?? null };
-      const signIn = await auth.login(ctx, request.body, client).catch(async (err: unknown) => {
-        // Failed sign-ins are in the audit log too, under the email tried; never the password.
-        if (err instanceof DomainError && (err.key === 'AUTH_002' || err.key === 'RATE_LIMITED') && !err.data?.otp_required) {
-          await audit(ctx.db, request, 'auth.login_failed', 'user', null, null, { reason: err.key }, auth.normaliseEmail(request.body.email));
-        }
-        throw err;
+      // Failed sign-ins and the lock they lead to are in the audit log too, under the email tried (as
+      // the actor and as the object, so the Audit screen finds them by the email); never the password.
+      const { user, session, token } = await auth.login(ctx, request.body, client, async (failure) => {
+        await audit(ctx.db, request, 'auth.login_failed', 'sign-in', failure.email, null, { reason: failure.reason }, failure.email);
+        if (failure.locked) await audit(ctx.db, request, 'auth.locked', 'sign-in', failure.email, null, { minutes: auth.LOCK_MINUTES }, failure.email);
       });
-      const { user, session, token } = signIn;
       request.actor = await auth.resolveSession(ctx, token);
       await audit(ctx.db, request, 'auth.login', 'user', user.id, null, { session: session.id, two_factor: user.totp_enabled_at !== null });
       setSessionCookie(request, reply, token, ctx.config.sessions.maxSeconds);

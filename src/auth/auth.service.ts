@@ -27,6 +27,7 @@ const SLOW_AFTER = 3;
 /** ...and lock the email for a while at the tenth. */
 const LOCK_AFTER = 10;
 const LOCK_SECONDS = 15 * 60;
+export const LOCK_MINUTES = LOCK_SECONDS / 60;
 /** A risky action needs the person to have confirmed it was them this recently. */
 export const CONFIRM_FRESH_SECONDS = 5 * 60;
 /** A session's last-seen time is written at most this often (not on every request). */
@@ -51,44 +52,70 @@ export function normaliseEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
+/** What a refused sign-in tells its caller, for the audit log: the answer's key, and whether this attempt locked the email. */
+export interface SignInFailure {
+  email: string;
+  reason: 'AUTH_002' | 'RATE_LIMITED';
+  /** This failure was the one that locked the email. */
+  locked: boolean;
+}
+
+/**
+ * Counts an attempt for the email before anything is checked (sessions.repo reserveAttempt), and
+ * slows it when earlier ones failed: a burst, on any number of instances, gets at most LOCK_AFTER
+ * checks. Locked: 429 with how long it holds.
+ */
+async function takeAttempt(ctx: AppContext, email: string, lockedMessage: (minutes: number) => string): Promise<sessions.Attempt> {
+  const reserved = await sessions.reserveAttempt(ctx.db, email, FAILURE_WINDOW_SECONDS, LOCK_AFTER, LOCK_SECONDS);
+  if ('lockedSeconds' in reserved) {
+    throw new DomainError('RATE_LIMITED', lockedMessage(Math.ceil(reserved.lockedSeconds / 60)), undefined, { retryAfter: reserved.lockedSeconds });
+  }
+  const { attempt } = reserved;
+  if (attempt.before >= SLOW_AFTER) await sleep(Math.min(250 * 2 ** (attempt.before - SLOW_AFTER), 3000));
+  return attempt;
+}
+
 /**
  * DESIGN.md: `POST /auth/v1/login {email, password, otp?}`. A wrong password, a wrong code and an
  * unknown email all get the same AUTH_002 after the same work (a password hash is checked either
- * way); failures per email are answered slower from the third and lock the email at the tenth.
- * With two-factor enrolled and no code sent, the answer says a code is needed — only to someone
- * who knew the password.
+ * way); every attempt per email is counted before its check, answered slower from the third
+ * failure, and the tenth locks the email. With two-factor enrolled and no code sent, the answer
+ * says a code is needed — only to someone who knew the password (that attempt is handed back).
+ * `onFailure` hears of each refusal (the route audits it).
  */
-export async function login(ctx: AppContext, input: { email: string; password: string; otp?: string }, client: Client): Promise<SignIn> {
+export async function login(
+  ctx: AppContext,
+  input: { email: string; password: string; otp?: string },
+  client: Client,
+  onFailure: (failure: SignInFailure) => Promise<void> = async () => undefined,
+): Promise<SignIn> {
   const email = normaliseEmail(input.email);
-  const throttle = await sessions.getThrottle(ctx.db, email, FAILURE_WINDOW_SECONDS);
-  if (throttle && throttle.locked_seconds > 0) {
-    const minutes = Math.ceil(throttle.locked_seconds / 60);
-    throw new DomainError(
-      'RATE_LIMITED',
-      `Too many failed sign-ins for this email; try again in ${minutes} min, or ask an admin to reset the password`,
-      undefined,
-      {
-        retryAfter: throttle.locked_seconds,
-      },
+  let attempt: sessions.Attempt;
+  try {
+    attempt = await takeAttempt(
+      ctx,
+      email,
+      (minutes) => `Too many failed sign-ins for this email; try again in ${minutes} min, or ask an admin to reset the password`,
     );
+  } catch (err) {
+    if (err instanceof DomainError) await onFailure({ email, reason: 'RATE_LIMITED', locked: false });
+    throw err;
   }
-  if (throttle && throttle.failures >= SLOW_AFTER) await sleep(Math.min(250 * 2 ** (throttle.failures - SLOW_AFTER), 3000));
+  const refuse = async (): Promise<never> => {
+    await onFailure({ email, reason: 'AUTH_002', locked: attempt.locked });
+    throw new DomainError('AUTH_002', WRONG_CREDENTIALS);
+  };
 
   const user = await users.findUserByEmail(ctx.db, email);
   const passwordOk = await passwordMatches(user?.password_hash, input.password);
-  if (!user || !passwordOk || !user.is_active) {
-    await sessions.recordFailure(ctx.db, email, FAILURE_WINDOW_SECONDS, LOCK_AFTER, LOCK_SECONDS);
-    throw new DomainError('AUTH_002', WRONG_CREDENTIALS);
-  }
+  if (!user || !passwordOk || !user.is_active) return refuse();
   let secondFactor = false;
   if (user.totp_enabled_at) {
     if (!input.otp) {
+      await sessions.refundAttempt(ctx.db, email, attempt);
       throw new DomainError('AUTH_002', 'Enter the six-digit code from your authenticator app, or a recovery code', { otp_required: true });
     }
-    if (!(await secondFactorMatches(ctx, user, input.otp))) {
-      await sessions.recordFailure(ctx.db, email, FAILURE_WINDOW_SECONDS, LOCK_AFTER, LOCK_SECONDS);
-      throw new DomainError('AUTH_002', WRONG_CREDENTIALS);
-    }
+    if (!(await secondFactorMatches(ctx, user, input.otp))) return refuse();
     secondFactor = true;
   }
   await sessions.clearThrottle(ctx.db, email);
@@ -148,18 +175,14 @@ export async function logout(ctx: AppContext, actor: PersonActor): Promise<void>
 /**
  * A password or code check made within a session (confirming, changing the password, turning
  * two-factor off) counts against the same per-email limit as signing in: a stolen session cookie
- * must not become unlimited guesses at the password or the code. Locked: 429; wrong: counted.
+ * must not become unlimited guesses at the password or the code. Counted before the check; a
+ * right one is handed back. Locked: 429.
  */
 async function guardedCheck(ctx: AppContext, email: string, check: () => Promise<boolean>): Promise<boolean> {
-  const throttle = await sessions.getThrottle(ctx.db, email, FAILURE_WINDOW_SECONDS);
-  if (throttle && throttle.locked_seconds > 0) {
-    throw new DomainError('RATE_LIMITED', `Too many wrong passwords or codes; try again in ${Math.ceil(throttle.locked_seconds / 60)} min`, undefined, {
-      retryAfter: throttle.locked_seconds,
-    });
-  }
-  if (await check()) return true;
-  await sessions.recordFailure(ctx.db, email, FAILURE_WINDOW_SECONDS, LOCK_AFTER, LOCK_SECONDS);
-  return false;
+  const attempt = await takeAttempt(ctx, email, (minutes) => `Too many wrong passwords or codes; try again in ${minutes} min`);
+  if (!(await check())) return false;
+  await sessions.refundAttempt(ctx.db, email, attempt);
+  return true;
 }
 
 /** Whether the person confirmed it was them recently enough for a risky action. */

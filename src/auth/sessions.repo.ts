@@ -94,39 +94,58 @@ export async function revokeUserSessions(db: Queryable, userId: string, keep?: s
   return rowCount ?? 0;
 }
 
-export interface ThrottleRow {
-  failures: number;
-  locked_until: Date | null;
-  /** Seconds the lock still holds; 0 when none. */
-  locked_seconds: number;
-}
-
-export async function getThrottle(db: Queryable, email: string, windowSeconds: number): Promise<ThrottleRow | undefined> {
-  const { rows } = await db.query<ThrottleRow>(
-    `SELECT failures, locked_until, greatest(0, ceil(extract(epoch FROM locked_until - now())))::int AS locked_seconds
-       FROM login_throttle WHERE email = $1 AND (last_failed_at > now() - make_interval(secs => $2) OR locked_until > now())`,
-    [email, windowSeconds],
-  );
-  return rows[0];
+/** A sign-in attempt counted before its password or code is checked. */
+export interface Attempt {
+  /** Failures counted in the window before this attempt. */
+  before: number;
+  /** This attempt reached the limit and locked the email (lifted again if it proves right). */
+  locked: boolean;
 }
 
 /**
- * Counts a failed sign-in for the email (known or not). Failures older than the window are
- * forgotten; reaching `lockAfter` locks the email for `lockSeconds`. One statement, so two
- * failures racing both count.
+ * Counts an attempt for the email (known or not) BEFORE its password or code is checked, in one
+ * statement: the row's lock makes concurrent attempts — on any instance — take numbers one after
+ * another, and an email already locked gets none. Failures older than the window are forgotten;
+ * the attempt that reaches `lockAfter` locks the email for `lockSeconds`. A burst therefore gets
+ * at most `lockAfter` checks; an attempt that proves right is handed back (refundAttempt) or
+ * clears the count (clearThrottle). Answers the attempt, or the seconds the lock still holds.
  */
-export async function recordFailure(db: Queryable, email: string, windowSeconds: number, lockAfter: number, lockSeconds: number): Promise<number> {
-  const { rows } = await db.query<{ failures: number }>(
-    `INSERT INTO login_throttle AS t (email, failures, last_failed_at) VALUES ($1, 1, now())
-     ON CONFLICT (email) DO UPDATE SET
-       failures = CASE WHEN t.last_failed_at > now() - make_interval(secs => $2) THEN t.failures + 1 ELSE 1 END,
-       last_failed_at = now(),
-       locked_until = CASE WHEN (CASE WHEN t.last_failed_at > now() - make_interval(secs => $2) THEN t.failures + 1 ELSE 1 END) >= $3
-                           THEN now() + make_interval(secs => $4) ELSE t.locked_until END
-     RETURNING failures`,
-    [email, windowSeconds, lockAfter, lockSeconds],
+export async function reserveAttempt(
+  db: Queryable,
+  email: string,
+  windowSeconds: number,
+  lockAfter: number,
+  lockSeconds: number,
+): Promise<{ attempt: Attempt } | { lockedSeconds: number }> {
+  for (;;) {
+    const { rows } = await db.query<{ failures: number; locked: boolean }>(
+      `INSERT INTO login_throttle AS t (email, failures, last_failed_at, locked_until)
+       VALUES ($1, 1, now(), CASE WHEN $3 <= 1 THEN now() + make_interval(secs => $4) END)
+       ON CONFLICT (email) DO UPDATE SET
+         failures = CASE WHEN t.last_failed_at > now() - make_interval(secs => $2) THEN t.failures + 1 ELSE 1 END,
+         last_failed_at = now(),
+         locked_until = CASE WHEN (CASE WHEN t.last_failed_at > now() - make_interval(secs => $2) THEN t.failures + 1 ELSE 1 END) >= $3
+                             THEN now() + make_interval(secs => $4) ELSE NULL END
+       WHERE t.locked_until IS NULL OR t.locked_until <= now()
+       RETURNING failures, coalesce(locked_until > now(), false) AS locked`,
+      [email, windowSeconds, lockAfter, lockSeconds],
+    );
+    if (rows[0]) return { attempt: { before: rows[0].failures - 1, locked: rows[0].locked } };
+    // Locked: how much longer (read afresh; a lock that ended in between lets the attempt be counted).
+    const held = await db.query<{ seconds: number }>(
+      `SELECT ceil(extract(epoch FROM locked_until - now()))::int AS seconds FROM login_throttle WHERE email = $1 AND locked_until > now()`,
+      [email],
+    );
+    if (held.rows[0]) return { lockedSeconds: Math.max(1, held.rows[0].seconds) };
+  }
+}
+
+/** Hands back an attempt that proved right without signing in (a code is still needed; a check inside a session). */
+export async function refundAttempt(db: Queryable, email: string, attempt: Attempt): Promise<void> {
+  await db.query(
+    `UPDATE login_throttle SET failures = greatest(failures - 1, 0), locked_until = CASE WHEN $2 THEN NULL ELSE locked_until END WHERE email = $1`,
+    [email, attempt.locked],
   );
-  return rows[0]!.failures;
 }
 
 export async function clearThrottle(db: Queryable, email: string): Promise<void> {
