@@ -92,7 +92,7 @@ export async function deviceAdminRoutes(app: RouteApp, ctx: AppContext): Promise
   app.post(
     '/device-messages/:id/link',
     {
-      config: { access: 'support' },
+      config: { access: 'support', idempotencyKey: true },
       schema: {
         tags,
         summary: 'Link a message that waits for a person to the PENDING payment it is for: the payment completes',

@@ -97,7 +97,7 @@ export async function disputeAdminRoutes(app: RouteApp, ctx: AppContext): Promis
   app.post(
     '/payments/:id/dispute/approve',
     {
-      config: { access: 'support' },
+      config: { access: 'support', idempotencyKey: true },
       schema: {
         tags,
         summary: 'Approve a dispute: the payment becomes COMPLETED, or COMPLETED_APPEAL for another amount',
@@ -127,7 +127,7 @@ export async function disputeAdminRoutes(app: RouteApp, ctx: AppContext): Promis
   app.post(
     '/payments/:id/dispute/reject',
     {
-      config: { access: 'support' },
+      config: { access: 'support', idempotencyKey: true },
       schema: {
         tags,
         summary: 'Reject a dispute: the payment goes back to CANCELLED',

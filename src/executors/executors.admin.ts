@@ -93,7 +93,7 @@ export async function executorAdminRoutes(app: RouteApp, ctx: AppContext): Promi
   app.post(
     '/executors/:id/adjustments',
     {
-      config: { access: 'finance', confirm: true },
+      config: { access: 'finance', confirm: true, idempotencyKey: true },
       schema: {
         tags,
         summary: "Credit (deposit by hand) or debit an executor's deposit",

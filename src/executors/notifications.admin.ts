@@ -36,7 +36,7 @@ export async function notificationAdminRoutes(app: RouteApp, ctx: AppContext): P
   app.post(
     '/notifications/:id/link',
     {
-      config: { access: 'support' },
+      config: { access: 'support', idempotencyKey: true },
       schema: {
         tags,
         summary: 'Link an unmatched or late notification to the PENDING payment it was for: the payment completes',

@@ -2,11 +2,13 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { operatorAccess } from './access.js';
 import { csvExport } from './csv-export.js';
+import { operatorIdempotency } from './idempotency.js';
 
 /** The operator API's scope (DESIGN.md "The operator side"): who may call each route (src/http/access.ts), and what every operator route shares. */
 export function adminAuth(app: FastifyInstance, ctx: AppContext): void {
   operatorAccess(app, ctx);
   csvExport(app);
+  operatorIdempotency(app, ctx);
   app.addHook('preValidation', async (request: FastifyRequest) => {
     // Every operator POST/PUT/PATCH takes a JSON object; a bare request means "no options" (a
     // reason, a grace period), and one whose fields are required is told which field is missing.

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Actor } from '../auth/actor.js';
 import type { AppContext } from '../context.js';
-import { DomainError } from '../errors.js';
+import { DomainError, type ErrorKey } from '../errors.js';
 import { textProblem } from '../lib/input.js';
-import { claimKey, findStoredKey, releaseKey, storeAnswer } from './idempotency.repo.js';
+import { claimKey, findStoredKey, type KeyStore, MERCHANT_KEYS, OPERATOR_KEYS, releaseKey, storeAnswer } from './idempotency.repo.js';
 import { isMultipart } from './multipart.js';
 
 declare module 'fastify' {
@@ -11,10 +12,17 @@ declare module 'fastify' {
     /** Set when this request holds the claim on an Idempotency-Key and its answer is to be stored. */
     idempotency?: IdempotentRequest;
   }
+  interface FastifyContextConfig {
+    /** An operator route that moves money: it takes an Idempotency-Key (operatorIdempotency below). */
+    idempotencyKey?: boolean;
+  }
 }
 
 /** A request that holds the claim on its Idempotency-Key. */
 export interface IdempotentRequest {
+  /** Where the key is kept, and whose it is (a merchant; the operator token or a person). */
+  store: KeyStore;
+  ownerId: string;
   key: string;
   /** This attempt's claim: only it stores the answer or frees the key. */
   claim: string;
@@ -54,50 +62,103 @@ export function idempotency(app: FastifyInstance, ctx: AppContext): void {
   app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
     const key = request.headers['idempotency-key'];
     if (request.method !== 'POST' || key === undefined || isMultipart(request) || !request.merchant || !request.signer) return;
-    if (typeof key !== 'string' || key.length === 0 || key.length > 255 || textProblem(key, false)) {
-      throw new DomainError(request.routeOptions.config.invalidCode ?? 'PAY_002', 'Idempotency-Key must be 1 to 255 printable characters');
-    }
     // The calling terminal is part of the request: a payment or payout goes through the terminal of
     // the X-Identity key, so one key sent through two terminals is two different requests.
     const hash = createHash('sha256').update(request.signer.requestHash()).update(request.merchant.terminalId).digest();
-    const merchantId = request.merchant.merchantId;
-    const claim = await claimKey(ctx.db, { merchantId, key, requestHash: hash }, KEEP_HOURS, CLAIM_LEASE_SECONDS);
-    if (claim) {
-      request.idempotency = { key, claim: claim.claim, requestId: claim.request_id };
-      return;
-    }
-    const stored = await findStoredKey(ctx.db, merchantId, key, CLAIM_LEASE_SECONDS);
-    if (!stored) throw new DomainError('CONFLICT', 'The Idempotency-Key is being released; retry the request', undefined, { retryAfter: 1 });
-    if (!stored.request_hash.equals(hash)) {
-      throw new DomainError('CONFLICT', 'This Idempotency-Key was already used for a different request', { idempotency_key: key });
-    }
-    if (stored.status_code === null) {
-      // Retry-After: when this attempt may take the claim over, should the first never answer.
-      throw new DomainError(
-        'CONFLICT',
-        'A request with this Idempotency-Key is still being processed; retry shortly',
-        { idempotency_key: key },
-        { retryAfter: stored.lease_left },
-      );
-    }
-    return reply
-      .status(stored.status_code)
-      .header('content-type', 'application/json; charset=utf-8')
-      .header('idempotent-replayed', 'true')
-      .send(stored.response_body);
+    const invalidCode = request.routeOptions.config.invalidCode ?? 'PAY_002';
+    return answerOnce(ctx, request, reply, { store: MERCHANT_KEYS, ownerId: request.merchant.merchantId, key, hash, invalidCode });
   });
+  app.addHook('onSend', keepAnswer(ctx));
+}
 
-  app.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+/** Whose keys an operator-side caller's are: the bearer token's, or one person's. */
+function keyOwner(actor: Actor): string {
+  return actor.kind === 'token' ? 'token' : `user:${actor.id}`;
+}
+
+/**
+ * `Idempotency-Key` on the operator API's money routes (`config.idempotencyKey`: adjustments of
+ * terminals and executors, payout and withdrawal completion or failure, dispute decisions, a
+ * payment's cancellation, linking a notification), as on the merchant API: optional; the first
+ * answer to a key is kept for 24 h and replayed; the same key with another request (method, URL
+ * or JSON body) answers 409, as does a key whose first request is still being answered. Keys
+ * belong to who sent them — the bearer token, or each person signed in — so that two people
+ * never meet on one key. Authentication and the confirmation a risky route asks for come first
+ * and are never stored: a request refused there is sent again with the same key.
+ *
+ * A claim taken over after its lease (its process died before the answer was stored) repeats the
+ * request: a completion, failure, decision or cancellation already made is refused by its status
+ * guard, so nothing moves twice. An adjustment has no such guard: it is repeated only when its
+ * process died between committing the posting and storing the answer, and then shows twice in the
+ * statement and the audit log.
+ */
+export function operatorIdempotency(app: FastifyInstance, ctx: AppContext): void {
+  app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
+    const key = request.headers['idempotency-key'];
+    if (key === undefined || !request.routeOptions.config.idempotencyKey || !request.actor) return;
+    const hash = createHash('sha256')
+      .update(`${request.method}\n${request.url}\n`)
+      .update(JSON.stringify(request.body ?? null))
+      .digest();
+    return answerOnce(ctx, request, reply, { store: OPERATOR_KEYS, ownerId: keyOwner(request.actor), key, hash, invalidCode: 'VALIDATION' });
+  });
+  app.addHook('onSend', keepAnswer(ctx));
+}
+
+/**
+ * Claims the key for this request (which then goes on, its answer stored by keepAnswer), or
+ * answers in its place: the stored answer of the same request, or 409 for another request or one
+ * still being answered.
+ */
+async function answerOnce(
+  ctx: AppContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  held: { store: KeyStore; ownerId: string; key: string | string[]; hash: Buffer; invalidCode: ErrorKey },
+): Promise<FastifyReply | undefined> {
+  const { store, ownerId, key, hash } = held;
+  if (typeof key !== 'string' || key.length === 0 || key.length > 255 || textProblem(key, false)) {
+    throw new DomainError(held.invalidCode, 'Idempotency-Key must be 1 to 255 printable characters');
+  }
+  const claim = await claimKey(ctx.db, store, { ownerId, key, requestHash: hash }, KEEP_HOURS, CLAIM_LEASE_SECONDS);
+  if (claim) {
+    request.idempotency = { store, ownerId, key, claim: claim.claim, requestId: claim.request_id };
+    return undefined;
+  }
+  const stored = await findStoredKey(ctx.db, store, ownerId, key, CLAIM_LEASE_SECONDS);
+  if (!stored) throw new DomainError('CONFLICT', 'The Idempotency-Key is being released; retry the request', undefined, { retryAfter: 1 });
+  if (!stored.request_hash.equals(hash)) {
+    throw new DomainError('CONFLICT', 'This Idempotency-Key was already used for a different request', { idempotency_key: key });
+  }
+  if (stored.status_code === null) {
+    // Retry-After: when this attempt may take the claim over, should the first never answer.
+    throw new DomainError(
+      'CONFLICT',
+      'A request with this Idempotency-Key is still being processed; retry shortly',
+      { idempotency_key: key },
+      { retryAfter: stored.lease_left },
+    );
+  }
+  return reply
+    .status(stored.status_code)
+    .header('content-type', 'application/json; charset=utf-8')
+    .header('idempotent-replayed', 'true')
+    .send(stored.response_body);
+}
+
+/** The onSend hook that stores the answer of a request holding its key's claim (5xx: frees the key instead). */
+function keepAnswer(ctx: AppContext) {
+  return async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     const held = request.idempotency;
-    if (!held || !request.merchant) return payload;
+    if (!held) return payload;
     // Once: an error answer produced by this hook would come through it again.
     request.idempotency = undefined;
     try {
       if (reply.statusCode >= 500) {
-        await releaseKey(ctx.db, request.merchant.merchantId, held.key, held.claim);
+        await releaseKey(ctx.db, held.store, held.ownerId, held.key, held.claim);
       } else {
         const body = typeof payload === 'string' ? payload : JSON.stringify(payload ?? null);
-        await storeAnswer(ctx.db, request.merchant.merchantId, held.key, held.claim, reply.statusCode, body);
+        await storeAnswer(ctx.db, held.store, held.ownerId, held.key, held.claim, reply.statusCode, body);
       }
     } catch (err) {
       // The answer stands (what it reports has happened or not, whatever becomes of the key);
@@ -105,5 +166,5 @@ export function idempotency(app: FastifyInstance, ctx: AppContext): void {
       request.log.warn({ err, idempotency_key: held.key }, 'could not store the answer of an Idempotency-Key; a retry takes its claim over after the lease');
     }
     return payload;
-  });
+  };
 }

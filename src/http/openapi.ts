@@ -276,6 +276,10 @@ export function routeErrors(route: Pick<RouteOptions, 'method' | 'url' | 'config
     add('PAYLOAD_TOO_LARGE');
     add('UNSUPPORTED_MEDIA_TYPE');
     if (config.signed && methods.includes('POST')) add('CONFLICT');
+    if (config.idempotencyKey) {
+      const note = ERROR_NOTES.CONFLICT!;
+      errors.set('CONFLICT', errors.has('CONFLICT') ? `${errors.get('CONFLICT')}; or ${note[0]!.toLowerCase()}${note.slice(1)}` : note);
+    }
   }
   add(config.internalCode ?? 'SYS_001');
   add('UNAVAILABLE');
@@ -329,7 +333,9 @@ export function documentRoute({ schema, url, route }: { schema: FastifySchema; u
     const { required, description, content } = schema.documentedBody;
     schema = { ...schema, body: { content }, [BODY_MARK]: { required, description } } as FastifySchema;
   }
-  if (schema && route.config?.signed && [route.method].flat().includes('POST') && !schema.headers) schema = { ...schema, headers: IDEMPOTENCY_HEADERS };
+  if (schema && (route.config?.signed || route.config?.idempotencyKey) && [route.method].flat().includes('POST') && !schema.headers) {
+    schema = { ...schema, headers: IDEMPOTENCY_HEADERS };
+  }
   if (!schema?.errors && !audienceOf(url)) return { schema, url };
   const byStatus = new Map<number, [ErrorKey, string][]>();
   for (const [key, note] of routeErrors({ ...route, schema })) {

@@ -94,7 +94,7 @@ export async function paymentAdminRoutes(app: RouteApp, ctx: AppContext): Promis
   app.post(
     '/payments/:id/cancel',
     {
-      config: { access: 'support' },
+      config: { access: 'support', idempotencyKey: true },
       schema: {
         tags,
         summary: 'Cancel a PENDING payment by hand: it becomes CANCELLED',

@@ -86,7 +86,7 @@ export async function payoutAdminRoutes(app: RouteApp, ctx: AppContext): Promise
     app.post(
       `/payouts/:id/${event}`,
       {
-        config: { access: 'finance', confirm: event === 'complete' },
+        config: { access: 'finance', confirm: event === 'complete', idempotencyKey: true },
         schema: {
           tags,
           ...ACTIONS[event],

@@ -82,7 +82,7 @@ export async function terminalAdminRoutes(app: RouteApp, ctx: AppContext): Promi
   app.post(
     '/terminals/:id/adjustments',
     {
-      config: { access: 'finance', confirm: true },
+      config: { access: 'finance', confirm: true, idempotencyKey: true },
       schema: {
         tags,
         summary: "Credit or debit a terminal's available balance by hand, with a reason",

@@ -81,7 +81,7 @@ export async function withdrawalAdminRoutes(app: RouteApp, ctx: AppContext): Pro
   app.post(
     '/withdrawals/:id/complete',
     {
-      config: { access: 'finance', confirm: true },
+      config: { access: 'finance', confirm: true, idempotencyKey: true },
       schema: {
         tags,
         summary: 'Record a manual withdrawal as sent, with its transaction hash: its reserve is settled',
@@ -115,7 +115,7 @@ export async function withdrawalAdminRoutes(app: RouteApp, ctx: AppContext): Pro
   app.post(
     '/withdrawals/:id/fail',
     {
-      config: { access: 'finance' },
+      config: { access: 'finance', idempotencyKey: true },
       schema: {
         tags,
         summary: 'Fail a withdrawal: its reserve returns to the balance it came from',
