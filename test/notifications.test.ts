@@ -484,9 +484,10 @@ describe('the operator links or resolves a notification', () => {
     return res.json().notification_id;
   }
 
+  /** The operator's acts on a notification (the executor's report of it, `notification.receive`, is checked in test/audit-coverage.test.ts). */
   async function auditRows(notificationId: string): Promise<{ action: string; before: unknown; after: unknown }[]> {
     const { rows } = await service.ctx.db.query(
-      `SELECT action, before, after FROM audit_log WHERE object_type = 'notification' AND object_id = $1 ORDER BY id`,
+      `SELECT action, before, after FROM audit_log WHERE object_type = 'notification' AND object_id = $1 AND action <> 'notification.receive' ORDER BY id`,
       [notificationId],
     );
     return rows;

@@ -4,10 +4,35 @@ import type { Queryable } from '../db/pool.js';
 import { type AuditFilter, insertAuditEntry, listAuditEntries } from './audit.repo.js';
 
 /**
- * Writes one action to the audit log: who (the person, or "token" for the bearer ADMIN_TOKEN, and
- * the client address), what, on which object, and the object before → after. Called in the same
- * database transaction as the change when there is one. `as` names who acted when no one is
- * signed in yet (a failed sign-in: the email tried).
+ * Writes one audit row for whoever acts in a request; a service that changes state takes one and
+ * calls it inside the transaction of its change, so that no change commits without its row.
+ */
+export type AuditRecorder = (db: Queryable, action: string, objectType: string, objectId: string | null, before: unknown, after: unknown) => Promise<void>;
+
+/** The recorder of `request`'s actor (see `audit`). */
+export function auditFor(request: FastifyRequest): AuditRecorder {
+  return (db, action, objectType, objectId, before, after) => audit(db, request, action, objectType, objectId, before, after);
+}
+
+/**
+ * Who acts in a request, as the audit log names them: a signed-in person by email (staff, an
+ * executor's or a merchant's person in their cabinet), "token" for the bearer ADMIN_TOKEN, an
+ * executor's apps (its bearer token) as `executor:<name>`, a phone (device token) as
+ * `device:<id>`.
+ */
+export function actorOf(request: FastifyRequest): { name: string; userId: string | null } {
+  const actor = request.actor;
+  if (actor) return { name: actorName(actor), userId: actor.kind === 'user' ? actor.id : null };
+  if (request.executor) return { name: `executor:${request.executor.name}`, userId: null };
+  if (request.device) return { name: `device:${request.device.id}`, userId: null };
+  return { name: actorName(undefined), userId: null };
+}
+
+/**
+ * Writes one action to the audit log: who (see `actorOf`, and the client address), what, on which
+ * object, and the object before → after. Called in the same database transaction as the change
+ * when there is one. `as` names who acted when no one is signed in yet (a failed sign-in: the
+ * email tried).
  */
 export async function audit(
   db: Queryable,
@@ -19,10 +44,10 @@ export async function audit(
   after: unknown,
   as?: string,
 ): Promise<void> {
-  const actor = request.actor;
+  const who = actorOf(request);
   await insertAuditEntry(db, {
-    actor: as ?? actorName(actor),
-    userId: actor?.kind === 'user' ? actor.id : null,
+    actor: as ?? who.name,
+    userId: who.userId,
     ip: request.ip,
     action,
     objectType,

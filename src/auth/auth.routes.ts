@@ -41,6 +41,7 @@ export async function authRoutes(app: RouteApp, ctx: AppContext): Promise<void> 
         },
       },
       config: {
+        secret: true,
         access: 'public',
         // Per client address, on top of the per-email slowing and lock.
         rateLimit: {
@@ -71,7 +72,7 @@ export async function authRoutes(app: RouteApp, ctx: AppContext): Promise<void> 
     return reply.status(204).send();
   });
 
-  app.get('/me', { schema: { tags, summary: 'Who is signed in, with the CSRF token' }, config: { access: 'person' } }, async (request) => {
+  app.get('/me', { schema: { tags, summary: 'Who is signed in, with the CSRF token' }, config: { secret: true, access: 'person' } }, async (request) => {
     const me = person(request);
     return {
       user: { id: me.id, email: me.email, role: me.role, executor_id: me.executorId, merchant_id: me.merchantId },
@@ -148,7 +149,7 @@ export async function authRoutes(app: RouteApp, ctx: AppContext): Promise<void> 
         description: 'Needs a fresh confirmation (`POST /auth/v1/confirm`): a stolen session alone cannot tie the account to another phone.',
         errors: { CONFLICT: 'Two-factor is already on: turn it off first to enrol a new device' },
       },
-      config: { access: 'person', confirm: true },
+      config: { secret: true, access: 'person', confirm: true },
     },
     async (request) => {
       const { secret, uri, qr } = await auth.startTwoFactor(ctx, person(request));
@@ -168,7 +169,7 @@ export async function authRoutes(app: RouteApp, ctx: AppContext): Promise<void> 
           CONFLICT: 'Two-factor is already on, or enrolment was not started (`POST /auth/v1/two-factor/setup`)',
         },
       },
-      config: { access: 'person' },
+      config: { secret: true, access: 'person' },
     },
     async (request) => {
       const me = person(request);

@@ -53,7 +53,7 @@ export async function userAdminRoutes(app: RouteApp, ctx: AppContext): Promise<v
     '/users',
     {
       schema: { tags, summary: 'Create a staff sign-in; a generated password is shown once', body: CreateUserBody, errors: SIGN_IN_ERRORS },
-      config: { access: 'admin', confirm: true },
+      config: { secret: true, access: 'admin', confirm: true },
     },
     async (request, reply) => {
       const { user, password } = await auth.createUser(ctx, request.body);
@@ -100,7 +100,7 @@ export async function userAdminRoutes(app: RouteApp, ctx: AppContext): Promise<v
     '/users/:id/password',
     {
       schema: { tags, summary: 'Reset a password: a new one is generated and shown once; sessions end', params: IdParams },
-      config: { access: 'admin', confirm: true },
+      config: { secret: true, access: 'admin', confirm: true },
     },
     async (request) => {
       const password = await auth.resetPassword(ctx, request.params.id);
@@ -139,7 +139,7 @@ export async function userAdminRoutes(app: RouteApp, ctx: AppContext): Promise<v
     '/executors/:id/login',
     {
       schema: { tags, summary: "Create the executor's sign-in to the cabinet", params: IdParams, body: SignInBody, errors: SIGN_IN_ERRORS },
-      config: { access: 'admin', confirm: true },
+      config: { secret: true, access: 'admin', confirm: true },
     },
     async (request, reply) => {
       const { user, password } = await auth.createUser(ctx, { ...request.body, role: 'executor', executorId: request.params.id });
@@ -152,7 +152,7 @@ export async function userAdminRoutes(app: RouteApp, ctx: AppContext): Promise<v
     '/merchants/:id/users',
     {
       schema: { tags, summary: "Create a sign-in to the merchant's cabinet", params: IdParams, body: SignInBody, errors: SIGN_IN_ERRORS },
-      config: { access: 'admin', confirm: true },
+      config: { secret: true, access: 'admin', confirm: true },
     },
     async (request, reply) => {
       const { user, password } = await auth.createUser(ctx, { ...request.body, role: 'merchant', merchantId: request.params.id });

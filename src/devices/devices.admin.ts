@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { audit } from '../admin/audit.service.js';
+import { auditFor } from '../admin/audit.service.js';
 import type { AppContext, RouteApp } from '../context.js';
 import { parseListQuery } from '../lib/pagination.js';
 import { LinkMessageBody, linkMessageErrors } from './devices.schemas.js';
@@ -21,7 +21,7 @@ export async function deviceAdminRoutes(app: RouteApp, ctx: AppContext): Promise
   app.post(
     '/executors/:id/devices',
     {
-      config: { access: 'admin' },
+      config: { secret: true, access: 'admin' },
       schema: {
         tags,
         summary: 'Register a phone for an executor; its token is shown once',
@@ -30,8 +30,7 @@ export async function deviceAdminRoutes(app: RouteApp, ctx: AppContext): Promise
       },
     },
     async (request, reply) => {
-      const { device, token, signingSecret } = await devices.registerDevice(ctx, request.params.id, request.body.name);
-      await audit(ctx.db, request, 'device.register', 'device', device.id, null, devices.toDevice(device));
+      const { device, token, signingSecret } = await devices.registerDevice(ctx, request.params.id, request.body.name, auditFor(request));
       return reply.status(201).send({ ...devices.toDevice(device), token, signing_secret: signingSecret });
     },
   );
@@ -48,8 +47,7 @@ export async function deviceAdminRoutes(app: RouteApp, ctx: AppContext): Promise
       },
     },
     async (request) => {
-      await devices.setSilence(ctx, request.params.id, request.body.minutes);
-      await audit(ctx.db, request, 'executor.device_silence', 'executor', request.params.id, null, { device_silence_minutes: request.body.minutes });
+      await devices.setSilence(ctx, request.params.id, request.body.minutes, auditFor(request));
       return { device_silence_minutes: request.body.minutes };
     },
   );
@@ -70,8 +68,7 @@ export async function deviceAdminRoutes(app: RouteApp, ctx: AppContext): Promise
     '/executors/:id/devices/:deviceId',
     { config: { access: 'support' }, schema: { tags, summary: "Revoke an executor's phone: its token stops working at once", params: DeviceParams } },
     async (request, reply) => {
-      await devices.revokeDevice(ctx, request.params.id, request.params.deviceId);
-      await audit(ctx.db, request, 'device.revoke', 'device', request.params.deviceId, null, null);
+      await devices.revokeDevice(ctx, request.params.id, request.params.deviceId, auditFor(request));
       return reply.status(204).send();
     },
   );
@@ -103,11 +100,7 @@ export async function deviceAdminRoutes(app: RouteApp, ctx: AppContext): Promise
         errors: linkMessageErrors('No message with this id'),
       },
     },
-    async (request) => {
-      const message = await devices.linkMessage(ctx, null, request.params.id, request.body.payment_id);
-      await audit(ctx.db, request, 'device_message.link', 'device_message', message.id, null, { payment_id: request.body.payment_id });
-      return devices.toMessage(message);
-    },
+    async (request) => devices.toMessage(await devices.linkMessage(ctx, null, request.params.id, request.body.payment_id, auditFor(request))),
   );
 
   app.post(
@@ -122,10 +115,6 @@ export async function deviceAdminRoutes(app: RouteApp, ctx: AppContext): Promise
         errors: { CONFLICT: 'The message is not ambiguous or unreadable (an unmatched one is set aside through its notification)' },
       },
     },
-    async (request) => {
-      const message = await devices.setAsideMessage(ctx, null, request.params.id, request.body.note);
-      await audit(ctx.db, request, 'device_message.set_aside', 'device_message', message.id, null, { note: request.body.note });
-      return devices.toMessage(message);
-    },
+    async (request) => devices.toMessage(await devices.setAsideMessage(ctx, null, request.params.id, request.body.note, auditFor(request))),
   );
 }

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { auditFor } from '../admin/audit.service.js';
 import type { AppContext, RouteApp } from '../context.js';
 import * as devices from './devices.service.js';
 
@@ -27,7 +28,7 @@ export async function deviceRoutes(app: RouteApp, ctx: AppContext): Promise<void
         body: MessageBody,
       },
     },
-    async (request) => devices.receiveMessage(ctx, request.device!, request.body),
+    async (request) => devices.receiveMessage(ctx, request.device!, request.body, auditFor(request)),
   );
 
   app.post(

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { auditFor } from '../admin/audit.service.js';
 import type { AppContext, RouteApp } from '../context.js';
 import { parseListQuery } from '../lib/pagination.js';
 import { LinkMessageBody, linkMessageErrors } from './devices.schemas.js';
@@ -8,12 +9,12 @@ const tags = ['executor'];
 const IdParams = Type.Object({ id: Type.String() });
 const ListQuery = Type.Object({ status: Type.Optional(Type.String()), limit: Type.Optional(Type.String()), offset: Type.Optional(Type.String()) });
 
-/** An executor's own phones and the messages they sent. */
+/** An executor's own phones and the messages they sent; each change is audited as the executor's act. */
 export async function deviceExecutorRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
   app.post(
     '/devices',
     {
-      config: { confirm: true },
+      config: { secret: true, confirm: true },
       schema: {
         tags,
         summary: 'Register a phone; its token is shown once',
@@ -23,7 +24,7 @@ export async function deviceExecutorRoutes(app: RouteApp, ctx: AppContext): Prom
       },
     },
     async (request, reply) => {
-      const { device, token, signingSecret } = await devices.registerDevice(ctx, request.executor!.id, request.body.name);
+      const { device, token, signingSecret } = await devices.registerDevice(ctx, request.executor!.id, request.body.name, auditFor(request));
       return reply.status(201).send({ ...devices.toDevice(device), token, signing_secret: signingSecret });
     },
   );
@@ -33,7 +34,7 @@ export async function deviceExecutorRoutes(app: RouteApp, ctx: AppContext): Prom
   }));
 
   app.delete('/devices/:id', { schema: { tags, summary: 'Revoke a phone: its token stops working at once', params: IdParams } }, async (request, reply) => {
-    await devices.revokeDevice(ctx, request.executor!.id, request.params.id);
+    await devices.revokeDevice(ctx, request.executor!.id, request.params.id, auditFor(request));
     return reply.status(204).send();
   });
 
@@ -47,7 +48,7 @@ export async function deviceExecutorRoutes(app: RouteApp, ctx: AppContext): Prom
       },
     },
     async (request) => {
-      await devices.setSilence(ctx, request.executor!.id, request.body.minutes);
+      await devices.setSilence(ctx, request.executor!.id, request.body.minutes, auditFor(request));
       return { device_silence_minutes: request.body.minutes };
     },
   );
@@ -79,7 +80,7 @@ export async function deviceExecutorRoutes(app: RouteApp, ctx: AppContext): Prom
         errors: linkMessageErrors('No message with this id among yours', true),
       },
     },
-    async (request) => devices.toMessage(await devices.linkMessage(ctx, request.executor!.id, request.params.id, request.body.payment_id)),
+    async (request) => devices.toMessage(await devices.linkMessage(ctx, request.executor!.id, request.params.id, request.body.payment_id, auditFor(request))),
   );
 
   app.post(
@@ -93,6 +94,6 @@ export async function deviceExecutorRoutes(app: RouteApp, ctx: AppContext): Prom
         errors: { CONFLICT: 'The message is not ambiguous or unreadable (an unmatched one is set aside through its notification)' },
       },
     },
-    async (request) => devices.toMessage(await devices.setAsideMessage(ctx, request.executor!.id, request.params.id, request.body.note)),
+    async (request) => devices.toMessage(await devices.setAsideMessage(ctx, request.executor!.id, request.params.id, request.body.note, auditFor(request))),
   );
 }

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { auditFor } from '../admin/audit.service.js';
 import type { AppContext, RouteApp } from '../context.js';
 import { DomainError } from '../errors.js';
 import * as devices from './devices.service.js';
@@ -31,12 +32,18 @@ export async function deviceHookRoutes(app: RouteApp, ctx: AppContext): Promise<
         throw new DomainError('NOT_FOUND', `No forwarder format "${format}": use smsforwarder, sms-gateway or incoming-sms`);
       }
       const body = (request.body ?? { raw: Buffer.alloc(0) }) as { raw: Buffer; form?: boolean };
-      return devices.receiveHook(ctx, request.device!, format as devices.ForwarderFormat, {
-        raw: body.raw,
-        form: body.form === true,
-        headers: request.headers,
-        query: request.query as Record<string, unknown>,
-      });
+      return devices.receiveHook(
+        ctx,
+        request.device!,
+        format as devices.ForwarderFormat,
+        {
+          raw: body.raw,
+          form: body.form === true,
+          headers: request.headers,
+          query: request.query as Record<string, unknown>,
+        },
+        auditFor(request),
+      );
     },
   );
 }

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { AuditRecorder } from '../admin/audit.service.js';
 import type { AppContext } from '../context.js';
 import { type Tx, transaction } from '../db/pool.js';
 import { DomainError } from '../errors.js';
@@ -16,18 +17,23 @@ import { type HookRequest, readIncomingSms, readSmsForwarder, readSmsGateway } f
 
 /**
  * A registered device: its token, and the secret a forwarder app signs with, are answered once,
- * at registration.
+ * at registration. Audited (by the executor or the operator) with the registration.
  */
 export async function registerDevice(
   ctx: AppContext,
   executorId: string,
   name: string,
+  audit: AuditRecorder,
 ): Promise<{ device: repo.DeviceRow; token: string; signingSecret: string }> {
   const trimmed = name.trim();
   if (trimmed === '') throw new DomainError('VALIDATION', 'name is empty: name the phone so that you know it in the list ("Pixel 7, Sber")');
   const token = randomToken('dev_', 32);
   const signingSecret = randomToken('', 24);
-  const device = await repo.insertDevice(ctx.db, executorId, trimmed, hashToken(token), ctx.box.seal(signingSecret));
+  const device = await transaction(ctx.db, async (tx) => {
+    const row = await repo.insertDevice(tx, executorId, trimmed, hashToken(token), ctx.box.seal(signingSecret));
+    await audit(tx, 'device.register', 'device', row.id, null, { ...toDevice(row), executor_id: executorId });
+    return row;
+  });
   return { device, token, signingSecret };
 }
 
@@ -35,8 +41,13 @@ export async function listDevices(ctx: AppContext, executorId: string): Promise<
   return repo.listDevices(ctx.db, executorId);
 }
 
-export async function revokeDevice(ctx: AppContext, executorId: string, id: string): Promise<void> {
-  if (!isUuid(id) || !(await repo.revokeDevice(ctx.db, executorId, id))) throw new DomainError('NOT_FOUND', `Device ${id} not found`);
+/** Revokes one of the executor's devices (its token stops working), audited with the change. */
+export async function revokeDevice(ctx: AppContext, executorId: string, id: string, audit: AuditRecorder): Promise<void> {
+  if (!isUuid(id)) throw new DomainError('NOT_FOUND', `Device ${id} not found`);
+  await transaction(ctx.db, async (tx) => {
+    if (!(await repo.revokeDevice(tx, executorId, id))) throw new DomainError('NOT_FOUND', `Device ${id} not found`);
+    await audit(tx, 'device.revoke', 'device', id, { revoked: false }, { revoked: true, executor_id: executorId });
+  });
 }
 
 /** The device a bearer token names, if it is in use and its executor active. */
@@ -99,7 +110,7 @@ type Decision =
  * notifications. When that cannot be told with certainty the message waits for a person: nothing
  * is guessed. Repeats (a forwarder retrying) answer as the first did.
  */
-export async function receiveMessage(ctx: AppContext, device: repo.DeviceRow, input: MessageInput): Promise<MessageResult> {
+export async function receiveMessage(ctx: AppContext, device: repo.DeviceRow, input: MessageInput, audit: AuditRecorder): Promise<MessageResult> {
   const text = input.text.trim();
   if (text === '') throw new DomainError('VALIDATION', 'text is empty: send the message as the bank sent it');
   // The forwarders' fields have no length limit of their own: a bank message is never this long.
@@ -136,6 +147,7 @@ export async function receiveMessage(ctx: AppContext, device: repo.DeviceRow, in
       };
       if (decision.kind !== 'requisite') {
         const row = await repo.insertMessage(tx, { ...base, status: decision.kind, reason: decision.reason, requisite_id: null, notification_id: null });
+        await auditReceived(audit, tx, row);
         ctx.log.warn({ message: row.id, executor: device.executor_id, status: decision.kind, reason: decision.reason }, 'device message waits for a person');
         return toResult(row, false);
       }
@@ -158,6 +170,7 @@ export async function receiveMessage(ctx: AppContext, device: repo.DeviceRow, in
         requisite_id: decision.requisiteId,
         notification_id: notification.id,
       });
+      await auditReceived(audit, tx, { ...row, payment_id: notification.payment_id });
       return toResult(row, false);
     });
   } catch (err) {
@@ -168,6 +181,22 @@ export async function receiveMessage(ctx: AppContext, device: repo.DeviceRow, in
     }
     throw err;
   }
+}
+
+/**
+ * A phone's message is audited as the device's act (a repeat changes nothing and is not): it may
+ * have completed a payment (`payment_id`), or waits for a person.
+ */
+function auditReceived(audit: AuditRecorder, tx: Tx, row: repo.MessageRow): Promise<void> {
+  return audit(tx, 'device_message.receive', 'device_message', row.id, null, {
+    status: row.status,
+    reason: row.reason,
+    amount: row.amount,
+    currency: row.currency,
+    requisite_id: row.requisite_id,
+    payment_id: row.payment_id ?? null,
+    executor_id: row.executor_id,
+  });
 }
 
 /** Which of the executor's requisites the message is about, or why that cannot be told. */
@@ -204,7 +233,7 @@ async function decide(ctx: AppContext, executorId: string, parsed: ReturnType<ty
  * payment it is for: the payment must be on one of the executor's requisites and, when the text
  * gave an amount, of that amount. The payment completes as a matching message would have done it.
  */
-export async function linkMessage(ctx: AppContext, executorId: string | null, id: string, paymentId: string): Promise<repo.MessageRow> {
+export async function linkMessage(ctx: AppContext, executorId: string | null, id: string, paymentId: string, audit: AuditRecorder): Promise<repo.MessageRow> {
   if (!isUuid(id)) throw new DomainError('NOT_FOUND', `Message ${id} not found`);
   const payment = isUuid(paymentId) ? await findPayment(ctx.db, paymentId) : undefined;
   if (!payment) throw new DomainError('PAY_006', `Payment ${paymentId} not found`);
@@ -241,7 +270,16 @@ export async function linkMessage(ctx: AppContext, executorId: string | null, id
       notification = await recordLinked(tx, message, requisite.id, payment);
     }
     await repo.resolveMessage(tx, message.id, { notificationId: notification, requisiteId: requisite.id, note: `linked to payment ${payment.id}` });
-    return (await repo.findMessage(tx, null, message.id))!;
+    const after = (await repo.findMessage(tx, null, message.id))!;
+    await audit(
+      tx,
+      'device_message.link',
+      'device_message',
+      message.id,
+      { status: message.status },
+      { status: after.status, payment_id: payment.id, payment_status: changed.to, notification_id: notification },
+    );
+    return after;
   });
 }
 
@@ -263,7 +301,7 @@ async function recordLinked(tx: Tx, message: repo.MessageRow, requisiteId: strin
 }
 
 /** Sets a waiting message aside with a note (not a payment, or already handled). */
-export async function setAsideMessage(ctx: AppContext, executorId: string | null, id: string, note: string): Promise<repo.MessageRow> {
+export async function setAsideMessage(ctx: AppContext, executorId: string | null, id: string, note: string, audit: AuditRecorder): Promise<repo.MessageRow> {
   if (!isUuid(id)) throw new DomainError('NOT_FOUND', `Message ${id} not found`);
   return transaction(ctx.db, async (tx) => {
     const message = await repo.findMessage(tx, executorId, id, true);
@@ -275,7 +313,9 @@ export async function setAsideMessage(ctx: AppContext, executorId: string | null
       );
     }
     await repo.resolveMessage(tx, message.id, { note });
-    return (await repo.findMessage(tx, null, message.id))!;
+    const after = (await repo.findMessage(tx, null, message.id))!;
+    await audit(tx, 'device_message.set_aside', 'device_message', message.id, { status: message.status }, { status: after.status, note });
+    return after;
   });
 }
 
@@ -337,6 +377,7 @@ export async function receiveHook(
   device: repo.DeviceRow,
   format: ForwarderFormat,
   request: HookRequest,
+  audit: AuditRecorder,
 ): Promise<MessageResult | { ignored: string } | { alive: true }> {
   const sealed = await repo.findSigningSecret(ctx.db, device.id);
   if (!sealed) throw new DomainError('AUTH_002', 'This device has no signing secret: register it again');
@@ -353,15 +394,18 @@ export async function receiveHook(
       throw new DomainError('AUTH_002', 'This timestamp was already signed for another message: refused as a replay');
     }
   }
-  return receiveMessage(ctx, device, { text: event.text, sender: event.sender, received_at: event.receivedAt });
+  return receiveMessage(ctx, device, { text: event.text, sender: event.sender, received_at: event.receivedAt }, audit);
 }
 
-/** Sets the executor's tolerated phone silence in minutes (null: off). */
-export async function setSilence(ctx: AppContext, executorId: string, minutes: number | null): Promise<void> {
+/** Sets the executor's tolerated phone silence in minutes (null: off), audited with the change. */
+export async function setSilence(ctx: AppContext, executorId: string, minutes: number | null, audit: AuditRecorder): Promise<void> {
   if (minutes !== null && (!Number.isInteger(minutes) || minutes < 1 || minutes > 10080)) {
     throw new DomainError('VALIDATION', 'minutes must be a whole number from 1 to 10080 (a week), or null to switch the rule off');
   }
-  if (!(await repo.setSilence(ctx.db, executorId, minutes))) throw new DomainError('NOT_FOUND', `Executor ${executorId} not found`);
+  await transaction(ctx.db, async (tx) => {
+    if (!(await repo.setSilence(tx, executorId, minutes))) throw new DomainError('NOT_FOUND', `Executor ${executorId} not found`);
+    await audit(tx, 'executor.device_silence', 'executor', executorId, null, { device_silence_minutes: minutes });
+  });
 }
 
 /** The silence sweep (every minute, with the scores): executors whose phones went quiet leave the cascade; those heard from come back. */

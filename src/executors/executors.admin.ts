@@ -42,7 +42,7 @@ const ListQuery = Type.Object({ limit: Type.Optional(Type.String()), offset: Typ
 export async function executorAdminRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
   app.post(
     '/executors',
-    { config: { access: 'admin' }, schema: { tags, summary: 'Create an executor; its token is shown once', body: ExecutorBody } },
+    { config: { secret: true, access: 'admin' }, schema: { tags, summary: 'Create an executor; its token is shown once', body: ExecutorBody } },
     async (request, reply) => {
       const executor = await executors.createExecutor(ctx, request.body.name);
       await audit(ctx.db, request, 'executor.create', 'executor', executor.id, null, { id: executor.id, name: executor.name });
@@ -151,7 +151,7 @@ export async function executorAdminRoutes(app: RouteApp, ctx: AppContext): Promi
   app.post(
     '/executors/:id/token/rotate',
     {
-      config: { access: 'admin', confirm: true },
+      config: { secret: true, access: 'admin', confirm: true },
       schema: { tags, summary: "Replace an executor's token: the new one is shown once, the old one stops working at once", params: IdParams },
     },
     async (request) => {

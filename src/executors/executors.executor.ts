@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { auditFor } from '../admin/audit.service.js';
 import type { AppContext, RouteApp } from '../context.js';
 import { parseListQuery } from '../lib/pagination.js';
 import { findExecutorLoad, listRequisites } from '../requisites/requisites.repo.js';
@@ -46,7 +47,7 @@ export async function executorRoutes(app: RouteApp, ctx: AppContext): Promise<vo
       },
     },
     async (request) => {
-      const result = await receiveNotification(ctx, request.executor!, request.body);
+      const result = await receiveNotification(ctx, request.executor!, request.body, auditFor(request));
       return result;
     },
   );
@@ -71,11 +72,11 @@ export async function executorRoutes(app: RouteApp, ctx: AppContext): Promise<vo
         response: { 200: Status },
       },
     },
-    async (request) => executors.toStatus(await executors.setPaused(ctx, request.executor!.id, true)),
+    async (request) => executors.toStatus(await executors.setPaused(ctx, request.executor!.id, true, auditFor(request))),
   );
 
   app.post('/resume', { schema: { tags, summary: 'Resume: your requisites are handed out again', response: { 200: Status } } }, async (request) =>
-    executors.toStatus(await executors.setPaused(ctx, request.executor!.id, false)),
+    executors.toStatus(await executors.setPaused(ctx, request.executor!.id, false, auditFor(request))),
   );
 
   app.get(
@@ -137,6 +138,7 @@ export async function executorRoutes(app: RouteApp, ctx: AppContext): Promise<vo
         response: { 200: Requisite },
       },
     },
-    async (request) => toRequisite(await requisites.switchOwnRequisite(ctx, request.executor!.id, request.params.id, request.body.is_active)),
+    async (request) =>
+      toRequisite(await requisites.switchOwnRequisite(ctx, request.executor!.id, request.params.id, request.body.is_active, auditFor(request))),
   );
 }

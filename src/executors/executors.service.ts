@@ -1,4 +1,5 @@
 import type { Decimal } from 'decimal.js';
+import type { AuditRecorder } from '../admin/audit.service.js';
 import type { AppContext } from '../context.js';
 import { type Queryable, type Tx, transaction } from '../db/pool.js';
 import { DomainError } from '../errors.js';
@@ -71,10 +72,15 @@ export function toStatus(row: repo.ExecutorRow) {
 }
 
 /** Pauses (`paused`) or resumes the executor's hand-outs. */
-export async function setPaused(ctx: AppContext, id: string, paused: boolean): Promise<repo.ExecutorRow> {
-  const executor = await repo.setPaused(ctx.db, id, paused);
-  if (!executor) throw new DomainError('NOT_FOUND', `Executor ${id} not found`);
-  return executor;
+/** The executor pauses or resumes itself, audited with the change. */
+export async function setPaused(ctx: AppContext, id: string, paused: boolean, audit: AuditRecorder): Promise<repo.ExecutorRow> {
+  return transaction(ctx.db, async (tx) => {
+    const before = await repo.findExecutor(tx, id);
+    const executor = before && (await repo.setPaused(tx, id, paused));
+    if (!executor) throw new DomainError('NOT_FOUND', `Executor ${id} not found`);
+    await audit(tx, paused ? 'executor.pause' : 'executor.resume', 'executor', id, { is_paused: before.is_paused }, { is_paused: executor.is_paused });
+    return executor;
+  });
 }
 
 /** The deposit as both the operator and the executor see it. */

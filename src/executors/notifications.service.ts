@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { AuditRecorder } from '../admin/audit.service.js';
 import type { AppContext } from '../context.js';
 import { type Tx, transaction } from '../db/pool.js';
 import { DomainError } from '../errors.js';
@@ -46,7 +47,12 @@ function toResult(row: repo.NotificationRow, duplicate: boolean): NotificationRe
  * did; a notification that matches nothing is kept for the operator, flagged "late" with the
  * payment it probably belongs to when one expired shortly before.
  */
-export async function receiveNotification(ctx: AppContext, executor: ExecutorIdentity, input: NotificationInput): Promise<NotificationResult> {
+export async function receiveNotification(
+  ctx: AppContext,
+  executor: ExecutorIdentity,
+  input: NotificationInput,
+  audit: AuditRecorder,
+): Promise<NotificationResult> {
   const requisite = await findRequisite(ctx.db, input.requisite_id);
   if (!requisite || requisite.executor_id !== executor.id) {
     throw new DomainError('NOT_FOUND', `Requisite ${input.requisite_id} is not one of this executor's requisites`);
@@ -107,6 +113,13 @@ export async function receiveNotification(ctx: AppContext, executor: ExecutorIde
         receivedAt,
         parsedBank,
         dedupeKey,
+      });
+      // The executor's report is its act (a repeat changes nothing and is not audited again).
+      await audit(tx, 'notification.receive', 'notification', row.id, null, {
+        status: row.status,
+        amount: row.amount,
+        requisite_id: row.requisite_id,
+        payment_id: row.payment_id,
       });
       return toResult(row, false);
     });

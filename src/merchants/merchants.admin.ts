@@ -14,7 +14,7 @@ const CreateMerchantBody = Type.Object({ name: Type.String({ minLength: 1, maxLe
 export async function merchantAdminRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
   app.post(
     '/merchants',
-    { config: { access: 'admin' }, schema: { tags, summary: 'Create a merchant; its secret key is shown once', body: CreateMerchantBody } },
+    { config: { secret: true, access: 'admin' }, schema: { tags, summary: 'Create a merchant; its secret key is shown once', body: CreateMerchantBody } },
     async (request, reply) => {
       const { name } = request.body;
       const merchant = await merchants.createMerchant(ctx, name);
@@ -40,7 +40,7 @@ export async function merchantAdminRoutes(app: RouteApp, ctx: AppContext): Promi
   app.post(
     '/merchants/:id/secret-key/rotate',
     {
-      config: { access: 'admin', confirm: true },
+      config: { secret: true, access: 'admin', confirm: true },
       schema: {
         tags,
         summary: "Rotate a merchant's secret key: the new one is shown once; the old one signs for grace_seconds more",
@@ -60,7 +60,7 @@ export async function merchantAdminRoutes(app: RouteApp, ctx: AppContext): Promi
   app.post(
     '/merchants/:id/terminals',
     {
-      config: { access: 'admin' },
+      config: { secret: true, access: 'admin' },
       schema: {
         tags,
         summary: 'Create a terminal for a merchant; its API key is shown once',

@@ -97,7 +97,7 @@ export async function merchantCabinetRoutes(app: RouteApp, ctx: AppContext): Pro
   app.post(
     '/terminals/:id/api-key/rotate',
     {
-      config: { confirm: true },
+      config: { secret: true, confirm: true },
       schema: {
         tags,
         summary: "Rotate a terminal's API key: the new key is shown once; the old one works for grace_seconds more",
@@ -119,7 +119,7 @@ export async function merchantCabinetRoutes(app: RouteApp, ctx: AppContext): Pro
   app.post(
     '/secret-key/rotate',
     {
-      config: { confirm: true },
+      config: { secret: true, confirm: true },
       schema: {
         tags,
         summary: "Rotate the merchant's secret key: the new one is shown once; the old one signs for grace_seconds more",

@@ -1,7 +1,11 @@
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { auditFor } from '../admin/audit.service.js';
 import type { AppContext, RouteApp } from '../context.js';
+import type { Tx } from '../db/pool.js';
 import { DomainError } from '../errors.js';
 import { RECEIPT_FILES } from '../receipts/upload.js';
+import type { PayoutRow } from './payouts.repo.js';
 import { listAvailablePayouts, listExecutorPayouts } from './payouts.repo.js';
 import { toAvailablePayout, toTakenPayout } from './payouts.schemas.js';
 import { actOnPayout } from './payouts.service.js';
@@ -14,8 +18,17 @@ const NOT_FOUND = { PAYOUT_NOT_FOUND: 'No payout with this id' };
 const NOT_YOURS =
   'The payout is not processing and taken by you (`data.status` is its status): another executor took it, or the operator completed, failed or cancelled it';
 
-/** The executor's side of payouts: see what is available, take one, report completed or failed. */
+/**
+ * The executor's side of payouts: see what is available, take one, report completed or failed.
+ * Each act is audited in the transaction of the change, naming the executor.
+ */
 export async function payoutExecutorRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
+  const audited = (request: FastifyRequest, event: string, extra: Record<string, unknown> = {}) => {
+    const record = auditFor(request);
+    return (tx: Tx, before: PayoutRow, after: PayoutRow) =>
+      record(tx, `payout.${event}`, 'payout', after.id, { status: before.status }, { status: after.status, ...extra });
+  };
+
   app.get('/payouts', { schema: { tags, summary: 'Payouts you can take (oldest first), and those you have taken' } }, async (request) => ({
     available: (await listAvailablePayouts(ctx.db, 100)).map(toAvailablePayout),
     taken: (await listExecutorPayouts(ctx.db, request.executor!.id)).map(toTakenPayout),
@@ -37,7 +50,16 @@ export async function payoutExecutorRoutes(app: RouteApp, ctx: AppContext): Prom
         },
       },
     },
-    async (request) => toTakenPayout(await actOnPayout(ctx, request.params.id, 'take', { executorId: request.executor!.id })),
+    async (request) =>
+      toTakenPayout(
+        await actOnPayout(
+          ctx,
+          request.params.id,
+          'take',
+          { executorId: request.executor!.id },
+          audited(request, 'take', { executor_id: request.executor!.id }),
+        ),
+      ),
   );
 
   /** Completed, with the proof of the transfer (a png/jpg/webp/heic/pdf, multipart field `proof`). */
@@ -80,7 +102,15 @@ export async function payoutExecutorRoutes(app: RouteApp, ctx: AppContext): Prom
       const upload = await request.readUpload();
       if (!upload.file) throw new DomainError('VALIDATION', 'Attach the proof of the transfer as a file (multipart field proof)');
       try {
-        return toTakenPayout(await actOnPayout(ctx, request.params.id, 'complete', { requireExecutor: request.executor!.id, proofKey: upload.file.key }));
+        return toTakenPayout(
+          await actOnPayout(
+            ctx,
+            request.params.id,
+            'complete',
+            { requireExecutor: request.executor!.id, proofKey: upload.file.key },
+            audited(request, 'complete', { proof: upload.file.key }),
+          ),
+        );
       } catch (err) {
         await ctx.files.discard(upload.file.key, 'a payout completion that failed');
         throw err;
@@ -101,7 +131,9 @@ export async function payoutExecutorRoutes(app: RouteApp, ctx: AppContext): Prom
     },
     async (request) => {
       const { reason } = request.body;
-      return toTakenPayout(await actOnPayout(ctx, request.params.id, 'fail', { requireExecutor: request.executor!.id, reason }));
+      return toTakenPayout(
+        await actOnPayout(ctx, request.params.id, 'fail', { requireExecutor: request.executor!.id, reason }, audited(request, 'fail', { reason })),
+      );
     },
   );
 }

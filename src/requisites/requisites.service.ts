@@ -1,6 +1,7 @@
+import type { AuditRecorder } from '../admin/audit.service.js';
 import { findBankAs } from '../banks/banks.repo.js';
 import type { AppContext } from '../context.js';
-import { transaction } from '../db/pool.js';
+import { type Tx, transaction } from '../db/pool.js';
 import { DomainError } from '../errors.js';
 import { getExecutor } from '../executors/executors.service.js';
 import { COUNTRY_CURRENCY, METHOD_TYPES, type Method, type RequisiteType } from '../lib/methods.js';
@@ -106,7 +107,13 @@ const kept = (patched: number | null | undefined, stored: string | null): number
   patched === undefined ? (stored === null ? null : Number(stored)) : patched;
 
 /** Applies a partial change; the merged requisite is validated as a whole. */
-export async function updateRequisite(ctx: AppContext, id: string, patch: Partial<CreateRequisiteBody>) {
+export async function updateRequisite(
+  ctx: AppContext,
+  id: string,
+  patch: Partial<CreateRequisiteBody>,
+  /** Runs in the transaction of the change (the audit row of whoever made it). */
+  record?: (tx: Tx, before: repo.RequisiteRow, after: repo.RequisiteRow) => Promise<void>,
+) {
   const before = await getRequisite(ctx, id);
   const merged: CreateRequisiteBody = {
     type: (patch.type ?? before.type) as RequisiteType,
@@ -130,6 +137,7 @@ export async function updateRequisite(ctx: AppContext, id: string, patch: Partia
     const updated = await repo.updateRequisite(tx, id, fields);
     // Counters are kept only under a limit (migration 024): a limit set or changed starts from the truth.
     if (updated && limitsChanged) await repo.recountUsage(tx, [id]);
+    if (updated) await record?.(tx, before, updated);
     return updated;
   });
   if (!after) throw new DomainError('NOT_FOUND', `Requisite ${id} not found`);
@@ -145,9 +153,11 @@ export async function getRequisiteWithUsage(ctx: AppContext, id: string) {
 }
 
 /** An executor switches one of its own requisites on or off; another executor's is not found. */
-export async function switchOwnRequisite(ctx: AppContext, executorId: string, id: string, isActive: boolean) {
+export async function switchOwnRequisite(ctx: AppContext, executorId: string, id: string, isActive: boolean, audit: AuditRecorder) {
   const requisite = isUuid(id) ? await repo.findRequisite(ctx.db, id) : undefined;
   if (!requisite || requisite.executor_id !== executorId) throw new DomainError('NOT_FOUND', `Requisite ${id} is not one of your requisites`);
-  const { after } = await updateRequisite(ctx, id, { is_active: isActive });
+  const { after } = await updateRequisite(ctx, id, { is_active: isActive }, (tx, before, updated) =>
+    audit(tx, 'requisite.update', 'requisite', id, { is_active: before.is_active }, { is_active: updated.is_active }),
+  );
   return after;
 }

@@ -63,7 +63,7 @@ export async function terminalAdminRoutes(app: RouteApp, ctx: AppContext): Promi
   app.post(
     '/terminals/:id/api-key/rotate',
     {
-      config: { access: 'admin', confirm: true },
+      config: { secret: true, access: 'admin', confirm: true },
       schema: {
         tags,
         summary: "Rotate a terminal's API key: the new key is shown once; the old one works for grace_seconds more",

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { auditFor } from '../admin/audit.service.js';
 import type { AppContext, RouteApp } from '../context.js';
 import { DomainError } from '../errors.js';
 import { parseListQuery } from '../lib/pagination.js';
@@ -37,7 +38,7 @@ export async function withdrawalExecutorRoutes(app: RouteApp, ctx: AppContext): 
       if (header !== undefined && (typeof header !== 'string' || !/^[\x21-\x7e]{1,255}$/.test(header))) {
         throw new DomainError('WDR_001', 'Idempotency-Key must be 1 to 255 printable characters');
       }
-      const { withdrawal, repeated } = await createExecutorWithdrawal(ctx, request.executor!.id, request.body, header ?? null);
+      const { withdrawal, repeated } = await createExecutorWithdrawal(ctx, request.executor!.id, request.body, header ?? null, auditFor(request));
       return reply.status(repeated ? 200 : 201).send(toWithdrawal(withdrawal));
     },
   );

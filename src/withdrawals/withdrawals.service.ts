@@ -1,3 +1,4 @@
+import type { AuditRecorder } from '../admin/audit.service.js';
 import type { AppContext } from '../context.js';
 import { type Queryable, type Tx, transaction } from '../db/pool.js';
 import { DomainError } from '../errors.js';
@@ -132,7 +133,8 @@ export async function createExecutorWithdrawal(
   ctx: AppContext,
   executorId: string,
   input: { amount: unknown; address: unknown },
-  key: string | null = null,
+  key: string | null,
+  audit: AuditRecorder,
 ): Promise<{ withdrawal: WithdrawalRow; repeated: boolean }> {
   const { amount, address } = checkAmountAndAddress(input);
   const earlier = async () => {
@@ -151,7 +153,7 @@ export async function createExecutorWithdrawal(
   const before = await earlier();
   if (before) return { withdrawal: before, repeated: true };
   try {
-    return { withdrawal: await createReserved(ctx, executorId, amount, address, key), repeated: false };
+    return { withdrawal: await createReserved(ctx, executorId, amount, address, key, audit), repeated: false };
   } catch (err) {
     const raced = repo.isExecutorKeyTaken(err) ? await earlier() : undefined;
     if (raced) return { withdrawal: raced, repeated: true };
@@ -159,7 +161,14 @@ export async function createExecutorWithdrawal(
   }
 }
 
-async function createReserved(ctx: AppContext, executorId: string, amount: Money, address: string, key: string | null): Promise<WithdrawalRow> {
+async function createReserved(
+  ctx: AppContext,
+  executorId: string,
+  amount: Money,
+  address: string,
+  key: string | null,
+  audit: AuditRecorder,
+): Promise<WithdrawalRow> {
   return transaction(ctx.db, async (tx) => {
     const withdrawal = await repo.insertExecutorWithdrawal(tx, { executorId, amount: amount.toFixed(), address, adapter: ctx.config.withdrawalAdapter, key });
     // Locked, so that the balance compared is the one the reserve takes from (available before frozen).
@@ -173,6 +182,7 @@ async function createReserved(ctx: AppContext, executorId: string, amount: Money
     }
     await reserve(tx, holdOf(withdrawal));
     if (withdrawal.adapter !== 'manual') await scheduleSend(tx, withdrawal.id, null);
+    await audit(tx, 'withdrawal.create', 'withdrawal', withdrawal.id, null, toWithdrawal(withdrawal));
     return withdrawal;
   });
 }
