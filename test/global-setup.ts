@@ -66,6 +66,8 @@ export default async function setup(project: TestProject) {
     for (const row of rows) await admin.query(`DROP DATABASE IF EXISTS ${row.datname} WITH (FORCE)`);
     await admin.end();
     await embedded?.stop();
+    // Run as root from a private folder, the cluster is linked from dataDir, not inside it.
+    if (embedded) await rm(embedded.dir, { recursive: true, force: true });
     if (dataDir) await rm(dataDir, { recursive: true, force: true });
   };
 }
