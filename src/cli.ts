@@ -325,7 +325,12 @@ function userCommands(program: Command): void {
         printObject(u, ['password']);
         printSecret('Password', u.password);
         const root = command.optsWithGlobals<GlobalOptions>().url.replace(/\/+$/, '');
-        console.log(`Next: sign in at ${root}/console with ${text(u.email)}; the console offers two-factor enrolment under "Security".`);
+        // What the console will ask of them first: their own password (when this one was generated), then two-factor (by default required of admin and finance).
+        const steps = [
+          ...(options.password === undefined ? ['choose their own password'] : []),
+          ['admin', 'finance'].includes(options.role) ? 'enrol two-factor' : 'two-factor is offered under "Security"',
+        ];
+        console.log(`Next: sign in at ${root}/console with ${text(u.email)}; then ${steps.join(', then ')}.`);
       });
     });
 

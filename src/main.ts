@@ -4,6 +4,16 @@ import { isDatabaseUnavailable } from './db/pool.js';
 import { createLogger } from './lib/logger.js';
 import { startService } from './service.js';
 
+/**
+ * Where the kassir CLI reaches this service from the same machine: the HOST and PORT it listens
+ * on, through loopback when it listens on every interface (as the CLI's own default does).
+ */
+function localUrl(host: string, port: number): string {
+  let reach = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  if (reach.includes(':') && !reach.startsWith('[')) reach = `[${reach}]`;
+  return `http://${reach}:${port}`;
+}
+
 /** `npm start`: the whole service in one process, stopped gracefully by SIGTERM or SIGINT. */
 async function main(): Promise<void> {
   let config: Config;
@@ -21,14 +31,15 @@ async function main(): Promise<void> {
   // stalls requests. What is still buffered is written out on exit (pino flushes on exit).
   const log = createLogger(config.logLevel, pino.destination({ dest: 1, sync: false }));
 
+  const cliUrl = localUrl(config.host, config.port);
   const service = await startService(config, log, {
     onNewAdminToken: (token) =>
       process.stdout.write(
         `\n  Operator token (shown once, store it now):\n\n    ADMIN_TOKEN=${token}\n\n` +
-          '  Use it as "Authorization: Bearer <token>" on /admin/v1 and as ADMIN_TOKEN for the kassir CLI.\n' +
+          `  Use it as "Authorization: Bearer <token>" on /admin/v1 and as ADMIN_TOKEN for the kassir CLI (with KASSIR_URL=${cliUrl}).\n` +
           '  Lost it? Start Kassir with ADMIN_TOKEN=<a token of your choice>; that token then applies.\n\n' +
-          '  People sign in to the console at /console. Create the first admin with:\n\n' +
-          `    ADMIN_TOKEN=${token} npx kassir user create --email you@example.com --role admin\n\n`,
+          `  People sign in to the console at ${config.publicBaseUrl}/console. Create the first admin with:\n\n` +
+          `    KASSIR_URL=${cliUrl} ADMIN_TOKEN=${token} npx kassir user create --email you@example.com --role admin\n\n`,
       ),
   });
   log.info(

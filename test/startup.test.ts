@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -46,9 +46,19 @@ describe('npm start', () => {
     child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     const tokenLine = await waitForLine(child, /ADMIN_TOKEN=\S+/, output);
     const token = tokenLine.split('=')[1]!;
-    // ...and how to make the first person who signs in to the console.
-    await waitForLine(child, /npx kassir user create --email \S+ --role admin/, output);
+    // ...and how to make the first person who signs in to the console: a command that reaches
+    // this service (on its non-default PORT) when pasted into a shell with nothing else set.
+    const createLine = await waitForLine(child, /^.*npx kassir user create --email \S+ --role admin$/m, output);
     await waitForLine(child, /Kassir listening/, output);
+    const cliEnv: NodeJS.ProcessEnv = { ...process.env };
+    for (const name of ['PORT', 'HOST', 'KASSIR_URL', 'ADMIN_TOKEN', 'PUBLIC_BASE_URL']) delete cliEnv[name];
+    const pasted = createLine.trim().replace('npx kassir', `${process.execPath} --import tsx src/cli.ts`);
+    const created = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
+      execFile('/bin/sh', ['-c', pasted], { env: cliEnv, timeout: 60_000 }, (error, stdout, stderr) =>
+        resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+      ),
+    );
+    expect(created, pasted).toMatchObject({ code: 0, stdout: expect.stringContaining('you@example.com') });
     const consolePage = await fetch(`${base}/console`);
     expect(consolePage.status).toBe(200);
     expect(await consolePage.text()).toMatch(/<div id="root">/);
