@@ -31,6 +31,9 @@ export const ERRORS = {
   AUTH_002: { message: 'Invalid API key or signature' },
   AUTH_003: { message: 'Terminal is inactive' },
   CONFIRM_REQUIRED: { message: 'Confirm it is you first: POST /auth/v1/confirm', code: 'AUTH_004' },
+  // A wrong code or password inside a live session: not 401, which the web app reads as signed out.
+  WRONG_CODE: { message: 'The code is wrong; try again', code: 'AUTH_005' },
+  PASSWORD_CHANGE_REQUIRED: { message: 'Choose a new password first: POST /auth/v1/password', code: 'AUTH_006' },
   NOT_FOUND: { message: 'Not found' },
   PAYLOAD_TOO_LARGE: { message: 'Request body is too large' },
   REQUEST_TIMEOUT: { message: 'The request did not arrive in time' },

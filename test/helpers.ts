@@ -373,3 +373,64 @@ export async function createsSent(instance: Pick<RunningService, 'ctx'>): Promis
   for (const value of metric.values) totals[value.labels.how as keyof typeof totals] += value.value;
   return totals;
 }
+
+/** A person's session as the web app holds it: the cookie, and the CSRF token sent on changes. */
+export interface PersonSession {
+  cookie: string;
+  csrf: string;
+}
+
+/** Signs a person in (`otp`: a code or a recovery code) and answers the session; fails the test on a refusal. */
+export async function personSignIn(app: FastifyInstance, email: string, password: string, otp?: string): Promise<PersonSession> {
+  const res = await app.inject({ method: 'POST', url: '/auth/v1/login', payload: { email, password, ...(otp ? { otp } : {}) } });
+  if (res.statusCode !== 200) throw new Error(`sign-in of ${email} → ${res.statusCode} ${res.body}`);
+  return { cookie: String(res.headers['set-cookie']).split(';')[0]!, csrf: res.json().csrf_token };
+}
+
+/** A request as the web app makes it: the session cookie, and the CSRF token on changes. */
+export function asPerson(app: FastifyInstance, session: PersonSession, method: string, url: string, payload?: unknown) {
+  const headers: Record<string, string> = { cookie: session.cookie };
+  if (method !== 'GET') headers['x-csrf-token'] = session.csrf;
+  return app.inject({ method: method as 'GET', url, headers, ...(payload === undefined ? {} : { payload: payload as object }) });
+}
+
+/**
+ * Enrols two-factor as the Security screen does — confirm with the password, set up, a first code
+ * from the app — and answers the secret and the ten recovery codes. Each TOTP step is accepted once,
+ * so a test signs in and confirms after this with a recovery code each, rather than wait 30 s for the next step.
+ */
+export async function enrolTwoFactor(app: FastifyInstance, session: PersonSession, password: string): Promise<{ secret: string; recoveryCodes: string[] }> {
+  const { generate } = await import('otplib');
+  const ok = async (method: string, url: string, payload?: unknown) => {
+    const res = await asPerson(app, session, method, url, payload);
+    if (res.statusCode !== 200) throw new Error(`${method} ${url} → ${res.statusCode} ${res.body}`);
+    return res.json();
+  };
+  await ok('POST', '/auth/v1/confirm', { password });
+  const { secret } = await ok('POST', '/auth/v1/two-factor/setup');
+  const { recovery_codes } = await ok('POST', '/auth/v1/two-factor/enable', { otp: await generate({ secret }) });
+  return { secret, recoveryCodes: recovery_codes };
+}
+
+/**
+ * A staff person signed in as the operator's default policy lets them work: admin and finance
+ * enrolled in two-factor (required of them by default) and signed in again with a recovery code;
+ * `codes` holds the recovery codes left, for confirming risky actions. The session starts unconfirmed.
+ */
+export async function staffSession(
+  service: Pick<RunningService, 'app' | 'ctx'>,
+  email: string,
+  role: 'support' | 'finance' | 'admin',
+  password = 'correct horse battery',
+): Promise<PersonSession & { id: string; email: string; codes: string[] }> {
+  const user = await adminOk<{ id: string; email: string }>(service.app, 'POST', '/users', { email, role, password });
+  let session = await personSignIn(service.app, user.email, password);
+  const me = (await asPerson(service.app, session, 'GET', '/auth/v1/me')).json() as { two_factor_required: boolean };
+  let codes: string[] = [];
+  if (me.two_factor_required) {
+    codes = (await enrolTwoFactor(service.app, session, password)).recoveryCodes;
+    session = await personSignIn(service.app, user.email, password, codes.shift());
+    await service.ctx.db.query('UPDATE sessions SET confirmed_at = NULL WHERE user_id = $1', [user.id]);
+  }
+  return { ...session, id: user.id, email: user.email, codes };
+}

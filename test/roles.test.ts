@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminOk, startTestService, type TestService } from './helpers.js';
+import { type PersonSession, staffSession, startTestService, type TestService } from './helpers.js';
 
 // The role matrix, route by route on the API (DESIGN.md "People, sessions and roles"): support
 // reads everything and decides disputes and notifications; finance also completes payouts and
@@ -105,7 +105,7 @@ const PARAMS: Record<string, string> = {
 let service: TestService;
 let app: FastifyInstance;
 let operations: string[];
-const sessions: Record<string, { cookie: string; csrf: string }> = {};
+const sessions: Record<string, PersonSession & { codes: string[] }> = {};
 
 beforeAll(async () => {
   service = await startTestService({ LOGIN_ATTEMPTS_PER_MINUTE: '1000' });
@@ -114,12 +114,8 @@ beforeAll(async () => {
   operations = Object.entries(document.paths)
     .filter(([path]) => path.startsWith('/admin/v1/'))
     .flatMap(([path, methods]) => Object.keys(methods).map((method) => `${method.toUpperCase()} ${path.slice('/admin/v1'.length)}`));
-  for (const role of ROLES) {
-    const password = 'correct horse battery';
-    const user = await adminOk<{ email: string }>(app, 'POST', '/users', { email: `${role}@roles.test`, role, password });
-    const res = await app.inject({ method: 'POST', url: '/auth/v1/login', payload: { email: user.email, password } });
-    sessions[role] = { cookie: String(res.headers['set-cookie']).split(';')[0]!, csrf: res.json().csrf_token };
-  }
+  // Each role as the default policy has it: admin and finance enrolled in two-factor (required of them).
+  for (const role of ROLES) sessions[role] = await staffSession(service, `${role}@roles.test`, role);
 });
 afterAll(async () => service?.close());
 
@@ -185,7 +181,7 @@ describe('the role matrix', () => {
       method: 'POST',
       url: '/auth/v1/confirm',
       headers: { cookie: admin.cookie, 'x-csrf-token': admin.csrf },
-      payload: { password: 'correct horse battery' },
+      payload: { otp: admin.codes[0] },
     });
     expect(confirmed.statusCode).toBe(200);
     for (const operation of Object.keys(MATRIX).filter((op) => MATRIX[op]!.confirm)) {

@@ -15,6 +15,8 @@ export interface PersonActor {
   twoFactor: boolean;
   /** The operator requires two-factor of this role. */
   twoFactorRequired: boolean;
+  /** The password was generated for the person: nothing but choosing a new one until they do. */
+  mustChangePassword: boolean;
   /** When the person last proved it was them (sign-in with a code, or POST /auth/v1/confirm). */
   confirmedAt: Date | null;
 }

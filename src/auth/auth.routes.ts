@@ -19,6 +19,10 @@ const ConfirmBody = Type.Object({
 });
 const PasswordBody = Type.Object({ current_password: Type.String({ maxLength: 1000 }), new_password: Type.String({ maxLength: 1000 }) });
 const IdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
+/** A wrong code or password inside a live session: 400, never 401 (which means the session has ended). */
+const WRONG_CODE = 'The code (or the password) is wrong: the session stays, try again (`data.method` says which is expected where it may be either)';
+/** Routes a person with a generated password cannot use before choosing their own. */
+const FIRST_PASSWORD = 'The password you signed in with was generated for you: choose your own first (`POST /auth/v1/password`)';
 /** Too many wrong passwords or codes for the email: the same lock as signing in. */
 const LOCKED = 'Too many wrong passwords or codes for this email: locked for a while (`Retry-After`)';
 
@@ -62,26 +66,32 @@ export async function authRoutes(app: RouteApp, ctx: AppContext): Promise<void> 
       request.actor = await auth.resolveSession(ctx, token);
       await audit(ctx.db, request, 'auth.login', 'user', user.id, null, { session: session.id, two_factor: user.totp_enabled_at !== null });
       setSessionCookie(request, reply, token, ctx.config.sessions.maxSeconds);
-      return { user: { id: user.id, email: user.email, role: user.role }, csrf_token: session.csrf_token };
+      // A generated password (a new staff sign-in, an admin's reset) is replaced before anything else.
+      return { user: { id: user.id, email: user.email, role: user.role }, csrf_token: session.csrf_token, must_change_password: user.must_change_password };
     },
   );
 
-  app.post('/logout', { schema: { tags, summary: 'Sign out: ends this session' }, config: { access: 'person' } }, async (request, reply) => {
+  app.post('/logout', { schema: { tags, summary: 'Sign out: ends this session' }, config: { access: 'person', firstSignIn: true } }, async (request, reply) => {
     await auth.logout(ctx, person(request));
     clearSessionCookie(request, reply);
     return reply.status(204).send();
   });
 
-  app.get('/me', { schema: { tags, summary: 'Who is signed in, with the CSRF token' }, config: { secret: true, access: 'person' } }, async (request) => {
-    const me = person(request);
-    return {
-      user: { id: me.id, email: me.email, role: me.role, executor_id: me.executorId, merchant_id: me.merchantId },
-      two_factor: me.twoFactor,
-      two_factor_required: me.twoFactorRequired,
-      confirmed_until: me.confirmedAt ? new Date(me.confirmedAt.getTime() + auth.CONFIRM_FRESH_SECONDS * 1000).toISOString() : null,
-      csrf_token: me.csrfToken,
-    };
-  });
+  app.get(
+    '/me',
+    { schema: { tags, summary: 'Who is signed in, with the CSRF token' }, config: { secret: true, access: 'person', firstSignIn: true } },
+    async (request) => {
+      const me = person(request);
+      return {
+        user: { id: me.id, email: me.email, role: me.role, executor_id: me.executorId, merchant_id: me.merchantId },
+        two_factor: me.twoFactor,
+        two_factor_required: me.twoFactorRequired,
+        must_change_password: me.mustChangePassword,
+        confirmed_until: me.confirmedAt ? new Date(me.confirmedAt.getTime() + auth.CONFIRM_FRESH_SECONDS * 1000).toISOString() : null,
+        csrf_token: me.csrfToken,
+      };
+    },
+  );
 
   app.post(
     '/confirm',
@@ -91,7 +101,7 @@ export async function authRoutes(app: RouteApp, ctx: AppContext): Promise<void> 
         summary: 'Confirm it is you before risky actions (a code, or the password without two-factor)',
         description: 'Risky actions (`403 AUTH_004` until then) are allowed for five minutes from now (`confirmed_until`).',
         body: ConfirmBody,
-        errors: { AUTH_002: 'Wrong code (two-factor on) or password (`data.method` says which is expected)', RATE_LIMITED: LOCKED },
+        errors: { WRONG_CODE, RATE_LIMITED: LOCKED, PASSWORD_CHANGE_REQUIRED: FIRST_PASSWORD },
       },
       config: { access: 'person' },
     },
@@ -101,14 +111,21 @@ export async function authRoutes(app: RouteApp, ctx: AppContext): Promise<void> 
     },
   );
 
-  app.get('/sessions', { schema: { tags, summary: 'My sessions still in force' }, config: { access: 'person' } }, async (request) => {
-    const me = person(request);
-    return { sessions: (await auth.listSessions(ctx, me)).map((s) => auth.toSession(s, me.sessionId)) };
-  });
+  app.get(
+    '/sessions',
+    { schema: { tags, summary: 'My sessions still in force', errors: { PASSWORD_CHANGE_REQUIRED: FIRST_PASSWORD } }, config: { access: 'person' } },
+    async (request) => {
+      const me = person(request);
+      return { sessions: (await auth.listSessions(ctx, me)).map((s) => auth.toSession(s, me.sessionId)) };
+    },
+  );
 
   app.delete(
     '/sessions/:id',
-    { schema: { tags, summary: 'End one of my sessions', params: IdParams }, config: { access: 'person' } },
+    {
+      schema: { tags, summary: 'End one of my sessions', params: IdParams, errors: { PASSWORD_CHANGE_REQUIRED: FIRST_PASSWORD } },
+      config: { access: 'person' },
+    },
     async (request, reply) => {
       await auth.revokeSession(ctx, person(request), request.params.id);
       await audit(ctx.db, request, 'auth.revoke_session', 'session', request.params.id, null, null);
@@ -122,14 +139,16 @@ export async function authRoutes(app: RouteApp, ctx: AppContext): Promise<void> 
       schema: {
         tags,
         summary: 'Change my password; my other sessions end',
+        description:
+          'Also the first step of a person who signed in with a password generated for them (`must_change_password` at sign-in): nothing else is open to them until they do.',
         body: PasswordBody,
         errors: {
-          AUTH_002: 'The current password is wrong',
+          WRONG_CODE: 'The current password is wrong: the session stays, try again',
           VALIDATION: 'Invalid parameters: the message names the field (a new password shorter than 10 characters)',
           RATE_LIMITED: LOCKED,
         },
       },
-      config: { access: 'person' },
+      config: { access: 'person', firstSignIn: true },
     },
     async (request, reply) => {
       const me = person(request);
@@ -147,7 +166,7 @@ export async function authRoutes(app: RouteApp, ctx: AppContext): Promise<void> 
         tags,
         summary: 'Start two-factor enrolment: a secret and its QR code for the authenticator app',
         description: 'Needs a fresh confirmation (`POST /auth/v1/confirm`): a stolen session alone cannot tie the account to another phone.',
-        errors: { CONFLICT: 'Two-factor is already on: turn it off first to enrol a new device' },
+        errors: { CONFLICT: 'Two-factor is already on: turn it off first to enrol a new device', PASSWORD_CHANGE_REQUIRED: FIRST_PASSWORD },
       },
       config: { secret: true, access: 'person', confirm: true },
     },
@@ -165,8 +184,9 @@ export async function authRoutes(app: RouteApp, ctx: AppContext): Promise<void> 
         summary: 'Finish enrolment with a code from the app; answers recovery codes once',
         body: OtpBody,
         errors: {
-          AUTH_002: 'Wrong code: check the time on the phone',
+          WRONG_CODE: 'The code is wrong: the session stays; check the time on the phone and try again',
           CONFLICT: 'Two-factor is already on, or enrolment was not started (`POST /auth/v1/two-factor/setup`)',
+          PASSWORD_CHANGE_REQUIRED: FIRST_PASSWORD,
         },
       },
       config: { secret: true, access: 'person' },
@@ -188,9 +208,10 @@ export async function authRoutes(app: RouteApp, ctx: AppContext): Promise<void> 
         body: OtpBody,
         errors: {
           AUTH_003: 'The operator requires two-factor of your role (an admin can reset it if the phone is lost)',
-          AUTH_002: 'Wrong code',
+          WRONG_CODE: 'The code is wrong: the session stays, try again',
           CONFLICT: 'Two-factor is not on',
           RATE_LIMITED: LOCKED,
+          PASSWORD_CHANGE_REQUIRED: FIRST_PASSWORD,
         },
       },
       config: { access: 'person' },

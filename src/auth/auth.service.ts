@@ -164,6 +164,7 @@ export async function resolveSession(ctx: AppContext, token: string): Promise<Pe
     csrfToken: row.csrf_token,
     twoFactor: row.two_factor,
     twoFactorRequired: required.includes(row.role),
+    mustChangePassword: row.must_change_password,
     confirmedAt: row.confirmed_at,
   };
 }
@@ -202,9 +203,12 @@ export async function confirm(ctx: AppContext, actor: PersonActor, input: { otp?
       : input.password !== undefined && (await passwordMatches(user.password_hash, input.password)),
   );
   if (!ok) {
-    throw new DomainError('AUTH_002', user.totp_enabled_at ? 'Wrong code: enter the current code from your authenticator app' : 'Wrong password', {
-      method: user.totp_enabled_at ? 'otp' : 'password',
-    });
+    // Not 401: the session is alive, and the person stays where they were to try again.
+    throw new DomainError(
+      'WRONG_CODE',
+      user.totp_enabled_at ? 'The code is wrong; try again with the current code from your authenticator app' : 'The password is wrong; try again',
+      { method: user.totp_enabled_at ? 'otp' : 'password' },
+    );
   }
   await sessions.confirmSession(ctx.db, actor.sessionId);
   return new Date();
@@ -228,7 +232,7 @@ export async function enableTwoFactor(ctx: AppContext, actor: PersonActor, otp: 
     if (!user.totp_secret) throw new DomainError('CONFLICT', 'Start enrolment first: POST /auth/v1/two-factor/setup');
     const step = await totpStep(ctx.box.open(user.totp_secret), otp.trim());
     if (step === undefined || !(await users.acceptTotpStep(tx, user.id, step))) {
-      throw new DomainError('AUTH_002', 'Wrong code: check the time on your phone and enter the current code');
+      throw new DomainError('WRONG_CODE', 'The code is wrong; try again: check the time on your phone and enter the current code');
     }
     const { codes, hashes } = generateRecoveryCodes();
     await users.enableTotp(tx, user.id, hashes);
@@ -244,16 +248,17 @@ export async function disableTwoFactor(ctx: AppContext, actor: PersonActor, otp:
     throw new DomainError('AUTH_003', `Two-factor is required for the ${actor.role} role; an admin can reset it if the phone is lost`);
   const user = await mustFindUser(ctx, actor.id);
   if (!user.totp_enabled_at) throw new DomainError('CONFLICT', 'Two-factor is not on');
-  if (!(await guardedCheck(ctx, user.email, () => secondFactorMatches(ctx, user, otp)))) throw new DomainError('AUTH_002', 'Wrong code');
+  if (!(await guardedCheck(ctx, user.email, () => secondFactorMatches(ctx, user, otp))))
+    throw new DomainError('WRONG_CODE', 'The code is wrong; try again with the current code from your authenticator app');
   await users.disableTotp(ctx.db, user.id);
 }
 
-/** Changes one's own password; the person's other sessions end. */
+/** Changes one's own password (also the first thing a person with a generated one does); the person's other sessions end. */
 export async function changePassword(ctx: AppContext, actor: PersonActor, current: string, next: string): Promise<void> {
   checkNewPassword(next);
   const user = await mustFindUser(ctx, actor.id);
   if (!(await guardedCheck(ctx, user.email, () => passwordMatches(user.password_hash, current)))) {
-    throw new DomainError('AUTH_002', 'The current password is wrong');
+    throw new DomainError('WRONG_CODE', 'The current password is wrong; try again');
   }
   const passwordHash = await hashPassword(next);
   await transaction(ctx.db, async (tx) => {
@@ -280,7 +285,10 @@ export interface NewUserInput {
   merchantId?: string;
 }
 
-/** Creates a sign-in; a generated password when none was given, answered once. */
+/**
+ * Creates a sign-in; a generated password when none was given, answered once. Staff with a
+ * generated password choose their own at first sign-in (whoever read it out knows it).
+ */
 export async function createUser(ctx: AppContext, input: NewUserInput): Promise<{ user: UserRow; password: string }> {
   const email = normaliseEmail(input.email);
   if (!/^[^@\s]+@[^@\s]+$/.test(email)) throw new DomainError('VALIDATION', `"${input.email}" is not an email address`, { email: input.email });
@@ -292,6 +300,7 @@ export async function createUser(ctx: AppContext, input: NewUserInput): Promise<
     passwordHash: await hashPassword(password),
     executorId: input.executorId,
     merchantId: input.merchantId,
+    mustChangePassword: input.password === undefined && isStaff(input.role),
   });
   return { user, password };
 }
@@ -322,18 +331,25 @@ export async function updateUser(
   });
 }
 
-/** An admin's password reset: a new generated password (answered once); the user's sessions end. */
-export async function resetPassword(ctx: AppContext, id: string): Promise<string> {
+function isStaff(role: Role): boolean {
+  return (STAFF_ROLES as readonly string[]).includes(role);
+}
+
+/**
+ * An admin's password reset: a new generated password (answered once); the user's sessions end.
+ * Staff choose their own at the next sign-in.
+ */
+export async function resetPassword(ctx: AppContext, id: string): Promise<{ user: UserRow; password: string }> {
   const password = generatePassword();
   const passwordHash = await hashPassword(password);
-  await transaction(ctx.db, async (tx) => {
+  return transaction(ctx.db, async (tx) => {
     const user = await users.findUser(tx, id, true);
     if (!user) throw new DomainError('NOT_FOUND', `User ${id} not found`);
-    await users.setPasswordHash(tx, id, passwordHash);
+    await users.setPasswordHash(tx, id, passwordHash, isStaff(user.role));
     await sessions.revokeUserSessions(tx, id);
     await sessions.clearThrottle(tx, user.email);
+    return { user, password };
   });
-  return password;
 }
 
 /** An admin's reset of a lost second factor: the user enrols again at the next sign-in. */
@@ -347,9 +363,12 @@ export async function resetTwoFactor(ctx: AppContext, id: string): Promise<void>
 
 const TWO_FACTOR_ROLES_KEY = 'two_factor_roles';
 
-/** The two_factor_roles setting as stored (a JSON array written by setTwoFactorRoles), or none. */
+/** Until the operator chooses, two-factor is required of those who move money and manage people. */
+export const DEFAULT_TWO_FACTOR_ROLES: Role[] = ['finance', 'admin'];
+
+/** The two_factor_roles setting as stored (a JSON array written by setTwoFactorRoles), or the default. */
 function parseRoles(stored: string | null | undefined): Role[] {
-  return stored ? (JSON.parse(stored) as Role[]) : [];
+  return stored ? (JSON.parse(stored) as Role[]) : DEFAULT_TWO_FACTOR_ROLES;
 }
 
 /** The roles the operator requires two-factor of. */
@@ -386,6 +405,7 @@ export function toUser(user: UserRow) {
     merchant_id: user.merchant_id,
     is_active: user.is_active,
     two_factor: user.totp_enabled_at !== null,
+    must_change_password: user.must_change_password,
     recovery_codes_left: user.totp_enabled_at ? user.recovery_codes.length : null,
     created_at: user.created_at.toISOString(),
   };

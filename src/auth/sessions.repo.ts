@@ -22,6 +22,7 @@ export interface SessionWithUser extends SessionRow {
   merchant_id: string | null;
   is_active: boolean;
   two_factor: boolean;
+  must_change_password: boolean;
   /** Seconds since the last request on this session. */
   idle_seconds: number;
   /** The operator's two_factor_roles setting (JSON), read in the same query. */
@@ -52,6 +53,7 @@ export async function insertSession(db: Queryable, session: NewSession): Promise
 export async function findLiveSession(db: Queryable, tokenHash: Buffer): Promise<SessionWithUser | undefined> {
   const { rows } = await db.query<SessionWithUser>(
     `SELECT s.*, u.email, u.role, u.executor_id, u.merchant_id, u.is_active, u.totp_enabled_at IS NOT NULL AS two_factor,
+            u.must_change_password,
             extract(epoch FROM now() - s.last_seen_at)::float8 AS idle_seconds,
             (SELECT value FROM settings WHERE key = 'two_factor_roles') AS two_factor_roles
        FROM sessions s JOIN users u ON u.id = s.user_id

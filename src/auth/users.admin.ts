@@ -23,7 +23,11 @@ const SignInBody = Type.Object({
   email: Type.String({ minLength: 3, maxLength: 320 }),
   password: Type.Optional(Type.String({ maxLength: 200, description: 'omit to have one generated (shown once)' })),
 });
-const UpdateUserBody = Type.Object({ role: Type.Optional(StaffRoleSchema), is_active: Type.Optional(Type.Boolean()) });
+const UpdateUserBody = Type.Object({
+  role: Type.Optional(StaffRoleSchema),
+  is_active: Type.Optional(Type.Boolean()),
+  reason: Type.Optional(Type.String({ maxLength: 500, description: 'why, kept in the audit log (the console asks it when switching a sign-in off)' })),
+});
 const UsersQuery = Type.Object({
   role: Type.Optional(Type.Union(ROLES.map((role) => Type.Literal(role)))),
   q: Type.Optional(Type.String({ maxLength: 320, description: 'part of the email' })),
@@ -90,8 +94,9 @@ export async function userAdminRoutes(app: RouteApp, ctx: AppContext): Promise<v
     },
     async (request) => {
       const actor = request.actor?.kind === 'user' ? request.actor : {};
-      const { before, after } = await auth.updateUser(ctx, actor, request.params.id, request.body);
-      await audit(ctx.db, request, 'user.update', 'user', after.id, auth.toUser(before), auth.toUser(after));
+      const { reason, ...patch } = request.body;
+      const { before, after } = await auth.updateUser(ctx, actor, request.params.id, patch);
+      await audit(ctx.db, request, 'user.update', 'user', after.id, auth.toUser(before), { ...auth.toUser(after), ...(reason ? { reason } : {}) });
       return auth.toUser(after);
     },
   );
@@ -103,9 +108,10 @@ export async function userAdminRoutes(app: RouteApp, ctx: AppContext): Promise<v
       config: { secret: true, access: 'admin', confirm: true },
     },
     async (request) => {
-      const password = await auth.resetPassword(ctx, request.params.id);
-      await audit(ctx.db, request, 'user.reset_password', 'user', request.params.id, null, null);
-      return { password };
+      const { user, password } = await auth.resetPassword(ctx, request.params.id);
+      await audit(ctx.db, request, 'user.reset_password', 'user', user.id, null, { email: user.email });
+      // Whose password it is travels with it, so a screen can never show it under another person.
+      return { id: user.id, email: user.email, password };
     },
   );
 

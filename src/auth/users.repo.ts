@@ -20,6 +20,8 @@ export interface UserRow {
   totp_enabled_at: Date | null;
   totp_last_step: string | null;
   recovery_codes: string[];
+  /** The password was generated (created or reset by an admin): the person chooses their own first. */
+  must_change_password: boolean;
   password_changed_at: Date;
   created_at: Date;
 }
@@ -30,14 +32,15 @@ export interface NewUser {
   passwordHash: string;
   executorId?: string | null;
   merchantId?: string | null;
+  mustChangePassword?: boolean;
 }
 
 /** Inserts a user; an email already taken is a CONFLICT naming it. */
 export async function insertUser(db: Queryable, user: NewUser): Promise<UserRow> {
   try {
     const { rows } = await db.query<UserRow>(
-      `INSERT INTO users (email, role, password_hash, executor_id, merchant_id) VALUES ($1, $2, $3, $4, $5) RETURNING *`,
-      [user.email, user.role, user.passwordHash, user.executorId ?? null, user.merchantId ?? null],
+      `INSERT INTO users (email, role, password_hash, executor_id, merchant_id, must_change_password) VALUES ($1, $2, $3, $4, $5, $6) RETURNING *`,
+      [user.email, user.role, user.passwordHash, user.executorId ?? null, user.merchantId ?? null, user.mustChangePassword ?? false],
     );
     return rows[0]!;
   } catch (err) {
@@ -90,8 +93,9 @@ export async function updateUserFields(db: Queryable, id: string, fields: { role
   return rows[0]!;
 }
 
-export async function setPasswordHash(db: Queryable, id: string, passwordHash: string): Promise<void> {
-  await db.query('UPDATE users SET password_hash = $2, password_changed_at = now() WHERE id = $1', [id, passwordHash]);
+/** Sets a new password hash; `mustChange` when it was generated for the person (they choose their own next). */
+export async function setPasswordHash(db: Queryable, id: string, passwordHash: string, mustChange = false): Promise<void> {
+  await db.query('UPDATE users SET password_hash = $2, password_changed_at = now(), must_change_password = $3 WHERE id = $1', [id, passwordHash, mustChange]);
 }
 
 /** Stores a new, not yet confirmed TOTP secret (enrolment started); an enrolled factor stays as it is. */

@@ -26,6 +26,8 @@ declare module 'fastify' {
     access?: Access;
     /** A risky action: a person must have confirmed it was them in the last minutes (POST /auth/v1/confirm). */
     confirm?: boolean;
+    /** A person's own route open before they chose their own password (who am I, sign out, change the password). */
+    firstSignIn?: boolean;
   }
   interface FastifyRequest {
     /** Who acts on the operator API or a person's own routes; set by the access check. */
@@ -49,6 +51,15 @@ function requireDeclaration(app: FastifyInstance, allowed: readonly Access[]): v
 export async function personFromCookie(ctx: AppContext, request: FastifyRequest): Promise<PersonActor | undefined> {
   const token = request.cookies[SESSION_COOKIE];
   return token ? resolveSession(ctx, token) : undefined;
+}
+
+/** A person signed in with a password generated for them does nothing else before choosing their own. */
+function passwordChangeRequired(): DomainError {
+  return new DomainError(
+    'PASSWORD_CHANGE_REQUIRED',
+    'The password you signed in with was generated for you: choose your own first (POST /auth/v1/password with current_password and new_password)',
+    { password_change_required: true },
+  );
 }
 
 /** A cookie-authorised request that changes something must carry the session's CSRF token. */
@@ -96,6 +107,7 @@ export function operatorAccess(app: FastifyInstance, ctx: AppContext): void {
       if (!(STAFF_ROLES as readonly string[]).includes(person.role)) {
         throw new DomainError('AUTH_003', `The operator console is for operator staff; a ${person.role} signs in to their own cabinet`);
       }
+      if (person.mustChangePassword) throw passwordChangeRequired();
       if (person.twoFactorRequired && !person.twoFactor) {
         throw new DomainError('AUTH_003', `Your role (${person.role}) requires two-factor: enrol it first (POST /auth/v1/two-factor/setup)`, {
           two_factor_required: true,
@@ -123,6 +135,7 @@ export function personAccess(app: FastifyInstance, ctx: AppContext): void {
     const person = await personFromCookie(ctx, request);
     if (!person) throw new DomainError('AUTH_001', 'Sign in first (POST /auth/v1/login)');
     checkCsrf(request, person);
+    if (person.mustChangePassword && !request.routeOptions.config.firstSignIn) throw passwordChangeRequired();
     if (request.routeOptions.config.confirm && !recentlyConfirmed(person)) {
       throw new DomainError('CONFIRM_REQUIRED', undefined, { method: person.twoFactor ? 'otp' : 'password' });
     }

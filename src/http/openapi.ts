@@ -151,6 +151,8 @@ const CSRF_NOTE = 'or, with a session, the `X-CSRF-Token` header is missing or n
 const CONFIRM_NOTE =
   'A person signed in has not confirmed it is them in the last five minutes: `POST /auth/v1/confirm` (`data.method` says with a code or the password), then repeat the request';
 const SIGNED_OUT_NOTE = 'Not signed in: no session cookie, or the session has ended or expired';
+const PASSWORD_CHANGE_NOTE =
+  'The person signed in with a password generated for them (a new sign-in, or an admin’s reset): they choose their own first (`POST /auth/v1/password`)';
 
 /**
  * The APIs besides the merchant's, by path prefix (src/http/routes.ts), each with the errors its
@@ -168,6 +170,7 @@ const AUDIENCES: { prefix: string; errors: (route: RouteFacts) => [ErrorKey, str
         'AUTH_003',
         `The person signed in ${access === 'admin' ? 'is not an admin' : `has no \`${access}\` role or above`}, is not operator staff, or must enrol two-factor first${changes ? `; ${CSRF_NOTE}` : ''}`,
       ],
+      ['PASSWORD_CHANGE_REQUIRED', PASSWORD_CHANGE_NOTE],
       ...(confirm ? [['CONFIRM_REQUIRED', CONFIRM_NOTE] as [ErrorKey, string]] : []),
     ],
   },
