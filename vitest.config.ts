@@ -6,6 +6,8 @@ export default defineConfig({
     // The fault scenarios run by themselves: npm run test:faults (vitest.faults.config.ts).
     exclude: [...configDefaults.exclude, 'test/faults/**'],
     globalSetup: ['test/global-setup.ts'],
+    // Every answer of the suite is checked: its documented schema, no-store on secrets, nosniff.
+    setupFiles: ['test/answer-checks.ts'],
     // Each test file gets its own database (a copy of a migrated template), so files run in
     // parallel without sharing requisite pools; 2 cores → 2 workers.
     pool: 'forks',

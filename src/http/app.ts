@@ -12,6 +12,7 @@ import { apiDocs } from './api-docs.js';
 import { DEVICE_HOOKS_PREFIX } from './device-auth.js';
 import { errorBody, statusOf } from './errors.js';
 import { registerJsonParser, registerMultipartPassThrough } from './json.js';
+import { closeLingering } from './lingering-close.js';
 import { readUpload } from './multipart.js';
 import { observabilityRoutes, observeRequest, requestIdOf } from './observability.js';
 import { swaggerOptions } from './openapi.js';
@@ -54,6 +55,8 @@ export async function buildApp(ctx: AppContext): Promise<RouteApp> {
   app.addHook('onRoute', (route) => {
     const own = route.preValidation === undefined ? [] : Array.isArray(route.preValidation) ? route.preValidation : [route.preValidation];
     route.preValidation = [...own, rejectUnreadableInput];
+    // Only the routes whose answers carry a secret pay for the hook.
+    if (route.config?.secret) route.onSend = [...(route.onSend === undefined ? [] : [route.onSend].flat()), keepNowhere];
   });
   registerJsonParser(app);
   app.decorateRequest('readUpload', function (this: FastifyRequest) {
@@ -69,6 +72,8 @@ export async function buildApp(ctx: AppContext): Promise<RouteApp> {
 
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    // No answer is read as another type than it says (a JSON or CSV answer as HTML or script).
+    reply.header('x-content-type-options', 'nosniff');
   });
   // One structured line per request; URLs pass through the masker (an ext_id may hold a card number,
   // a payment page's path holds its token).
@@ -102,7 +107,11 @@ export async function buildApp(ctx: AppContext): Promise<RouteApp> {
     // the body is still on the wire, so the connection cannot carry another request — close it
     // after this answer, as Fastify does for its own parser errors. Kept open, it would also hold
     // up a graceful shutdown forever.
-    if (!request.raw.complete) reply.header('connection', 'close');
+    if (!request.raw.complete) {
+      reply.header('connection', 'close');
+      // The rest is read and discarded for a bounded time, so that the client gets this answer, not a reset.
+      closeLingering(request.raw);
+    }
     if (domainError.retryAfter !== undefined) reply.header('retry-after', String(domainError.retryAfter));
     return reply.status(statusOf(domainError)).send(errorBody(domainError));
   });
@@ -124,6 +133,11 @@ export async function buildApp(ctx: AppContext): Promise<RouteApp> {
   return app;
 }
 
+/** onSend of a route whose answer carries a secret (config `secret`): no browser, proxy or cache keeps it. */
+async function keepNowhere(_request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  reply.header('cache-control', 'no-store');
+}
+
 /**
  * A request Node's HTTP parser could not read (a malformed request line, headers beyond the
  * limit, a client too slow to send them) never reaches Fastify's routing: it is answered here on
@@ -142,7 +156,7 @@ function answerUnreadableRequest(this: FastifyInstance, error: Error & { code?: 
   if (socket.writable) {
     const body = JSON.stringify(errorBody(domainError));
     socket.write(
-      `HTTP/1.1 ${statusOf(domainError)} ${STATUS_CODES[statusOf(domainError)]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `HTTP/1.1 ${statusOf(domainError)} ${STATUS_CODES[statusOf(domainError)]}\r\nContent-Type: application/json; charset=utf-8\r\nX-Content-Type-Options: nosniff\r\n` +
         `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
   }

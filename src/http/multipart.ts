@@ -165,7 +165,7 @@ async function readMultipart(request: FastifyRequest, store: FileStore, policy: 
     source.on('data', (chunk: Buffer) => {
       received += chunk.length;
       if (received > policy.maxBodyBytes) {
-        source.destroy();
+        // Not destroyed: a reset would reach the client before its 413 (the rest is discarded, see closeLingering).
         fail(new DomainError('PAYLOAD_TOO_LARGE', `Uploads are limited to ${policy.maxBodyBytes} bytes`));
       }
     });

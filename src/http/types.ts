@@ -30,6 +30,12 @@ declare module 'fastify' {
      * on its way: executors, provider callbacks, the payment page) never; `normal` when unset.
      */
     priority?: import('./overload.js').Priority;
+    /**
+     * The route's answer carries a secret (a key, a token, a password, a two-factor secret or
+     * recovery codes, a CSRF token): it is answered with `Cache-Control: no-store`, so no browser
+     * or proxy keeps it (test/answer-checks.ts finds any such answer without it).
+     */
+    secret?: boolean;
   }
   interface FastifyRequest {
     /** The authenticated merchant and terminal (merchant API only). */
