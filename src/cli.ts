@@ -73,6 +73,8 @@ async function request<T>(root: string, token: string, method: string, path: str
         accept: 'application/json',
         // No content-type without a body: the server refuses an empty JSON body.
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        // One key per invocation: the operator's money routes do this call once, however often it reaches them (docs/idempotency.md).
+        ...(method === 'POST' ? { 'idempotency-key': crypto.randomUUID() } : {}),
       },
       body: body === undefined ? undefined : JSON.stringify(body),
       signal: AbortSignal.timeout(TIMEOUT_MS),

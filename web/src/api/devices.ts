@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { del, get, post, put } from './client';
+import { useMoneyMutation } from './idempotency';
 
 // Executors' phones and the bank messages they forwarded, as the operator sees them
 // (src/devices/devices.admin.ts).
@@ -77,13 +78,14 @@ export function useDeviceMessages(filters: { status?: string; executor_id?: stri
   });
 }
 
+/** Linking completes the payment (money moves): one Idempotency-Key per intended link, one request at a time. */
 export function useLinkDeviceMessage() {
   const client = useQueryClient();
-  return useMutation({
-    mutationFn: (input: { id: string; paymentId: string }) =>
-      post<DeviceMessageView>(`/admin/v1/device-messages/${input.id}/link`, { payment_id: input.paymentId }),
-    onSuccess: () => client.invalidateQueries({ queryKey: ['device-messages'] }),
-  });
+  return useMoneyMutation(
+    (input: { id: string; paymentId: string }, headers) =>
+      post<DeviceMessageView>(`/admin/v1/device-messages/${input.id}/link`, { payment_id: input.paymentId }, headers),
+    { onSuccess: () => client.invalidateQueries({ queryKey: ['device-messages'] }) },
+  );
 }
 
 export function useSetAsideDeviceMessage() {

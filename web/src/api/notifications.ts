@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { get, post } from './client';
+import { useMoneyMutation } from './idempotency';
 
 export interface NotificationView {
   id: string;
@@ -24,12 +25,13 @@ export function useNotifications(filters: { status?: string; limit?: number; off
   });
 }
 
+/** Linking completes the payment (money moves): one Idempotency-Key per intended link, one request at a time. */
 export function useLinkNotification() {
   const client = useQueryClient();
-  return useMutation({
-    mutationFn: (input: { id: string; paymentId: string }) => post(`/admin/v1/notifications/${input.id}/link`, { payment_id: input.paymentId }),
-    onSuccess: () => client.invalidateQueries({ queryKey: ['notifications'] }),
-  });
+  return useMoneyMutation(
+    (input: { id: string; paymentId: string }, headers) => post(`/admin/v1/notifications/${input.id}/link`, { payment_id: input.paymentId }, headers),
+    { onSuccess: () => client.invalidateQueries({ queryKey: ['notifications'] }) },
+  );
 }
 
 export function useResolveNotification() {

@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useApiBase } from './area';
 import { get, patch, post, put } from './client';
+import { useMoneyMutation } from './idempotency';
 
 // Executors and their requisites, merchants and terminals, rates, webhooks and the ledger check:
 // the operator API's directory screens, one hook per route.
@@ -53,13 +54,14 @@ export function useSwitchRequisite() {
   });
 }
 
+/** Moves money: one Idempotency-Key per intended adjustment, one request at a time (useMoneyMutation). */
 export function useAdjustExecutor() {
   const client = useQueryClient();
-  return useMutation({
-    mutationFn: (input: { id: string; amount: number; reason: string }) =>
-      post<{ balance: number; balance_frozen: number }>(`/admin/v1/executors/${input.id}/adjustments`, { amount: input.amount, reason: input.reason }),
-    onSuccess: () => client.invalidateQueries({ queryKey: ['executors'] }),
-  });
+  return useMoneyMutation(
+    (input: { id: string; amount: number; reason: string }, headers) =>
+      post<{ balance: number; balance_frozen: number }>(`/admin/v1/executors/${input.id}/adjustments`, { amount: input.amount, reason: input.reason }, headers),
+    { onSuccess: () => client.invalidateQueries({ queryKey: ['executors'] }) },
+  );
 }
 
 export interface MerchantView {

@@ -1,5 +1,6 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { get, post } from './client';
+import { useMoneyMutation } from './idempotency';
 
 export interface PayoutView {
   id: string;
@@ -26,11 +27,12 @@ export function usePayouts(filters: { status?: string; limit?: number; offset?: 
   });
 }
 
+/** Completing or failing a payout moves money: one Idempotency-Key per intended action, one request at a time. */
 export function usePayoutAction() {
   const client = useQueryClient();
-  return useMutation({
-    mutationFn: (input: { id: string; event: 'complete' | 'fail' | 'cancel'; reason?: string }) =>
-      post<PayoutView>(`/admin/v1/payouts/${input.id}/${input.event}`, input.reason ? { reason: input.reason } : {}),
-    onSuccess: () => client.invalidateQueries({ queryKey: ['payouts'] }),
-  });
+  return useMoneyMutation(
+    (input: { id: string; event: 'complete' | 'fail' | 'cancel'; reason?: string }, headers) =>
+      post<PayoutView>(`/admin/v1/payouts/${input.id}/${input.event}`, input.reason ? { reason: input.reason } : {}, headers),
+    { onSuccess: () => client.invalidateQueries({ queryKey: ['payouts'] }) },
+  );
 }

@@ -1,5 +1,6 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { get, post } from './client';
+import { useMoneyMutation } from './idempotency';
 
 export interface WithdrawalView {
   id: string;
@@ -22,14 +23,16 @@ export function useWithdrawals(filters: { status?: string; owner?: string; limit
   });
 }
 
+/** Completing or failing a withdrawal moves money: one Idempotency-Key per intended action, one request at a time. */
 export function useWithdrawalAction() {
   const client = useQueryClient();
-  return useMutation({
-    mutationFn: (input: { id: string; event: 'complete' | 'fail'; tx_hash?: string; reason?: string }) =>
+  return useMoneyMutation(
+    (input: { id: string; event: 'complete' | 'fail'; tx_hash?: string; reason?: string }, headers) =>
       post<WithdrawalView>(
         `/admin/v1/withdrawals/${input.id}/${input.event}`,
         input.event === 'complete' ? (input.tx_hash ? { tx_hash: input.tx_hash } : {}) : { reason: input.reason },
+        headers,
       ),
-    onSuccess: () => client.invalidateQueries({ queryKey: ['withdrawals'] }),
-  });
+    { onSuccess: () => client.invalidateQueries({ queryKey: ['withdrawals'] }) },
+  );
 }
