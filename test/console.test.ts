@@ -18,6 +18,8 @@ import {
   createExecutor,
   createMerchant,
   createRequisite,
+  executorCompletesPayout,
+  executorTakesPayout,
   type MerchantCredentials,
   multipartBody,
   notifyTransfer,
@@ -26,6 +28,7 @@ import {
   signedMultipart,
   startWebTestService,
   type TestService,
+  testCard,
   uniqueExtId,
 } from './helpers.js';
 
@@ -352,6 +355,51 @@ describe('the operator console', () => {
     await expect
       .poll(() => adminOk(service.app, 'GET', `/terminals/${merchant.terminalId}/routes`))
       .toEqual([{ executors: true, currencies: ['RUB'] }, { provider_id: provider.id }]);
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
+  it('an admin finds on the Audit screen the payout an executor took and completed, named as the executor, by kind of object', async () => {
+    await adminOk(service.app, 'POST', `/terminals/${merchant.terminalId}/adjustments`, { amount: 100, reason: 'funds for a payout' });
+    const created = await merchantCall('POST', '/v1/payouts', {
+      ext_id: uniqueExtId('payout'),
+      amount: 700,
+      method: 'card',
+      requisites: testCard(),
+      holder_name: 'Ivan I.',
+    });
+    expect(created.statusCode, created.body).toBe(200);
+    const payout = created.json().id as string;
+    expect((await executorTakesPayout(service.app, executor.token, payout)).statusCode).toBe(200);
+    expect((await executorCompletesPayout(service.app, executor.token, payout)).statusCode).toBe(200);
+
+    // An admin with two-factor (required of admins by default), signing in with a recovery code.
+    const admin = await person('admin');
+    const call = (url: string, payload: object, session?: { cookie: string; csrf: string }) =>
+      service.app.inject({ method: 'POST', url, payload, headers: session ? { cookie: session.cookie, 'x-csrf-token': session.csrf } : {} });
+    const login = await call('/auth/v1/login', { email: admin.email, password: PASSWORD });
+    const session = { cookie: String(login.headers['set-cookie']).split(';')[0]!, csrf: login.json().csrf_token };
+    await call('/auth/v1/confirm', { password: PASSWORD }, session);
+    const { secret } = (await call('/auth/v1/two-factor/setup', {}, session)).json();
+    const enabled = await call('/auth/v1/two-factor/enable', { otp: await generate({ secret }) }, session);
+    expect(enabled.statusCode, enabled.body).toBe(200);
+    const { page, problems } = await open();
+    await signIn(page, admin.email, enabled.json().recovery_codes[0]);
+    await page.getByRole('navigation').getByRole('link', { name: 'Audit log' }).click();
+    await page.getByRole('combobox', { name: 'Kind of object' }).click();
+    await page.getByRole('option', { name: 'Payout', exact: true }).click();
+    await page.getByLabel('Object', { exact: true }).fill(payout);
+    for (const action of ['payout.take', 'payout.complete']) {
+      const row = page.getByRole('row').filter({ hasText: action });
+      await expect.poll(() => row.count()).toBe(1);
+      // Who: the executor's apps, by kind and name; what: the payout, by kind and id.
+      expect(await row.getByText('Executor', { exact: true }).count()).toBe(1);
+      expect(await row.getByText('Trader', { exact: true }).count()).toBe(1);
+      expect(await row.getByText('Payout', { exact: true }).count()).toBe(1);
+      expect(await row.getByText(payout, { exact: true }).count()).toBe(1);
+    }
+    // The kind of object is in the link, so the view can be shared.
+    expect(new URL(page.url()).searchParams.get('object_type')).toBe('payout');
     expect(problems).toEqual([]);
     await page.context().close();
   });

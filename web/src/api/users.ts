@@ -47,6 +47,6 @@ export interface AuditEntry {
   created_at: string;
 }
 
-export function useAudit(filters: { actor?: string; action?: string; object_id?: string; limit?: number; offset?: number }) {
+export function useAudit(filters: { actor?: string; action?: string; object_type?: string; object_id?: string; limit?: number; offset?: number }) {
   return useQuery({ queryKey: ['audit', filters], queryFn: () => get<{ entries: AuditEntry[]; total: number }>('/admin/v1/audit', { ...filters }) });
 }
