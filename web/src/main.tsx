@@ -9,6 +9,7 @@ import { createRoot } from 'react-dom/client';
 import { AreaProvider } from './api/area';
 import { type Me, meKey, useLogout, useMe } from './api/auth';
 import { setSignedOutHandler } from './api/client';
+import { SignInAgain } from './components/SignInAgain';
 import { I18nProvider, type MessageKey, useI18n } from './i18n';
 import { CabinetCards, CabinetHome, CabinetMessages, CabinetPhones, CabinetShell } from './routes/cabinet/Cabinet';
 import { CabinetDeposit } from './routes/cabinet/CabinetDeposit';
@@ -27,7 +28,7 @@ import { Payouts } from './routes/console/Payouts';
 import { Security } from './routes/console/Security';
 import { Users } from './routes/console/Users';
 import { Withdrawals } from './routes/console/Withdrawals';
-import { Login } from './routes/Login';
+import { ChooseOwnPassword, Login } from './routes/Login';
 import { MerchantBalances, MerchantKeys, MerchantPayouts } from './routes/merchant/Merchant';
 import { MerchantTestConsole } from './routes/merchant/TestConsole';
 import { type Nav, Shell } from './routes/Shell';
@@ -58,7 +59,10 @@ function NotStaff({ role }: { role: string }) {
   );
 }
 
-/** Signed in: the console; not: the sign-in form; a role that must enrol two-factor first: the security screen. */
+/**
+ * Signed in: the console; not: the sign-in form; a password generated for them: choosing their own,
+ * before anything else; a role that must enrol two-factor first: the security screen.
+ */
 function Root() {
   const me = useMe();
   const client = useQueryClient();
@@ -74,6 +78,7 @@ function Root() {
     );
   }
   if (!me.data) return <Login />;
+  if (me.data.must_change_password) return <ChooseOwnPassword />;
   if (me.data.user.role === 'executor' || me.data.user.role === 'merchant') return <NotStaff role={me.data.user.role} />;
   if (me.data.two_factor_required && !me.data.two_factor) return <Shell me={me.data} forceSecurity />;
   return <Shell me={me.data} />;
@@ -127,6 +132,7 @@ function AreaGate({ forRole, notForYou, render }: { forRole: 'executor' | 'merch
     );
   }
   if (!me.data) return <Login />;
+  if (me.data.must_change_password) return <ChooseOwnPassword />;
   if (me.data.user.role !== forRole) {
     return (
       <Center mih="100vh" p="md">
@@ -238,6 +244,7 @@ createRoot(document.getElementById('root')!).render(
     <MantineProvider getStyleNonce={() => nonce ?? ''} theme={{ respectReducedMotion: true }}>
       <QueryClientProvider client={queryClient}>
         <I18nProvider>
+          <SignInAgain />
           {window.location.pathname.startsWith('/cabinet') ? (
             <RouterProvider router={cabinetRouter as never} />
           ) : window.location.pathname.startsWith('/merchant') ? (

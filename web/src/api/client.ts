@@ -1,7 +1,10 @@
 /**
  * The one way the app talks to Kassir: same-origin fetch with the session cookie, the CSRF token
  * on every change, and the spec's error body turned into an ApiError. A risky action answered
- * 403 AUTH_004 asks the person to confirm it is them (ConfirmIdentity) and is then sent again.
+ * 403 AUTH_004 asks the person to confirm it is them (ConfirmIdentity) and is then sent again. A
+ * session that ended (401 AUTH_001) asks them to sign in again over the screen they are on
+ * (SignInAgain), which stays as it was, and the request is then sent again; any other error —
+ * a wrong code (400 AUTH_005) among them — is the caller's to show.
  */
 export interface ErrorBody {
   error: string;
@@ -36,9 +39,31 @@ export function setConfirmer(fn: Confirmer | null): void {
 }
 
 let onSignedOut: (() => void) | null = null;
-/** Called when the session has ended (401 on a call that needed it). */
+/** Called when the session has ended (401 AUTH_001 on a call that needed it) and no one signed in again over the screen. */
 export function setSignedOutHandler(fn: (() => void) | null): void {
   onSignedOut = fn;
+}
+
+type Reauthenticator = () => Promise<boolean>;
+let reauthenticator: Reauthenticator | null = null;
+let reauthenticating: Promise<boolean> | null = null;
+/** Registered by the SignInAgain dialog: asks the person to sign in again over the current screen; true once they did. */
+export function setReauthenticator(fn: Reauthenticator | null): void {
+  reauthenticator = fn;
+}
+
+/** Asks the person to sign in again (one dialog for every request that found the session ended at the same time); true once they did. */
+export function signInAgain(): Promise<boolean> {
+  if (!reauthenticator) return Promise.resolve(false);
+  reauthenticating ??= reauthenticator().finally(() => {
+    reauthenticating = null;
+  });
+  return reauthenticating;
+}
+
+/** Answers that say the session has ended, as opposed to a wrong password or code (400 AUTH_005) or a sign-in refused. */
+function sessionEnded(status: number, code: string, path: string): boolean {
+  return status === 401 && code === 'AUTH_001' && !path.startsWith('/auth/v1/login') && !path.startsWith('/auth/v1/me');
 }
 
 export type Query = Record<string, string | number | boolean | undefined | null>;
@@ -68,7 +93,11 @@ export async function api<T>(method: string, path: string, body?: unknown, extra
     const method2 = error.data?.method === 'otp' ? 'otp' : 'password';
     if (await confirmer(method2)) return api<T>(method, path, body, extra);
   }
-  if (response.status === 401 && !path.startsWith('/auth/v1/login') && onSignedOut) onSignedOut();
+  if (sessionEnded(response.status, error.code, path)) {
+    // Over the screen the person is on: what they typed stays, and the request goes again once they are back.
+    if (await signInAgain()) return api<T>(method, path, body, extra);
+    onSignedOut?.();
+  }
   throw error;
 }
 

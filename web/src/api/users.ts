@@ -7,7 +7,16 @@ export interface UserView {
   role: string;
   is_active: boolean;
   two_factor: boolean;
+  /** Signed in with a generated password and not yet chosen their own. */
+  must_change_password: boolean;
   created_at: string;
+}
+
+/** A one-time password and whose it is: the API answers both, so a screen never shows one under another person. */
+export interface IssuedPassword {
+  id: string;
+  email: string;
+  password: string;
 }
 
 export function useUsers(filters: { q?: string; role?: string; limit?: number; offset?: number }) {
@@ -17,7 +26,7 @@ export function useUsers(filters: { q?: string; role?: string; limit?: number; o
 export function useCreateUser() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (input: { email: string; role: string }) => post<{ id: string; email: string; role: string; password: string }>('/admin/v1/users', input),
+    mutationFn: (input: { email: string; role: string }) => post<IssuedPassword & { role: string }>('/admin/v1/users', input),
     onSuccess: () => client.invalidateQueries({ queryKey: ['users'] }),
   });
 }
@@ -25,14 +34,18 @@ export function useCreateUser() {
 export function useUpdateUser() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (input: { id: string; role?: string; is_active?: boolean }) =>
-      patch<UserView>(`/admin/v1/users/${input.id}`, { role: input.role, is_active: input.is_active }),
+    mutationFn: (input: { id: string; role?: string; is_active?: boolean; reason?: string }) =>
+      patch<UserView>(`/admin/v1/users/${input.id}`, { role: input.role, is_active: input.is_active, reason: input.reason }),
     onSuccess: () => client.invalidateQueries({ queryKey: ['users'] }),
   });
 }
 
 export function useResetPassword() {
-  return useMutation({ mutationFn: (id: string) => post<{ password: string }>(`/admin/v1/users/${id}/password`) });
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) => post<IssuedPassword>(`/admin/v1/users/${id}/password`),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['users'] }),
+  });
 }
 
 export interface AuditEntry {

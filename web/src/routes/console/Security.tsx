@@ -23,6 +23,9 @@ function TwoFactor() {
             </List.Item>
           ))}
         </List>
+        <Button onClick={() => void enable.done()} w="fit-content">
+          {t('common.done')}
+        </Button>
       </Stack>
     );
   }
