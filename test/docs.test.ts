@@ -5,7 +5,11 @@
  * worked signing example is true of the service's own signing code; and /docs renders it in
  * Chromium from this origin alone, under its CSP. SCREENSHOTS=1 writes the README's picture.
  */
-import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
@@ -80,6 +84,7 @@ const MAIN_OPERATIONS = [
 ];
 
 const SHOTS = screenshotDir('docs');
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 let service: TestService;
 let origin: string;
@@ -308,6 +313,93 @@ describe('the OpenAPI document', () => {
     expect(document.paths['/v1/payments/{id}/receipt']!.post!.requestBody!.required).toBe(true);
     // Every signed POST documents Idempotency-Key.
     expect(create.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'Idempotency-Key', in: 'header', required: false })]));
+  });
+});
+
+describe('what client generators and linters need (issue 30, item 12)', () => {
+  it("passes Redocly's recommended rules with no error and no warning (redocly.yaml says which are off, and why)", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kassir-openapi-'));
+    const file = join(dir, 'openapi.json');
+    writeFileSync(file, JSON.stringify(document));
+    try {
+      const run = spawnSync(
+        process.execPath,
+        [
+          join(ROOT, 'node_modules/@redocly/cli/bin/cli.js'),
+          'lint',
+          file,
+          '--config',
+          join(ROOT, 'redocly.yaml'),
+          '--format',
+          'json',
+          '--max-problems',
+          '1000',
+        ],
+        { encoding: 'utf8', cwd: ROOT, env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' } },
+      );
+      const report = JSON.parse(run.stdout.slice(run.stdout.indexOf('{'))) as {
+        totals: { errors: number; warnings: number };
+        problems: { ruleId: string; message: string; location: { pointer: string }[] }[];
+      };
+      expect(report.problems.map((p) => `${p.ruleId} ${p.location[0]?.pointer}: ${p.message}`)).toEqual([]);
+      expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
+      expect(run.status).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('names every operation: a unique camelCase operationId, the merchant’s as a client would call them', () => {
+    const ids = operations().map(([name, op]) => [name, (op as { operationId?: string }).operationId] as const);
+    expect(ids.filter(([, id]) => !id || !/^[a-z][A-Za-z0-9]*$/.test(id))).toEqual([]);
+    expect(new Set(ids.map(([, id]) => id)).size).toBe(ids.length);
+    const byName = Object.fromEntries(ids);
+    expect(byName).toMatchObject({
+      'POST /v1/payments': 'createPayment',
+      'GET /v1/payments/{id}': 'getPayment',
+      'GET /v1/payments/by-ext-id/{extId}': 'getPaymentByExtId',
+      'POST /v1/payments/{id}/confirm': 'confirmPayment',
+      'POST /v1/payments/{id}/receipt': 'attachPaymentReceipt',
+      'POST /v1/payments/{id}/dispute': 'openPaymentDispute',
+      'POST /v1/payments/{id}/dispute/cancel': 'cancelPaymentDispute',
+      'POST /v1/payouts': 'createPayout',
+      'GET /v1/payouts': 'listPayouts',
+      'GET /v1/payouts/{id}': 'getPayout',
+      'POST /v1/withdrawals': 'createWithdrawal',
+      'GET /v1/withdrawals/fee': 'getWithdrawalFee',
+      'GET /v1/terminals': 'listTerminals',
+      'GET /v1/balance': 'getBalance',
+      'POST /v1/transfers': 'createTransfer',
+      'GET /v1/public/banks': 'listBanks',
+      'POST /auth/v1/login': 'signIn',
+      'POST /admin/v1/merchants/{id}/secret-key/rotate': 'adminRotateMerchantSecretKey',
+      'POST /executor/v1/payouts/{id}/complete': 'executorCompletePayout',
+    });
+  });
+
+  it('declares the credentials of every operation, and `security: []` on the public ones', () => {
+    expect(
+      operations()
+        .filter(([, op]) => !Array.isArray(op.security))
+        .map(([name]) => name),
+    ).toEqual([]);
+    const open = operations()
+      .filter(([, op]) => op.security!.length === 0)
+      .map(([name]) => name)
+      .sort();
+    expect(open).toEqual(['GET /v1/public/banks', 'POST /auth/v1/login', 'POST /device/v1/hooks/{token}/{format}']);
+    expect(document.paths['/executor/v1/balance']!.get!.security).toEqual([{ operator: [] }, { session: [], csrf: [] }]);
+    expect(document.paths['/merchant/v1/payments']!.get!.security).toEqual([{ session: [], csrf: [] }]);
+  });
+
+  it('documents the success answer of every operation, with its schema', () => {
+    const missing = operations()
+      .filter(([, op]) => {
+        const success = Object.entries(op.responses).filter(([status]) => /^2\d\d$/.test(status));
+        return success.length === 0 || success.some(([status, response]) => status !== '204' && !Object.values(response.content ?? {}).some((m) => m.schema));
+      })
+      .map(([name]) => name);
+    expect(missing).toEqual([]);
   });
 });
 

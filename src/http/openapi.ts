@@ -2,6 +2,7 @@ import type { SwaggerOptions, SwaggerTransformObject } from '@fastify/swagger';
 import type { FastifySchema, RouteOptions } from 'fastify';
 import { ERRORS, type ErrorKey } from '../errors.js';
 import { HTTP_STATUS } from './errors.js';
+import { operationIdOf, securityOf } from './openapi-operations.js';
 
 declare module 'fastify' {
   interface FastifySchema {
@@ -19,6 +20,13 @@ declare module 'fastify' {
      * documentation only, never validated — a `body` schema would have Fastify validate a stream.
      */
     documentedBody?: DocumentedBody;
+    /**
+     * The success answers as the OpenAPI document shows them (`{ 200: schema }`), for a route whose
+     * answer Fastify does not serialise with a `response` schema: documentation only, never used
+     * to serialise, so the answer is exactly what the handler returns. The suite checks every
+     * answer against it (test/answer-checks.ts).
+     */
+    documentedResponse?: Record<number, unknown>;
   }
 }
 
@@ -332,6 +340,9 @@ function errorResponse(errors: [ErrorKey, string][]) {
  * serialises with, are not touched.
  */
 export function documentRoute({ schema, url, route }: { schema: FastifySchema; url: string; route: RouteOptions }): { schema: FastifySchema; url: string } {
+  const security = schema?.security ?? securityOf(url, route.config?.access);
+  schema = { ...schema, operationId: schema?.operationId ?? operationIdOf([route.method].flat()[0]!, url), ...(security ? { security } : {}) };
+  if (schema.documentedResponse) schema = { ...schema, response: { ...schema.documentedResponse, ...(schema.response as object | undefined) } };
   if (schema?.documentedBody) {
     const { required, description, content } = schema.documentedBody;
     schema = { ...schema, body: { content }, [BODY_MARK]: { required, description } } as FastifySchema;
