@@ -15,6 +15,7 @@ import {
   type MerchantCredentials,
   setRate,
   signed,
+  staffSession,
   startTestService,
   type TestService,
   uniqueExtId,
@@ -41,14 +42,12 @@ interface Caller {
 }
 const token: Caller = { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } };
 
-/** A finance person, signed in and confirmed (adjustments and completions ask to confirm). */
+/** A finance person, with two-factor (required of finance by default), signed in and confirmed (adjustments and completions ask to confirm). */
 async function financePerson(): Promise<Caller> {
   const email = `finance.${Date.now()}.${Math.random().toString(36).slice(2, 6)}@kassir.test`;
-  await adminOk(service.app, 'POST', '/users', { email, role: 'finance', password: PASSWORD });
-  const login = await service.app.inject({ method: 'POST', url: '/auth/v1/login', payload: { email, password: PASSWORD } });
-  expect(login.statusCode, login.body).toBe(200);
-  const headers = { cookie: String(login.headers['set-cookie']).split(';')[0]!, 'x-csrf-token': login.json().csrf_token as string };
-  const confirmed = await service.app.inject({ method: 'POST', url: '/auth/v1/confirm', headers, payload: { password: PASSWORD } });
+  const person = await staffSession(service, email, 'finance', PASSWORD);
+  const headers = { cookie: person.cookie, 'x-csrf-token': person.csrf };
+  const confirmed = await service.app.inject({ method: 'POST', url: '/auth/v1/confirm', headers, payload: { otp: person.codes[0] } });
   expect(confirmed.statusCode, confirmed.body).toBe(200);
   return { headers };
 }
