@@ -999,11 +999,9 @@ function paymentCommands(program: Command): void {
     .command('cancel')
     .description('cancel a PENDING payment')
     .argument('<id>', 'payment id')
-    .option('--reason <text>', 'why: kept on the payment (cancel_note) and in the audit log')
-    .action(async (paymentId: string, options: { reason?: string }, command: Command) => {
+    .action(async (paymentId: string, _options: unknown, command: Command) => {
       const s = session(command);
-      const body = options.reason === undefined ? undefined : { reason: options.reason };
-      output(s, await s.api('POST', `/payments/${id(paymentId)}/cancel`, body), (p) => printObject(p));
+      output(s, await s.api('POST', `/payments/${id(paymentId)}/cancel`), (p) => printObject(p));
     });
 }
 

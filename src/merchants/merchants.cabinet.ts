@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { audit } from '../admin/audit.service.js';
+import { audit, auditFor } from '../admin/audit.service.js';
 import type { PersonActor } from '../auth/actor.js';
 import type { AppContext, RouteApp } from '../context.js';
 import { transaction } from '../db/pool.js';
@@ -256,8 +256,7 @@ export async function merchantCabinetRoutes(app: RouteApp, ctx: AppContext): Pro
       const requestId = cabinetRequest(request, 'WDR_001');
       const earlier = requestId && (await findByIdempotencyRequest(ctx.db, own(request), requestId));
       if (earlier) return reply.status(200).send({ ...toWithdrawal(earlier), terminal_id: earlier.terminal_id });
-      const withdrawal = await createWithdrawal(ctx, own(request), request.body, requestId);
-      await audit(ctx.db, request, 'withdrawal.create', 'withdrawal', withdrawal.id, null, toWithdrawal(withdrawal));
+      const withdrawal = await createWithdrawal(ctx, own(request), request.body, requestId, auditFor(request));
       return reply.status(201).send({ ...toWithdrawal(withdrawal), terminal_id: withdrawal.terminal_id });
     },
   );
@@ -280,11 +279,9 @@ export async function merchantCabinetRoutes(app: RouteApp, ctx: AppContext): Pro
       },
     },
     async (request) => {
-      const done = await transfer(ctx, own(request), request.body, cabinetRequest(request, 'TRF_001'));
-      const answer = { success: true, from_terminal_id: done.from, to_terminal_id: done.to, amount: toNumber(done.amount)!, currency: 'USDT' };
-      // A repeat (same Idempotency-Key) moved nothing: the first one is in the audit log already.
-      if (!done.repeated) await audit(ctx.db, request, 'transfer.create', 'terminal', done.from, null, answer);
-      return answer;
+      // Audited with the posting; a repeat (same Idempotency-Key) moves nothing and writes no row.
+      const done = await transfer(ctx, own(request), request.body, cabinetRequest(request, 'TRF_001'), auditFor(request));
+      return { success: true, from_terminal_id: done.from, to_terminal_id: done.to, amount: toNumber(done.amount)!, currency: 'USDT' };
     },
   );
 

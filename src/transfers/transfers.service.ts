@@ -1,4 +1,5 @@
 import type { Decimal } from 'decimal.js';
+import type { AuditRecorder } from '../admin/audit.service.js';
 import type { AppContext } from '../context.js';
 import { transaction } from '../db/pool.js';
 import { DomainError } from '../errors.js';
@@ -21,13 +22,15 @@ export interface TransferInput {
  * request; TRF_002 for a terminal that is not the merchant's; TRF_003 when the source lacks funds
  * — decided by the ledger's non-negative constraint, so concurrent transfers cannot overdraw.
  * With `idempotencyRequest` (an Idempotency-Key's request id) the transfer records it: when an
- * earlier attempt at that request already moved the money, it is not moved again.
+ * earlier attempt at that request already moved the money, it is not moved again. `audit` (a
+ * merchant's person in the cabinet) writes its row in the transaction of the posting.
  */
 export async function transfer(
   ctx: AppContext,
   merchantId: string,
   input: TransferInput,
   idempotencyRequest?: string,
+  audit?: AuditRecorder,
 ): Promise<{ from: string; to: string; amount: Decimal; repeated: boolean }> {
   const { from_terminal_id: from, to_terminal_id: to } = input;
   if (typeof from !== 'string' || !isUuid(from)) throw new DomainError('TRF_001', 'from_terminal_id must be a terminal id (UUID)');
@@ -57,6 +60,13 @@ export async function transfer(
           { account: { terminalId: from, kind: 'terminal_available' }, amount: amount.negated() },
           { account: { terminalId: to, kind: 'terminal_available' }, amount },
         ],
+      });
+      await audit?.(tx, 'transfer.create', 'terminal', from, null, {
+        transfer_id: id,
+        from_terminal_id: from,
+        to_terminal_id: to,
+        amount: amount.toFixed(),
+        currency: 'USDT',
       });
     });
   } catch (err) {

@@ -59,8 +59,15 @@ export interface CreateWithdrawalInput {
  * transaction, and schedules the send when a chain adapter sends automatically. With
  * `idempotencyRequest` (an Idempotency-Key's request id) the withdrawal records it: when an
  * earlier attempt at that request already made one, that one is returned and nothing is frozen again.
+ * `audit` (a merchant's person in the cabinet) writes its row in the transaction of the freeze.
  */
-export async function createWithdrawal(ctx: AppContext, merchantId: string, input: CreateWithdrawalInput, idempotencyRequest?: string): Promise<WithdrawalRow> {
+export async function createWithdrawal(
+  ctx: AppContext,
+  merchantId: string,
+  input: CreateWithdrawalInput,
+  idempotencyRequest?: string,
+  audit?: AuditRecorder,
+): Promise<WithdrawalRow> {
   if (typeof input.terminal_id !== 'string' || !isUuid(input.terminal_id)) throw new DomainError('WDR_001', 'terminal_id must be a terminal id (UUID)');
   const { amount, address } = checkAmountAndAddress(input);
   const subtract = input.subtract_fee_from_amount ?? false;
@@ -106,6 +113,7 @@ export async function createWithdrawal(ctx: AppContext, merchantId: string, inpu
       });
       await reserve(tx, holdOf(withdrawal));
       if (withdrawal.adapter !== 'manual') await scheduleSend(tx, withdrawal.id, null);
+      await audit?.(tx, 'withdrawal.create', 'withdrawal', withdrawal.id, null, toWithdrawal(withdrawal));
       return withdrawal;
     });
   } catch (err) {
