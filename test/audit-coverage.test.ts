@@ -693,3 +693,45 @@ describe('the audit log covers every route that changes something', () => {
     });
   }
 });
+
+describe('an act and its audit row commit together', () => {
+  /** While this runs, no audit row can be written (a trigger refuses the insert). */
+  async function withAuditRefused(run: () => Promise<void>): Promise<void> {
+    const db = service.ctx.db;
+    await db.query(`CREATE FUNCTION refuse_audit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'audit refused by the test'; END $$`);
+    await db.query('CREATE TRIGGER refuse_audit BEFORE INSERT ON audit_log FOR EACH ROW EXECUTE FUNCTION refuse_audit()');
+    try {
+      await run();
+    } finally {
+      await db.query('DROP TRIGGER refuse_audit ON audit_log');
+      await db.query('DROP FUNCTION refuse_audit()');
+    }
+  }
+
+  it('when the row cannot be written, an executor taking a payout, its notification and its phone completing a payment change nothing', async () => {
+    const id = await payout();
+    const notified = await pending();
+    const messaged = await pending();
+    await withAuditRefused(async () => {
+      expect((await executorTakesPayout(app, executor.token, id)).statusCode).toBe(500);
+      const notification = await executorCall(app, executor.token, 'POST', '/notifications', {
+        requisite_id: notified.requisiteId,
+        amount: notified.payerAmount,
+        received_at: new Date().toISOString(),
+      });
+      expect(notification.statusCode).toBe(500);
+      const message = await device_('POST', '/messages', {
+        text: `MIR-${messaged.last4} 11:05 зачисление ${messaged.payerAmount}р Баланс: 10000р`,
+        sender: '900',
+      });
+      expect(message.statusCode).toBe(500);
+    });
+    const { rows } = await service.ctx.db.query<{ id: string; status: string }>(
+      'SELECT id, status FROM payouts WHERE id = $1 UNION ALL SELECT id, status FROM payments WHERE id = ANY($2)',
+      [id, [notified.id, messaged.id]],
+    );
+    expect(Object.fromEntries(rows.map((row) => [row.id, row.status]))).toEqual({ [id]: 'pending', [notified.id]: 'PENDING', [messaged.id]: 'PENDING' });
+    const { rows: kept } = await service.ctx.db.query('SELECT 1 FROM notifications WHERE payment_id = ANY($1)', [[notified.id, messaged.id]]);
+    expect(kept).toEqual([]);
+  });
+});
