@@ -202,6 +202,10 @@ describe('the operator console', () => {
     await page.getByRole('button', { name: `dispute ${payment.ext_id}` }).click();
     await page.getByRole('img', { name: 'Receipt' }).waitFor();
     await page.getByRole('button', { name: 'Reject (R)' }).click();
+    // Irreversible: it asks to confirm, with a reason (issue 30).
+    const reject = page.getByRole('dialog', { name: 'Reject this dispute?' });
+    await reject.getByLabel('Reason').fill('The receipt shows another card');
+    await reject.getByRole('button', { name: 'Reject' }).click();
     await expect.poll(async () => (await merchantCall('GET', `/v1/payments/${payment.id}`)).json().status).toBe('CANCELLED');
     const { rows } = await service.ctx.db.query(`SELECT actor FROM audit_log WHERE action = 'dispute.reject' AND object_id = $1`, [payment.id]);
     expect(rows).toEqual([{ actor: 'owner@kassir.test' }]);
@@ -222,6 +226,8 @@ describe('the operator console', () => {
     await expect.poll(() => page.getByLabel('Amount received').inputValue()).toBe('1450');
     await page.screenshot({ path: `${SHOTS}/console-disputes.png` });
     await page.keyboard.press('a');
+    // A opens the confirmation (issue 30); its button approves.
+    await page.getByRole('dialog', { name: 'Approve this dispute?' }).getByRole('button', { name: 'Approve' }).click();
     await page.getByText('No open disputes').waitFor();
 
     const after = await merchantCall('GET', `/v1/payments/${payment.id}`);

@@ -1,5 +1,6 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { get, post } from './client';
+import { useMoneyMutation } from './idempotency';
 
 export interface Receipt {
   id: string;
@@ -19,6 +20,8 @@ export interface DisputeCard {
   decided_amount: number | null;
   decided_by: string | null;
   decided_at: string | null;
+  /** Why the person rejected it, in their words. */
+  decision_reason: string | null;
   created_at: string;
   payment: { id: string; ext_id: string; amount: number; currency: string; method: string; status: string; merchant_id: string; created_at: string };
   receipts: Receipt[];
@@ -40,16 +43,20 @@ export function useDisputes(filters: DisputeFilters) {
   });
 }
 
-/** Approve with the amount received, or reject: one step each; the queue refreshes. */
+/**
+ * Approve with the amount received, or reject with the person's reason (the screen confirms
+ * either first). A decision moves money: one Idempotency-Key per intended decision, one request
+ * at a time; the queue refreshes.
+ */
 export function useDecideDispute() {
   const client = useQueryClient();
-  return useMutation({
-    mutationFn: (input: { paymentId: string; approve: boolean; amount?: number }) =>
+  return useMoneyMutation(
+    (input: { paymentId: string; approve: true; amount: number } | { paymentId: string; approve: false; reason: string }, headers) =>
       input.approve
-        ? post(`/admin/v1/payments/${input.paymentId}/dispute/approve`, { amount: input.amount })
-        : post(`/admin/v1/payments/${input.paymentId}/dispute/reject`),
-    onSuccess: () => client.invalidateQueries({ queryKey: ['disputes'] }),
-  });
+        ? post(`/admin/v1/payments/${input.paymentId}/dispute/approve`, { amount: input.amount }, headers)
+        : post(`/admin/v1/payments/${input.paymentId}/dispute/reject`, { reason: input.reason }, headers),
+    { onSuccess: () => client.invalidateQueries({ queryKey: ['disputes'] }) },
+  );
 }
 
 /** A receipt the merchant gave as a link to elsewhere, not a file Kassir stores. */

@@ -1,6 +1,7 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useApiBase } from './area';
 import { get, post, withQuery } from './client';
+import { useMoneyMutation } from './idempotency';
 
 export interface PaymentView {
   id: string;
@@ -14,6 +15,8 @@ export interface PaymentView {
   requisites?: Record<string, unknown> | null;
   client_id?: string | null;
   cancel_reason?: string | null;
+  /** The words of whoever cancelled it or rejected its dispute (the operator's view only). */
+  cancel_note?: string | null;
   [key: string]: unknown;
 }
 
@@ -53,10 +56,13 @@ export function usePaymentTimeline(id: string) {
   });
 }
 
+/** Cancels a PENDING payment with the person's reason (the screen confirms first); the hold it releases is money, so it is sent once per intended cancellation. */
 export function useCancelPayment() {
   const client = useQueryClient();
-  return useMutation({
-    mutationFn: (id: string) => post(`/admin/v1/payments/${id}/cancel`),
-    onSuccess: () => client.invalidateQueries({ queryKey: ['payments'] }),
-  });
+  return useMoneyMutation(
+    (input: { id: string; reason: string }, headers) => post(`/admin/v1/payments/${input.id}/cancel`, { reason: input.reason }, headers),
+    {
+      onSuccess: () => client.invalidateQueries({ queryKey: ['payments'] }),
+    },
+  );
 }

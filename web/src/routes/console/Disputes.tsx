@@ -1,6 +1,7 @@
-import { Badge, Button, Card, Grid, Group, NumberInput, ScrollArea, Stack, Table, Text, Title, UnstyledButton } from '@mantine/core';
+import { Badge, Button, Card, Code, Grid, Group, NumberInput, ScrollArea, Stack, Table, Text, Title, UnstyledButton } from '@mantine/core';
 import { useEffect, useState } from 'react';
 import { type DisputeCard, useDecideDispute, useDisputes } from '../../api/disputes';
+import { ConfirmAction } from '../../components/ConfirmAction';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { ListHeader } from '../../components/ListHeader';
 import { Money } from '../../components/Money';
@@ -13,21 +14,41 @@ import { useI18n } from '../../i18n';
 
 const LIMIT = 50;
 
+/**
+ * Approve with the amount received, or reject: both irreversible, so each (by its button or by A
+ * and R) opens a confirmation that names the payment, the amount and the status it leads to, and
+ * a rejection asks the reason.
+ */
 function Decision({ dispute, onDecided }: { dispute: DisputeCard; onDecided(): void }) {
   const { t } = useI18n();
   const decide = useDecideDispute();
   const [amount, setAmount] = useState<number | string>(dispute.amount ?? dispute.payment.amount);
+  // The confirmation open, and for which dispute: another dispute selected meanwhile has none open.
+  const [asked, setAsked] = useState<{ what: 'approve' | 'reject'; id: string } | null>(null);
+  const asking = asked?.id === dispute.id ? asked.what : null;
   useEffect(() => setAmount(dispute.amount ?? dispute.payment.amount), [dispute]);
-  const approve = () => decide.mutate({ paymentId: dispute.payment.id, approve: true, amount: Number(amount) }, { onSuccess: onDecided });
-  const reject = () => decide.mutate({ paymentId: dispute.payment.id, approve: false }, { onSuccess: onDecided });
+  const ask = (what: 'approve' | 'reject') => {
+    decide.reset();
+    setAsked({ what, id: dispute.id });
+  };
+  const close = () => setAsked(null);
+  const decided = () => {
+    close();
+    onDecided();
+  };
+  const p = dispute.payment;
+  const received = Number(amount);
+  const validAmount = amount !== '' && Number.isFinite(received) && received > 0;
+  // DESIGN.md decision 7: the order amount received → COMPLETED; another amount → COMPLETED_APPEAL.
+  const outcome = received === p.amount ? 'COMPLETED' : 'COMPLETED_APPEAL';
 
-  // Keyboard: A approves with the amount shown, R rejects (not while typing in a field).
+  // Keyboard: A and R open the same confirmations as the buttons (not while typing in a field or with a dialog open).
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       if ((event.target as HTMLElement).closest('input, textarea') || event.ctrlKey || event.metaKey || event.altKey) return;
-      if (dispute.status !== 'open' || decide.isPending) return;
-      if (event.key === 'a') approve();
-      if (event.key === 'r') reject();
+      if (dispute.status !== 'open' || decide.isPending || asking !== null) return;
+      if (event.key === 'a' && validAmount) ask('approve');
+      if (event.key === 'r') ask('reject');
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
@@ -35,24 +56,77 @@ function Decision({ dispute, onDecided }: { dispute: DisputeCard; onDecided(): v
 
   if (dispute.status !== 'open') {
     return (
-      <Text size="sm">
-        <StatusBadge status={dispute.status} /> {dispute.decided_by} · <When at={dispute.decided_at} />{' '}
-        {dispute.decided_amount !== null && <Money value={dispute.decided_amount} currency={dispute.payment.currency} />}
-      </Text>
+      <Stack gap={4}>
+        <Text size="sm">
+          <StatusBadge status={dispute.status} /> {dispute.decided_by} · <When at={dispute.decided_at} />{' '}
+          {dispute.decided_amount !== null && <Money value={dispute.decided_amount} currency={p.currency} />}
+        </Text>
+        {dispute.decision_reason && (
+          <Text size="sm">
+            {t('action.reason')}: {dispute.decision_reason}
+          </Text>
+        )}
+      </Stack>
     );
   }
+  const payment = (
+    <>
+      <Code>{p.ext_id}</Code> · <Money value={p.amount} currency={p.currency} />
+      <Text size="xs" c="dimmed">
+        {p.id}
+      </Text>
+    </>
+  );
   return (
     <Stack gap="xs">
       <Group align="flex-end">
         <NumberInput label={t('disputes.approveAmount')} value={amount} onChange={setAmount} min={0} decimalScale={2} w={180} />
-        <Button color="green" onClick={approve} loading={decide.isPending}>
+        <Button color="green" onClick={() => ask('approve')} disabled={!validAmount} loading={decide.isPending && asking === 'approve'}>
           {t('disputes.approve')} (A)
         </Button>
-        <Button color="red" variant="light" onClick={reject} loading={decide.isPending}>
+        <Button color="red" variant="light" onClick={() => ask('reject')} loading={decide.isPending && asking === 'reject'}>
           {t('disputes.reject')} (R)
         </Button>
       </Group>
-      <ErrorAlert error={decide.error} />
+      <ConfirmAction
+        opened={asking === 'approve'}
+        title={t('disputes.approveTitle')}
+        action={t('disputes.approve')}
+        color="green"
+        busy={decide.isPending}
+        error={decide.error}
+        onClose={close}
+        onConfirm={() => decide.mutate({ paymentId: p.id, approve: true, amount: received }, { onSuccess: decided })}
+      >
+        {payment}
+        <Text size="sm" mt="xs">
+          {t('disputes.approveReceived')}: <Money value={received} currency={p.currency} />
+        </Text>
+        <Text size="sm">
+          {t('disputes.approveBecomes')}: <StatusBadge status={outcome} />
+        </Text>
+        <Text size="sm" mt="xs">
+          {t(outcome === 'COMPLETED' ? 'disputes.approveWhat' : 'disputes.approveAppealWhat')}
+        </Text>
+      </ConfirmAction>
+      <ConfirmAction
+        opened={asking === 'reject'}
+        title={t('disputes.rejectTitle')}
+        action={t('disputes.reject')}
+        askReason
+        busy={decide.isPending}
+        error={decide.error}
+        onClose={close}
+        onConfirm={(reason) => decide.mutate({ paymentId: p.id, approve: false, reason: reason! }, { onSuccess: decided })}
+      >
+        {payment}
+        <Text size="sm" mt="xs">
+          {t('disputes.rejectBecomes')}: <StatusBadge status="CANCELLED" />
+        </Text>
+        <Text size="sm" mt="xs">
+          {t('disputes.rejectWhat')}
+        </Text>
+      </ConfirmAction>
     </Stack>
   );
 }

@@ -1,9 +1,11 @@
 import { Anchor, Button, Card, Code, Group, Select, Stack, Table, Text, TextInput, Timeline, Title } from '@mantine/core';
 import { Link, useParams } from '@tanstack/react-router';
+import { useState } from 'react';
 import { useApiBase, useArea } from '../../api/area';
 import { useMerchantMe } from '../../api/merchant';
 import { useExecutors, useMerchants } from '../../api/operations';
 import { paymentsCsvPath, type TimelineItem, useCancelPayment, usePayment, usePayments, usePaymentTimeline } from '../../api/payments';
+import { ConfirmAction } from '../../components/ConfirmAction';
 import { DataTable } from '../../components/DataTable';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { Money } from '../../components/Money';
@@ -182,6 +184,7 @@ const FIELDS = [
   'requisite_id',
   'client_id',
   'cancel_reason',
+  'cancel_note',
   'valid_until',
   'created_at',
   'completed_at',
@@ -194,6 +197,7 @@ export function PaymentDetail() {
   const payment = usePayment(id);
   const timeline = usePaymentTimeline(id);
   const cancel = useCancelPayment();
+  const [confirming, setConfirming] = useState(false);
   const area = useArea();
   const items = timeline.data?.timeline ?? [];
   const p = payment.data;
@@ -224,11 +228,37 @@ export function PaymentDetail() {
             </Table.Tbody>
           </Table>
           {p.status === 'PENDING' && area === 'console' && (
-            <Button mt="sm" color="red" variant="light" w="fit-content" onClick={() => cancel.mutate(p.id)} loading={cancel.isPending}>
-              {t('common.cancel')}
+            <Button
+              mt="sm"
+              color="red"
+              variant="light"
+              w="fit-content"
+              onClick={() => {
+                cancel.reset();
+                setConfirming(true);
+              }}
+            >
+              {t('payments.cancel')}
             </Button>
           )}
-          <ErrorAlert error={cancel.error} />
+          <ConfirmAction
+            opened={confirming}
+            title={t('payments.cancelTitle')}
+            action={t('payments.cancel')}
+            askReason
+            busy={cancel.isPending}
+            error={cancel.error}
+            onClose={() => setConfirming(false)}
+            onConfirm={(reason) => cancel.mutate({ id: p.id, reason: reason! }, { onSuccess: () => setConfirming(false) })}
+          >
+            <Code>{p.ext_id}</Code> · <Money value={p.amount} currency={p.currency} />
+            <Text size="xs" c="dimmed">
+              {p.id}
+            </Text>
+            <Text size="sm" mt="xs">
+              {t('payments.cancelWhat')}
+            </Text>
+          </ConfirmAction>
         </Card>
       )}
       <Card withBorder>
