@@ -2,7 +2,7 @@ import type { Queryable } from '../db/pool.js';
 
 /** One line of the audit log; `before` and `after` are JSON text or null. */
 export interface AuditEntry {
-  /** The person's email, "token", or who tried (a failed sign-in). */
+  /** Who acted: a person's email, "token", `executor:<name>`, `device:<id>`, or who tried (a failed sign-in); see actorOf. */
   actor: string;
   userId: string | null;
   ip: string | null;
