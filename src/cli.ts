@@ -999,9 +999,11 @@ function paymentCommands(program: Command): void {
     .command('cancel')
     .description('cancel a PENDING payment')
     .argument('<id>', 'payment id')
-    .action(async (paymentId: string, _options: unknown, command: Command) => {
+    .option('--reason <text>', 'why: kept on the payment (cancel_note) and in the audit log')
+    .action(async (paymentId: string, options: { reason?: string }, command: Command) => {
       const s = session(command);
-      output(s, await s.api('POST', `/payments/${id(paymentId)}/cancel`), (p) => printObject(p));
+      const body = options.reason === undefined ? undefined : { reason: options.reason };
+      output(s, await s.api('POST', `/payments/${id(paymentId)}/cancel`, body), (p) => printObject(p));
     });
 }
 

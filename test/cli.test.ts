@@ -328,7 +328,8 @@ describe('kassir CLI against a running service', { timeout: 120_000 }, () => {
     expect(listed).toMatch(new RegExp(`^${paymentId}\\s+cli-\\S+\\s+PENDING\\s+1500\\s+RUB\\s+CARD\\s`, 'm'));
     expect(listed).toMatch(/^1-1 of 1$/m);
     expect(field(await ok(['payment', 'show', paymentId]), 'requisites.value')).toBe(card);
-    expect(field(await ok(['payment', 'cancel', paymentId]), 'status')).toBe('CANCELLED');
+    expect(field(await ok(['payment', 'cancel', paymentId, '--reason', 'the shop asked']), 'status')).toBe('CANCELLED');
+    expect(field(await ok(['payment', 'show', paymentId]), 'cancel_note')).toBe('the shop asked');
 
     const again = await kassir(['payment', 'cancel', paymentId]);
     expect(again.code).toBe(1);

@@ -6,6 +6,7 @@ import { DomainError } from '../errors.js';
 import { listNotificationsAround } from '../executors/notifications.repo.js';
 import { toNumber } from '../lib/money.js';
 import { parseListQuery } from '../lib/pagination.js';
+import { ReasonBody } from '../payments/payments.admin.schemas.js';
 import { findPayments } from '../payments/payments.repo.js';
 import { toPayment } from '../payments/payments.schemas.js';
 import { listPaymentConfirmations, listPaymentReceipts, type ReceiptRow } from '../receipts/receipts.repo.js';
@@ -48,6 +49,7 @@ async function disputeCards(ctx: AppContext, disputes: repo.DisputeRow[]) {
       decided_amount: toNumber(d.decided_amount),
       decided_by: d.decided_by,
       decided_at: d.decided_at,
+      decision_reason: d.decision_reason,
       created_at: d.created_at,
       payment: { ...toPayment(payment, ctx.config.paymentPageUrl), merchant_id: payment.merchant_id, cancel_reason: payment.cancel_reason },
       receipts: receipts.filter((r) => r.payment_id === d.payment_id).map(receiptView),
@@ -131,8 +133,12 @@ export async function disputeAdminRoutes(app: RouteApp, ctx: AppContext): Promis
       schema: {
         tags,
         summary: 'Reject a dispute: the payment goes back to CANCELLED',
+        description:
+          '`reason` (the console always sends one) is kept on the dispute (`decision_reason` on its card), on the payment (`cancel_note`) and in the audit log.',
         params: IdParams,
+        body: ReasonBody,
         errors: {
+          VALIDATION: 'Invalid parameters: `reason` empty or blank, or longer than 1000 characters',
           PAY_006: 'No payment with this id',
           DIS_003: 'The payment is not in DISPUTE (`data.status` is its status)',
           CONFLICT: 'The payment is executed by a provider: its dispute is decided there, and the decision arrives by callback',
@@ -140,8 +146,9 @@ export async function disputeAdminRoutes(app: RouteApp, ctx: AppContext): Promis
       },
     },
     async (request) => {
-      await decideDispute(ctx, request.params.id, { approve: false }, actorName(request.actor), async (tx, before, after) =>
-        audit(tx, request, 'dispute.reject', 'payment', before.id, { status: before.status }, { status: after }),
+      const reason = request.body.reason?.trim();
+      await decideDispute(ctx, request.params.id, { approve: false, reason }, actorName(request.actor), async (tx, before, after) =>
+        audit(tx, request, 'dispute.reject', 'payment', before.id, { status: before.status }, { status: after, ...(reason ? { reason } : {}) }),
       );
       return paymentView(ctx, request.params.id);
     },

@@ -11,10 +11,12 @@ export interface DisputeRow {
   decided_amount: string | null;
   decided_by: string | null;
   decided_at: Date | null;
+  /** Why a person rejected it, in their words (migration 037). */
+  decision_reason: string | null;
   created_at: Date;
 }
 
-const COLUMNS = 'id, payment_id, merchant_id, amount, comment, receipt_id, status, decided_amount, decided_by, decided_at, created_at';
+const COLUMNS = 'id, payment_id, merchant_id, amount, comment, receipt_id, status, decided_amount, decided_by, decided_at, decision_reason, created_at';
 
 export async function insertDispute(
   db: Queryable,
@@ -43,12 +45,12 @@ export async function attachReceiptIfNone(db: Queryable, paymentId: string, rece
 export async function closeDispute(
   db: Queryable,
   paymentId: string,
-  outcome: { status: 'cancelled' | 'approved' | 'rejected'; decidedAmount?: string; decidedBy?: string },
+  outcome: { status: 'cancelled' | 'approved' | 'rejected'; decidedAmount?: string; decidedBy?: string; reason?: string },
 ): Promise<DisputeRow | undefined> {
   const { rows } = await db.query<DisputeRow>(
-    `UPDATE disputes SET status = $2, decided_amount = $3, decided_by = $4, decided_at = now()
+    `UPDATE disputes SET status = $2, decided_amount = $3, decided_by = $4, decision_reason = $5, decided_at = now()
       WHERE payment_id = $1 AND status = 'open' RETURNING ${COLUMNS}`,
-    [paymentId, outcome.status, outcome.decidedAmount ?? null, outcome.decidedBy ?? null],
+    [paymentId, outcome.status, outcome.decidedAmount ?? null, outcome.decidedBy ?? null, outcome.reason ?? null],
   );
   return rows[0];
 }

@@ -159,7 +159,7 @@ export async function cancelDispute(
 export async function decideDispute(
   ctx: AppContext,
   paymentId: string,
-  decision: { approve: true; amount: unknown } | { approve: false },
+  decision: { approve: true; amount: unknown } | { approve: false; reason?: string },
   operator: string,
   onDecided: (tx: Parameters<Parameters<typeof transaction>[1]>[0], before: PaymentRow, after: string) => Promise<void>,
 ): Promise<void> {
@@ -188,10 +188,11 @@ export async function decideDispute(
       await repo.closeDispute(tx, payment.id, { status: 'approved', decidedAmount: amount.toFixed(2), decidedBy: operator });
       await onDecided(tx, payment, to);
     } else {
-      if (!(await changePayment(tx, ctx, payment.id, 'rejectDispute', { reason: 'dispute_rejected' }))) {
+      // The person's reason goes on the dispute and, as for a manual cancellation, on the payment.
+      if (!(await changePayment(tx, ctx, payment.id, 'rejectDispute', { reason: 'dispute_rejected', note: decision.reason }))) {
         throw new DomainError('DIS_003', 'The payment left DISPUTE while it was being decided', { status: payment.status });
       }
-      await repo.closeDispute(tx, payment.id, { status: 'rejected', decidedBy: operator });
+      await repo.closeDispute(tx, payment.id, { status: 'rejected', decidedBy: operator, reason: decision.reason });
       await onDecided(tx, payment, 'CANCELLED');
     }
   });

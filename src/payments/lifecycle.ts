@@ -95,6 +95,8 @@ export interface ChangeOptions {
   to?: PaymentStatus;
   /** Why a payment was cancelled (cancel_reason). */
   reason?: string;
+  /** The words of the person who cancelled it (cancel_note), with `reason`. */
+  note?: string;
   /** What the payer actually paid, for an event that completes the payment. */
   receivedAmount?: string;
 }
@@ -167,14 +169,18 @@ async function transition(db: Queryable, paymentId: string, event: PaymentEvent,
   if (!(rule.to as readonly string[]).includes(to)) throw new Error(`event ${event} cannot lead to ${to}`);
   const { rows } = await db.query<PaymentChange>(
     prepared(
-      `UPDATE payments p SET status = $3, cancel_reason = coalesce($4, p.cancel_reason), updated_at = now(),
+      // A completed payment is not cancelled: it keeps no cancel reason or note of an earlier
+      // cancellation (the timeline still tells that one). A new cancellation replaces both.
+      `UPDATE payments p SET status = $3, updated_at = now(),
+              cancel_reason = CASE WHEN $3 IN ('COMPLETED', 'COMPLETED_APPEAL') THEN NULL ELSE coalesce($4, p.cancel_reason) END,
+              cancel_note = CASE WHEN $3 IN ('COMPLETED', 'COMPLETED_APPEAL') THEN NULL WHEN $4 IS NOT NULL THEN $6 ELSE p.cancel_note END,
               completed_at = CASE WHEN $3 IN ('COMPLETED', 'COMPLETED_APPEAL') THEN now() ELSE p.completed_at END,
               received_amount = CASE WHEN $3 IN ('COMPLETED', 'COMPLETED_APPEAL') THEN coalesce($5, p.amount) ELSE p.received_amount END
          FROM (SELECT id, status FROM payments WHERE id = $1 FOR UPDATE) old
         WHERE p.id = old.id AND old.status = ANY($2::text[])
         RETURNING p.id, p.merchant_id, p.terminal_id, old.status AS "from", p.status AS "to", p.executor_id, p.hold, p.requisite_id,
                   p.method, p.cancel_reason, extract(epoch FROM p.updated_at - p.created_at)::float8 AS age_seconds`,
-      [paymentId, rule.from, to, options.reason ?? null, options.receivedAmount ?? null],
+      [paymentId, rule.from, to, options.reason ?? null, options.receivedAmount ?? null, options.note ?? null],
     ),
   );
   return rows[0];

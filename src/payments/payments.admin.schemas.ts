@@ -113,7 +113,7 @@ export const TIMELINE_DESCRIPTION = `Everything that happened to one payment, ol
 - \`created\`: amount, currency, method, merchant_id, terminal_id, terminal_name, ext_id, client_id, valid_until.
 - \`requisite_handed_out\`: requisite_id, requisite_type, requisite_value (cards masked), bank_code, executor_id, executor_name, payer_amount, payer_currency.
   \`provider_handed_out\` instead for a payment a provider executes: provider_id, provider_payment_id and the same requisite fields.
-- \`status_changed\`: from, to; reason (cancel_reason) and by (the operator, from the audit log) when known.
+- \`status_changed\`: from, to; reason (cancel_reason), note (the reason the person gave for a cancellation or a rejection) and by (the operator, from the audit log) when known.
   Kassir keeps no status history table: each change is read from what it left behind (the audit log, the
   webhook outbox, disputes, the ledger, the payment's completed_at and updated_at), in the same transaction
   and so at the same instant.
@@ -121,8 +121,18 @@ export const TIMELINE_DESCRIPTION = `Everything that happened to one payment, ol
 - \`notification\`: an executor's notification of a transfer: relation \`matched\` (it completed this payment, or the
   operator linked it) or \`candidate\` (it came late and probably belongs to this payment); notification_id,
   executor_id, requisite_id, amount, status, received_at, parsed_bank, text (card and phone numbers masked).
-- \`dispute_opened\`: dispute_id, amount, comment (numbers masked), receipt_id. \`dispute_decided\`: dispute_id, outcome, decided_amount, decided_by.
+- \`dispute_opened\`: dispute_id, amount, comment (numbers masked), receipt_id. \`dispute_decided\`: dispute_id, outcome, decided_amount, decided_by, decision_reason.
 - \`ledger_posting\`: transaction_id, posting (payin_hold, payin, payin_hold_release), currency (USDT) and entries
   \`{account_id, account, owner_type, owner_id, amount}\`, which sum to zero.
 - \`webhook_enqueued\`: event_id, event, url, delivery_status, attempts, delivered_at. \`webhook_attempt\`: event_id,
   event, attempt, status_code, latency_ms, error, response_snippet (numbers masked).`;
+
+/**
+ * The reason a person gives for an irreversible decision: optional on the API (DESIGN lists these
+ * routes with no body, and scripts send none), always asked by the console; when given, some text.
+ */
+export const ReasonBody = Type.Object({
+  reason: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 1000, pattern: '\\S', description: 'Why, in a person’s words: stored and shown to the operator, not the merchant' }),
+  ),
+});

@@ -10,6 +10,7 @@ import {
   PAYMENT_LIST_DESCRIPTION,
   PaymentListQuery,
   PaymentTimeline,
+  ReasonBody,
   TIMELINE_DESCRIPTION,
   toAdminPayment,
 } from './payments.admin.schemas.js';
@@ -56,7 +57,7 @@ export async function paymentAdminRoutes(app: RouteApp, ctx: AppContext): Promis
       config: { access: 'support' },
       schema: {
         tags,
-        summary: 'Get any payment, with its merchant, requisite and cancel reason',
+        summary: 'Get any payment, with its merchant, requisite and cancel reason (and the note of whoever cancelled it)',
         params: IdParams,
         errors: { PAY_006: 'No payment with this id' },
       },
@@ -70,6 +71,7 @@ export async function paymentAdminRoutes(app: RouteApp, ctx: AppContext): Promis
         requisite_id: row.requisite_id,
         client_id: row.client_id,
         cancel_reason: row.cancel_reason,
+        cancel_note: row.cancel_note,
       };
     },
   );
@@ -99,19 +101,25 @@ export async function paymentAdminRoutes(app: RouteApp, ctx: AppContext): Promis
         tags,
         summary: 'Cancel a PENDING payment by hand: it becomes CANCELLED',
         description:
-          'As when a payment times out: the hold on the executor’s deposit, if any, is released, and the merchant’s `payment.cancelled` webhook follows.',
+          'As when a payment times out: the hold on the executor’s deposit, if any, is released, and the merchant’s `payment.cancelled` webhook follows. `reason` (the console always sends one) is kept as the payment’s `cancel_note` and in the audit log; `cancel_reason` is `manual`.',
         params: IdParams,
-        errors: { PAY_006: 'No payment with this id', PAY_008: 'The payment is not PENDING (`data.status` is its status)' },
+        body: ReasonBody,
+        errors: {
+          PAY_006: 'No payment with this id',
+          PAY_008: 'The payment is not PENDING (`data.status` is its status)',
+          VALIDATION: 'Invalid parameters: `reason` empty or blank, or longer than 1000 characters',
+        },
       },
     },
     async (request) => {
       const id = request.params.id;
+      const note = request.body.reason?.trim();
       const before = isUuid(id) ? await findPayment(ctx.db, id) : undefined;
       if (!before) throw new DomainError('PAY_006', `Payment ${id} not found`);
       const changed = await transaction(ctx.db, async (tx) => {
-        const result = await changePayment(tx, ctx, id, 'cancel', { reason: 'manual' });
+        const result = await changePayment(tx, ctx, id, 'cancel', { reason: 'manual', note });
         if (result) {
-          await audit(tx, request, 'payment.cancel', 'payment', id, { status: result.from }, { status: result.to });
+          await audit(tx, request, 'payment.cancel', 'payment', id, { status: result.from }, { status: result.to, ...(note ? { reason: note } : {}) });
         }
         return result;
       });

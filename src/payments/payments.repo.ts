@@ -33,6 +33,8 @@ export interface PaymentRow {
   page_token: string;
   valid_until: Date;
   cancel_reason: string | null;
+  /** The words of the person who cancelled it or rejected its dispute (migration 037). */
+  cancel_note: string | null;
   provider_id: string | null;
   provider_payment_id: string | null;
   provider_token: string | null;
@@ -86,6 +88,7 @@ const PAYMENT_COLUMNS = [
   'notify_url',
   'notification_token',
   'cancel_reason',
+  'cancel_note',
   'provider_id',
   'provider_payment_id',
   'provider_token',

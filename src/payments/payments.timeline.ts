@@ -122,6 +122,7 @@ export async function paymentTimeline(ctx: AppContext, id: string, merchantId?: 
                 outcome: d.status,
                 decided_amount: toNumber(d.decided_amount),
                 decided_by: d.decided_by,
+                decision_reason: d.decision_reason,
               },
             ]
           : []),
@@ -214,6 +215,8 @@ interface StatusEvidence {
   to: PaymentStatus;
   by?: string;
   reason?: string;
+  /** The words of the person who cancelled it or rejected its dispute. */
+  note?: string;
 }
 
 /** Within one instant, the order of statuses a payment can pass through. */
@@ -245,7 +248,16 @@ function statusChanges(payment: PaymentRow, audit: AuditRow[], events: WebhookEv
   const evidence: StatusEvidence[] = [];
   for (const row of audit) {
     const to = asStatus((row.after as { status?: unknown } | null)?.status);
-    if (to) evidence.push({ at: row.created_at, to, by: row.actor, reason: row.action === 'payment.cancel' ? 'manual' : undefined });
+    const said = (row.after as { reason?: unknown } | null)?.reason;
+    if (to) {
+      evidence.push({
+        at: row.created_at,
+        to,
+        by: row.actor,
+        reason: row.action === 'payment.cancel' ? 'manual' : undefined,
+        note: row.action === 'payment.cancel' && typeof said === 'string' ? said : undefined,
+      });
+    }
   }
   for (const event of events) {
     const to = asStatus(event.event.startsWith('payment.') ? event.event.slice('payment.'.length).toUpperCase() : undefined);
@@ -255,7 +267,9 @@ function statusChanges(payment: PaymentRow, audit: AuditRow[], events: WebhookEv
     evidence.push({ at: d.created_at, to: 'DISPUTE' });
     if (d.decided_at === null) continue;
     if (d.status === 'cancelled') evidence.push({ at: d.decided_at, to: 'CANCELLED_APPEAL', by: d.decided_by ?? undefined });
-    if (d.status === 'rejected') evidence.push({ at: d.decided_at, to: 'CANCELLED', by: d.decided_by ?? undefined, reason: 'dispute_rejected' });
+    if (d.status === 'rejected') {
+      evidence.push({ at: d.decided_at, to: 'CANCELLED', by: d.decided_by ?? undefined, reason: 'dispute_rejected', note: d.decision_reason ?? undefined });
+    }
     if (d.status === 'approved') {
       const otherAmount = d.decided_amount !== null && !money(d.decided_amount).eq(payment.amount);
       evidence.push({ at: d.decided_at, to: otherAmount ? 'COMPLETED_APPEAL' : 'COMPLETED', by: d.decided_by ?? undefined });
@@ -277,6 +291,7 @@ function statusChanges(payment: PaymentRow, audit: AuditRow[], events: WebhookEv
     else {
       seen.by ??= e.by;
       seen.reason ??= e.reason;
+      seen.note ??= e.note;
     }
   }
   const ordered = [...merged.values()].sort((a, b) => a.at.getTime() - b.at.getTime() || STATUS_ORDER[a.to] - STATUS_ORDER[b.to]);
@@ -290,6 +305,7 @@ function statusChanges(payment: PaymentRow, audit: AuditRow[], events: WebhookEv
       from: current,
       to: e.to,
       ...(e.reason ? { reason: e.reason } : {}),
+      ...(e.note ? { note: e.note } : {}),
       ...(e.by ? { by: e.by } : {}),
     });
     current = e.to;
@@ -322,7 +338,19 @@ const MERCHANT_KINDS = new Set<TimelineKind>([
   'webhook_enqueued',
   'webhook_attempt',
 ]);
-const OPERATOR_FIELDS = ['requisite_id', 'executor_id', 'executor_name', 'provider_id', 'provider_payment_id', 'decided_by', 'by', 'url'];
+// A person's reasons for a cancellation or a rejection are the operator's words, not the merchant's to read.
+const OPERATOR_FIELDS = [
+  'requisite_id',
+  'executor_id',
+  'executor_name',
+  'provider_id',
+  'provider_payment_id',
+  'decided_by',
+  'by',
+  'url',
+  'note',
+  'decision_reason',
+];
 
 /** The merchant cabinet's timeline of one of its own payments (another merchant's: PAY_006). */
 export async function merchantPaymentTimeline(ctx: AppContext, id: string, merchantId: string): Promise<Timeline> {
