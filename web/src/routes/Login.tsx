@@ -1,4 +1,4 @@
-import { Alert, Button, Center, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Button, Center, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useState } from 'react';
 import { type SignInInput, useChangeFirstPassword, useLogin } from '../api/auth';
 import { ApiError } from '../api/client';
@@ -149,10 +149,4 @@ export function ChooseOwnPassword() {
       </Paper>
     </Center>
   );
-}
-
-/** What the sign-in page says when the session ended and nobody signed in again over the screen. */
-export function SessionEndedNote() {
-  const { t } = useI18n();
-  return <Alert color="yellow">{t('login.sessionEnded')}</Alert>;
 }
