@@ -86,7 +86,8 @@ function checkAnswer(request: FastifyRequest, reply: FastifyReply): void {
     problems.push(`${name}: the JSON answer cannot be parsed`);
     return;
   }
-  const secrets = secretsIn(body);
+  // The document's examples show the fields that carry secrets, with made-up values.
+  const secrets = request.routeOptions.url === '/openapi.json' ? [] : secretsIn(body);
   if (secrets.length > 0 && !/\bno-store\b/.test(String(reply.getHeader('cache-control') ?? ''))) {
     problems.push(`${name}: carries ${[...new Set(secrets)].join(', ')} without Cache-Control: no-store`);
   }

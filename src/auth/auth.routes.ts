@@ -3,6 +3,15 @@ import { Type } from 'typebox';
 import { audit } from '../admin/audit.service.js';
 import type { AppContext, RouteApp } from '../context.js';
 import { DomainError } from '../errors.js';
+import {
+  ConfirmIdentityAnswer,
+  EnableTwoFactorAnswer,
+  GetMeAnswer,
+  ListSessionsAnswer,
+  NoContent,
+  SetupTwoFactorAnswer,
+  SignInAnswer,
+} from './auth.routes.answers.js';
 import * as auth from './auth.service.js';
 import { clearSessionCookie, person, setSessionCookie } from './session-cookie.js';
 
@@ -34,6 +43,7 @@ export async function authRoutes(app: RouteApp, ctx: AppContext): Promise<void> 
     '/login',
     {
       schema: {
+        documentedResponse: { 200: SignInAnswer },
         tags,
         summary: 'Sign in; sets the session cookie and answers the CSRF token',
         description:
@@ -71,15 +81,22 @@ export async function authRoutes(app: RouteApp, ctx: AppContext): Promise<void> 
     },
   );
 
-  app.post('/logout', { schema: { tags, summary: 'Sign out: ends this session' }, config: { access: 'person', firstSignIn: true } }, async (request, reply) => {
-    await auth.logout(ctx, person(request));
-    clearSessionCookie(request, reply);
-    return reply.status(204).send();
-  });
+  app.post(
+    '/logout',
+    { schema: { documentedResponse: { 204: NoContent }, tags, summary: 'Sign out: ends this session' }, config: { access: 'person', firstSignIn: true } },
+    async (request, reply) => {
+      await auth.logout(ctx, person(request));
+      clearSessionCookie(request, reply);
+      return reply.status(204).send();
+    },
+  );
 
   app.get(
     '/me',
-    { schema: { tags, summary: 'Who is signed in, with the CSRF token' }, config: { secret: true, access: 'person', firstSignIn: true } },
+    {
+      schema: { documentedResponse: { 200: GetMeAnswer }, tags, summary: 'Who is signed in, with the CSRF token' },
+      config: { secret: true, access: 'person', firstSignIn: true },
+    },
     async (request) => {
       const me = person(request);
       return {
@@ -97,6 +114,7 @@ export async function authRoutes(app: RouteApp, ctx: AppContext): Promise<void> 
     '/confirm',
     {
       schema: {
+        documentedResponse: { 200: ConfirmIdentityAnswer },
         tags,
         summary: 'Confirm it is you before risky actions (a code, or the password without two-factor)',
         description: 'Risky actions (`403 AUTH_004` until then) are allowed for five minutes from now (`confirmed_until`).',
@@ -113,7 +131,15 @@ export async function authRoutes(app: RouteApp, ctx: AppContext): Promise<void> 
 
   app.get(
     '/sessions',
-    { schema: { tags, summary: 'My sessions still in force', errors: { PASSWORD_CHANGE_REQUIRED: FIRST_PASSWORD } }, config: { access: 'person' } },
+    {
+      schema: {
+        documentedResponse: { 200: ListSessionsAnswer },
+        tags,
+        summary: 'My sessions still in force',
+        errors: { PASSWORD_CHANGE_REQUIRED: FIRST_PASSWORD },
+      },
+      config: { access: 'person' },
+    },
     async (request) => {
       const me = person(request);
       return { sessions: (await auth.listSessions(ctx, me)).map((s) => auth.toSession(s, me.sessionId)) };
@@ -123,7 +149,13 @@ export async function authRoutes(app: RouteApp, ctx: AppContext): Promise<void> 
   app.delete(
     '/sessions/:id',
     {
-      schema: { tags, summary: 'End one of my sessions', params: IdParams, errors: { PASSWORD_CHANGE_REQUIRED: FIRST_PASSWORD } },
+      schema: {
+        documentedResponse: { 204: NoContent },
+        tags,
+        summary: 'End one of my sessions',
+        params: IdParams,
+        errors: { PASSWORD_CHANGE_REQUIRED: FIRST_PASSWORD },
+      },
       config: { access: 'person' },
     },
     async (request, reply) => {
@@ -137,6 +169,7 @@ export async function authRoutes(app: RouteApp, ctx: AppContext): Promise<void> 
     '/password',
     {
       schema: {
+        documentedResponse: { 204: NoContent },
         tags,
         summary: 'Change my password; my other sessions end',
         description:
@@ -163,6 +196,7 @@ export async function authRoutes(app: RouteApp, ctx: AppContext): Promise<void> 
     // Confirmed first: whoever holds only a stolen session must not tie the account to their own phone.
     {
       schema: {
+        documentedResponse: { 200: SetupTwoFactorAnswer },
         tags,
         summary: 'Start two-factor enrolment: a secret and its QR code for the authenticator app',
         description: 'Needs a fresh confirmation (`POST /auth/v1/confirm`): a stolen session alone cannot tie the account to another phone.',
@@ -180,6 +214,7 @@ export async function authRoutes(app: RouteApp, ctx: AppContext): Promise<void> 
     '/two-factor/enable',
     {
       schema: {
+        documentedResponse: { 200: EnableTwoFactorAnswer },
         tags,
         summary: 'Finish enrolment with a code from the app; answers recovery codes once',
         body: OtpBody,
@@ -203,6 +238,7 @@ export async function authRoutes(app: RouteApp, ctx: AppContext): Promise<void> 
     '/two-factor/disable',
     {
       schema: {
+        documentedResponse: { 204: NoContent },
         tags,
         summary: 'Turn my two-factor off (with a current code)',
         body: OtpBody,

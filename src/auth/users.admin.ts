@@ -3,6 +3,19 @@ import { audit, listAudit } from '../admin/audit.service.js';
 import type { AppContext, RouteApp } from '../context.js';
 import { parseListQuery } from '../lib/pagination.js';
 import * as auth from './auth.service.js';
+import {
+  AdminCreateExecutorSignInAnswer,
+  AdminCreateMerchantSignInAnswer,
+  AdminCreateUserAnswer,
+  AdminGetUserAnswer,
+  AdminListAuditEntriesAnswer,
+  AdminListTwoFactorRolesAnswer,
+  AdminListUsersAnswer,
+  AdminResetUserPasswordAnswer,
+  AdminSetTwoFactorRolesAnswer,
+  AdminUpdateUserAnswer,
+  NoContent,
+} from './users.admin.answers.js';
 import { ROLES, type Role, STAFF_ROLES } from './users.repo.js';
 
 const tags = ['operator', 'people'];
@@ -56,7 +69,13 @@ export async function userAdminRoutes(app: RouteApp, ctx: AppContext): Promise<v
   app.post(
     '/users',
     {
-      schema: { tags, summary: 'Create a staff sign-in; a generated password is shown once', body: CreateUserBody, errors: SIGN_IN_ERRORS },
+      schema: {
+        documentedResponse: { 201: AdminCreateUserAnswer },
+        tags,
+        summary: 'Create a staff sign-in; a generated password is shown once',
+        body: CreateUserBody,
+        errors: SIGN_IN_ERRORS,
+      },
       config: { secret: true, access: 'admin', confirm: true },
     },
     async (request, reply) => {
@@ -68,7 +87,15 @@ export async function userAdminRoutes(app: RouteApp, ctx: AppContext): Promise<v
 
   app.get(
     '/users',
-    { schema: { tags, summary: 'List sign-ins, newest first, by role or part of the email', querystring: UsersQuery }, config: { access: 'admin' } },
+    {
+      schema: {
+        documentedResponse: { 200: AdminListUsersAnswer },
+        tags,
+        summary: 'List sign-ins, newest first, by role or part of the email',
+        querystring: UsersQuery,
+      },
+      config: { access: 'admin' },
+    },
     async (request) => {
       const { limit, offset } = parseListQuery(request.query, 'VALIDATION');
       const { rows, total } = await auth.listUsers(ctx, { role: request.query.role as Role | undefined, q: request.query.q, limit, offset });
@@ -76,14 +103,17 @@ export async function userAdminRoutes(app: RouteApp, ctx: AppContext): Promise<v
     },
   );
 
-  app.get('/users/:id', { schema: { tags, summary: 'Get a sign-in', params: IdParams }, config: { access: 'admin' } }, async (request) =>
-    auth.toUser(await auth.getUser(ctx, request.params.id)),
+  app.get(
+    '/users/:id',
+    { schema: { documentedResponse: { 200: AdminGetUserAnswer }, tags, summary: 'Get a sign-in', params: IdParams }, config: { access: 'admin' } },
+    async (request) => auth.toUser(await auth.getUser(ctx, request.params.id)),
   );
 
   app.patch(
     '/users/:id',
     {
       schema: {
+        documentedResponse: { 200: AdminUpdateUserAnswer },
         tags,
         summary: "Change a user's role or switch the sign-in off (its sessions end)",
         params: IdParams,
@@ -104,7 +134,12 @@ export async function userAdminRoutes(app: RouteApp, ctx: AppContext): Promise<v
   app.post(
     '/users/:id/password',
     {
-      schema: { tags, summary: 'Reset a password: a new one is generated and shown once; sessions end', params: IdParams },
+      schema: {
+        documentedResponse: { 200: AdminResetUserPasswordAnswer },
+        tags,
+        summary: 'Reset a password: a new one is generated and shown once; sessions end',
+        params: IdParams,
+      },
       config: { secret: true, access: 'admin', confirm: true },
     },
     async (request) => {
@@ -117,7 +152,10 @@ export async function userAdminRoutes(app: RouteApp, ctx: AppContext): Promise<v
 
   app.post(
     '/users/:id/two-factor/reset',
-    { schema: { tags, summary: 'Clear a lost second factor; the user enrols again', params: IdParams }, config: { access: 'admin', confirm: true } },
+    {
+      schema: { documentedResponse: { 204: NoContent }, tags, summary: 'Clear a lost second factor; the user enrols again', params: IdParams },
+      config: { access: 'admin', confirm: true },
+    },
     async (request, reply) => {
       await auth.resetTwoFactor(ctx, request.params.id);
       await audit(ctx.db, request, 'user.reset_two_factor', 'user', request.params.id, null, null);
@@ -125,13 +163,23 @@ export async function userAdminRoutes(app: RouteApp, ctx: AppContext): Promise<v
     },
   );
 
-  app.get('/two-factor-roles', { schema: { tags, summary: 'Roles that must sign in with two-factor' }, config: { access: 'support' } }, async () => ({
-    roles: await auth.twoFactorRoles(ctx),
-  }));
+  app.get(
+    '/two-factor-roles',
+    {
+      schema: { documentedResponse: { 200: AdminListTwoFactorRolesAnswer }, tags, summary: 'Roles that must sign in with two-factor' },
+      config: { access: 'support' },
+    },
+    async () => ({
+      roles: await auth.twoFactorRoles(ctx),
+    }),
+  );
 
   app.put(
     '/two-factor-roles',
-    { schema: { tags, summary: 'Require two-factor of these roles', body: TwoFactorRolesBody }, config: { access: 'admin', confirm: true } },
+    {
+      schema: { documentedResponse: { 200: AdminSetTwoFactorRolesAnswer }, tags, summary: 'Require two-factor of these roles', body: TwoFactorRolesBody },
+      config: { access: 'admin', confirm: true },
+    },
     async (request) => {
       const before = await auth.twoFactorRoles(ctx);
       const roles = await auth.setTwoFactorRoles(ctx, request.body.roles as Role[]);
@@ -144,7 +192,14 @@ export async function userAdminRoutes(app: RouteApp, ctx: AppContext): Promise<v
   app.post(
     '/executors/:id/login',
     {
-      schema: { tags, summary: "Create the executor's sign-in to the cabinet", params: IdParams, body: SignInBody, errors: SIGN_IN_ERRORS },
+      schema: {
+        documentedResponse: { 201: AdminCreateExecutorSignInAnswer },
+        tags,
+        summary: "Create the executor's sign-in to the cabinet",
+        params: IdParams,
+        body: SignInBody,
+        errors: SIGN_IN_ERRORS,
+      },
       config: { secret: true, access: 'admin', confirm: true },
     },
     async (request, reply) => {
@@ -157,7 +212,14 @@ export async function userAdminRoutes(app: RouteApp, ctx: AppContext): Promise<v
   app.post(
     '/merchants/:id/users',
     {
-      schema: { tags, summary: "Create a sign-in to the merchant's cabinet", params: IdParams, body: SignInBody, errors: SIGN_IN_ERRORS },
+      schema: {
+        documentedResponse: { 201: AdminCreateMerchantSignInAnswer },
+        tags,
+        summary: "Create a sign-in to the merchant's cabinet",
+        params: IdParams,
+        body: SignInBody,
+        errors: SIGN_IN_ERRORS,
+      },
       config: { secret: true, access: 'admin', confirm: true },
     },
     async (request, reply) => {
@@ -167,19 +229,26 @@ export async function userAdminRoutes(app: RouteApp, ctx: AppContext): Promise<v
     },
   );
 
-  app.get('/audit', { schema: { tags, summary: 'The audit log, newest first', querystring: AuditQuery }, config: { access: 'admin' } }, async (request) => {
-    const { limit, offset } = parseListQuery(request.query, 'VALIDATION');
-    const q = request.query;
-    const { entries, total } = await listAudit(ctx.db, {
-      actor: q.actor,
-      action: q.action,
-      objectType: q.object_type,
-      objectId: q.object_id,
-      from: q.from ? new Date(q.from) : undefined,
-      to: q.to ? new Date(q.to) : undefined,
-      limit,
-      offset,
-    });
-    return { entries, total, limit, offset };
-  });
+  app.get(
+    '/audit',
+    {
+      schema: { documentedResponse: { 200: AdminListAuditEntriesAnswer }, tags, summary: 'The audit log, newest first', querystring: AuditQuery },
+      config: { access: 'admin' },
+    },
+    async (request) => {
+      const { limit, offset } = parseListQuery(request.query, 'VALIDATION');
+      const q = request.query;
+      const { entries, total } = await listAudit(ctx.db, {
+        actor: q.actor,
+        action: q.action,
+        objectType: q.object_type,
+        objectId: q.object_id,
+        from: q.from ? new Date(q.from) : undefined,
+        to: q.to ? new Date(q.to) : undefined,
+        limit,
+        offset,
+      });
+      return { entries, total, limit, offset };
+    },
+  );
 }

@@ -2,6 +2,15 @@ import { Type } from 'typebox';
 import { auditFor } from '../admin/audit.service.js';
 import type { AppContext, RouteApp } from '../context.js';
 import { parseListQuery } from '../lib/pagination.js';
+import {
+  AdminCreateExecutorDeviceAnswer,
+  AdminLinkDeviceMessageAnswer,
+  AdminListDeviceMessagesAnswer,
+  AdminListExecutorDevicesAnswer,
+  AdminSetAsideDeviceMessageAnswer,
+  AdminSetExecutorDeviceSilenceAnswer,
+  NoContent,
+} from './devices.admin.answers.js';
 import { LinkMessageBody, linkMessageErrors } from './devices.schemas.js';
 import * as devices from './devices.service.js';
 
@@ -23,6 +32,7 @@ export async function deviceAdminRoutes(app: RouteApp, ctx: AppContext): Promise
     {
       config: { secret: true, access: 'admin' },
       schema: {
+        documentedResponse: { 201: AdminCreateExecutorDeviceAnswer },
         tags,
         summary: 'Register a phone for an executor; its token is shown once',
         params: IdParams,
@@ -40,6 +50,7 @@ export async function deviceAdminRoutes(app: RouteApp, ctx: AppContext): Promise
     {
       config: { access: 'admin' },
       schema: {
+        documentedResponse: { 200: AdminSetExecutorDeviceSilenceAnswer },
         tags,
         summary: "How long the executor's phones may be silent before its requisites leave the cascade (null: never)",
         params: IdParams,
@@ -57,7 +68,13 @@ export async function deviceAdminRoutes(app: RouteApp, ctx: AppContext): Promise
     {
       config: { access: 'support' },
       // The list of an unknown executor is empty: the id is not looked up.
-      schema: { tags, summary: "An executor's phones, with when each was last heard from", params: IdParams, errors: { NOT_FOUND: false } },
+      schema: {
+        documentedResponse: { 200: AdminListExecutorDevicesAnswer },
+        tags,
+        summary: "An executor's phones, with when each was last heard from",
+        params: IdParams,
+        errors: { NOT_FOUND: false },
+      },
     },
     async (request) => ({
       devices: (await devices.listDevices(ctx, request.params.id)).map(devices.toDevice),
@@ -66,7 +83,10 @@ export async function deviceAdminRoutes(app: RouteApp, ctx: AppContext): Promise
 
   app.delete(
     '/executors/:id/devices/:deviceId',
-    { config: { access: 'support' }, schema: { tags, summary: "Revoke an executor's phone: its token stops working at once", params: DeviceParams } },
+    {
+      config: { access: 'support' },
+      schema: { documentedResponse: { 204: NoContent }, tags, summary: "Revoke an executor's phone: its token stops working at once", params: DeviceParams },
+    },
     async (request, reply) => {
       await devices.revokeDevice(ctx, request.params.id, request.params.deviceId, auditFor(request));
       return reply.status(204).send();
@@ -77,7 +97,12 @@ export async function deviceAdminRoutes(app: RouteApp, ctx: AppContext): Promise
     '/device-messages',
     {
       config: { access: 'support' },
-      schema: { tags, summary: "Bank messages executors' phones sent, newest first, by executor and status", querystring: ListQuery },
+      schema: {
+        documentedResponse: { 200: AdminListDeviceMessagesAnswer },
+        tags,
+        summary: "Bank messages executors' phones sent, newest first, by executor and status",
+        querystring: ListQuery,
+      },
     },
     async (request) => {
       const page = parseListQuery(request.query, 'VALIDATION');
@@ -91,6 +116,7 @@ export async function deviceAdminRoutes(app: RouteApp, ctx: AppContext): Promise
     {
       config: { access: 'support', idempotencyKey: true },
       schema: {
+        documentedResponse: { 200: AdminLinkDeviceMessageAnswer },
         tags,
         summary: 'Link a message that waits for a person to the PENDING payment it is for: the payment completes',
         description:
@@ -108,6 +134,7 @@ export async function deviceAdminRoutes(app: RouteApp, ctx: AppContext): Promise
     {
       config: { access: 'support' },
       schema: {
+        documentedResponse: { 200: AdminSetAsideDeviceMessageAnswer },
         tags,
         summary: 'Set aside an ambiguous or unreadable message, with a note',
         params: MessageParams,

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { auditFor } from '../admin/audit.service.js';
 import type { AppContext, RouteApp } from '../context.js';
+import { DeviceSendMessageAnswer, NoContent } from './devices.device.answers.js';
 import * as devices from './devices.service.js';
 
 const tags = ['device'];
@@ -21,6 +22,7 @@ export async function deviceRoutes(app: RouteApp, ctx: AppContext): Promise<void
     '/messages',
     {
       schema: {
+        documentedResponse: { 200: DeviceSendMessageAnswer },
         tags,
         summary: 'A bank message the phone received: matched to a requisite and a payment, or kept for a person',
         description:
@@ -33,7 +35,7 @@ export async function deviceRoutes(app: RouteApp, ctx: AppContext): Promise<void
 
   app.post(
     '/heartbeat',
-    { schema: { tags, summary: 'The phone is alive (and its battery and app version)', body: Type.Object(State) } },
+    { schema: { documentedResponse: { 204: NoContent }, tags, summary: 'The phone is alive (and its battery and app version)', body: Type.Object(State) } },
     async (request, reply) => {
       await devices.heartbeat(ctx, request.device!, request.body ?? {});
       return reply.status(204).send();

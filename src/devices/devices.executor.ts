@@ -2,6 +2,16 @@ import { Type } from 'typebox';
 import { auditFor } from '../admin/audit.service.js';
 import type { AppContext, RouteApp } from '../context.js';
 import { parseListQuery } from '../lib/pagination.js';
+import {
+  ExecutorCreateDeviceAnswer,
+  ExecutorLinkDeviceMessageAnswer,
+  ExecutorListDeviceMessagesAnswer,
+  ExecutorListDevicesAnswer,
+  ExecutorListPendingPaymentsAnswer,
+  ExecutorSetAsideDeviceMessageAnswer,
+  ExecutorSetDeviceSilenceAnswer,
+  NoContent,
+} from './devices.executor.answers.js';
 import { LinkMessageBody, linkMessageErrors } from './devices.schemas.js';
 import * as devices from './devices.service.js';
 
@@ -16,6 +26,7 @@ export async function deviceExecutorRoutes(app: RouteApp, ctx: AppContext): Prom
     {
       config: { secret: true, confirm: true },
       schema: {
+        documentedResponse: { 201: ExecutorCreateDeviceAnswer },
         tags,
         summary: 'Register a phone; its token is shown once',
         description:
@@ -29,19 +40,28 @@ export async function deviceExecutorRoutes(app: RouteApp, ctx: AppContext): Prom
     },
   );
 
-  app.get('/devices', { schema: { tags, summary: 'Your phones, with when each was last heard from' } }, async (request) => ({
-    devices: (await devices.listDevices(ctx, request.executor!.id)).map(devices.toDevice),
-  }));
+  app.get(
+    '/devices',
+    { schema: { documentedResponse: { 200: ExecutorListDevicesAnswer }, tags, summary: 'Your phones, with when each was last heard from' } },
+    async (request) => ({
+      devices: (await devices.listDevices(ctx, request.executor!.id)).map(devices.toDevice),
+    }),
+  );
 
-  app.delete('/devices/:id', { schema: { tags, summary: 'Revoke a phone: its token stops working at once', params: IdParams } }, async (request, reply) => {
-    await devices.revokeDevice(ctx, request.executor!.id, request.params.id, auditFor(request));
-    return reply.status(204).send();
-  });
+  app.delete(
+    '/devices/:id',
+    { schema: { documentedResponse: { 204: NoContent }, tags, summary: 'Revoke a phone: its token stops working at once', params: IdParams } },
+    async (request, reply) => {
+      await devices.revokeDevice(ctx, request.executor!.id, request.params.id, auditFor(request));
+      return reply.status(204).send();
+    },
+  );
 
   app.put(
     '/device-silence',
     {
       schema: {
+        documentedResponse: { 200: ExecutorSetDeviceSilenceAnswer },
         tags,
         summary: 'How long your phones may be silent before your requisites leave the cascade (null: never)',
         body: Type.Object({ minutes: Type.Union([Type.Integer({ minimum: 1, maximum: 10080 }), Type.Null()]) }),
@@ -53,13 +73,26 @@ export async function deviceExecutorRoutes(app: RouteApp, ctx: AppContext): Prom
     },
   );
 
-  app.get('/payments/pending', { schema: { tags, summary: 'Payments waiting on your requisites, soonest to expire first' } }, async (request) => ({
-    payments: await devices.pendingPayments(ctx, request.executor!.id),
-  }));
+  app.get(
+    '/payments/pending',
+    {
+      schema: { documentedResponse: { 200: ExecutorListPendingPaymentsAnswer }, tags, summary: 'Payments waiting on your requisites, soonest to expire first' },
+    },
+    async (request) => ({
+      payments: await devices.pendingPayments(ctx, request.executor!.id),
+    }),
+  );
 
   app.get(
     '/device-messages',
-    { schema: { tags, summary: 'Bank messages your phones sent, newest first, by status', querystring: ListQuery } },
+    {
+      schema: {
+        documentedResponse: { 200: ExecutorListDeviceMessagesAnswer },
+        tags,
+        summary: 'Bank messages your phones sent, newest first, by status',
+        querystring: ListQuery,
+      },
+    },
     async (request) => {
       const page = parseListQuery(request.query, 'VALIDATION');
       const { rows, total } = await devices.listMessages(ctx, { executorId: request.executor!.id, status: request.query.status, ...page });
@@ -71,6 +104,7 @@ export async function deviceExecutorRoutes(app: RouteApp, ctx: AppContext): Prom
     '/device-messages/:id/link',
     {
       schema: {
+        documentedResponse: { 200: ExecutorLinkDeviceMessageAnswer },
         tags,
         summary: 'Link a message that waits for a person to the PENDING payment it is for',
         description:
@@ -87,6 +121,7 @@ export async function deviceExecutorRoutes(app: RouteApp, ctx: AppContext): Prom
     '/device-messages/:id/set-aside',
     {
       schema: {
+        documentedResponse: { 200: ExecutorSetAsideDeviceMessageAnswer },
         tags,
         summary: 'Set aside an ambiguous or unreadable message of yours, with a note',
         params: IdParams,

@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import { auditFor } from '../admin/audit.service.js';
 import type { AppContext, RouteApp } from '../context.js';
 import { DomainError } from '../errors.js';
+import { DeviceReceiveForwardedMessageAnswer } from './devices.hooks.answers.js';
 import * as devices from './devices.service.js';
 
 const tags = ['device'];
@@ -13,6 +14,7 @@ export async function deviceHookRoutes(app: RouteApp, ctx: AppContext): Promise<
     '/:token/:format',
     {
       schema: {
+        documentedResponse: { 200: DeviceReceiveForwardedMessageAnswer },
         tags,
         summary: 'A forwarder app (SmsForwarder, SMS Gateway for Android, Incoming SMS to URL forwarder) posts a bank message',
         description:

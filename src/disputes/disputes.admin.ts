@@ -12,6 +12,7 @@ import { toPayment } from '../payments/payments.schemas.js';
 import { listPaymentConfirmations, listPaymentReceipts, type ReceiptRow } from '../receipts/receipts.repo.js';
 import { sendReceiptFile } from '../receipts/receipts.routes.js';
 import { openReceiptFile } from '../receipts/receipts.service.js';
+import { AdminApprovePaymentDisputeAnswer, AdminGetDisputeAnswer, AdminListDisputesAnswer, AdminRejectPaymentDisputeAnswer } from './disputes.admin.answers.js';
 import * as repo from './disputes.repo.js';
 import { decideDispute } from './disputes.service.js';
 
@@ -70,6 +71,7 @@ export async function disputeAdminRoutes(app: RouteApp, ctx: AppContext): Promis
     {
       config: { access: 'support' },
       schema: {
+        documentedResponse: { 200: AdminListDisputesAnswer },
         tags,
         summary: 'Dispute cards, newest first (open ones unless `status` says otherwise), each with the payment, receipts and notifications',
         querystring: Type.Object({
@@ -90,17 +92,22 @@ export async function disputeAdminRoutes(app: RouteApp, ctx: AppContext): Promis
     },
   );
 
-  app.get('/disputes/:id', { config: { access: 'support' }, schema: { tags, summary: 'One dispute card', params: IdParams } }, async (request) => {
-    const row = /^[0-9a-f-]{36}$/i.test(request.params.id) ? await repo.findDispute(ctx.db, request.params.id) : undefined;
-    if (!row) throw new DomainError('NOT_FOUND', `Dispute ${request.params.id} not found`);
-    return (await disputeCards(ctx, [row]))[0];
-  });
+  app.get(
+    '/disputes/:id',
+    { config: { access: 'support' }, schema: { documentedResponse: { 200: AdminGetDisputeAnswer }, tags, summary: 'One dispute card', params: IdParams } },
+    async (request) => {
+      const row = /^[0-9a-f-]{36}$/i.test(request.params.id) ? await repo.findDispute(ctx.db, request.params.id) : undefined;
+      if (!row) throw new DomainError('NOT_FOUND', `Dispute ${request.params.id} not found`);
+      return (await disputeCards(ctx, [row]))[0];
+    },
+  );
 
   app.post(
     '/payments/:id/dispute/approve',
     {
       config: { access: 'support', idempotencyKey: true },
       schema: {
+        documentedResponse: { 200: AdminApprovePaymentDisputeAnswer },
         tags,
         summary: 'Approve a dispute: the payment becomes COMPLETED, or COMPLETED_APPEAL for another amount',
         description:
@@ -131,6 +138,7 @@ export async function disputeAdminRoutes(app: RouteApp, ctx: AppContext): Promis
     {
       config: { access: 'support', idempotencyKey: true },
       schema: {
+        documentedResponse: { 200: AdminRejectPaymentDisputeAnswer },
         tags,
         summary: 'Reject a dispute: the payment goes back to CANCELLED',
         description:
@@ -162,6 +170,9 @@ export async function disputeAdminRoutes(app: RouteApp, ctx: AppContext): Promis
         tags,
         summary: 'Download a stored receipt file',
         params: IdParams,
+        documentedResponse: {
+          200: { description: 'The receipt file (png, jpeg, webp, heic or pdf)', type: 'string', contentMediaType: 'application/octet-stream' },
+        },
         errors: { NOT_FOUND: 'No receipt with this id, or the receipt is a link (`url` on the dispute card), not a stored file' },
         querystring: Type.Object({
           inline: Type.Optional(Type.Boolean({ description: 'true: to show in the browser (a PDF in its viewer) rather than download' })),

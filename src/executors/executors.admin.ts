@@ -4,6 +4,17 @@ import type { AppContext, RouteApp } from '../context.js';
 import { parseListQuery } from '../lib/pagination.js';
 import { CreateRequisiteBody, Requisite, RequisiteDetail, toRequisite, toUsage, UpdateRequisiteBody } from '../requisites/requisites.schemas.js';
 import * as requisites from '../requisites/requisites.service.js';
+import {
+  AdminCreateExecutorAdjustmentAnswer,
+  AdminCreateExecutorAnswer,
+  AdminGetExecutorAnswer,
+  AdminGetExecutorStatementAnswer,
+  AdminListExecutorDepositsAnswer,
+  AdminListExecutorsAnswer,
+  AdminListRequisitesAnswer,
+  AdminRotateExecutorTokenAnswer,
+  AdminUpdateExecutorAnswer,
+} from './executors.admin.answers.js';
 import * as executors from './executors.service.js';
 
 const tags = ['operator'];
@@ -42,7 +53,10 @@ const ListQuery = Type.Object({ limit: Type.Optional(Type.String()), offset: Typ
 export async function executorAdminRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
   app.post(
     '/executors',
-    { config: { secret: true, access: 'admin' }, schema: { tags, summary: 'Create an executor; its token is shown once', body: ExecutorBody } },
+    {
+      config: { secret: true, access: 'admin' },
+      schema: { documentedResponse: { 201: AdminCreateExecutorAnswer }, tags, summary: 'Create an executor; its token is shown once', body: ExecutorBody },
+    },
     async (request, reply) => {
       const executor = await executors.createExecutor(ctx, request.body.name);
       await audit(ctx.db, request, 'executor.create', 'executor', executor.id, null, { id: executor.id, name: executor.name });
@@ -50,13 +64,23 @@ export async function executorAdminRoutes(app: RouteApp, ctx: AppContext): Promi
     },
   );
 
-  app.get('/executors', { config: { access: 'support' }, schema: { tags, summary: 'List executors, each with its number of requisites' } }, async () => ({
-    executors: (await executors.listExecutors(ctx)).map((row) => ({ ...executors.toExecutor(row), requisites: row.requisites })),
-  }));
+  app.get(
+    '/executors',
+    {
+      config: { access: 'support' },
+      schema: { documentedResponse: { 200: AdminListExecutorsAnswer }, tags, summary: 'List executors, each with its number of requisites' },
+    },
+    async () => ({
+      executors: (await executors.listExecutors(ctx)).map((row) => ({ ...executors.toExecutor(row), requisites: row.requisites })),
+    }),
+  );
 
   app.get(
     '/executors/:id',
-    { config: { access: 'support' }, schema: { tags, summary: 'Get an executor with its deposit and requisites', params: IdParams } },
+    {
+      config: { access: 'support' },
+      schema: { documentedResponse: { 200: AdminGetExecutorAnswer }, tags, summary: 'Get an executor with its deposit and requisites', params: IdParams },
+    },
     async (request) => {
       const executor = await executors.getExecutor(ctx, request.params.id);
       const rows = await requisites.listRequisites(ctx, executor.id);
@@ -69,6 +93,7 @@ export async function executorAdminRoutes(app: RouteApp, ctx: AppContext): Promi
     {
       config: { access: 'admin' },
       schema: {
+        documentedResponse: { 200: AdminUpdateExecutorAnswer },
         tags,
         summary: 'Change an executor: name, on or off, paused, credit line, rewards, priority, default limits',
         description: 'Switched off, the executor’s token and sessions are refused and its requisites are no longer handed out.',
@@ -95,6 +120,7 @@ export async function executorAdminRoutes(app: RouteApp, ctx: AppContext): Promi
     {
       config: { access: 'finance', confirm: true, idempotencyKey: true },
       schema: {
+        documentedResponse: { 201: AdminCreateExecutorAdjustmentAnswer },
         tags,
         summary: "Credit (deposit by hand) or debit an executor's deposit",
         description:
@@ -122,6 +148,7 @@ export async function executorAdminRoutes(app: RouteApp, ctx: AppContext): Promi
     {
       config: { access: 'support' },
       schema: {
+        documentedResponse: { 200: AdminGetExecutorStatementAnswer },
         tags,
         summary: "An executor's deposit statement: postings, newest first, with the balance after each",
         params: IdParams,
@@ -139,7 +166,13 @@ export async function executorAdminRoutes(app: RouteApp, ctx: AppContext): Promi
     '/executors/:id/deposits',
     {
       config: { access: 'support' },
-      schema: { tags, summary: "USDT transfers credited to an executor's deposit address, newest first", params: IdParams, querystring: ListQuery },
+      schema: {
+        documentedResponse: { 200: AdminListExecutorDepositsAnswer },
+        tags,
+        summary: "USDT transfers credited to an executor's deposit address, newest first",
+        params: IdParams,
+        querystring: ListQuery,
+      },
     },
     async (request) => {
       const page = parseListQuery(request.query, 'VALIDATION');
@@ -152,7 +185,12 @@ export async function executorAdminRoutes(app: RouteApp, ctx: AppContext): Promi
     '/executors/:id/token/rotate',
     {
       config: { secret: true, access: 'admin', confirm: true },
-      schema: { tags, summary: "Replace an executor's token: the new one is shown once, the old one stops working at once", params: IdParams },
+      schema: {
+        documentedResponse: { 200: AdminRotateExecutorTokenAnswer },
+        tags,
+        summary: "Replace an executor's token: the new one is shown once, the old one stops working at once",
+        params: IdParams,
+      },
     },
     async (request) => {
       const rotated = await executors.rotateExecutorToken(ctx, request.params.id);
@@ -189,6 +227,7 @@ export async function executorAdminRoutes(app: RouteApp, ctx: AppContext): Promi
     {
       config: { access: 'support' },
       schema: {
+        documentedResponse: { 200: AdminListRequisitesAnswer },
         tags,
         summary: 'List requisites, of all executors or of one',
         querystring: Type.Object({ executor_id: Type.Optional(Type.String({ format: 'uuid' })) }),

@@ -18,6 +18,12 @@ const Status = Type.Object({
   score: Type.Number({ description: 'conversion × speed over the last 24 hours, in tenths; orders executors of equal priority' }),
 });
 
+import {
+  ExecutorGetBalanceAnswer,
+  ExecutorGetStatementAnswer,
+  ExecutorListDepositsAnswer,
+  ExecutorSendNotificationAnswer,
+} from './executors.executor.answers.js';
 import { receiveNotification } from './notifications.service.js';
 
 const tags = ['executor'];
@@ -34,6 +40,7 @@ export async function executorRoutes(app: RouteApp, ctx: AppContext): Promise<vo
     '/notifications',
     {
       schema: {
+        documentedResponse: { 200: ExecutorSendNotificationAnswer },
         tags,
         summary: 'Report a transfer that arrived on one of your requisites: the PENDING payment it matches completes',
         description:
@@ -52,9 +59,19 @@ export async function executorRoutes(app: RouteApp, ctx: AppContext): Promise<vo
     },
   );
 
-  app.get('/balance', { schema: { tags, summary: 'Your deposit: available and frozen USDT, its address, your credit line and rewards' } }, async (request) => {
-    return executors.toDeposit(await executors.getExecutor(ctx, request.executor!.id));
-  });
+  app.get(
+    '/balance',
+    {
+      schema: {
+        documentedResponse: { 200: ExecutorGetBalanceAnswer },
+        tags,
+        summary: 'Your deposit: available and frozen USDT, its address, your credit line and rewards',
+      },
+    },
+    async (request) => {
+      return executors.toDeposit(await executors.getExecutor(ctx, request.executor!.id));
+    },
+  );
 
   // Pause and resume: while paused, the cascade hands out none of the executor's requisites
   // (payments already handed out go on as usual).
@@ -83,6 +100,7 @@ export async function executorRoutes(app: RouteApp, ctx: AppContext): Promise<vo
     '/statement',
     {
       schema: {
+        documentedResponse: { 200: ExecutorGetStatementAnswer },
         tags,
         summary: 'Your deposit statement: postings, newest first, with the balance after each',
         querystring: Type.Object({ limit: Type.Optional(Type.String()), offset: Type.Optional(Type.String()) }),
@@ -99,6 +117,7 @@ export async function executorRoutes(app: RouteApp, ctx: AppContext): Promise<vo
     '/deposits',
     {
       schema: {
+        documentedResponse: { 200: ExecutorListDepositsAnswer },
         tags,
         summary: 'USDT transfers to the deposit address credited so far, newest first',
         querystring: Type.Object({ limit: Type.Optional(Type.String()), offset: Type.Optional(Type.String()) }),

@@ -2,6 +2,12 @@ import { Type } from 'typebox';
 import { audit } from '../admin/audit.service.js';
 import type { AppContext, RouteApp } from '../context.js';
 import { parseListQuery } from '../lib/pagination.js';
+import {
+  AdminGetNotificationAnswer,
+  AdminLinkNotificationAnswer,
+  AdminListNotificationsAnswer,
+  AdminResolveNotificationAnswer,
+} from './notifications.admin.answers.js';
 import { getNotification, linkNotification, listNotifications, resolveNotification, toNotification } from './notifications.service.js';
 
 const tags = ['operator'];
@@ -16,6 +22,7 @@ export async function notificationAdminRoutes(app: RouteApp, ctx: AppContext): P
     {
       config: { access: 'support' },
       schema: {
+        documentedResponse: { 200: AdminListNotificationsAnswer },
         tags,
         summary: 'Transfer notifications executors reported, newest first, by status (matched, unmatched, late, resolved)',
         querystring: Type.Object({ status: Type.Optional(Type.String()), limit: Type.Optional(Type.String()), offset: Type.Optional(Type.String()) }),
@@ -28,8 +35,13 @@ export async function notificationAdminRoutes(app: RouteApp, ctx: AppContext): P
     },
   );
 
-  app.get('/notifications/:id', { config: { access: 'support' }, schema: { tags, summary: 'Get a notification', params: IdParams } }, async (request) =>
-    toNotification(await getNotification(ctx, request.params.id)),
+  app.get(
+    '/notifications/:id',
+    {
+      config: { access: 'support' },
+      schema: { documentedResponse: { 200: AdminGetNotificationAnswer }, tags, summary: 'Get a notification', params: IdParams },
+    },
+    async (request) => toNotification(await getNotification(ctx, request.params.id)),
   );
 
   /** Completes the PENDING payment an unmatched or late notification was for. */
@@ -38,6 +50,7 @@ export async function notificationAdminRoutes(app: RouteApp, ctx: AppContext): P
     {
       config: { access: 'support', idempotencyKey: true },
       schema: {
+        documentedResponse: { 200: AdminLinkNotificationAnswer },
         tags,
         summary: 'Link an unmatched or late notification to the PENDING payment it was for: the payment completes',
         description:
@@ -67,6 +80,7 @@ export async function notificationAdminRoutes(app: RouteApp, ctx: AppContext): P
     {
       config: { access: 'support' },
       schema: {
+        documentedResponse: { 200: AdminResolveNotificationAnswer },
         tags,
         summary: 'Set an unmatched or late notification aside, with a note',
         params: IdParams,

@@ -1,4 +1,5 @@
 import type { AppContext, RouteApp } from '../context.js';
+import { AdminCheckLedgerAnswer } from './ledger.admin.answers.js';
 import { checkAndRecordLedger } from './ledger.service.js';
 
 /** `GET /admin/v1/ledger/check`: every invariant of the ledger, with what breaks named (the outcome is kept for /metrics). */
@@ -8,6 +9,7 @@ export async function ledgerAdminRoutes(app: RouteApp, ctx: AppContext): Promise
     {
       config: { access: 'support' },
       schema: {
+        documentedResponse: { 200: AdminCheckLedgerAnswer },
         tags: ['operator'],
         summary: 'Check every ledger invariant, naming what breaks',
         description: 'Reads the whole ledger: `ok`, and each problem found. The outcome is kept for `/metrics` (the hourly job runs the same check).',

@@ -4,6 +4,13 @@ import type { AppContext, RouteApp } from '../context.js';
 import { listMerchantTerminals } from '../terminals/terminals.repo.js';
 import { AdminTerminal, CreateTerminalBody, RotateBody, toAdminTerminal } from '../terminals/terminals.schemas.js';
 import * as terminals from '../terminals/terminals.service.js';
+import {
+  AdminCreateMerchantAnswer,
+  AdminGetMerchantAnswer,
+  AdminListMerchantsAnswer,
+  AdminListMerchantTerminalsAnswer,
+  AdminRotateMerchantSecretKeyAnswer,
+} from './merchants.admin.answers.js';
 import * as merchants from './merchants.service.js';
 
 const tags = ['operator'];
@@ -14,7 +21,15 @@ const CreateMerchantBody = Type.Object({ name: Type.String({ minLength: 1, maxLe
 export async function merchantAdminRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
   app.post(
     '/merchants',
-    { config: { secret: true, access: 'admin' }, schema: { tags, summary: 'Create a merchant; its secret key is shown once', body: CreateMerchantBody } },
+    {
+      config: { secret: true, access: 'admin' },
+      schema: {
+        documentedResponse: { 201: AdminCreateMerchantAnswer },
+        tags,
+        summary: 'Create a merchant; its secret key is shown once',
+        body: CreateMerchantBody,
+      },
+    },
     async (request, reply) => {
       const { name } = request.body;
       const merchant = await merchants.createMerchant(ctx, name);
@@ -23,13 +38,20 @@ export async function merchantAdminRoutes(app: RouteApp, ctx: AppContext): Promi
     },
   );
 
-  app.get('/merchants', { config: { access: 'support' }, schema: { tags, summary: 'List merchants' } }, async () => ({
-    merchants: await merchants.listMerchants(ctx),
-  }));
+  app.get(
+    '/merchants',
+    { config: { access: 'support' }, schema: { documentedResponse: { 200: AdminListMerchantsAnswer }, tags, summary: 'List merchants' } },
+    async () => ({
+      merchants: await merchants.listMerchants(ctx),
+    }),
+  );
 
   app.get(
     '/merchants/:id',
-    { config: { access: 'support' }, schema: { tags, summary: 'Get a merchant with its terminals', params: IdParams } },
+    {
+      config: { access: 'support' },
+      schema: { documentedResponse: { 200: AdminGetMerchantAnswer }, tags, summary: 'Get a merchant with its terminals', params: IdParams },
+    },
     async (request) => {
       const merchant = await merchants.getMerchant(ctx, request.params.id);
       const rows = await listMerchantTerminals(ctx.db, merchant.id);
@@ -42,6 +64,7 @@ export async function merchantAdminRoutes(app: RouteApp, ctx: AppContext): Promi
     {
       config: { secret: true, access: 'admin', confirm: true },
       schema: {
+        documentedResponse: { 200: AdminRotateMerchantSecretKeyAnswer },
         tags,
         summary: "Rotate a merchant's secret key: the new one is shown once; the old one signs for grace_seconds more",
         description: 'Every terminal of the merchant signs with the new key; with `grace_seconds` 0 the old one stops at once.',
@@ -79,7 +102,10 @@ export async function merchantAdminRoutes(app: RouteApp, ctx: AppContext): Promi
 
   app.get(
     '/merchants/:id/terminals',
-    { config: { access: 'support' }, schema: { tags, summary: "A merchant's terminals", params: IdParams } },
+    {
+      config: { access: 'support' },
+      schema: { documentedResponse: { 200: AdminListMerchantTerminalsAnswer }, tags, summary: "A merchant's terminals", params: IdParams },
+    },
     async (request) => {
       await merchants.getMerchant(ctx, request.params.id);
       return { terminals: (await listMerchantTerminals(ctx.db, request.params.id)).map((row) => toAdminTerminal(row)) };

@@ -23,6 +23,21 @@ import { transfer } from '../transfers/transfers.service.js';
 import { getWebhookEvent, listWebhookEvents, resendWebhookEvent } from '../webhooks/webhooks.service.js';
 import { findByIdempotencyRequest } from '../withdrawals/withdrawals.repo.js';
 import { createWithdrawal, listWithdrawals, toWithdrawal } from '../withdrawals/withdrawals.service.js';
+import {
+  CabinetCreateTransferAnswer,
+  CabinetCreateWithdrawalAnswer,
+  CabinetGetMeAnswer,
+  CabinetGetPaymentAnswer,
+  CabinetGetTerminalStatementAnswer,
+  CabinetGetWebhookAnswer,
+  CabinetListPaymentsAnswer,
+  CabinetListPayoutsAnswer,
+  CabinetListWebhooksAnswer,
+  CabinetListWithdrawalsAnswer,
+  CabinetResendWebhookAnswer,
+  CabinetRotateSecretKeyAnswer,
+  CabinetRotateTerminalApiKeyAnswer,
+} from './merchants.cabinet.answers.js';
 import * as merchants from './merchants.service.js';
 
 const tags = ['merchant cabinet'];
@@ -79,15 +94,27 @@ async function ownTerminal(ctx: AppContext, request: FastifyRequest, id: string)
 export async function merchantCabinetRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
   const pageUrl = ctx.config.paymentPageUrl;
 
-  app.get('/me', { schema: { tags, summary: 'The merchant and its terminals with their balances' } }, async (request) => {
-    const merchant = await merchants.getMerchant(ctx, own(request));
-    const rows = await listMerchantTerminals(ctx.db, merchant.id);
-    return { merchant: { id: merchant.id, name: merchant.name }, api_base_url: ctx.config.publicBaseUrl, terminals: rows.map(toTerminal) };
-  });
+  app.get(
+    '/me',
+    { schema: { documentedResponse: { 200: CabinetGetMeAnswer }, tags, summary: 'The merchant and its terminals with their balances' } },
+    async (request) => {
+      const merchant = await merchants.getMerchant(ctx, own(request));
+      const rows = await listMerchantTerminals(ctx.db, merchant.id);
+      return { merchant: { id: merchant.id, name: merchant.name }, api_base_url: ctx.config.publicBaseUrl, terminals: rows.map(toTerminal) };
+    },
+  );
 
   app.get(
     '/terminals/:id/statement',
-    { schema: { tags, summary: "A terminal's balance postings, newest first, with the balance after each", params: IdParams, querystring: Type.Object(Page) } },
+    {
+      schema: {
+        documentedResponse: { 200: CabinetGetTerminalStatementAnswer },
+        tags,
+        summary: "A terminal's balance postings, newest first, with the balance after each",
+        params: IdParams,
+        querystring: Type.Object(Page),
+      },
+    },
     async (request) => {
       const terminal = await ownTerminal(ctx, request, request.params.id);
       return terminals.terminalStatement(ctx, terminal.id, parseListQuery(request.query, 'VALIDATION'));
@@ -99,6 +126,7 @@ export async function merchantCabinetRoutes(app: RouteApp, ctx: AppContext): Pro
     {
       config: { secret: true, confirm: true },
       schema: {
+        documentedResponse: { 200: CabinetRotateTerminalApiKeyAnswer },
         tags,
         summary: "Rotate a terminal's API key: the new key is shown once; the old one works for grace_seconds more",
         description: CONFIRM + TWO_FACTOR,
@@ -121,6 +149,7 @@ export async function merchantCabinetRoutes(app: RouteApp, ctx: AppContext): Pro
     {
       config: { secret: true, confirm: true },
       schema: {
+        documentedResponse: { 200: CabinetRotateSecretKeyAnswer },
         tags,
         summary: "Rotate the merchant's secret key: the new one is shown once; the old one signs for grace_seconds more",
         description: CONFIRM + TWO_FACTOR,
@@ -140,6 +169,7 @@ export async function merchantCabinetRoutes(app: RouteApp, ctx: AppContext): Pro
     '/payments',
     {
       schema: {
+        documentedResponse: { 200: CabinetListPaymentsAnswer },
         tags,
         summary: "Search the merchant's payments (the operator's search, scoped to the merchant), or a CSV of the same list",
         querystring: PaymentListQuery,
@@ -173,11 +203,23 @@ export async function merchantCabinetRoutes(app: RouteApp, ctx: AppContext): Pro
     },
   );
 
-  app.get('/payments/:id', { schema: { tags, summary: 'One of the merchant’s payments', params: IdParams, errors: PAYMENT_NOT_FOUND } }, async (request) => {
-    const row = isUuid(request.params.id) ? await findPayment(ctx.db, request.params.id) : undefined;
-    if (!row || row.merchant_id !== own(request)) throw new DomainError('PAY_006', `Payment ${request.params.id} not found`);
-    return { ...toPayment(row, pageUrl), terminal_id: row.terminal_id, client_id: row.client_id, cancel_reason: row.cancel_reason };
-  });
+  app.get(
+    '/payments/:id',
+    {
+      schema: {
+        documentedResponse: { 200: CabinetGetPaymentAnswer },
+        tags,
+        summary: 'One of the merchant’s payments',
+        params: IdParams,
+        errors: PAYMENT_NOT_FOUND,
+      },
+    },
+    async (request) => {
+      const row = isUuid(request.params.id) ? await findPayment(ctx.db, request.params.id) : undefined;
+      if (!row || row.merchant_id !== own(request)) throw new DomainError('PAY_006', `Payment ${request.params.id} not found`);
+      return { ...toPayment(row, pageUrl), terminal_id: row.terminal_id, client_id: row.client_id, cancel_reason: row.cancel_reason };
+    },
+  );
 
   app.get(
     '/payments/:id/timeline',
@@ -197,6 +239,7 @@ export async function merchantCabinetRoutes(app: RouteApp, ctx: AppContext): Pro
     '/payouts',
     {
       schema: {
+        documentedResponse: { 200: CabinetListPayoutsAnswer },
         tags,
         summary: 'The merchant’s payouts, newest first, by status and creation time',
         querystring: Type.Object({ status: Type.Optional(Type.String()), from: Type.Optional(Type.String()), to: Type.Optional(Type.String()), ...Page }),
@@ -223,17 +266,29 @@ export async function merchantCabinetRoutes(app: RouteApp, ctx: AppContext): Pro
     },
   );
 
-  app.get('/withdrawals', { schema: { tags, summary: 'The merchant’s withdrawals, newest first', querystring: Type.Object(Page) } }, async (request) => {
-    const { limit, offset } = parseListQuery(request.query, 'VALIDATION');
-    const rows = await listWithdrawals(ctx, own(request), limit, offset);
-    return { withdrawals: rows.map((row) => ({ ...toWithdrawal(row), terminal_id: row.terminal_id })), limit, offset };
-  });
+  app.get(
+    '/withdrawals',
+    {
+      schema: {
+        documentedResponse: { 200: CabinetListWithdrawalsAnswer },
+        tags,
+        summary: 'The merchant’s withdrawals, newest first',
+        querystring: Type.Object(Page),
+      },
+    },
+    async (request) => {
+      const { limit, offset } = parseListQuery(request.query, 'VALIDATION');
+      const rows = await listWithdrawals(ctx, own(request), limit, offset);
+      return { withdrawals: rows.map((row) => ({ ...toWithdrawal(row), terminal_id: row.terminal_id })), limit, offset };
+    },
+  );
 
   app.post(
     '/withdrawals',
     {
       config: { confirm: true },
       schema: {
+        documentedResponse: { 201: CabinetCreateWithdrawalAnswer },
         tags,
         summary: 'Withdraw USDT from a terminal to a TRC-20 wallet (as POST /v1/withdrawals)',
         description: `${CONFIRM}${TWO_FACTOR}${RETRY_SAFE} A repeat answers 200 with the withdrawal the first request made.`,
@@ -266,6 +321,7 @@ export async function merchantCabinetRoutes(app: RouteApp, ctx: AppContext): Pro
     {
       config: { confirm: true },
       schema: {
+        documentedResponse: { 200: CabinetCreateTransferAnswer },
         tags,
         summary: 'Move USDT between two terminals of the merchant (as POST /v1/transfers)',
         description: CONFIRM + RETRY_SAFE,
@@ -289,6 +345,7 @@ export async function merchantCabinetRoutes(app: RouteApp, ctx: AppContext): Pro
     '/webhooks',
     {
       schema: {
+        documentedResponse: { 200: CabinetListWebhooksAnswer },
         tags,
         summary: "The merchant's webhook deliveries, newest first",
         querystring: Type.Object({ resource_id: Type.Optional(Type.String()), status: Type.Optional(Type.String()), ...Page }),
@@ -303,7 +360,14 @@ export async function merchantCabinetRoutes(app: RouteApp, ctx: AppContext): Pro
 
   app.get(
     '/webhooks/:id',
-    { schema: { tags, summary: 'One delivery: the request sent (payload, address) and each attempt with the answer', params: IdParams } },
+    {
+      schema: {
+        tags,
+        summary: 'One delivery: the request sent (payload, address) and each attempt with the answer',
+        params: IdParams,
+        documentedResponse: { 200: CabinetGetWebhookAnswer },
+      },
+    },
     async (request) => {
       if (!isUuid(request.params.id)) throw new DomainError('NOT_FOUND', `Webhook event ${request.params.id} not found`);
       return getWebhookEvent(ctx, request.params.id, own(request));
@@ -312,7 +376,14 @@ export async function merchantCabinetRoutes(app: RouteApp, ctx: AppContext): Pro
 
   app.post(
     '/webhooks/:id/resend',
-    { schema: { tags, summary: 'Send a delivery again now (same event id, so your handler can deduplicate)', params: IdParams } },
+    {
+      schema: {
+        documentedResponse: { 202: CabinetResendWebhookAnswer },
+        tags,
+        summary: 'Send a delivery again now (same event id, so your handler can deduplicate)',
+        params: IdParams,
+      },
+    },
     async (request, reply) => {
       if (!isUuid(request.params.id)) throw new DomainError('NOT_FOUND', `Webhook event ${request.params.id} not found`);
       const event = await transaction(ctx.db, async (tx) => {

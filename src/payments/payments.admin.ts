@@ -5,6 +5,7 @@ import { transaction } from '../db/pool.js';
 import { DomainError } from '../errors.js';
 import { isUuid } from '../lib/validators.js';
 import { changePayment } from './lifecycle.js';
+import { AdminCancelPaymentAnswer, AdminGetPaymentAnswer } from './payments.admin.answers.js';
 import {
   AdminPaymentList,
   PAYMENT_LIST_DESCRIPTION,
@@ -56,6 +57,7 @@ export async function paymentAdminRoutes(app: RouteApp, ctx: AppContext): Promis
     {
       config: { access: 'support' },
       schema: {
+        documentedResponse: { 200: AdminGetPaymentAnswer },
         tags,
         summary: 'Get any payment, with its merchant, requisite and cancel reason (and the note of whoever cancelled it)',
         params: IdParams,
@@ -98,6 +100,7 @@ export async function paymentAdminRoutes(app: RouteApp, ctx: AppContext): Promis
     {
       config: { access: 'support', idempotencyKey: true },
       schema: {
+        documentedResponse: { 200: AdminCancelPaymentAnswer },
         tags,
         summary: 'Cancel a PENDING payment by hand: it becomes CANCELLED',
         description:

@@ -3,6 +3,7 @@ import { audit } from '../admin/audit.service.js';
 import type { AppContext, RouteApp } from '../context.js';
 import { DomainError } from '../errors.js';
 import { parseListQuery } from '../lib/pagination.js';
+import { AdminGetPayoutAnswer, AdminListPayoutsAnswer } from './payouts.admin.answers.js';
 import { findPayout, listPayouts, PAYOUT_STATUSES, type PayoutEvent } from './payouts.repo.js';
 import { toPayout } from './payouts.schemas.js';
 import { actOnPayout } from './payouts.service.js';
@@ -48,6 +49,7 @@ export async function payoutAdminRoutes(app: RouteApp, ctx: AppContext): Promise
     {
       config: { access: 'support' },
       schema: {
+        documentedResponse: { 200: AdminListPayoutsAnswer },
         tags,
         summary: 'List payouts, newest first, by status and merchant',
         querystring: Type.Object({
@@ -73,7 +75,13 @@ export async function payoutAdminRoutes(app: RouteApp, ctx: AppContext): Promise
     '/payouts/:id',
     {
       config: { access: 'support' },
-      schema: { tags, summary: 'Get a payout with its merchant, executor, reserve and proof', params: IdParams, errors: NOT_FOUND },
+      schema: {
+        documentedResponse: { 200: AdminGetPayoutAnswer },
+        tags,
+        summary: 'Get a payout with its merchant, executor, reserve and proof',
+        params: IdParams,
+        errors: NOT_FOUND,
+      },
     },
     async (request) => {
       const row = /^[0-9a-f-]{36}$/i.test(request.params.id) ? await findPayout(ctx.db, request.params.id) : undefined;
@@ -91,6 +99,8 @@ export async function payoutAdminRoutes(app: RouteApp, ctx: AppContext): Promise
           tags,
           ...ACTIONS[event],
           params: IdParams,
+          // The payout after the change, as GET /payouts/{id} answers it.
+          documentedResponse: { 200: AdminGetPayoutAnswer },
           body: ReasonBody,
           errors: { ...NOT_FOUND, CONFLICT: 'The payout is no longer pending or processing (`data.status` is its status)' },
         },

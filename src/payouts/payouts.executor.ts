@@ -5,6 +5,7 @@ import type { AppContext, RouteApp } from '../context.js';
 import type { Tx } from '../db/pool.js';
 import { DomainError } from '../errors.js';
 import { RECEIPT_FILES } from '../receipts/upload.js';
+import { ExecutorCompletePayoutAnswer, ExecutorFailPayoutAnswer, ExecutorListPayoutsAnswer, ExecutorTakePayoutAnswer } from './payouts.executor.answers.js';
 import type { PayoutRow } from './payouts.repo.js';
 import { listAvailablePayouts, listExecutorPayouts } from './payouts.repo.js';
 import { toAvailablePayout, toTakenPayout } from './payouts.schemas.js';
@@ -29,16 +30,21 @@ export async function payoutExecutorRoutes(app: RouteApp, ctx: AppContext): Prom
       record(tx, `payout.${event}`, 'payout', after.id, { status: before.status }, { status: after.status, ...extra });
   };
 
-  app.get('/payouts', { schema: { tags, summary: 'Payouts you can take (oldest first), and those you have taken' } }, async (request) => ({
-    available: (await listAvailablePayouts(ctx.db, 100)).map(toAvailablePayout),
-    taken: (await listExecutorPayouts(ctx.db, request.executor!.id)).map(toTakenPayout),
-  }));
+  app.get(
+    '/payouts',
+    { schema: { documentedResponse: { 200: ExecutorListPayoutsAnswer }, tags, summary: 'Payouts you can take (oldest first), and those you have taken' } },
+    async (request) => ({
+      available: (await listAvailablePayouts(ctx.db, 100)).map(toAvailablePayout),
+      taken: (await listExecutorPayouts(ctx.db, request.executor!.id)).map(toTakenPayout),
+    }),
+  );
 
   /** Exactly one executor gets a payout, even when several take it at once (guarded on pending). */
   app.post(
     '/payouts/:id/take',
     {
       schema: {
+        documentedResponse: { 200: ExecutorTakePayoutAnswer },
         tags,
         summary: 'Take a pending payout: it becomes processing, yours to pay',
         description:
@@ -68,6 +74,7 @@ export async function payoutExecutorRoutes(app: RouteApp, ctx: AppContext): Prom
     {
       config: { upload: RECEIPT_FILES },
       schema: {
+        documentedResponse: { 200: ExecutorCompletePayoutAnswer },
         tags,
         summary: 'Report a payout you took as paid, with the proof of the transfer',
         description:
@@ -122,6 +129,7 @@ export async function payoutExecutorRoutes(app: RouteApp, ctx: AppContext): Prom
     '/payouts/:id/fail',
     {
       schema: {
+        documentedResponse: { 200: ExecutorFailPayoutAnswer },
         tags,
         summary: 'Report a payout you took as failed, with the reason: its reserve returns to the merchant',
         params: IdParams,

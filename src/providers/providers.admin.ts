@@ -2,6 +2,13 @@ import { Type } from 'typebox';
 import { audit } from '../admin/audit.service.js';
 import type { AppContext, RouteApp } from '../context.js';
 import { getTerminal } from '../terminals/terminals.service.js';
+import {
+  AdminCreateProviderAnswer,
+  AdminListProvidersAnswer,
+  AdminListTerminalRoutesAnswer,
+  AdminSetTerminalRoutesAnswer,
+  AdminUpdateProviderAnswer,
+} from './providers.admin.answers.js';
 import { listProviders, type ProviderRow, terminalRoutes } from './providers.repo.js';
 import { callbackUrl, createProvider, routeView, setRoutes, updateProvider } from './providers.service.js';
 
@@ -48,6 +55,7 @@ export async function providerAdminRoutes(app: RouteApp, ctx: AppContext): Promi
     {
       config: { access: 'admin' },
       schema: {
+        documentedResponse: { 201: AdminCreateProviderAnswer },
         tags,
         summary: 'Add an upstream provider (a service speaking the Kassir merchant API); answers its callback URL',
         body: CreateBody,
@@ -64,7 +72,10 @@ export async function providerAdminRoutes(app: RouteApp, ctx: AppContext): Promi
 
   app.get(
     '/providers',
-    { config: { access: 'support' }, schema: { tags, summary: 'List providers with their callback URL and circuit breaker' } },
+    {
+      config: { access: 'support' },
+      schema: { documentedResponse: { 200: AdminListProvidersAnswer }, tags, summary: 'List providers with their callback URL and circuit breaker' },
+    },
     async () => ({
       providers: (await listProviders(ctx.db)).map((p) => view(ctx, p)),
     }),
@@ -72,7 +83,16 @@ export async function providerAdminRoutes(app: RouteApp, ctx: AppContext): Promi
 
   app.patch(
     '/providers/:id',
-    { config: { access: 'admin' }, schema: { tags, summary: 'Change a provider: name, address, keys, on or off', params: IdParams, body: UpdateBody } },
+    {
+      config: { access: 'admin' },
+      schema: {
+        documentedResponse: { 200: AdminUpdateProviderAnswer },
+        tags,
+        summary: 'Change a provider: name, address, keys, on or off',
+        params: IdParams,
+        body: UpdateBody,
+      },
+    },
     async (request) => {
       const { before, after } = await updateProvider(ctx, request.params.id, request.body);
       await audit(ctx.db, request, 'provider.update', 'provider', after.id, view(ctx, before), view(ctx, after));
@@ -84,7 +104,12 @@ export async function providerAdminRoutes(app: RouteApp, ctx: AppContext): Promi
     '/terminals/:id/routes',
     {
       config: { access: 'support' },
-      schema: { tags, summary: "A terminal's routes, in order: executors or a provider, for which currencies and methods", params: IdParams },
+      schema: {
+        documentedResponse: { 200: AdminListTerminalRoutesAnswer },
+        tags,
+        summary: "A terminal's routes, in order: executors or a provider, for which currencies and methods",
+        params: IdParams,
+      },
     },
     async (request) => {
       await getTerminal(ctx, request.params.id);
@@ -97,6 +122,7 @@ export async function providerAdminRoutes(app: RouteApp, ctx: AppContext): Promi
     {
       config: { access: 'admin' },
       schema: {
+        documentedResponse: { 200: AdminSetTerminalRoutesAnswer },
         tags,
         summary: "Replace a terminal's routes",
         description:

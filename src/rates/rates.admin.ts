@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { audit } from '../admin/audit.service.js';
 import type { AppContext, RouteApp } from '../context.js';
+import { AdminListRatesAnswer, AdminSetRateAnswer } from './rates.admin.answers.js';
 import * as service from './rates.service.js';
 
 const tags = ['operator'];
@@ -8,15 +9,20 @@ const RateBody = Type.Object({ rate: Type.Number({ description: 'price of 1 USDT
 
 /** Manual USDT rates per currency. */
 export async function rateAdminRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
-  app.get('/rates', { config: { access: 'support' }, schema: { tags, summary: 'The USDT rate of each currency' } }, async () => ({
-    rates: (await service.listRates(ctx)).map(service.toRate),
-  }));
+  app.get(
+    '/rates',
+    { config: { access: 'support' }, schema: { documentedResponse: { 200: AdminListRatesAnswer }, tags, summary: 'The USDT rate of each currency' } },
+    async () => ({
+      rates: (await service.listRates(ctx)).map(service.toRate),
+    }),
+  );
 
   app.put(
     '/rates/:currency',
     {
       config: { access: 'admin' },
       schema: {
+        documentedResponse: { 200: AdminSetRateAnswer },
         tags,
         summary: 'Set the USDT rate of a currency',
         description:

@@ -6,6 +6,14 @@ import { DomainError } from '../errors.js';
 import { parseListQuery } from '../lib/pagination.js';
 import * as rates from '../rates/rates.repo.js';
 import { parseCurrency, parseRate } from '../rates/rates.service.js';
+import {
+  AdminCreateTerminalAdjustmentAnswer,
+  AdminGetTerminalStatementAnswer,
+  AdminListTerminalRatesAnswer,
+  AdminRotateTerminalApiKeyAnswer,
+  AdminSetTerminalRateAnswer,
+  NoContent,
+} from './terminals.admin.answers.js';
 import { AdjustmentBody, AdminTerminal, RotateBody, toAdminTerminal, UpdateTerminalBody } from './terminals.schemas.js';
 import * as service from './terminals.service.js';
 
@@ -30,6 +38,7 @@ export async function terminalAdminRoutes(app: RouteApp, ctx: AppContext): Promi
     {
       config: { access: 'support' },
       schema: {
+        documentedResponse: { 200: AdminGetTerminalStatementAnswer },
         tags,
         summary: "A terminal's statement: its ledger postings, newest first, with the balance after each",
         params: IdParams,
@@ -65,6 +74,7 @@ export async function terminalAdminRoutes(app: RouteApp, ctx: AppContext): Promi
     {
       config: { secret: true, access: 'admin', confirm: true },
       schema: {
+        documentedResponse: { 200: AdminRotateTerminalApiKeyAnswer },
         tags,
         summary: "Rotate a terminal's API key: the new key is shown once; the old one works for grace_seconds more",
         params: IdParams,
@@ -84,6 +94,7 @@ export async function terminalAdminRoutes(app: RouteApp, ctx: AppContext): Promi
     {
       config: { access: 'finance', confirm: true, idempotencyKey: true },
       schema: {
+        documentedResponse: { 201: AdminCreateTerminalAdjustmentAnswer },
         tags,
         summary: "Credit or debit a terminal's available balance by hand, with a reason",
         description:
@@ -114,7 +125,12 @@ export async function terminalAdminRoutes(app: RouteApp, ctx: AppContext): Promi
     '/terminals/:id/rates',
     {
       config: { access: 'support' },
-      schema: { tags, summary: "A terminal's own USDT rates (they take precedence over the currency's rate)", params: IdParams },
+      schema: {
+        documentedResponse: { 200: AdminListTerminalRatesAnswer },
+        tags,
+        summary: "A terminal's own USDT rates (they take precedence over the currency's rate)",
+        params: IdParams,
+      },
     },
     async (request) => {
       await service.getTerminal(ctx, request.params.id);
@@ -128,6 +144,7 @@ export async function terminalAdminRoutes(app: RouteApp, ctx: AppContext): Promi
     {
       config: { access: 'admin' },
       schema: {
+        documentedResponse: { 200: AdminSetTerminalRateAnswer },
         tags,
         summary: 'Set a terminal’s own USDT rate for a currency',
         params: RateParams,
@@ -153,6 +170,7 @@ export async function terminalAdminRoutes(app: RouteApp, ctx: AppContext): Promi
     {
       config: { access: 'admin' },
       schema: {
+        documentedResponse: { 204: NoContent },
         tags,
         summary: 'Remove a terminal’s own rate: the currency’s rate applies again',
         params: RateParams,

@@ -3,6 +3,7 @@ import { audit } from '../admin/audit.service.js';
 import type { AppContext, RouteApp } from '../context.js';
 import { transaction } from '../db/pool.js';
 import { parseListQuery } from '../lib/pagination.js';
+import { AdminGetWebhookAnswer, AdminListWebhooksAnswer, AdminResendWebhookAnswer } from './webhooks.admin.answers.js';
 import { getWebhookEvent, listWebhookEvents, resendWebhookEvent } from './webhooks.service.js';
 
 const tags = ['operator'];
@@ -15,6 +16,7 @@ export async function webhookAdminRoutes(app: RouteApp, ctx: AppContext): Promis
     {
       config: { access: 'support' },
       schema: {
+        documentedResponse: { 200: AdminListWebhooksAnswer },
         tags,
         summary: 'The webhook delivery log, newest first, by resource and status',
         querystring: Type.Object({
@@ -34,7 +36,15 @@ export async function webhookAdminRoutes(app: RouteApp, ctx: AppContext): Promis
 
   app.get(
     '/webhooks/:id',
-    { config: { access: 'support' }, schema: { tags, summary: 'One delivery: the request sent and each attempt with its answer', params: IdParams } },
+    {
+      config: { access: 'support' },
+      schema: {
+        documentedResponse: { 200: AdminGetWebhookAnswer },
+        tags,
+        summary: 'One delivery: the request sent and each attempt with its answer',
+        params: IdParams,
+      },
+    },
     async (request) => getWebhookEvent(ctx, request.params.id),
   );
 
@@ -43,7 +53,12 @@ export async function webhookAdminRoutes(app: RouteApp, ctx: AppContext): Promis
     '/webhooks/:id/resend',
     {
       config: { access: 'support' },
-      schema: { tags, summary: 'Send a delivery again now, delivered or failed (same event id, so the merchant can deduplicate)', params: IdParams },
+      schema: {
+        documentedResponse: { 202: AdminResendWebhookAnswer },
+        tags,
+        summary: 'Send a delivery again now, delivered or failed (same event id, so the merchant can deduplicate)',
+        params: IdParams,
+      },
     },
     async (request, reply) => {
       const event = await transaction(ctx.db, async (tx) => {

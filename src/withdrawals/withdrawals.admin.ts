@@ -5,6 +5,7 @@ import { transaction } from '../db/pool.js';
 import { DomainError } from '../errors.js';
 import { parseListQuery } from '../lib/pagination.js';
 import { isUuid } from '../lib/validators.js';
+import { AdminCompleteWithdrawalAnswer, AdminFailWithdrawalAnswer, AdminGetWithdrawalAnswer, AdminListWithdrawalsAnswer } from './withdrawals.admin.answers.js';
 import { findWithdrawal, listWithdrawals, WITHDRAWAL_STATUSES, type WithdrawalRow } from './withdrawals.repo.js';
 import { changeWithdrawal, toWithdrawal } from './withdrawals.service.js';
 
@@ -45,6 +46,7 @@ export async function withdrawalAdminRoutes(app: RouteApp, ctx: AppContext): Pro
     {
       config: { access: 'support' },
       schema: {
+        documentedResponse: { 200: AdminListWithdrawalsAnswer },
         tags,
         summary: "Merchants' and executors' withdrawals, newest first, by status, owner and executor",
         querystring: Type.Object({
@@ -73,7 +75,13 @@ export async function withdrawalAdminRoutes(app: RouteApp, ctx: AppContext): Pro
     '/withdrawals/:id',
     {
       config: { access: 'support' },
-      schema: { tags, summary: 'Get a withdrawal with its owner, amounts, adapter and transaction', params: IdParams, errors: NOT_FOUND },
+      schema: {
+        documentedResponse: { 200: AdminGetWithdrawalAnswer },
+        tags,
+        summary: 'Get a withdrawal with its owner, amounts, adapter and transaction',
+        params: IdParams,
+        errors: NOT_FOUND,
+      },
     },
     async (request) => adminView(await load(ctx, request.params.id)),
   );
@@ -83,6 +91,7 @@ export async function withdrawalAdminRoutes(app: RouteApp, ctx: AppContext): Pro
     {
       config: { access: 'finance', confirm: true, idempotencyKey: true },
       schema: {
+        documentedResponse: { 200: AdminCompleteWithdrawalAnswer },
         tags,
         summary: 'Record a manual withdrawal as sent, with its transaction hash: its reserve is settled',
         description:
@@ -117,6 +126,7 @@ export async function withdrawalAdminRoutes(app: RouteApp, ctx: AppContext): Pro
     {
       config: { access: 'finance', idempotencyKey: true },
       schema: {
+        documentedResponse: { 200: AdminFailWithdrawalAnswer },
         tags,
         summary: 'Fail a withdrawal: its reserve returns to the balance it came from',
         description: 'An automatic (Tron) withdrawal only before anything was signed for it: once signed, it fails on its own if the chain rejects it.',

@@ -3,6 +3,12 @@ import { auditFor } from '../admin/audit.service.js';
 import type { AppContext, RouteApp } from '../context.js';
 import { DomainError } from '../errors.js';
 import { parseListQuery } from '../lib/pagination.js';
+import {
+  ExecutorCreateWithdrawalAnswer200,
+  ExecutorCreateWithdrawalAnswer201,
+  ExecutorGetWithdrawalAnswer,
+  ExecutorListWithdrawalsAnswer,
+} from './withdrawals.executor.answers.js';
 import { createExecutorWithdrawal, getExecutorWithdrawal, listExecutorWithdrawals, toWithdrawal } from './withdrawals.service.js';
 
 const tags = ['executor'];
@@ -21,6 +27,7 @@ export async function withdrawalExecutorRoutes(app: RouteApp, ctx: AppContext): 
     {
       config: { confirm: true },
       schema: {
+        documentedResponse: { 200: ExecutorCreateWithdrawalAnswer200, 201: ExecutorCreateWithdrawalAnswer201 },
         tags,
         summary: 'Withdraw USDT from the deposit',
         description:
@@ -47,6 +54,7 @@ export async function withdrawalExecutorRoutes(app: RouteApp, ctx: AppContext): 
     '/withdrawals',
     {
       schema: {
+        documentedResponse: { 200: ExecutorListWithdrawalsAnswer },
         tags,
         summary: "The executor's withdrawals, newest first",
         querystring: Type.Object({ limit: Type.Optional(Type.String()), offset: Type.Optional(Type.String()) }),
@@ -63,6 +71,7 @@ export async function withdrawalExecutorRoutes(app: RouteApp, ctx: AppContext): 
     '/withdrawals/:id',
     {
       schema: {
+        documentedResponse: { 200: ExecutorGetWithdrawalAnswer },
         tags,
         summary: 'One of its withdrawals',
         params: Type.Object({ id: Type.String() }),

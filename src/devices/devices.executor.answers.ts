@@ -1,0 +1,122 @@
+import { Type } from 'typebox';
+
+/**
+ * What the routes of devices.executor.ts answer on success, as the OpenAPI document shows them
+ * (documentation only: the answers are not serialised with these; test/answer-checks.ts checks
+ * every answer of the suite against them).
+ */
+
+/** A success with nothing to answer (204). */
+export const NoContent = Type.Null({ description: 'Done; the answer has no body' });
+
+/** POST /executor/v1/devices */
+export const ExecutorCreateDeviceAnswer = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  name: Type.String(),
+  created_at: Type.String({ format: 'date-time' }),
+  last_seen_at: Type.Unknown(),
+  battery: Type.Unknown(),
+  app_version: Type.Unknown(),
+  token: Type.String(),
+  signing_secret: Type.String(),
+});
+
+/** GET /executor/v1/devices */
+export const ExecutorListDevicesAnswer = Type.Object({
+  devices: Type.Array(
+    Type.Object({
+      id: Type.String({ format: 'uuid' }),
+      name: Type.String(),
+      created_at: Type.String({ format: 'date-time' }),
+      last_seen_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+      battery: Type.Union([Type.Number(), Type.Null()]),
+      app_version: Type.Union([Type.String(), Type.Null()]),
+    }),
+  ),
+});
+
+/** PUT /executor/v1/device-silence */
+export const ExecutorSetDeviceSilenceAnswer = Type.Object({
+  device_silence_minutes: Type.Union([Type.Number(), Type.Null()]),
+});
+
+/** GET /executor/v1/payments/pending */
+export const ExecutorListPendingPaymentsAnswer = Type.Object({
+  payments: Type.Array(
+    Type.Object({
+      id: Type.String({ format: 'uuid' }),
+      requisite_id: Type.String({ format: 'uuid' }),
+      amount: Type.String(),
+      currency: Type.String(),
+      valid_until: Type.String({ format: 'date-time' }),
+      created_at: Type.String({ format: 'date-time' }),
+    }),
+  ),
+});
+
+/** GET /executor/v1/device-messages */
+export const ExecutorListDeviceMessagesAnswer = Type.Object({
+  messages: Type.Array(
+    Type.Object({
+      id: Type.String({ format: 'uuid' }),
+      device_id: Type.String({ format: 'uuid' }),
+      executor_id: Type.String({ format: 'uuid' }),
+      text: Type.String(),
+      sender: Type.String(),
+      received_at: Type.Unknown(),
+      status: Type.String(),
+      reason: Type.String(),
+      amount: Type.Union([Type.String(), Type.Null()]),
+      currency: Type.Union([Type.String(), Type.Null()]),
+      digits: Type.Unknown(),
+      requisite_id: Type.Unknown(),
+      notification_id: Type.Unknown(),
+      payment_id: Type.Unknown(),
+      resolved_note: Type.Unknown(),
+      created_at: Type.String({ format: 'date-time' }),
+    }),
+  ),
+  total: Type.Number(),
+  limit: Type.Number(),
+  offset: Type.Number(),
+});
+
+/** POST /executor/v1/device-messages/{id}/link */
+export const ExecutorLinkDeviceMessageAnswer = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  device_id: Type.String({ format: 'uuid' }),
+  executor_id: Type.String({ format: 'uuid' }),
+  text: Type.String(),
+  sender: Type.String(),
+  received_at: Type.Unknown(),
+  status: Type.String(),
+  reason: Type.String(),
+  amount: Type.Union([Type.String(), Type.Null()]),
+  currency: Type.Union([Type.String(), Type.Null()]),
+  digits: Type.Unknown(),
+  requisite_id: Type.String({ format: 'uuid' }),
+  notification_id: Type.String({ format: 'uuid' }),
+  payment_id: Type.String({ format: 'uuid' }),
+  resolved_note: Type.String(),
+  created_at: Type.String({ format: 'date-time' }),
+});
+
+/** POST /executor/v1/device-messages/{id}/set-aside */
+export const ExecutorSetAsideDeviceMessageAnswer = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  device_id: Type.String({ format: 'uuid' }),
+  executor_id: Type.String({ format: 'uuid' }),
+  text: Type.String(),
+  sender: Type.String(),
+  received_at: Type.Unknown(),
+  status: Type.String(),
+  reason: Type.String(),
+  amount: Type.Unknown(),
+  currency: Type.Unknown(),
+  digits: Type.Unknown(),
+  requisite_id: Type.Unknown(),
+  notification_id: Type.Unknown(),
+  payment_id: Type.Unknown(),
+  resolved_note: Type.String(),
+  created_at: Type.String({ format: 'date-time' }),
+});

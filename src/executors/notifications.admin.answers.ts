@@ -1,0 +1,77 @@
+import { Type } from 'typebox';
+
+/**
+ * What the routes of notifications.admin.ts answer on success, as the OpenAPI document shows them
+ * (documentation only: the answers are not serialised with these; test/answer-checks.ts checks
+ * every answer of the suite against them).
+ */
+
+/** GET /admin/v1/notifications */
+export const AdminListNotificationsAnswer = Type.Object({
+  notifications: Type.Array(
+    Type.Object({
+      id: Type.String({ format: 'uuid' }),
+      executor_id: Type.String({ format: 'uuid' }),
+      requisite_id: Type.String({ format: 'uuid' }),
+      amount: Type.Number(),
+      text: Type.Union([Type.String(), Type.Null()]),
+      received_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+      parsed_bank: Type.Union([Type.String(), Type.Null()]),
+      status: Type.String(),
+      payment_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
+      candidate_payment_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
+      resolved_note: Type.Union([Type.String(), Type.Null()]),
+      created_at: Type.String({ format: 'date-time' }),
+    }),
+  ),
+  limit: Type.Number(),
+  offset: Type.Number(),
+});
+
+/** GET /admin/v1/notifications/{id} */
+export const AdminGetNotificationAnswer = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  executor_id: Type.String({ format: 'uuid' }),
+  requisite_id: Type.String({ format: 'uuid' }),
+  amount: Type.Number(),
+  text: Type.Union([Type.String(), Type.Null()]),
+  received_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  parsed_bank: Type.Union([Type.String(), Type.Null()]),
+  status: Type.String(),
+  payment_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
+  candidate_payment_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
+  resolved_note: Type.Union([Type.String(), Type.Null()]),
+  created_at: Type.String({ format: 'date-time' }),
+});
+
+/** POST /admin/v1/notifications/{id}/link */
+export const AdminLinkNotificationAnswer = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  executor_id: Type.String({ format: 'uuid' }),
+  requisite_id: Type.String({ format: 'uuid' }),
+  amount: Type.Number(),
+  text: Type.Unknown(),
+  received_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  parsed_bank: Type.Unknown(),
+  status: Type.String(),
+  payment_id: Type.String({ format: 'uuid' }),
+  candidate_payment_id: Type.Unknown(),
+  resolved_note: Type.String(),
+  created_at: Type.String({ format: 'date-time' }),
+});
+
+/** POST /admin/v1/notifications/{id}/resolve */
+export const AdminResolveNotificationAnswer = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  executor_id: Type.String({ format: 'uuid' }),
+  requisite_id: Type.String({ format: 'uuid' }),
+  amount: Type.Number(),
+  text: Type.Unknown(),
+  received_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  parsed_bank: Type.Unknown(),
+  status: Type.String(),
+  payment_id: Type.Unknown(),
+  candidate_payment_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
+  resolved_note: Type.String(),
+  created_at: Type.String({ format: 'date-time' }),
+});

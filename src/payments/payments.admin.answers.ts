@@ -1,0 +1,62 @@
+import { Type } from 'typebox';
+
+/**
+ * What the routes of payments.admin.ts answer on success, as the OpenAPI document shows them
+ * (documentation only: the answers are not serialised with these; test/answer-checks.ts checks
+ * every answer of the suite against them).
+ */
+
+/** GET /admin/v1/payments/{id} */
+export const AdminGetPaymentAnswer = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  ext_id: Type.String(),
+  amount: Type.Number(),
+  currency: Type.String(),
+  rate: Type.Number(),
+  payin_rate: Type.Number(),
+  terminal_id: Type.String({ format: 'uuid' }),
+  terminal_name: Type.String(),
+  status: Type.String(),
+  method: Type.String(),
+  requisites: Type.Object({
+    type: Type.String(),
+    value: Type.String(),
+    holder: Type.String(),
+    bank: Type.String(),
+    bank_code: Type.String(),
+    bank_name: Type.String(),
+  }),
+  payment_url: Type.String(),
+  valid_until: Type.String({ format: 'date-time' }),
+  created_at: Type.String({ format: 'date-time' }),
+  merchant_id: Type.String({ format: 'uuid' }),
+  requisite_id: Type.String({ format: 'uuid' }),
+  client_id: Type.Unknown(),
+  cancel_reason: Type.Union([Type.String(), Type.Null()]),
+  cancel_note: Type.Unknown(),
+});
+
+/** POST /admin/v1/payments/{id}/cancel */
+export const AdminCancelPaymentAnswer = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  ext_id: Type.String(),
+  amount: Type.Number(),
+  currency: Type.String(),
+  rate: Type.Number(),
+  payin_rate: Type.Number(),
+  terminal_id: Type.String({ format: 'uuid' }),
+  terminal_name: Type.String(),
+  status: Type.String(),
+  method: Type.String(),
+  requisites: Type.Object({
+    type: Type.String(),
+    value: Type.String(),
+    holder: Type.String(),
+    bank: Type.String(),
+    bank_code: Type.String(),
+    bank_name: Type.String(),
+  }),
+  payment_url: Type.String(),
+  valid_until: Type.String({ format: 'date-time' }),
+  created_at: Type.String({ format: 'date-time' }),
+});

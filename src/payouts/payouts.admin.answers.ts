@@ -1,0 +1,56 @@
+import { Type } from 'typebox';
+
+/**
+ * What the routes of payouts.admin.ts answer on success, as the OpenAPI document shows them
+ * (documentation only: the answers are not serialised with these; test/answer-checks.ts checks
+ * every answer of the suite against them).
+ */
+
+/** GET /admin/v1/payouts */
+export const AdminListPayoutsAnswer = Type.Object({
+  payouts: Type.Array(
+    Type.Object({
+      id: Type.String({ format: 'uuid' }),
+      ext_id: Type.String(),
+      amount: Type.Number(),
+      currency: Type.String(),
+      method: Type.String(),
+      requisites: Type.String(),
+      holder_name: Type.String(),
+      bank: Type.String(),
+      status: Type.String(),
+      created_at: Type.String({ format: 'date-time' }),
+      completed_at: Type.Unknown(),
+      merchant_id: Type.String({ format: 'uuid' }),
+      terminal_id: Type.String({ format: 'uuid' }),
+      executor_id: Type.Unknown(),
+      reserve: Type.Number(),
+      failure_reason: Type.Union([Type.String(), Type.Null()]),
+      has_proof: Type.Boolean(),
+    }),
+  ),
+  total: Type.Number(),
+  limit: Type.Number(),
+  offset: Type.Number(),
+});
+
+/** GET /admin/v1/payouts/{id} */
+export const AdminGetPayoutAnswer = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  ext_id: Type.String(),
+  amount: Type.Number(),
+  currency: Type.String(),
+  method: Type.String(),
+  requisites: Type.String(),
+  holder_name: Type.String(),
+  bank: Type.String(),
+  status: Type.String(),
+  created_at: Type.String({ format: 'date-time' }),
+  completed_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  merchant_id: Type.String({ format: 'uuid' }),
+  terminal_id: Type.String({ format: 'uuid' }),
+  executor_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
+  reserve: Type.Number(),
+  failure_reason: Type.Union([Type.String(), Type.Null()]),
+  has_proof: Type.Boolean(),
+});

@@ -1,0 +1,82 @@
+import { Type } from 'typebox';
+
+/**
+ * What the routes of webhooks.admin.ts answer on success, as the OpenAPI document shows them
+ * (documentation only: the answers are not serialised with these; test/answer-checks.ts checks
+ * every answer of the suite against them).
+ */
+
+/** GET /admin/v1/webhooks */
+export const AdminListWebhooksAnswer = Type.Object({
+  webhooks: Type.Array(
+    Type.Object({
+      id: Type.String({ format: 'uuid' }),
+      resource_type: Type.String(),
+      resource_id: Type.String({ format: 'uuid' }),
+      event: Type.String(),
+      url: Type.String(),
+      status: Type.String(),
+      attempts: Type.Number(),
+      next_attempt_at: Type.String({ format: 'date-time' }),
+      last_error: Type.Union([Type.String(), Type.Null()]),
+      created_at: Type.String({ format: 'date-time' }),
+      delivered_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    }),
+  ),
+  limit: Type.Number(),
+  offset: Type.Number(),
+});
+
+/** GET /admin/v1/webhooks/{id} */
+export const AdminGetWebhookAnswer = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  resource_type: Type.String(),
+  resource_id: Type.String({ format: 'uuid' }),
+  event: Type.String(),
+  url: Type.String(),
+  status: Type.String(),
+  attempts: Type.Array(
+    Type.Object({
+      attempt: Type.Number(),
+      started_at: Type.String({ format: 'date-time' }),
+      status_code: Type.Union([Type.Number(), Type.Null()]),
+      latency_ms: Type.Number(),
+      error: Type.Union([Type.String(), Type.Null()]),
+      response_snippet: Type.Union([Type.String(), Type.Null()]),
+    }),
+  ),
+  next_attempt_at: Type.String({ format: 'date-time' }),
+  last_error: Type.Union([Type.String(), Type.Null()]),
+  created_at: Type.String({ format: 'date-time' }),
+  delivered_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  merchant_id: Type.String({ format: 'uuid' }),
+  payload: Type.Object({
+    id: Type.String({ format: 'uuid' }),
+    rate: Type.Number(),
+    amount: Type.Number(),
+    ext_id: Type.String(),
+    method: Type.String(),
+    status: Type.String(),
+    currency: Type.String(),
+    created_at: Type.String({ format: 'date-time' }),
+    payin_rate: Type.Number(),
+    requisites: Type.Object({
+      bank: Type.String(),
+      type: Type.String(),
+      value: Type.String(),
+      holder: Type.String(),
+      bank_code: Type.String(),
+      bank_name: Type.String(),
+    }),
+    payment_url: Type.String(),
+    terminal_id: Type.String({ format: 'uuid' }),
+    valid_until: Type.String({ format: 'date-time' }),
+    terminal_name: Type.String(),
+  }),
+});
+
+/** POST /admin/v1/webhooks/{id}/resend */
+export const AdminResendWebhookAnswer = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  status: Type.String(),
+});
