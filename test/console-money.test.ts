@@ -216,7 +216,7 @@ describe('irreversible actions ask first (issue 30, item 5)', () => {
       'GET',
       '/disputes?status=rejected',
     );
-    expect(card.disputes.find((d) => d.payment.id === payment.id)).toMatchObject({ status: 'rejected', reason: 'The receipt is for another card' });
+    expect(card.disputes.find((d) => d.payment.id === payment.id)).toMatchObject({ status: 'rejected', decision_reason: 'The receipt is for another card' });
     await page.goto(`${origin}/console/disputes?status=rejected`);
     await page.getByRole('button', { name: `dispute ${payment.ext_id}` }).click();
     await page.getByText('The receipt is for another card').first().waitFor();
