@@ -133,6 +133,28 @@ describe('Idempotency-Key on the operator’s money routes', () => {
     expect(await postings('executor_adjustment', memo)).toBe(3);
   });
 
+  it('an adjustment whose answer was lost (its process died after the commit) is not posted again by the retry that takes its key over', async () => {
+    for (const [url, kind] of [
+      [`/terminals/${merchant.terminalId}/adjustments`, 'adjustment'],
+      [`/executors/${executor.id}/adjustments`, 'executor_adjustment'],
+    ] as const) {
+      const memo = uniqueExtId('adjust-lost');
+      const k = key();
+      const first = await call(token, url, { amount: 1, reason: memo }, k);
+      expect(first.statusCode, first.body).toBe(201);
+      // As if the process had died between the posting's commit and storing the answer, a lease ago.
+      await service.ctx.db.query(
+        "UPDATE operator_idempotency_keys SET status_code = NULL, response_body = NULL, created_at = now() - interval '1 minute' WHERE owner = 'token' AND key = $1",
+        [k],
+      );
+      const retried = await call(token, url, { amount: 1, reason: memo }, k);
+      expect(retried.statusCode, retried.body).toBe(201);
+      expect(retried.headers['idempotent-replayed']).toBeUndefined();
+      expect(retried.json()).toEqual(first.json());
+      expect(await postings(kind, memo)).toBe(1);
+    }
+  });
+
   it('without a key each request is its own (the key is optional, as on the merchant API)', async () => {
     const memo = uniqueExtId('adjust-nokey');
     for (let i = 0; i < 2; i++) expect((await call(token, `/terminals/${merchant.terminalId}/adjustments`, { amount: 1, reason: memo })).statusCode).toBe(201);

@@ -131,12 +131,17 @@ export async function executorAdminRoutes(app: RouteApp, ctx: AppContext): Promi
       },
     },
     async (request, reply) => {
-      const after = await executors.adjustDeposit(ctx, request.params.id, request.body, (tx, before, adjusted) =>
-        audit(tx, request, 'executor.adjust_deposit', 'executor', request.params.id, executors.toBalance(before), {
-          ...executors.toBalance(adjusted),
-          amount: request.body.amount,
-          reason: request.body.reason,
-        }),
+      const after = await executors.adjustDeposit(
+        ctx,
+        request.params.id,
+        request.body,
+        (tx, before, adjusted) =>
+          audit(tx, request, 'executor.adjust_deposit', 'executor', request.params.id, executors.toBalance(before), {
+            ...executors.toBalance(adjusted),
+            amount: request.body.amount,
+            reason: request.body.reason,
+          }),
+        request.idempotency?.requestId,
       );
       const { balance, balance_frozen } = executors.toBalance(after);
       return reply.status(201).send({ balance, balance_frozen });

@@ -4,7 +4,7 @@ import type { AppContext } from '../context.js';
 import { type Queryable, type Tx, transaction } from '../db/pool.js';
 import { DomainError } from '../errors.js';
 import { isDepositShort } from '../ledger/holds.js';
-import { accountStatement, post } from '../ledger/ledger.repo.js';
+import { accountStatement, hasPosting, post } from '../ledger/ledger.repo.js';
 import { hashToken, randomToken } from '../lib/crypto.js';
 import { checkDecimal, money, toNumber, USDT_DECIMALS } from '../lib/money.js';
 import { deriveTronAddress } from '../lib/tron-hd.js';
@@ -216,12 +216,15 @@ type RecordAdjustment = (tx: Tx, before: repo.ExecutorRow, after: repo.ExecutorR
  * `executor_adjustment` posting between its available account and the system adjustments
  * account, with the reason as the memo, audited in the same transaction. A debit may take the
  * available balance down to zero, not into the credit line: taking more is refused and changes nothing.
+ * `requestId` (an Idempotency-Key's request) is the posting's cause, so that a retry taking over
+ * the key of an attempt whose answer was lost posts nothing again.
  */
 export async function adjustDeposit(
   ctx: AppContext,
   id: string,
   body: { amount: number; reason: string },
   record: RecordAdjustment,
+  requestId?: string,
 ): Promise<repo.ExecutorRow> {
   const amount = checkDecimal(body.amount, { field: 'amount', places: USDT_DECIMALS, min: '-1e15', max: '1e15', minExclusive: true, maxExclusive: true });
   if (typeof amount === 'string') throw new DomainError('VALIDATION', amount, { amount: body.amount });
@@ -229,6 +232,8 @@ export async function adjustDeposit(
   return transaction(ctx.db, async (tx) => {
     const before = await repo.findExecutor(tx, id);
     if (!before) throw new DomainError('NOT_FOUND', `Executor ${id} not found`);
+    // The attempt whose answer was lost (its Idempotency-Key taken over by this retry) posted it: done, once, audited then.
+    if (requestId && (await hasPosting(tx, 'executor_adjustment', requestId))) return before;
     if (amount.isNegative()) {
       // Locked, so that the balance compared is the one the debit applies to.
       const available = money((await repo.lockAvailable(tx, id)) ?? '0');
@@ -242,7 +247,7 @@ export async function adjustDeposit(
     }
     await post(tx, {
       kind: 'executor_adjustment',
-      refId: null,
+      refId: requestId ?? null,
       merchantId: null,
       memo: body.reason,
       entries: [

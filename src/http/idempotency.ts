@@ -88,9 +88,8 @@ function keyOwner(actor: Actor): string {
  *
  * A claim taken over after its lease (its process died before the answer was stored) repeats the
  * request: a completion, failure, decision or cancellation already made is refused by its status
- * guard, so nothing moves twice. An adjustment has no such guard: it is repeated only when its
- * process died between committing the posting and storing the answer, and then shows twice in the
- * statement and the audit log.
+ * guard, and an adjustment records the key's request id as its posting's cause
+ * (ledger_transactions_once), so the retry finds it and posts nothing: nothing moves twice.
  */
 export function operatorIdempotency(app: FastifyInstance, ctx: AppContext): void {
   app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {

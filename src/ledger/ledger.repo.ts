@@ -52,6 +52,12 @@ export async function post(tx: Tx, posting: Posting): Promise<string> {
   return (await postMany(tx, [posting]))[0]!;
 }
 
+/** Whether the posting of `kind` caused by `refId` was written (a cause is posted at most once: ledger_transactions_once). */
+export async function hasPosting(db: Queryable, kind: string, refId: string): Promise<boolean> {
+  const { rows } = await db.query('SELECT 1 FROM ledger_transactions WHERE kind = $1 AND ref_id = $2', [kind, refId]);
+  return rows.length > 0;
+}
+
 /**
  * Writes several balanced ledger transactions at once (post() for each, in one round trip or
  * two): a sweep that releases the holds of many payments. `creditsAtCommit` is taken per posting.

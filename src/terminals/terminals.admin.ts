@@ -107,16 +107,18 @@ export async function terminalAdminRoutes(app: RouteApp, ctx: AppContext): Promi
     async (request, reply) => {
       const body = request.body;
       const before = await service.getTerminal(ctx, request.params.id);
-      const after = await service.adjustBalance(ctx, request.params.id, body);
-      await audit(
-        ctx.db,
-        request,
-        'terminal.adjust_balance',
-        'terminal',
-        after.id,
-        { balance: before.balance, balance_frozen: before.balance_frozen },
-        { balance: after.balance, balance_frozen: after.balance_frozen, amount: body.amount, reason: body.reason },
-      );
+      const { terminal: after, repeated } = await service.adjustBalance(ctx, request.params.id, body, request.idempotency?.requestId);
+      // A repeat (its key's first attempt posted it, and died before answering) is in the log already.
+      if (!repeated)
+        await audit(
+          ctx.db,
+          request,
+          'terminal.adjust_balance',
+          'terminal',
+          after.id,
+          { balance: before.balance, balance_frozen: before.balance_frozen },
+          { balance: after.balance, balance_frozen: after.balance_frozen, amount: body.amount, reason: body.reason },
+        );
       return reply.status(201).send({ balance: Number(after.balance), balance_frozen: Number(after.balance_frozen) });
     },
   );

@@ -3,7 +3,7 @@ import type { AppContext } from '../context.js';
 import { transaction } from '../db/pool.js';
 import { DomainError } from '../errors.js';
 import { isInsufficientFunds } from '../ledger/holds.js';
-import { accountStatement, createTerminalAccounts, post } from '../ledger/ledger.repo.js';
+import { accountStatement, createTerminalAccounts, hasPosting, post } from '../ledger/ledger.repo.js';
 import { hashToken, randomToken } from '../lib/crypto.js';
 import { checkDecimal, type DecimalRule, USDT_DECIMALS } from '../lib/money.js';
 import { getMerchant } from '../merchants/merchants.service.js';
@@ -96,8 +96,16 @@ export async function rotateApiKey(ctx: AppContext, id: string, graceSeconds: nu
  * A manual balance adjustment by the operator: one balanced posting between the terminal's
  * available account and the system adjustments account. A debit beyond the available balance
  * is refused by the ledger's non-negative constraint, not by a read-then-write check here.
+ * `requestId` (an Idempotency-Key's request, src/http/idempotency.ts) is the posting's cause: a
+ * retry that took over the key of an attempt whose answer was lost finds that attempt's posting
+ * and posts nothing (`repeated`).
  */
-export async function adjustBalance(ctx: AppContext, id: string, body: AdjustmentBody): Promise<repo.TerminalRow> {
+export async function adjustBalance(
+  ctx: AppContext,
+  id: string,
+  body: AdjustmentBody,
+  requestId?: string,
+): Promise<{ terminal: repo.TerminalRow; repeated: boolean }> {
   const terminal = await getTerminal(ctx, id);
   const amount = checkDecimal(body.amount, { field: 'amount', places: USDT_DECIMALS });
   if (typeof amount === 'string') throw new DomainError('VALIDATION', amount);
@@ -107,9 +115,10 @@ export async function adjustBalance(ctx: AppContext, id: string, body: Adjustmen
     // still locked by it: the answer is the balance right after this adjustment, not after
     // whatever else committed in between.
     return await transaction(ctx.db, async (tx) => {
+      if (requestId && (await hasPosting(tx, 'adjustment', requestId))) return { terminal: (await repo.findTerminal(tx, id))!, repeated: true };
       await post(tx, {
         kind: 'adjustment',
-        refId: null,
+        refId: requestId ?? null,
         merchantId: terminal.merchant_id,
         memo: body.reason,
         entries: [
@@ -117,7 +126,7 @@ export async function adjustBalance(ctx: AppContext, id: string, body: Adjustmen
           { account: { kind: 'system_adjustments' }, amount: amount.negated() as Decimal },
         ],
       });
-      return (await repo.findTerminal(tx, id))!;
+      return { terminal: (await repo.findTerminal(tx, id))!, repeated: false };
     });
   } catch (err) {
     if (isInsufficientFunds(err)) {
