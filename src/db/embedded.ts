@@ -7,6 +7,7 @@ import {
   existsSync,
   lstatSync,
   mkdirSync,
+  readdirSync,
   readFileSync,
   readlinkSync,
   renameSync,
@@ -124,10 +125,21 @@ function canReach(account: Account, path: string, test: '-x' | '-w' = '-x'): boo
   return spawnSync('/bin/sh', ['-c', `test ${test} "$1"`, 'sh', path], { ...account, stdio: 'ignore' }).status === 0;
 }
 
-/** A folder of EMBEDDED_HOME, made (root-owned, readable by all) when missing. */
+/** EMBEDDED_HOME, made (root-owned, passable by all, whatever the umask) when missing. */
 function embeddedHome(): string {
-  mkdirSync(EMBEDDED_HOME, { recursive: true, mode: 0o755 });
+  if (!existsSync(EMBEDDED_HOME)) {
+    mkdirSync(EMBEDDED_HOME, { recursive: true });
+    chmodSync(EMBEDDED_HOME, 0o755);
+  }
   return EMBEDDED_HOME;
+}
+
+/** Makes a copied tree readable (folders passable) by all, as npm left it, whatever root's umask. */
+function readableByAll(path: string): void {
+  const stat = lstatSync(path);
+  if (stat.isSymbolicLink()) return;
+  chmodSync(path, stat.mode | (stat.isDirectory() || stat.mode & 0o100 ? 0o555 : 0o444));
+  if (stat.isDirectory()) for (const name of readdirSync(path)) readableByAll(join(path, name));
 }
 
 /**
@@ -147,6 +159,7 @@ function reachableBinaries(binaries: Binaries, account: Account, log: Log): Bina
     log.info(`the postgres user cannot reach ${binaries.root}: copying the PostgreSQL binaries to ${root}`);
     const partial = `${root}.partial-${process.pid}`;
     cpSync(binaries.root, partial, { recursive: true, verbatimSymlinks: true });
+    readableByAll(partial);
     try {
       renameSync(partial, root);
     } catch (err) {
