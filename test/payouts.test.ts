@@ -687,7 +687,9 @@ describe('operator side', () => {
         expect(await getPayout(m, payout.id)).toMatchObject({ status });
         expect(await auditRows(payout.id)).toEqual([
           // A processing payout was taken by an executor first: its act is in the log too.
-          ...(from === 'processing' ? [{ action: 'payout.take', before: { status: 'pending' }, after: { status: 'processing', executor_id: payout.executorId } }] : []),
+          ...(from === 'processing'
+            ? [{ action: 'payout.take', before: { status: 'pending' }, after: { status: 'processing', executor_id: payout.executorId } }]
+            : []),
           { action: `payout.${event}`, before: { status: from }, after: event === 'complete' ? { status } : { status, reason: `why ${from}` } },
         ]);
       }
