@@ -47,10 +47,10 @@ export const ListSessionsAnswer = Type.Object({
     Type.Object({
       id: Type.String({ format: 'uuid' }),
       current: Type.Boolean(),
-      ip: Type.String(),
-      user_agent: Type.String(),
+      ip: Type.Union([Type.String(), Type.Null()]),
+      user_agent: Type.Union([Type.String(), Type.Null()]),
       created_at: Type.String({ format: 'date-time' }),
-      last_seen_at: Type.String({ format: 'date-time' }),
+      last_seen_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
       expires_at: Type.String({ format: 'date-time' }),
     }),
   ),

@@ -28,8 +28,8 @@ export const AdminListExecutorDevicesAnswer = Type.Object({
       id: Type.String({ format: 'uuid' }),
       name: Type.String(),
       created_at: Type.String({ format: 'date-time' }),
-      last_seen_at: Type.String({ format: 'date-time' }),
-      battery: Type.Number(),
+      last_seen_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+      battery: Type.Union([Type.Number(), Type.Null()]),
       app_version: Type.Union([Type.String(), Type.Null()]),
     }),
   ),
@@ -37,7 +37,7 @@ export const AdminListExecutorDevicesAnswer = Type.Object({
 
 /** PUT /admin/v1/executors/{id}/device-silence */
 export const AdminSetExecutorDeviceSilenceAnswer = Type.Object({
-  device_silence_minutes: Type.Number(),
+  device_silence_minutes: Type.Union([Type.Number(), Type.Null()]),
 });
 
 /** GET /admin/v1/device-messages */
@@ -46,12 +46,12 @@ export const AdminListDeviceMessagesAnswer = Type.Object({
     Type.Object({
       id: Type.String({ format: 'uuid' }),
       device_id: Type.String({ format: 'uuid' }),
-      executor_id: Type.String({ format: 'uuid' }),
+      executor_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
       text: Type.String(),
-      sender: Type.String(),
+      sender: Type.Union([Type.String(), Type.Null()]),
       received_at: Type.Unknown(),
       status: Type.String(),
-      reason: Type.String(),
+      reason: Type.Union([Type.String(), Type.Null()]),
       amount: Type.Union([Type.String(), Type.Null()]),
       currency: Type.Union([Type.String(), Type.Null()]),
       digits: Type.Union([Type.String(), Type.Null()]),
@@ -71,19 +71,19 @@ export const AdminListDeviceMessagesAnswer = Type.Object({
 export const AdminLinkDeviceMessageAnswer = Type.Object({
   id: Type.String({ format: 'uuid' }),
   device_id: Type.String({ format: 'uuid' }),
-  executor_id: Type.String({ format: 'uuid' }),
+  executor_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
   text: Type.String(),
-  sender: Type.String(),
+  sender: Type.Union([Type.String(), Type.Null()]),
   received_at: Type.Unknown(),
   status: Type.String(),
-  reason: Type.String(),
+  reason: Type.Union([Type.String(), Type.Null()]),
   amount: Type.Union([Type.String(), Type.Null()]),
   currency: Type.Union([Type.String(), Type.Null()]),
   digits: Type.Unknown(),
-  requisite_id: Type.String({ format: 'uuid' }),
-  notification_id: Type.String({ format: 'uuid' }),
-  payment_id: Type.String({ format: 'uuid' }),
-  resolved_note: Type.String(),
+  requisite_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
+  notification_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
+  payment_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
+  resolved_note: Type.Union([Type.String(), Type.Null()]),
   created_at: Type.String({ format: 'date-time' }),
 });
 
@@ -91,18 +91,18 @@ export const AdminLinkDeviceMessageAnswer = Type.Object({
 export const AdminSetAsideDeviceMessageAnswer = Type.Object({
   id: Type.String({ format: 'uuid' }),
   device_id: Type.String({ format: 'uuid' }),
-  executor_id: Type.String({ format: 'uuid' }),
+  executor_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
   text: Type.String(),
-  sender: Type.String(),
+  sender: Type.Union([Type.String(), Type.Null()]),
   received_at: Type.Unknown(),
   status: Type.String(),
-  reason: Type.String(),
+  reason: Type.Union([Type.String(), Type.Null()]),
   amount: Type.Unknown(),
   currency: Type.Unknown(),
   digits: Type.Unknown(),
   requisite_id: Type.Unknown(),
   notification_id: Type.Unknown(),
   payment_id: Type.Unknown(),
-  resolved_note: Type.String(),
+  resolved_note: Type.Union([Type.String(), Type.Null()]),
   created_at: Type.String({ format: 'date-time' }),
 });

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { DeviceSendMessageAnswer } from './devices.device.answers.js';
 
 /**
  * What the routes of devices.hooks.ts answer on success, as the OpenAPI document shows them
@@ -6,13 +7,13 @@ import { Type } from 'typebox';
  * every answer of the suite against them).
  */
 
-/** POST /device/v1/hooks/{token}/{format} */
-export const DeviceReceiveForwardedMessageAnswer = Type.Object({
-  matched: Type.Boolean(),
-  payment_id: Type.String({ format: 'uuid' }),
-  notification_id: Type.String({ format: 'uuid' }),
-  message_id: Type.String({ format: 'uuid' }),
-  status: Type.String(),
-  reason: Type.Unknown(),
-  duplicate: Type.Boolean(),
-});
+/**
+ * POST /device/v1/hooks/{token}/{format}: a bank message is received as POST /device/v1/messages
+ * receives it; an app's ping (`{alive: true}`) records the phone as heard from; any other event
+ * of the app is acknowledged and ignored (`ignored` says why).
+ */
+export const DeviceReceiveForwardedMessageAnswer = Type.Union([
+  DeviceSendMessageAnswer,
+  Type.Object({ alive: Type.Literal(true) }),
+  Type.Object({ ignored: Type.String({ description: 'why the event is not a bank message' }) }),
+]);

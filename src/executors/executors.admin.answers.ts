@@ -109,10 +109,10 @@ export const AdminGetExecutorAnswer = Type.Object({
   requisites: Type.Array(
     Type.Object({
       id: Type.String({ format: 'uuid' }),
-      executor_id: Type.String({ format: 'uuid' }),
+      executor_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
       type: Type.String(),
       value: Type.String(),
-      bank: Type.String(),
+      bank: Type.Union([Type.String(), Type.Null()]),
       holder: Type.String(),
       currency: Type.String(),
       country: Type.String(),
@@ -197,7 +197,7 @@ export const AdminListExecutorDepositsAnswer = Type.Object({
   deposits: Type.Array(
     Type.Object({
       id: Type.String({ format: 'uuid' }),
-      tx_hash: Type.String(),
+      tx_hash: Type.Union([Type.String(), Type.Null()]),
       log_index: Type.Number(),
       from: Type.String(),
       address: Type.String(),
@@ -222,10 +222,10 @@ export const AdminListRequisitesAnswer = Type.Object({
   requisites: Type.Array(
     Type.Object({
       id: Type.String({ format: 'uuid' }),
-      executor_id: Type.String({ format: 'uuid' }),
+      executor_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
       type: Type.String(),
       value: Type.String(),
-      bank: Type.String(),
+      bank: Type.Union([Type.String(), Type.Null()]),
       holder: Type.String(),
       currency: Type.String(),
       country: Type.String(),
@@ -238,7 +238,7 @@ export const AdminListRequisitesAnswer = Type.Object({
       daily_count_limit: Type.Unknown(),
       monthly_count_limit: Type.Unknown(),
       disabled_reason: Type.Unknown(),
-      last_used_at: Type.String({ format: 'date-time' }),
+      last_used_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
       created_at: Type.String({ format: 'date-time' }),
     }),
   ),

@@ -10,7 +10,7 @@ import { Type } from 'typebox';
 export const ExecutorSendNotificationAnswer = Type.Object({
   matched: Type.Boolean(),
   payment_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
-  notification_id: Type.String({ format: 'uuid' }),
+  notification_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
   status: Type.String(),
   duplicate: Type.Boolean(),
 });
@@ -54,7 +54,7 @@ export const ExecutorListDepositsAnswer = Type.Object({
   deposits: Type.Array(
     Type.Object({
       id: Type.String({ format: 'uuid' }),
-      tx_hash: Type.String(),
+      tx_hash: Type.Union([Type.String(), Type.Null()]),
       log_index: Type.Number(),
       from: Type.String(),
       address: Type.String(),

@@ -11,8 +11,8 @@ export const AdminListNotificationsAnswer = Type.Object({
   notifications: Type.Array(
     Type.Object({
       id: Type.String({ format: 'uuid' }),
-      executor_id: Type.String({ format: 'uuid' }),
-      requisite_id: Type.String({ format: 'uuid' }),
+      executor_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
+      requisite_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
       amount: Type.Number(),
       text: Type.Union([Type.String(), Type.Null()]),
       received_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
@@ -31,8 +31,8 @@ export const AdminListNotificationsAnswer = Type.Object({
 /** GET /admin/v1/notifications/{id} */
 export const AdminGetNotificationAnswer = Type.Object({
   id: Type.String({ format: 'uuid' }),
-  executor_id: Type.String({ format: 'uuid' }),
-  requisite_id: Type.String({ format: 'uuid' }),
+  executor_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
+  requisite_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
   amount: Type.Number(),
   text: Type.Union([Type.String(), Type.Null()]),
   received_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
@@ -47,24 +47,24 @@ export const AdminGetNotificationAnswer = Type.Object({
 /** POST /admin/v1/notifications/{id}/link */
 export const AdminLinkNotificationAnswer = Type.Object({
   id: Type.String({ format: 'uuid' }),
-  executor_id: Type.String({ format: 'uuid' }),
-  requisite_id: Type.String({ format: 'uuid' }),
+  executor_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
+  requisite_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
   amount: Type.Number(),
   text: Type.Unknown(),
   received_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   parsed_bank: Type.Unknown(),
   status: Type.String(),
-  payment_id: Type.String({ format: 'uuid' }),
+  payment_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
   candidate_payment_id: Type.Unknown(),
-  resolved_note: Type.String(),
+  resolved_note: Type.Union([Type.String(), Type.Null()]),
   created_at: Type.String({ format: 'date-time' }),
 });
 
 /** POST /admin/v1/notifications/{id}/resolve */
 export const AdminResolveNotificationAnswer = Type.Object({
   id: Type.String({ format: 'uuid' }),
-  executor_id: Type.String({ format: 'uuid' }),
-  requisite_id: Type.String({ format: 'uuid' }),
+  executor_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
+  requisite_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
   amount: Type.Number(),
   text: Type.Unknown(),
   received_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
@@ -72,6 +72,6 @@ export const AdminResolveNotificationAnswer = Type.Object({
   status: Type.String(),
   payment_id: Type.Unknown(),
   candidate_payment_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
-  resolved_note: Type.String(),
+  resolved_note: Type.Union([Type.String(), Type.Null()]),
   created_at: Type.String({ format: 'date-time' }),
 });

@@ -15,7 +15,7 @@ export const ExecutorListPayoutsAnswer = Type.Object({
       currency: Type.String(),
       method: Type.String(),
       requisites: Type.String(),
-      bank: Type.String(),
+      bank: Type.Union([Type.String(), Type.Null()]),
       created_at: Type.String({ format: 'date-time' }),
     }),
   ),
@@ -26,11 +26,11 @@ export const ExecutorListPayoutsAnswer = Type.Object({
       currency: Type.String(),
       method: Type.String(),
       requisites: Type.String(),
-      bank: Type.String(),
+      bank: Type.Union([Type.String(), Type.Null()]),
       created_at: Type.String({ format: 'date-time' }),
-      holder_name: Type.String(),
+      holder_name: Type.Union([Type.String(), Type.Null()]),
       status: Type.String(),
-      taken_at: Type.String({ format: 'date-time' }),
+      taken_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
     }),
   ),
 });
@@ -42,11 +42,11 @@ export const ExecutorTakePayoutAnswer = Type.Object({
   currency: Type.String(),
   method: Type.String(),
   requisites: Type.String(),
-  bank: Type.String(),
+  bank: Type.Union([Type.String(), Type.Null()]),
   created_at: Type.String({ format: 'date-time' }),
-  holder_name: Type.String(),
+  holder_name: Type.Union([Type.String(), Type.Null()]),
   status: Type.String(),
-  taken_at: Type.String({ format: 'date-time' }),
+  taken_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
 });
 
 /** POST /executor/v1/payouts/{id}/complete */
@@ -56,11 +56,11 @@ export const ExecutorCompletePayoutAnswer = Type.Object({
   currency: Type.String(),
   method: Type.String(),
   requisites: Type.String(),
-  bank: Type.String(),
+  bank: Type.Union([Type.String(), Type.Null()]),
   created_at: Type.String({ format: 'date-time' }),
-  holder_name: Type.String(),
+  holder_name: Type.Union([Type.String(), Type.Null()]),
   status: Type.String(),
-  taken_at: Type.String({ format: 'date-time' }),
+  taken_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
 });
 
 /** POST /executor/v1/payouts/{id}/fail */
@@ -70,9 +70,9 @@ export const ExecutorFailPayoutAnswer = Type.Object({
   currency: Type.String(),
   method: Type.String(),
   requisites: Type.String(),
-  bank: Type.String(),
+  bank: Type.Union([Type.String(), Type.Null()]),
   created_at: Type.String({ format: 'date-time' }),
-  holder_name: Type.String(),
+  holder_name: Type.Union([Type.String(), Type.Null()]),
   status: Type.String(),
-  taken_at: Type.String({ format: 'date-time' }),
+  taken_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
 });

@@ -51,7 +51,7 @@ export const AdminUpdateProviderAnswer = Type.Object({
 /** GET /admin/v1/terminals/{id}/routes */
 export const AdminListTerminalRoutesAnswer = Type.Array(
   Type.Object({
-    provider_id: Type.Optional(Type.String({ format: 'uuid' })),
+    provider_id: Type.Optional(Type.Union([Type.String({ format: 'uuid' }), Type.Null()])),
     methods: Type.Optional(Type.Array(Type.String())),
     executors: Type.Optional(Type.Boolean()),
   }),
@@ -61,7 +61,7 @@ export const AdminListTerminalRoutesAnswer = Type.Array(
 export const AdminSetTerminalRoutesAnswer = Type.Array(
   Type.Object({
     executors: Type.Optional(Type.Boolean()),
-    provider_id: Type.Optional(Type.String({ format: 'uuid' })),
+    provider_id: Type.Optional(Type.Union([Type.String({ format: 'uuid' }), Type.Null()])),
     methods: Type.Optional(Type.Array(Type.String())),
   }),
 );

@@ -20,7 +20,7 @@ export const AdminGetTerminalStatementAnswer = Type.Object({
       amount: Type.String(),
       balance_after: Type.String(),
       ref_id: Type.Unknown(),
-      memo: Type.String(),
+      memo: Type.Union([Type.String(), Type.Null()]),
     }),
   ),
   total: Type.Number(),
@@ -54,7 +54,7 @@ export const AdminListTerminalRatesAnswer = Type.Object({
 
 /** PUT /admin/v1/terminals/{id}/rates/{currency} */
 export const AdminSetTerminalRateAnswer = Type.Object({
-  terminal_id: Type.String({ format: 'uuid' }),
+  terminal_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
   currency: Type.String(),
   rate: Type.Number(),
   updated_at: Type.String({ format: 'date-time' }),

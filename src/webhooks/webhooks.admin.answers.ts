@@ -49,7 +49,7 @@ export const AdminGetWebhookAnswer = Type.Object({
   last_error: Type.Union([Type.String(), Type.Null()]),
   created_at: Type.String({ format: 'date-time' }),
   delivered_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-  merchant_id: Type.String({ format: 'uuid' }),
+  merchant_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
   payload: Type.Object({
     id: Type.String({ format: 'uuid' }),
     rate: Type.Number(),
@@ -61,17 +61,17 @@ export const AdminGetWebhookAnswer = Type.Object({
     created_at: Type.String({ format: 'date-time' }),
     payin_rate: Type.Number(),
     requisites: Type.Object({
-      bank: Type.String(),
+      bank: Type.Union([Type.String(), Type.Null()]),
       type: Type.String(),
       value: Type.String(),
       holder: Type.String(),
-      bank_code: Type.String(),
+      bank_code: Type.Union([Type.String(), Type.Null()]),
       bank_name: Type.String(),
     }),
     payment_url: Type.String(),
-    terminal_id: Type.String({ format: 'uuid' }),
-    valid_until: Type.String({ format: 'date-time' }),
-    terminal_name: Type.String(),
+    terminal_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
+    valid_until: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    terminal_name: Type.Union([Type.String(), Type.Null()]),
   }),
 });
 
