@@ -68,14 +68,27 @@ function secretsIn(value: unknown, found: string[] = []): string[] {
   return found;
 }
 
+/** One answer as the service sent it, kept for the checks that run after the test. */
+interface Answer {
+  app: FastifyInstance;
+  method: string;
+  route: string | undefined;
+  url: string;
+  status: number;
+  type: string;
+  cacheControl: string;
+  nosniff: boolean;
+  payload: string | undefined;
+}
+
+/** The answers of the test running, checked when it ends (so the checks never hold up the service's event loop mid-test: test/overload.test.ts measures it). */
+const pending: Answer[] = [];
+
 /** Checks one answer against the rules above, noting each broken one. */
-function checkAnswer(request: FastifyRequest, reply: FastifyReply): void {
-  const payload = answers.get(request);
-  const type = String(reply.getHeader('content-type') ?? '')
-    .split(';')[0]!
-    .trim();
-  const name = `${request.method} ${request.routeOptions.url ?? request.url.split('?')[0]} → ${reply.statusCode}`;
-  if ((type === 'application/json' || type === 'text/csv') && reply.getHeader('x-content-type-options') !== 'nosniff') {
+function checkAnswer(answer: Answer): void {
+  const { type, payload, route, method, status } = answer;
+  const name = `${method} ${route ?? answer.url} → ${status}`;
+  if ((type === 'application/json' || type === 'text/csv') && !answer.nosniff) {
     problems.push(`${name}: ${type} answer without X-Content-Type-Options: nosniff`);
   }
   if (type !== 'application/json' || payload === undefined || payload === '') return;
@@ -87,16 +100,15 @@ function checkAnswer(request: FastifyRequest, reply: FastifyReply): void {
     return;
   }
   // The document's examples show the fields that carry secrets, with made-up values.
-  const secrets = request.routeOptions.url === '/openapi.json' ? [] : secretsIn(body);
-  if (secrets.length > 0 && !/\bno-store\b/.test(String(reply.getHeader('cache-control') ?? ''))) {
+  const secrets = route === '/openapi.json' ? [] : secretsIn(body);
+  if (secrets.length > 0 && !/\bno-store\b/.test(answer.cacheControl)) {
     problems.push(`${name}: carries ${[...new Set(secrets)].join(', ')} without Cache-Control: no-store`);
   }
-  const route = request.routeOptions.url;
-  if (reply.statusCode < 200 || reply.statusCode >= 300 || route === undefined || request.method === 'HEAD') return;
-  const validate = validatorFor(request.server, request.method, route, reply.statusCode, type);
+  if (status < 200 || status >= 300 || route === undefined || method === 'HEAD') return;
+  const validate = validatorFor(answer.app, method, route, status, type);
   if (validate && !validate(body)) {
     const errors = (validate.errors ?? []).map((e) => `${e.instancePath || '(answer)'} ${e.message}`).join('; ');
-    problems.push(`${request.method} ${route} → ${reply.statusCode} does not fit its documented schema: ${errors}`);
+    problems.push(`${method} ${route} → ${status} does not fit its documented schema: ${errors}`);
   }
 }
 
@@ -107,14 +119,27 @@ subscribe('fastify.initialization', (message) => {
     else if (Buffer.isBuffer(payload)) answers.set(request, payload.toString('utf8'));
     return payload;
   });
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', async (request: FastifyRequest, reply: FastifyReply) => {
     // Only Kassir's own apps (the fakes of other services a test starts have no document).
     if (!request.server.hasDecorator('swagger')) return;
-    checkAnswer(request, reply);
+    pending.push({
+      app: request.server,
+      method: request.method,
+      route: request.routeOptions.url,
+      url: request.url.split('?')[0]!,
+      status: reply.statusCode,
+      type: String(reply.getHeader('content-type') ?? '')
+        .split(';')[0]!
+        .trim(),
+      cacheControl: String(reply.getHeader('cache-control') ?? ''),
+      nosniff: reply.getHeader('x-content-type-options') === 'nosniff',
+      payload: answers.get(request),
+    });
   });
 });
 
 afterEach(() => {
+  for (const answer of pending.splice(0)) checkAnswer(answer);
   if (problems.length === 0) return;
   const found = problems.splice(0);
   throw new Error(`Answers broke the rules of test/answer-checks.ts:\n${[...new Set(found)].join('\n')}`);
