@@ -9,62 +9,49 @@ import { Type } from 'typebox';
 /** A success with nothing to answer (204). */
 export const NoContent = Type.Null({ description: 'Done; the answer has no body' });
 
-/** POST /admin/v1/users */
-export const AdminCreateUserAnswer = Type.Object({
+/** A sign-in just created: its one-time password, shown once. */
+const NewUserAnswer = Type.Object({
   id: Type.String({ format: 'uuid' }),
   email: Type.String(),
   role: Type.String(),
   password: Type.String(),
 });
 
+/** A sign-in as the operator sees it. */
+const AdminUser = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  email: Type.String(),
+  role: Type.String(),
+  executor_id: Type.Unknown(),
+  merchant_id: Type.Unknown(),
+  is_active: Type.Boolean(),
+  two_factor: Type.Boolean(),
+  must_change_password: Type.Boolean(),
+  recovery_codes_left: Type.Union([Type.Number(), Type.Null()]),
+  created_at: Type.String({ format: 'date-time' }),
+});
+
+/** The roles whose sign-ins must use a second factor. */
+const TwoFactorRolesAnswer = Type.Object({
+  roles: Type.Array(Type.String()),
+});
+
+/** POST /admin/v1/users */
+export const AdminCreateUserAnswer = NewUserAnswer;
+
 /** GET /admin/v1/users */
 export const AdminListUsersAnswer = Type.Object({
-  users: Type.Array(
-    Type.Object({
-      id: Type.String({ format: 'uuid' }),
-      email: Type.String(),
-      role: Type.String(),
-      executor_id: Type.Unknown(),
-      merchant_id: Type.Unknown(),
-      is_active: Type.Boolean(),
-      two_factor: Type.Boolean(),
-      must_change_password: Type.Boolean(),
-      recovery_codes_left: Type.Union([Type.Number(), Type.Null()]),
-      created_at: Type.String({ format: 'date-time' }),
-    }),
-  ),
+  users: Type.Array(AdminUser),
   total: Type.Number(),
   limit: Type.Number(),
   offset: Type.Number(),
 });
 
 /** GET /admin/v1/users/{id} */
-export const AdminGetUserAnswer = Type.Object({
-  id: Type.String({ format: 'uuid' }),
-  email: Type.String(),
-  role: Type.String(),
-  executor_id: Type.Unknown(),
-  merchant_id: Type.Unknown(),
-  is_active: Type.Boolean(),
-  two_factor: Type.Boolean(),
-  must_change_password: Type.Boolean(),
-  recovery_codes_left: Type.Unknown(),
-  created_at: Type.String({ format: 'date-time' }),
-});
+export const AdminGetUserAnswer = AdminUser;
 
 /** PATCH /admin/v1/users/{id} */
-export const AdminUpdateUserAnswer = Type.Object({
-  id: Type.String({ format: 'uuid' }),
-  email: Type.String(),
-  role: Type.String(),
-  executor_id: Type.Unknown(),
-  merchant_id: Type.Unknown(),
-  is_active: Type.Boolean(),
-  two_factor: Type.Boolean(),
-  must_change_password: Type.Boolean(),
-  recovery_codes_left: Type.Unknown(),
-  created_at: Type.String({ format: 'date-time' }),
-});
+export const AdminUpdateUserAnswer = AdminUser;
 
 /** POST /admin/v1/users/{id}/password */
 export const AdminResetUserPasswordAnswer = Type.Object({
@@ -74,30 +61,16 @@ export const AdminResetUserPasswordAnswer = Type.Object({
 });
 
 /** GET /admin/v1/two-factor-roles */
-export const AdminListTwoFactorRolesAnswer = Type.Object({
-  roles: Type.Array(Type.String()),
-});
+export const AdminListTwoFactorRolesAnswer = TwoFactorRolesAnswer;
 
 /** PUT /admin/v1/two-factor-roles */
-export const AdminSetTwoFactorRolesAnswer = Type.Object({
-  roles: Type.Array(Type.String()),
-});
+export const AdminSetTwoFactorRolesAnswer = TwoFactorRolesAnswer;
 
 /** POST /admin/v1/executors/{id}/login */
-export const AdminCreateExecutorSignInAnswer = Type.Object({
-  id: Type.String({ format: 'uuid' }),
-  email: Type.String(),
-  role: Type.String(),
-  password: Type.String(),
-});
+export const AdminCreateExecutorSignInAnswer = NewUserAnswer;
 
 /** POST /admin/v1/merchants/{id}/users */
-export const AdminCreateMerchantSignInAnswer = Type.Object({
-  id: Type.String({ format: 'uuid' }),
-  email: Type.String(),
-  role: Type.String(),
-  password: Type.String(),
-});
+export const AdminCreateMerchantSignInAnswer = NewUserAnswer;
 
 /** GET /admin/v1/audit */
 export const AdminListAuditEntriesAnswer = Type.Object({

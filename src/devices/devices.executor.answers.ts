@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { DeviceListAnswer, DeviceMessageAnswer, DeviceMessageListAnswer, DeviceSilenceAnswer, NewDeviceAnswer, NoContent } from './devices.admin.answers.js';
 
 /**
  * What the routes of devices.executor.ts answer on success, as the OpenAPI document shows them
@@ -6,39 +7,16 @@ import { Type } from 'typebox';
  * every answer of the suite against them).
  */
 
-/** A success with nothing to answer (204). */
-export const NoContent = Type.Null({ description: 'Done; the answer has no body' });
+export { NoContent };
 
 /** POST /executor/v1/devices */
-export const ExecutorCreateDeviceAnswer = Type.Object({
-  id: Type.String({ format: 'uuid' }),
-  name: Type.String(),
-  created_at: Type.String({ format: 'date-time' }),
-  last_seen_at: Type.Unknown(),
-  battery: Type.Unknown(),
-  app_version: Type.Unknown(),
-  token: Type.String(),
-  signing_secret: Type.String(),
-});
+export const ExecutorCreateDeviceAnswer = NewDeviceAnswer;
 
 /** GET /executor/v1/devices */
-export const ExecutorListDevicesAnswer = Type.Object({
-  devices: Type.Array(
-    Type.Object({
-      id: Type.String({ format: 'uuid' }),
-      name: Type.String(),
-      created_at: Type.String({ format: 'date-time' }),
-      last_seen_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-      battery: Type.Union([Type.Number(), Type.Null()]),
-      app_version: Type.Union([Type.String(), Type.Null()]),
-    }),
-  ),
-});
+export const ExecutorListDevicesAnswer = DeviceListAnswer;
 
 /** PUT /executor/v1/device-silence */
-export const ExecutorSetDeviceSilenceAnswer = Type.Object({
-  device_silence_minutes: Type.Union([Type.Number(), Type.Null()]),
-});
+export const ExecutorSetDeviceSilenceAnswer = DeviceSilenceAnswer;
 
 /** GET /executor/v1/payments/pending */
 export const ExecutorListPendingPaymentsAnswer = Type.Object({
@@ -55,68 +33,10 @@ export const ExecutorListPendingPaymentsAnswer = Type.Object({
 });
 
 /** GET /executor/v1/device-messages */
-export const ExecutorListDeviceMessagesAnswer = Type.Object({
-  messages: Type.Array(
-    Type.Object({
-      id: Type.String({ format: 'uuid' }),
-      device_id: Type.String({ format: 'uuid' }),
-      executor_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
-      text: Type.String(),
-      sender: Type.Union([Type.String(), Type.Null()]),
-      received_at: Type.Unknown(),
-      status: Type.String(),
-      reason: Type.Union([Type.String(), Type.Null()]),
-      amount: Type.Union([Type.String(), Type.Null()]),
-      currency: Type.Union([Type.String(), Type.Null()]),
-      digits: Type.Unknown(),
-      requisite_id: Type.Unknown(),
-      notification_id: Type.Unknown(),
-      payment_id: Type.Unknown(),
-      resolved_note: Type.Unknown(),
-      created_at: Type.String({ format: 'date-time' }),
-    }),
-  ),
-  total: Type.Number(),
-  limit: Type.Number(),
-  offset: Type.Number(),
-});
+export const ExecutorListDeviceMessagesAnswer = DeviceMessageListAnswer;
 
 /** POST /executor/v1/device-messages/{id}/link */
-export const ExecutorLinkDeviceMessageAnswer = Type.Object({
-  id: Type.String({ format: 'uuid' }),
-  device_id: Type.String({ format: 'uuid' }),
-  executor_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
-  text: Type.String(),
-  sender: Type.Union([Type.String(), Type.Null()]),
-  received_at: Type.Unknown(),
-  status: Type.String(),
-  reason: Type.Union([Type.String(), Type.Null()]),
-  amount: Type.Union([Type.String(), Type.Null()]),
-  currency: Type.Union([Type.String(), Type.Null()]),
-  digits: Type.Unknown(),
-  requisite_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
-  notification_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
-  payment_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
-  resolved_note: Type.Union([Type.String(), Type.Null()]),
-  created_at: Type.String({ format: 'date-time' }),
-});
+export const ExecutorLinkDeviceMessageAnswer = DeviceMessageAnswer;
 
 /** POST /executor/v1/device-messages/{id}/set-aside */
-export const ExecutorSetAsideDeviceMessageAnswer = Type.Object({
-  id: Type.String({ format: 'uuid' }),
-  device_id: Type.String({ format: 'uuid' }),
-  executor_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
-  text: Type.String(),
-  sender: Type.Union([Type.String(), Type.Null()]),
-  received_at: Type.Unknown(),
-  status: Type.String(),
-  reason: Type.Union([Type.String(), Type.Null()]),
-  amount: Type.Unknown(),
-  currency: Type.Unknown(),
-  digits: Type.Unknown(),
-  requisite_id: Type.Unknown(),
-  notification_id: Type.Unknown(),
-  payment_id: Type.Unknown(),
-  resolved_note: Type.Union([Type.String(), Type.Null()]),
-  created_at: Type.String({ format: 'date-time' }),
-});
+export const ExecutorSetAsideDeviceMessageAnswer = DeviceMessageAnswer;

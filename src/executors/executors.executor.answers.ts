@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { DepositAnswer, ExecutorBalanceAnswer, StatementAnswer } from './executors.admin.answers.js';
 
 /**
  * What the routes of executors.executor.ts answer on success, as the OpenAPI document shows them
@@ -16,54 +17,14 @@ export const ExecutorSendNotificationAnswer = Type.Object({
 });
 
 /** GET /executor/v1/balance */
-export const ExecutorGetBalanceAnswer = Type.Object({
-  balance: Type.Number(),
-  balance_frozen: Type.Number(),
-  currency: Type.String(),
-  deposit_address: Type.Union([Type.String(), Type.Null()]),
-  credit_limit: Type.Number(),
-  payin_reward: Type.Number(),
-  payout_reward: Type.Number(),
-  is_paused: Type.Boolean(),
-});
+export const ExecutorGetBalanceAnswer = ExecutorBalanceAnswer;
 
 /** GET /executor/v1/statement */
-export const ExecutorGetStatementAnswer = Type.Object({
-  balance: Type.Number(),
-  balance_frozen: Type.Number(),
-  currency: Type.String(),
-  entries: Type.Array(
-    Type.Object({
-      id: Type.String(),
-      created_at: Type.String({ format: 'date-time' }),
-      kind: Type.String(),
-      account: Type.String(),
-      amount: Type.Number(),
-      balance_after: Type.Number(),
-      ref_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
-      memo: Type.Union([Type.String(), Type.Null()]),
-    }),
-  ),
-  total: Type.Number(),
-  limit: Type.Number(),
-  offset: Type.Number(),
-});
+export const ExecutorGetStatementAnswer = StatementAnswer;
 
 /** GET /executor/v1/deposits */
 export const ExecutorListDepositsAnswer = Type.Object({
-  deposits: Type.Array(
-    Type.Object({
-      id: Type.String({ format: 'uuid' }),
-      tx_hash: Type.Union([Type.String(), Type.Null()]),
-      log_index: Type.Number(),
-      from: Type.String(),
-      address: Type.String(),
-      amount: Type.Number(),
-      block_number: Type.Number(),
-      block_time: Type.String({ format: 'date-time' }),
-      credited_at: Type.String({ format: 'date-time' }),
-    }),
-  ),
+  deposits: Type.Array(DepositAnswer),
   limit: Type.Number(),
   offset: Type.Number(),
 });

@@ -6,30 +6,8 @@ import { Type } from 'typebox';
  * every answer of the suite against them).
  */
 
-/** GET /admin/v1/notifications */
-export const AdminListNotificationsAnswer = Type.Object({
-  notifications: Type.Array(
-    Type.Object({
-      id: Type.String({ format: 'uuid' }),
-      executor_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
-      requisite_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
-      amount: Type.Number(),
-      text: Type.Union([Type.String(), Type.Null()]),
-      received_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-      parsed_bank: Type.Union([Type.String(), Type.Null()]),
-      status: Type.String(),
-      payment_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
-      candidate_payment_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
-      resolved_note: Type.Union([Type.String(), Type.Null()]),
-      created_at: Type.String({ format: 'date-time' }),
-    }),
-  ),
-  limit: Type.Number(),
-  offset: Type.Number(),
-});
-
-/** GET /admin/v1/notifications/{id} */
-export const AdminGetNotificationAnswer = Type.Object({
+/** A bank notification an executor sent, as the operator sees it. */
+const AdminNotification = Type.Object({
   id: Type.String({ format: 'uuid' }),
   executor_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
   requisite_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
@@ -44,34 +22,18 @@ export const AdminGetNotificationAnswer = Type.Object({
   created_at: Type.String({ format: 'date-time' }),
 });
 
-/** POST /admin/v1/notifications/{id}/link */
-export const AdminLinkNotificationAnswer = Type.Object({
-  id: Type.String({ format: 'uuid' }),
-  executor_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
-  requisite_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
-  amount: Type.Number(),
-  text: Type.Unknown(),
-  received_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-  parsed_bank: Type.Unknown(),
-  status: Type.String(),
-  payment_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
-  candidate_payment_id: Type.Unknown(),
-  resolved_note: Type.Union([Type.String(), Type.Null()]),
-  created_at: Type.String({ format: 'date-time' }),
+/** GET /admin/v1/notifications */
+export const AdminListNotificationsAnswer = Type.Object({
+  notifications: Type.Array(AdminNotification),
+  limit: Type.Number(),
+  offset: Type.Number(),
 });
 
+/** GET /admin/v1/notifications/{id} */
+export const AdminGetNotificationAnswer = AdminNotification;
+
+/** POST /admin/v1/notifications/{id}/link */
+export const AdminLinkNotificationAnswer = AdminNotification;
+
 /** POST /admin/v1/notifications/{id}/resolve */
-export const AdminResolveNotificationAnswer = Type.Object({
-  id: Type.String({ format: 'uuid' }),
-  executor_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
-  requisite_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
-  amount: Type.Number(),
-  text: Type.Unknown(),
-  received_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-  parsed_bank: Type.Unknown(),
-  status: Type.String(),
-  payment_id: Type.Unknown(),
-  candidate_payment_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
-  resolved_note: Type.Union([Type.String(), Type.Null()]),
-  created_at: Type.String({ format: 'date-time' }),
-});
+export const AdminResolveNotificationAnswer = AdminNotification;

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { AdminTerminal } from '../terminals/terminals.schemas.js';
 
 /**
  * What the routes of merchants.admin.ts answer on success, as the OpenAPI document shows them
@@ -26,28 +27,15 @@ export const AdminListMerchantsAnswer = Type.Object({
   ),
 });
 
+/** A terminal as the operator's merchant views list it: the operator's Terminal, without the key it shows only once. */
+const MerchantTerminal = Type.Omit(AdminTerminal, ['api_key']);
+
 /** GET /admin/v1/merchants/{id} */
 export const AdminGetMerchantAnswer = Type.Object({
   id: Type.String({ format: 'uuid' }),
   name: Type.String(),
   created_at: Type.String({ format: 'date-time' }),
-  terminals: Type.Array(
-    Type.Object({
-      id: Type.String({ format: 'uuid' }),
-      name: Type.String(),
-      balance: Type.Number(),
-      balance_frozen: Type.Number(),
-      withdrawal_fee: Type.Number(),
-      currency: Type.String(),
-      is_active: Type.Boolean(),
-      merchant_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
-      payment_currency: Type.String(),
-      payin_rate: Type.Number(),
-      payout_rate: Type.Number(),
-      created_at: Type.String({ format: 'date-time' }),
-      return_url: Type.Unknown(),
-    }),
-  ),
+  terminals: Type.Array(MerchantTerminal),
 });
 
 /** POST /admin/v1/merchants/{id}/secret-key/rotate */
@@ -59,21 +47,5 @@ export const AdminRotateMerchantSecretKeyAnswer = Type.Object({
 
 /** GET /admin/v1/merchants/{id}/terminals */
 export const AdminListMerchantTerminalsAnswer = Type.Object({
-  terminals: Type.Array(
-    Type.Object({
-      id: Type.String({ format: 'uuid' }),
-      name: Type.String(),
-      balance: Type.Number(),
-      balance_frozen: Type.Number(),
-      withdrawal_fee: Type.Number(),
-      currency: Type.String(),
-      is_active: Type.Boolean(),
-      merchant_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
-      payment_currency: Type.String(),
-      payin_rate: Type.Number(),
-      payout_rate: Type.Number(),
-      created_at: Type.String({ format: 'date-time' }),
-      return_url: Type.Unknown(),
-    }),
-  ),
+  terminals: Type.Array(MerchantTerminal),
 });

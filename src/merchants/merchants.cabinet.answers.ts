@@ -1,5 +1,10 @@
 import { Type } from 'typebox';
+import { PaymentAnswer } from '../payments/payments.admin.answers.js';
+import { AdminRotateTerminalApiKeyAnswer } from '../terminals/terminals.admin.answers.js';
+import { Terminal } from '../terminals/terminals.schemas.js';
 import { AdminGetWebhookAnswer, AdminListWebhooksAnswer } from '../webhooks/webhooks.admin.answers.js';
+import { WithdrawalAnswer } from '../withdrawals/withdrawals.executor.answers.js';
+import { AdminRotateMerchantSecretKeyAnswer } from './merchants.admin.answers.js';
 
 /**
  * What the routes of merchants.cabinet.ts answer on success, as the OpenAPI document shows them
@@ -14,17 +19,7 @@ export const CabinetGetMeAnswer = Type.Object({
     name: Type.String(),
   }),
   api_base_url: Type.String(),
-  terminals: Type.Array(
-    Type.Object({
-      id: Type.String({ format: 'uuid' }),
-      name: Type.String(),
-      balance: Type.Number(),
-      balance_frozen: Type.Number(),
-      withdrawal_fee: Type.Number(),
-      currency: Type.String(),
-      is_active: Type.Boolean(),
-    }),
-  ),
+  terminals: Type.Array(Terminal),
 });
 
 /** GET /merchant/v1/terminals/{id}/statement */
@@ -36,79 +31,28 @@ export const CabinetGetTerminalStatementAnswer = Type.Object({
 });
 
 /** POST /merchant/v1/terminals/{id}/api-key/rotate */
-export const CabinetRotateTerminalApiKeyAnswer = Type.Object({
-  id: Type.String({ format: 'uuid' }),
-  api_key: Type.String(),
-  previous_valid_until: Type.String({ format: 'date-time' }),
-});
+export const CabinetRotateTerminalApiKeyAnswer = AdminRotateTerminalApiKeyAnswer;
 
 /** POST /merchant/v1/secret-key/rotate */
-export const CabinetRotateSecretKeyAnswer = Type.Object({
-  id: Type.String({ format: 'uuid' }),
-  secret_key: Type.String(),
-  previous_valid_until: Type.String({ format: 'date-time' }),
+export const CabinetRotateSecretKeyAnswer = AdminRotateMerchantSecretKeyAnswer;
+
+/** A payment as the merchant's cabinet shows it. */
+const CabinetPayment = Type.Object({
+  ...PaymentAnswer.properties,
+  client_id: Type.Unknown(),
+  cancel_reason: Type.Union([Type.String(), Type.Null()]),
 });
 
 /** GET /merchant/v1/payments */
 export const CabinetListPaymentsAnswer = Type.Object({
-  payments: Type.Array(
-    Type.Object({
-      id: Type.String({ format: 'uuid' }),
-      ext_id: Type.String(),
-      amount: Type.Number(),
-      currency: Type.String(),
-      rate: Type.Number(),
-      payin_rate: Type.Number(),
-      terminal_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
-      terminal_name: Type.Union([Type.String(), Type.Null()]),
-      status: Type.String(),
-      method: Type.String(),
-      requisites: Type.Object({
-        type: Type.String(),
-        value: Type.String(),
-        holder: Type.String(),
-        bank: Type.Union([Type.String(), Type.Null()]),
-        bank_code: Type.Union([Type.String(), Type.Null()]),
-        bank_name: Type.String(),
-      }),
-      payment_url: Type.String(),
-      valid_until: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-      created_at: Type.String({ format: 'date-time' }),
-      client_id: Type.Unknown(),
-      cancel_reason: Type.Unknown(),
-    }),
-  ),
+  payments: Type.Array(CabinetPayment),
   total: Type.Number(),
   limit: Type.Number(),
   offset: Type.Number(),
 });
 
 /** GET /merchant/v1/payments/{id} */
-export const CabinetGetPaymentAnswer = Type.Object({
-  id: Type.String({ format: 'uuid' }),
-  ext_id: Type.String(),
-  amount: Type.Number(),
-  currency: Type.String(),
-  rate: Type.Number(),
-  payin_rate: Type.Number(),
-  terminal_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
-  terminal_name: Type.Union([Type.String(), Type.Null()]),
-  status: Type.String(),
-  method: Type.String(),
-  requisites: Type.Object({
-    type: Type.String(),
-    value: Type.String(),
-    holder: Type.String(),
-    bank: Type.Union([Type.String(), Type.Null()]),
-    bank_code: Type.Union([Type.String(), Type.Null()]),
-    bank_name: Type.String(),
-  }),
-  payment_url: Type.String(),
-  valid_until: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-  created_at: Type.String({ format: 'date-time' }),
-  client_id: Type.Unknown(),
-  cancel_reason: Type.Unknown(),
-});
+export const CabinetGetPaymentAnswer = CabinetPayment;
 
 /** GET /merchant/v1/payouts */
 export const CabinetListPayoutsAnswer = Type.Object({
@@ -127,15 +71,7 @@ export const CabinetListWithdrawalsAnswer = Type.Object({
 
 /** POST /merchant/v1/withdrawals */
 export const CabinetCreateWithdrawalAnswer = Type.Object({
-  id: Type.String({ format: 'uuid' }),
-  amount: Type.Number(),
-  fee: Type.Number(),
-  currency: Type.String(),
-  address: Type.String(),
-  tx_hash: Type.Unknown(),
-  status: Type.String(),
-  created_at: Type.String({ format: 'date-time' }),
-  updated_at: Type.String({ format: 'date-time' }),
+  ...WithdrawalAnswer.properties,
   terminal_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
 });
 

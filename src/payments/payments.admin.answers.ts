@@ -6,8 +6,11 @@ import { Type } from 'typebox';
  * every answer of the suite against them).
  */
 
-/** GET /admin/v1/payments/{id} */
-export const AdminGetPaymentAnswer = Type.Object({
+/**
+ * A payment as the routes answer it (toPayment): the one shape the operator's, the disputes' and
+ * the merchant cabinet's answers build on. `received_amount`: COMPLETED_APPEAL only.
+ */
+export const PaymentAnswer = Type.Object({
   id: Type.String({ format: 'uuid' }),
   ext_id: Type.String(),
   amount: Type.Number(),
@@ -29,6 +32,12 @@ export const AdminGetPaymentAnswer = Type.Object({
   payment_url: Type.String(),
   valid_until: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   created_at: Type.String({ format: 'date-time' }),
+  received_amount: Type.Optional(Type.Union([Type.Number(), Type.Null()])),
+});
+
+/** GET /admin/v1/payments/{id} */
+export const AdminGetPaymentAnswer = Type.Object({
+  ...PaymentAnswer.properties,
   merchant_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
   requisite_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
   client_id: Type.Unknown(),
@@ -37,26 +46,4 @@ export const AdminGetPaymentAnswer = Type.Object({
 });
 
 /** POST /admin/v1/payments/{id}/cancel */
-export const AdminCancelPaymentAnswer = Type.Object({
-  id: Type.String({ format: 'uuid' }),
-  ext_id: Type.String(),
-  amount: Type.Number(),
-  currency: Type.String(),
-  rate: Type.Number(),
-  payin_rate: Type.Number(),
-  terminal_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
-  terminal_name: Type.Union([Type.String(), Type.Null()]),
-  status: Type.String(),
-  method: Type.String(),
-  requisites: Type.Object({
-    type: Type.String(),
-    value: Type.String(),
-    holder: Type.String(),
-    bank: Type.Union([Type.String(), Type.Null()]),
-    bank_code: Type.Union([Type.String(), Type.Null()]),
-    bank_name: Type.String(),
-  }),
-  payment_url: Type.String(),
-  valid_until: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-  created_at: Type.String({ format: 'date-time' }),
-});
+export const AdminCancelPaymentAnswer = PaymentAnswer;

@@ -6,36 +6,8 @@ import { Type } from 'typebox';
  * every answer of the suite against them).
  */
 
-/** GET /admin/v1/payouts */
-export const AdminListPayoutsAnswer = Type.Object({
-  payouts: Type.Array(
-    Type.Object({
-      id: Type.String({ format: 'uuid' }),
-      ext_id: Type.String(),
-      amount: Type.Number(),
-      currency: Type.String(),
-      method: Type.String(),
-      requisites: Type.String(),
-      holder_name: Type.Union([Type.String(), Type.Null()]),
-      bank: Type.Union([Type.String(), Type.Null()]),
-      status: Type.String(),
-      created_at: Type.String({ format: 'date-time' }),
-      completed_at: Type.Unknown(),
-      merchant_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
-      terminal_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
-      executor_id: Type.Unknown(),
-      reserve: Type.Number(),
-      failure_reason: Type.Union([Type.String(), Type.Null()]),
-      has_proof: Type.Boolean(),
-    }),
-  ),
-  total: Type.Number(),
-  limit: Type.Number(),
-  offset: Type.Number(),
-});
-
-/** GET /admin/v1/payouts/{id} */
-export const AdminGetPayoutAnswer = Type.Object({
+/** A payout as the operator sees it. */
+const AdminPayout = Type.Object({
   id: Type.String({ format: 'uuid' }),
   ext_id: Type.String(),
   amount: Type.Number(),
@@ -54,3 +26,14 @@ export const AdminGetPayoutAnswer = Type.Object({
   failure_reason: Type.Union([Type.String(), Type.Null()]),
   has_proof: Type.Boolean(),
 });
+
+/** GET /admin/v1/payouts */
+export const AdminListPayoutsAnswer = Type.Object({
+  payouts: Type.Array(AdminPayout),
+  total: Type.Number(),
+  limit: Type.Number(),
+  offset: Type.Number(),
+});
+
+/** GET /admin/v1/payouts/{id} */
+export const AdminGetPayoutAnswer = AdminPayout;

@@ -6,73 +6,36 @@ import { Type } from 'typebox';
  * every answer of the suite against them).
  */
 
+/** A payout on offer to the executors. */
+const AvailablePayout = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  amount: Type.Number(),
+  currency: Type.String(),
+  method: Type.String(),
+  requisites: Type.String(),
+  bank: Type.Union([Type.String(), Type.Null()]),
+  created_at: Type.String({ format: 'date-time' }),
+});
+
+/** A payout the executor took: what it was offered, whom to pay and how it stands. */
+const TakenPayout = Type.Object({
+  ...AvailablePayout.properties,
+  holder_name: Type.Union([Type.String(), Type.Null()]),
+  status: Type.String(),
+  taken_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+});
+
 /** GET /executor/v1/payouts */
 export const ExecutorListPayoutsAnswer = Type.Object({
-  available: Type.Array(
-    Type.Object({
-      id: Type.String({ format: 'uuid' }),
-      amount: Type.Number(),
-      currency: Type.String(),
-      method: Type.String(),
-      requisites: Type.String(),
-      bank: Type.Union([Type.String(), Type.Null()]),
-      created_at: Type.String({ format: 'date-time' }),
-    }),
-  ),
-  taken: Type.Array(
-    Type.Object({
-      id: Type.String({ format: 'uuid' }),
-      amount: Type.Number(),
-      currency: Type.String(),
-      method: Type.String(),
-      requisites: Type.String(),
-      bank: Type.Union([Type.String(), Type.Null()]),
-      created_at: Type.String({ format: 'date-time' }),
-      holder_name: Type.Union([Type.String(), Type.Null()]),
-      status: Type.String(),
-      taken_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-    }),
-  ),
+  available: Type.Array(AvailablePayout),
+  taken: Type.Array(TakenPayout),
 });
 
 /** POST /executor/v1/payouts/{id}/take */
-export const ExecutorTakePayoutAnswer = Type.Object({
-  id: Type.String({ format: 'uuid' }),
-  amount: Type.Number(),
-  currency: Type.String(),
-  method: Type.String(),
-  requisites: Type.String(),
-  bank: Type.Union([Type.String(), Type.Null()]),
-  created_at: Type.String({ format: 'date-time' }),
-  holder_name: Type.Union([Type.String(), Type.Null()]),
-  status: Type.String(),
-  taken_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-});
+export const ExecutorTakePayoutAnswer = TakenPayout;
 
 /** POST /executor/v1/payouts/{id}/complete */
-export const ExecutorCompletePayoutAnswer = Type.Object({
-  id: Type.String({ format: 'uuid' }),
-  amount: Type.Number(),
-  currency: Type.String(),
-  method: Type.String(),
-  requisites: Type.String(),
-  bank: Type.Union([Type.String(), Type.Null()]),
-  created_at: Type.String({ format: 'date-time' }),
-  holder_name: Type.Union([Type.String(), Type.Null()]),
-  status: Type.String(),
-  taken_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-});
+export const ExecutorCompletePayoutAnswer = TakenPayout;
 
 /** POST /executor/v1/payouts/{id}/fail */
-export const ExecutorFailPayoutAnswer = Type.Object({
-  id: Type.String({ format: 'uuid' }),
-  amount: Type.Number(),
-  currency: Type.String(),
-  method: Type.String(),
-  requisites: Type.String(),
-  bank: Type.Union([Type.String(), Type.Null()]),
-  created_at: Type.String({ format: 'date-time' }),
-  holder_name: Type.Union([Type.String(), Type.Null()]),
-  status: Type.String(),
-  taken_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-});
+export const ExecutorFailPayoutAnswer = TakenPayout;

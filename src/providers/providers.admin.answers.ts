@@ -14,27 +14,8 @@ export const AdminCreateProviderAnswer = Type.Object({
   callback_url: Type.String(),
 });
 
-/** GET /admin/v1/providers */
-export const AdminListProvidersAnswer = Type.Object({
-  providers: Type.Array(
-    Type.Object({
-      id: Type.String({ format: 'uuid' }),
-      name: Type.String(),
-      kind: Type.String(),
-      base_url: Type.String(),
-      is_active: Type.Boolean(),
-      callback_url: Type.String(),
-      breaker: Type.Object({
-        failures: Type.Number(),
-        open_until: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-      }),
-      created_at: Type.String({ format: 'date-time' }),
-    }),
-  ),
-});
-
-/** PATCH /admin/v1/providers/{id} */
-export const AdminUpdateProviderAnswer = Type.Object({
+/** A provider as the operator sees it, with the state of its circuit breaker. */
+const AdminProvider = Type.Object({
   id: Type.String({ format: 'uuid' }),
   name: Type.String(),
   kind: Type.String(),
@@ -43,10 +24,18 @@ export const AdminUpdateProviderAnswer = Type.Object({
   callback_url: Type.String(),
   breaker: Type.Object({
     failures: Type.Number(),
-    open_until: Type.Unknown(),
+    open_until: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   }),
   created_at: Type.String({ format: 'date-time' }),
 });
+
+/** GET /admin/v1/providers */
+export const AdminListProvidersAnswer = Type.Object({
+  providers: Type.Array(AdminProvider),
+});
+
+/** PATCH /admin/v1/providers/{id} */
+export const AdminUpdateProviderAnswer = AdminProvider;
 
 /** GET /admin/v1/terminals/{id}/routes */
 export const AdminListTerminalRoutesAnswer = Type.Array(

@@ -6,35 +6,31 @@ import { Type } from 'typebox';
  * every answer of the suite against them).
  */
 
-/** GET /admin/v1/webhooks */
-export const AdminListWebhooksAnswer = Type.Object({
-  webhooks: Type.Array(
-    Type.Object({
-      id: Type.String({ format: 'uuid' }),
-      resource_type: Type.String(),
-      resource_id: Type.String({ format: 'uuid' }),
-      event: Type.String(),
-      url: Type.String(),
-      status: Type.String(),
-      attempts: Type.Number(),
-      next_attempt_at: Type.String({ format: 'date-time' }),
-      last_error: Type.Union([Type.String(), Type.Null()]),
-      created_at: Type.String({ format: 'date-time' }),
-      delivered_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-    }),
-  ),
-  limit: Type.Number(),
-  offset: Type.Number(),
-});
-
-/** GET /admin/v1/webhooks/{id} */
-export const AdminGetWebhookAnswer = Type.Object({
+/** A webhook delivery as the operator's list shows it (`attempts`: how many were made). */
+const WebhookDelivery = Type.Object({
   id: Type.String({ format: 'uuid' }),
   resource_type: Type.String(),
   resource_id: Type.String({ format: 'uuid' }),
   event: Type.String(),
   url: Type.String(),
   status: Type.String(),
+  attempts: Type.Number(),
+  next_attempt_at: Type.String({ format: 'date-time' }),
+  last_error: Type.Union([Type.String(), Type.Null()]),
+  created_at: Type.String({ format: 'date-time' }),
+  delivered_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+});
+
+/** GET /admin/v1/webhooks */
+export const AdminListWebhooksAnswer = Type.Object({
+  webhooks: Type.Array(WebhookDelivery),
+  limit: Type.Number(),
+  offset: Type.Number(),
+});
+
+/** GET /admin/v1/webhooks/{id}: the delivery with each attempt, whose it is and what it sends. */
+export const AdminGetWebhookAnswer = Type.Object({
+  ...WebhookDelivery.properties,
   attempts: Type.Array(
     Type.Object({
       attempt: Type.Number(),
@@ -45,10 +41,6 @@ export const AdminGetWebhookAnswer = Type.Object({
       response_snippet: Type.Union([Type.String(), Type.Null()]),
     }),
   ),
-  next_attempt_at: Type.String({ format: 'date-time' }),
-  last_error: Type.Union([Type.String(), Type.Null()]),
-  created_at: Type.String({ format: 'date-time' }),
-  delivered_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   merchant_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
   payload: Type.Object({
     id: Type.String({ format: 'uuid' }),
