@@ -6,7 +6,7 @@
  */
 import type { Browser, Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { ensureWebBuilt, launchChromium, watchedPage } from './browser.js';
+import { ensureWebBuilt, launchChromium, screenshotDir, watchedPage } from './browser.js';
 import {
   adminOk,
   createExecutor,
@@ -209,6 +209,7 @@ describe('irreversible actions ask first (issue 30, item 5)', () => {
     expect(await confirm.isDisabled()).toBe(true);
     expect((await merchantCall('GET', `/v1/payments/${payment.id}`)).json().status).toBe('DISPUTE');
     await dialog.getByLabel('Reason').fill('The receipt is for another card');
+    await page.screenshot({ path: `${screenshotDir('console-money')}/console-dispute-reject.png` });
     await confirm.click();
     await expect.poll(async () => (await merchantCall('GET', `/v1/payments/${payment.id}`)).json().status).toBe('CANCELLED');
     const card = await adminOk<{ disputes: { payment: { id: string }; status: string; reason: string | null }[] }>(

@@ -8,7 +8,7 @@
 import { generate } from 'otplib';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { ensureWebBuilt, launchChromium, watchedPage } from './browser.js';
+import { ensureWebBuilt, launchChromium, screenshotDir, watchedPage } from './browser.js';
 import { adminOk, enrolTwoFactor, personSignIn, startWebTestService, type TestService } from './helpers.js';
 
 const PASSWORD = 'correct horse battery';
@@ -95,6 +95,7 @@ describe('the Users screen', () => {
     expect(await shown.textContent()).not.toContain(finance);
     const supportPassword = (await shown.getByTestId('one-time-password').textContent())!;
     expect(supportPassword).not.toBe(financePassword);
+    await page.screenshot({ path: `${screenshotDir('people')}/console-users-password.png` });
     expect((await personSignIn(service.app, support.email, supportPassword)).cookie).toBeTruthy();
 
     // After a reload, a reset still names the person by email, never by id.
@@ -192,6 +193,7 @@ describe('codes and sessions', () => {
     // The screen is still there under the dialog, with what was typed.
     expect(await page.getByLabel(/^New password/).inputValue()).toBe('a brand new secret');
     expect(await again.getByLabel('Email').inputValue()).toBe(finance.email);
+    await page.screenshot({ path: `${screenshotDir('people')}/console-sign-in-again.png` });
     await again.getByLabel(/^Password/).fill(PASSWORD);
     await again.getByRole('button', { name: 'Sign in' }).click();
     await again.getByLabel('Code from the authenticator app').fill(codes[0]!.trim());
