@@ -734,4 +734,15 @@ describe('an act and its audit row commit together', () => {
     const { rows: kept } = await service.ctx.db.query('SELECT 1 FROM notifications WHERE payment_id = ANY($1)', [[notified.id, messaged.id]]);
     expect(kept).toEqual([]);
   });
+
+  it("when the row cannot be written, the operator's adjustment of a terminal's balance posts nothing", async () => {
+    const terminal = await createTerminal(app, shop.merchantId, { name: 'Adjusted with no audit' });
+    await withAuditRefused(async () => {
+      expect((await op('POST', `/terminals/${terminal.id}/adjustments`, { amount: 5, reason: 'goodwill' })).statusCode).toBe(500);
+    });
+    const { rows } = await service.ctx.db.query(`SELECT 1 FROM ledger_entries e JOIN ledger_accounts a ON a.id = e.account_id WHERE a.terminal_id = $1`, [
+      terminal.id,
+    ]);
+    expect(rows).toEqual([]);
+  });
 });

@@ -106,19 +106,22 @@ export async function terminalAdminRoutes(app: RouteApp, ctx: AppContext): Promi
     },
     async (request, reply) => {
       const body = request.body;
-      const before = await service.getTerminal(ctx, request.params.id);
-      const { terminal: after, repeated } = await service.adjustBalance(ctx, request.params.id, body, request.idempotency?.requestId);
-      // A repeat (its key's first attempt posted it, and died before answering) is in the log already.
-      if (!repeated)
-        await audit(
-          ctx.db,
-          request,
-          'terminal.adjust_balance',
-          'terminal',
-          after.id,
-          { balance: before.balance, balance_frozen: before.balance_frozen },
-          { balance: after.balance, balance_frozen: after.balance_frozen, amount: body.amount, reason: body.reason },
-        );
+      const after = await service.adjustBalance(
+        ctx,
+        request.params.id,
+        body,
+        (tx, before, adjusted) =>
+          audit(
+            tx,
+            request,
+            'terminal.adjust_balance',
+            'terminal',
+            adjusted.id,
+            { balance: before.balance, balance_frozen: before.balance_frozen },
+            { balance: adjusted.balance, balance_frozen: adjusted.balance_frozen, amount: body.amount, reason: body.reason },
+          ),
+        request.idempotency?.requestId,
+      );
       return reply.status(201).send({ balance: Number(after.balance), balance_frozen: Number(after.balance_frozen) });
     },
   );

@@ -1,6 +1,6 @@
 import type { Decimal } from 'decimal.js';
 import type { AppContext } from '../context.js';
-import { transaction } from '../db/pool.js';
+import { type Queryable, transaction } from '../db/pool.js';
 import { DomainError } from '../errors.js';
 import { isInsufficientFunds } from '../ledger/holds.js';
 import { accountStatement, createTerminalAccounts, hasPosting, post } from '../ledger/ledger.repo.js';
@@ -104,8 +104,9 @@ export async function adjustBalance(
   ctx: AppContext,
   id: string,
   body: AdjustmentBody,
+  record: (tx: Queryable, before: repo.TerminalRow, after: repo.TerminalRow) => Promise<void>,
   requestId?: string,
-): Promise<{ terminal: repo.TerminalRow; repeated: boolean }> {
+): Promise<repo.TerminalRow> {
   const terminal = await getTerminal(ctx, id);
   const amount = checkDecimal(body.amount, { field: 'amount', places: USDT_DECIMALS });
   if (typeof amount === 'string') throw new DomainError('VALIDATION', amount);
@@ -115,7 +116,9 @@ export async function adjustBalance(
     // still locked by it: the answer is the balance right after this adjustment, not after
     // whatever else committed in between.
     return await transaction(ctx.db, async (tx) => {
-      if (requestId && (await hasPosting(tx, 'adjustment', requestId))) return { terminal: (await repo.findTerminal(tx, id))!, repeated: true };
+      // A repeat (its key's first attempt posted, and died before answering) moves nothing and is in the audit log already.
+      if (requestId && (await hasPosting(tx, 'adjustment', requestId))) return (await repo.findTerminal(tx, id))!;
+      const before = (await repo.findTerminal(tx, id))!;
       await post(tx, {
         kind: 'adjustment',
         refId: requestId ?? null,
@@ -126,7 +129,10 @@ export async function adjustBalance(
           { account: { kind: 'system_adjustments' }, amount: amount.negated() as Decimal },
         ],
       });
-      return { terminal: (await repo.findTerminal(tx, id))!, repeated: false };
+      const after = (await repo.findTerminal(tx, id))!;
+      // The audit row commits with the posting: no money moves without its record of who moved it.
+      await record(tx, before, after);
+      return after;
     });
   } catch (err) {
     if (isInsufficientFunds(err)) {
