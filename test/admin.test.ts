@@ -270,11 +270,11 @@ describe('PATCH /admin/v1/terminals/:id', () => {
 });
 
 describe('rates', () => {
-  it('PUT /rates/:currency answers {currency, rate, updated_at}; lower-case currency is upper-cased', async () => {
+  it('PUT /rates/:currency answers {currency, rate, source, markup_percent, updated_at, stale}; lower-case currency is upper-cased', async () => {
     const res = await admin(service.app, 'PUT', '/rates/RUB', { rate: 95.5 });
     expect(res.statusCode).toBe(200);
     const body = res.json() as Record<string, unknown>;
-    expect(body).toEqual({ currency: 'RUB', rate: 95.5, updated_at: expect.any(String) });
+    expect(body).toMatchObject({ currency: 'RUB', rate: 95.5, source: null, markup_percent: 0, updated_at: expect.any(String), stale: false, mode: 'manual' });
     expect(Number.isNaN(Date.parse(body.updated_at as string))).toBe(false);
 
     expect(await adminOk(service.app, 'PUT', '/rates/kzt', { rate: 0.19876543 })).toMatchObject({ currency: 'KZT', rate: 0.19876543 });

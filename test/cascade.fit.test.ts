@@ -188,6 +188,7 @@ async function choice(c: Case, mode: CascadeMode | 'batch'): Promise<string | nu
       currency: 'RUB',
       method: c.request.method,
       rate: '95.5',
+      rateRefreshId: null,
       payinRate: '0',
       crossBorder: false,
       clientId: null,

@@ -56,6 +56,7 @@ function newPayment(amount: number, overrides: Partial<NewPayment> = {}): NewPay
     currency: 'RUB',
     method: 'CARD',
     rate: '100',
+    rateRefreshId: null,
     payinRate: '2',
     crossBorder: false,
     clientId: null,

@@ -8,6 +8,7 @@ import { LEDGER_CHECK_TASK, ledgerCheckTask } from '../ledger/ledger.jobs.js';
 import { countPaymentChanges, expireDuePayments } from '../payments/lifecycle.js';
 import { POLL_TASK, pollTask } from '../payments/provider-status.service.js';
 import { ACTIONS_TASK, actionsTask } from '../providers/providers.jobs.js';
+import { purgeOldRefreshes, REFRESH_TASK, refreshTask } from '../rates/rates.jobs.js';
 import { purgeOldUsage, switchOffUnpaidStreaks } from '../requisites/requisites.repo.js';
 import { DISPATCH_KEY, DISPATCH_TASK, scheduleDispatch } from '../webhooks/outbox.js';
 import { wakeDispatchOnNewEvents } from '../webhooks/wakeup.js';
@@ -73,11 +74,13 @@ function scoreTask(ctx: AppContext): Task {
 
 const CLEANUP_TASK = 'idempotency_cleanup';
 
-/** Stored Idempotency-Key answers are kept 24 hours. */
+/** Stored Idempotency-Key answers are kept 24 hours; rate fetches that gave no rate, REFRESH_HISTORY_HOURS. */
 function cleanupTask(ctx: AppContext): Task {
   return async () => {
     const removed = await removeIdempotencyKeysOlderThan(ctx.db, 24);
     if (removed) ctx.log.info({ removed }, 'removed expired idempotency keys');
+    const refreshes = await purgeOldRefreshes(ctx);
+    if (refreshes) ctx.log.info({ removed: refreshes }, 'removed old rate fetches that gave no rate');
   };
 }
 
@@ -98,6 +101,7 @@ export function taskList(ctx: AppContext): TaskList {
     [POLL_TASK]: pollTask(ctx),
     [SCORE_TASK]: scoreTask(ctx),
     [LEDGER_CHECK_TASK]: ledgerCheckTask(ctx),
+    [REFRESH_TASK]: refreshTask(ctx, (source, outcome) => ctx.metrics.rateFetched(source, outcome)),
   };
 }
 
@@ -134,6 +138,8 @@ export async function startWorker(ctx: AppContext, databaseUrl: string): Promise
       `* * * * * ${SCORE_TASK} ?jobKey=${SCORE_TASK}`,
       // The ledger's invariants, for /metrics (kassir_ledger_check_*).
       `41 * * * * ${LEDGER_CHECK_TASK} ?jobKey=${LEDGER_CHECK_TASK}`,
+      // The rate feeds: the job sleeps until the next feed is due; this line wakes it should the chain break.
+      `* * * * * ${REFRESH_TASK} ?jobKey=${REFRESH_TASK}&jobKeyMode=preserve_run_at`,
       // The safety net of webhook delivery: events whose announcement was missed, leases that ran out.
       `* * * * * ${DISPATCH_TASK} ?jobKey=${DISPATCH_KEY}&jobKeyMode=preserve_run_at`,
       // Executors' deposit addresses (when configured): the job reschedules itself every

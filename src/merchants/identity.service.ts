@@ -1,6 +1,7 @@
 import type { Db } from '../db/pool.js';
 import { hashToken, type SecretBox } from '../lib/crypto.js';
 import { type TerminalRoute, toTerminalRoute } from '../providers/providers.repo.js';
+import { type RateQuote, toQuote } from '../rates/quote.js';
 import type { IdentityCache } from './identity.cache.js';
 import { findIdentityRow } from './merchants.repo.js';
 
@@ -18,8 +19,11 @@ export interface MerchantIdentity {
   payinRate: string;
   /** The merchant's currently valid secrets, opened (more than one during a rotation's grace period). */
   secrets: string[];
-  /** The USDT rate the terminal sees in each currency: its own where the operator set one, else the manual rate. */
-  rates: ReadonlyMap<string, string>;
+  /**
+   * The USDT rate the terminal sees in each currency: its own setting where the operator made one,
+   * else the currency's. A feed's rate carries when it goes stale: the create checks it at use.
+   */
+  rates: ReadonlyMap<string, RateQuote>;
   /** The terminal's routes in order (its executors, upstream providers). */
   routes: TerminalRoute[];
 }
@@ -48,7 +52,7 @@ export async function findIdentity(sources: IdentitySources, apiKey: string): Pr
       terminalActive: row.is_active,
       payinRate: row.payin_rate,
       secrets: row.secrets.map((sealed) => sources.box.open(sealed)),
-      rates: new Map(row.rates.map((r) => [r.currency, r.rate])),
+      rates: new Map(row.rates.map((r) => [r.currency, toQuote(r)])),
       routes: row.routes.map(toTerminalRoute),
     };
     return { value: identity, validUntil: row.valid_until };

@@ -1,6 +1,6 @@
 import { prepared, type Queryable } from '../db/pool.js';
 import { type RouteJson, terminalRoutesSql } from '../providers/providers.repo.js';
-import { effectiveRatesSql } from '../rates/rates.repo.js';
+import { effectiveRatesSql, type RateQuoteRow } from '../rates/rates.repo.js';
 
 export interface MerchantRow {
   id: string;
@@ -52,7 +52,7 @@ export interface IdentityRow {
   secrets: string[];
   /** When the key or one of the secrets expires (null: never); the identity is not kept past it. */
   valid_until: Date | null;
-  rates: { currency: string; rate: string }[];
+  rates: RateQuoteRow[];
   routes: RouteJson[];
 }
 

@@ -32,6 +32,8 @@ export interface Metrics {
   paymentCancelled(payment: { method: string; terminalId: string; reason: CancelReason }): void;
   /** One webhook delivery attempt, recorded; `lagSeconds` (event written → delivered) for a delivered one. */
   webhookAttempt(outcome: WebhookOutcome, lagSeconds?: number): void;
+  /** One exchange asked for a rate feed's adverts: it gave a figure (`ok`) or not (`error`). */
+  rateFetched(source: string, outcome: 'ok' | 'error'): void;
 }
 
 /** The label of a request that matched no route: the raw URL never becomes a label (it may hold a token or a card number). */
@@ -64,6 +66,10 @@ export class ServiceMetrics implements Metrics {
   private readonly cancelled: Counter<'method' | 'terminal' | 'reason'>;
   private readonly completion: Histogram<'method'>;
   private readonly webhookAttempts: Counter<'outcome'>;
+  private readonly rateFetches: Counter<'source' | 'outcome'>;
+  private readonly rateAge: Gauge<'currency' | 'terminal'>;
+  private readonly rateStale: Gauge<'currency' | 'terminal'>;
+  private readonly rateFailures: Gauge<'currency' | 'terminal'>;
   private readonly webhookLag: Histogram<string>;
   private readonly pool: Gauge<'state'>;
   private readonly jobs: Gauge<'task' | 'state'>;
@@ -145,6 +151,30 @@ export class ServiceMetrics implements Metrics {
       buckets: WEBHOOK_LAG_BUCKETS,
       registers,
     });
+    this.rateFetches = new Counter({
+      name: 'kassir_rate_fetches_total',
+      help: "Rate feeds' requests to an exchange by this instance, by source and outcome (ok: it gave a figure; error: an error answer, no answer, or too few adverts)",
+      labelNames: ['source', 'outcome'],
+      registers,
+    });
+    this.rateAge = new Gauge({
+      name: 'kassir_rate_age_seconds',
+      help: "Age of each feed-kept rate (since its feed last gave or confirmed it), by currency and terminal id ('' for the currency's own)",
+      labelNames: ['currency', 'terminal'],
+      registers,
+    });
+    this.rateStale = new Gauge({
+      name: 'kassir_rate_stale',
+      help: 'Whether a feed-kept rate is stale (1: creates and payouts that need it are refused), by currency and terminal id',
+      labelNames: ['currency', 'terminal'],
+      registers,
+    });
+    this.rateFailures = new Gauge({
+      name: 'kassir_rate_feed_failures',
+      help: "A rate feed's failed fetches in a row (0: its last fetch gave a figure), by currency and terminal id",
+      labelNames: ['currency', 'terminal'],
+      registers,
+    });
     this.pool = new Gauge({
       name: 'kassir_db_pool_connections',
       help: "This instance's PostgreSQL pool: total (open), idle, waiting (requests queued for a connection), max (KASSIR_DB_POOL_SIZE)",
@@ -221,6 +251,10 @@ export class ServiceMetrics implements Metrics {
     if (outcome === 'delivered' && lagSeconds !== undefined) this.webhookLag.observe(Math.max(0, lagSeconds));
   }
 
+  rateFetched(source: string, outcome: 'ok' | 'error'): void {
+    this.rateFetches.inc({ source, outcome });
+  }
+
   /** One answered HTTP request; `route` is the route's pattern (UNMATCHED_ROUTE for none). */
   httpRequest(route: string, method: string, status: number, seconds: number): void {
     this.httpRequests.inc({ route, method, status: String(status) });
@@ -265,6 +299,15 @@ export class ServiceMetrics implements Metrics {
     this.present(this.ledgerOk, ledger && (ledger.ok ? 1 : 0));
     this.present(this.ledgerProblems, ledger?.problems);
     this.present(this.ledgerDuration, ledger && ledger.ms / 1000);
+    this.rateAge.reset();
+    this.rateStale.reset();
+    this.rateFailures.reset();
+    for (const rate of state?.rates ?? []) {
+      const labels = { currency: rate.currency, terminal: rate.terminal_id ?? '' };
+      if (rate.age_seconds !== null) this.rateAge.set(labels, rate.age_seconds);
+      this.rateStale.set(labels, rate.stale ? 1 : 0);
+      this.rateFailures.set(labels, rate.failures);
+    }
   }
 
   /** An unlabelled gauge that `present` shows or leaves out; created unregistered. */

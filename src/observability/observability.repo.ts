@@ -18,6 +18,8 @@ export interface QueueState {
   webhooks: { pending: number; oldest_seconds: number };
   /** The last ledger check's outcome; undefined when none ever ran. */
   ledgerCheck: { at: Date; ok: boolean; problems: number; ms: number } | undefined;
+  /** Every feed-kept rate's freshness (a handful of rows: one per currency, and per terminal with its own feed). */
+  rates: { currency: string; terminal_id: string | null; age_seconds: number | null; stale: boolean; failures: number }[];
 }
 
 /**
@@ -28,7 +30,12 @@ export interface QueueState {
  * operator asks), never run here.
  */
 export async function readQueueState(db: Queryable): Promise<QueueState> {
-  const { rows } = await db.query<{ jobs: JobsRow[]; webhooks: { pending: number; oldest_seconds: number }; ledger: string | null }>(
+  const { rows } = await db.query<{
+    jobs: JobsRow[];
+    webhooks: { pending: number; oldest_seconds: number };
+    ledger: string | null;
+    rates: QueueState['rates'];
+  }>(
     `SELECT
        (SELECT coalesce(json_agg(j ORDER BY j.task), '[]'::json) FROM (
           SELECT task_identifier AS task,
@@ -43,11 +50,17 @@ export async function readQueueState(db: Queryable): Promise<QueueState> {
        (SELECT json_build_object('pending', count(*)::int,
                                  'oldest_seconds', coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8)
           FROM webhook_events WHERE status = 'pending') AS webhooks,
-       (SELECT value FROM settings WHERE key = $1) AS ledger`,
+       (SELECT value FROM settings WHERE key = $1) AS ledger,
+       (SELECT coalesce(json_agg(json_build_object(
+                 'currency', currency, 'terminal_id', terminal_id,
+                 'age_seconds', extract(epoch FROM now() - fetched_at)::float8,
+                 'stale', fetched_at IS NULL OR fetched_at < now() - make_interval(secs => max_age_seconds),
+                 'failures', failures)), '[]'::json)
+          FROM rates WHERE mode = 'feed') AS rates`,
     [LEDGER_CHECK_SETTING],
   );
   const row = rows[0]!;
-  return { jobs: row.jobs, webhooks: row.webhooks, ledgerCheck: parseLedgerCheck(row.ledger) };
+  return { jobs: row.jobs, webhooks: row.webhooks, ledgerCheck: parseLedgerCheck(row.ledger), rates: row.rates };
 }
 
 function parseLedgerCheck(value: string | null): QueueState['ledgerCheck'] {

@@ -280,6 +280,8 @@ export interface NewPayment {
   currency: string;
   method: string;
   rate: string;
+  /** The rate refresh that gave `rate` (rate_refreshes.id). */
+  rateRefreshId: string | null;
   payinRate: string;
   crossBorder: boolean;
   clientId: string | null;
@@ -348,8 +350,8 @@ async function runCascade(db: Db, p: NewPayment, mode: CascadeMode, sameAmountLi
     const c = p.candidates[0]!;
     const { rows } = await queryPrepared<CascadeRow>(
       db,
-      'SELECT * FROM payment_create_window($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, true)',
-      [c.currency, c.country, p.types[0], c.payerAmount, ...cascadeParams(p, sameAmountLimit), CASCADE_WINDOW],
+      'SELECT * FROM payment_create_window($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, true, $23)',
+      [c.currency, c.country, p.types[0], c.payerAmount, ...cascadeParams(p, sameAmountLimit), CASCADE_WINDOW, p.rateRefreshId],
     );
     return cascadeResult(rows[0]!, p);
   }
@@ -359,6 +361,7 @@ async function runCascade(db: Db, p: NewPayment, mode: CascadeMode, sameAmountLi
     p.candidates.map((c) => c.payerAmount),
     p.types,
     ...cascadeParams(p, sameAmountLimit),
+    p.rateRefreshId,
   ]);
   return cascadeResult(rows[0]!, p);
 }
@@ -387,7 +390,7 @@ export async function insertWindowBatch(db: Db, payments: NewPayment[], sameAmou
     db,
     `SELECT * FROM payment_create_windows($1::text[], $2::text[], $3::text[], $4::numeric[], $5::text[], $6::text[], $7::uuid[], $8::uuid[],
        $9::text[], $10::numeric[], $11::text[], $12::numeric[], $13::numeric[], $14::boolean[], $15::text[], $16::text[], $17::text[],
-       $18::text[], $19::integer[], $20, $21::numeric[], $22)`,
+       $18::text[], $19::integer[], $20, $21::numeric[], $22, $23::bigint[])`,
     [
       column((_, c) => c.currency),
       column((_, c) => c.country),
@@ -411,6 +414,7 @@ export async function insertWindowBatch(db: Db, payments: NewPayment[], sameAmou
       sameAmountLimit,
       column((p) => p.hold),
       CASCADE_WINDOW,
+      column((p) => p.rateRefreshId),
     ],
   );
   const outcomes: (CascadeOutcome | undefined)[] = payments.map(() => undefined);
@@ -533,10 +537,11 @@ function cascadeSql(mode: CascadeMode): string {
      ), inserted AS (
        INSERT INTO payments (id, merchant_id, terminal_id, ext_id, amount, currency, method, status, rate, payin_rate,
                              requisite_id, executor_id, hold, req_type, req_value, req_bank_code, req_holder, req_country, req_currency,
-                             payer_amount, cross_border, client_id, notify_url, notification_token, page_token, valid_until)
+                             payer_amount, cross_border, client_id, notify_url, notification_token, page_token, valid_until,
+                             rate_refresh_id)
        SELECT u.payment_id, $7, $8, $9, $10, $11, $5, 'PENDING', $12, $13,
               u.id, u.executor_id, $21, u.type, u.value, u.bank_code, u.holder, u.country, u.currency,
-              u.payer_amount, $14, $15, $16, $17, $18, now() + make_interval(secs => $19)
+              u.payer_amount, $14, $15, $16, $17, $18, now() + make_interval(secs => $19), $22::bigint
          FROM used u
        RETURNING *
      )
@@ -617,9 +622,9 @@ export async function insertProviderPayment(tx: Tx, p: NewProviderPayment): Prom
       `INSERT INTO payments (id, merchant_id, terminal_id, ext_id, amount, currency, method, status, rate, payin_rate,
                              provider_id, provider_payment_id, provider_token, req_type, req_value, req_bank_code, req_holder,
                              req_country, req_currency, payer_amount, cross_border, client_id, notify_url, notification_token,
-                             page_token, valid_until)
+                             page_token, valid_until, rate_refresh_id)
        VALUES ($1, $2, $3, $4, $5, $6, $7, 'PENDING', $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24,
-               least(now() + make_interval(secs => $25), coalesce($26, 'infinity'::timestamptz)))`,
+               least(now() + make_interval(secs => $25), coalesce($26, 'infinity'::timestamptz)), $27)`,
       [
         p.id,
         p.merchantId,
@@ -647,6 +652,7 @@ export async function insertProviderPayment(tx: Tx, p: NewProviderPayment): Prom
         p.pageToken,
         p.ttlSeconds,
         p.providerValidUntil,
+        p.rateRefreshId,
       ],
     );
   } catch (err) {

@@ -24,6 +24,7 @@ import { isUuid } from '../lib/validators.js';
 import type { MerchantIdentity } from '../merchants/identity.service.js';
 import type { ProviderRow } from '../providers/providers.repo.js';
 import { paymentRoutes, requestPayment, tryRoutes } from '../providers/routing.js';
+import { isUsable, staleRate, usableRates } from '../rates/quote.js';
 import { candidatesFor } from '../requisites/cascade.js';
 import { checkWebhookUrl } from '../webhooks/sender.js';
 import * as repo from './payments.repo.js';
@@ -169,11 +170,18 @@ export async function createPayment(ctx: AppContext, identity: MerchantIdentity,
 /** createPayment's work once the request is valid: the rate, then the terminal's routes in order. */
 async function createValid(ctx: AppContext, identity: MerchantIdentity, input: ValidCreate): Promise<repo.PaymentView> {
   const crossBorder = CROSS_BORDER_METHODS.has(input.method);
-  const { rates, routes } = identity;
-  const rate = rates.get(input.currency);
-  if (!rate) {
+  const { routes } = identity;
+  const quote = identity.rates.get(input.currency);
+  if (!quote) {
     throw new DomainError('PAY_004', `Payments in ${input.currency} are not available: no USDT rate is set (operator: PUT /admin/v1/rates/${input.currency})`);
   }
+  // A feed's rate is checked now, at use: stale, it refuses the currency (and nothing stands in for it).
+  const now = Date.now();
+  if (!isUsable(quote, now)) throw staleRate(input.currency, 'Payments');
+  const localQuote = crossBorder && input.country ? identity.rates.get(COUNTRY_CURRENCY[input.country] ?? '') : undefined;
+  if (localQuote && !isUsable(localQuote, now)) throw staleRate(COUNTRY_CURRENCY[input.country!]!, 'Payments');
+  const rate = quote.rate;
+  const rates = usableRates(identity.rates, now);
   const base: NewPaymentBase = {
     merchantId: identity.merchantId,
     terminalId: identity.terminalId,
@@ -183,6 +191,7 @@ async function createValid(ctx: AppContext, identity: MerchantIdentity, input: V
     currency: input.currency,
     method: input.method,
     rate,
+    rateRefreshId: quote.refreshId,
     payinRate: identity.payinRate,
     crossBorder,
     clientId: input.clientId,

@@ -15,6 +15,8 @@ export interface PayoutRow {
   notify_url: string | null;
   status: PayoutStatus;
   rate: string;
+  /** The rate refresh that gave `rate` (null before rates had refreshes). */
+  rate_refresh_id: string | null;
   payout_rate: string;
   reserve: string;
   executor_id: string | null;
@@ -64,9 +66,23 @@ export async function insertPayout(
 ): Promise<PayoutRow> {
   try {
     const { rows } = await tx.query<PayoutRow>(
-      `INSERT INTO payouts (merchant_id, terminal_id, ext_id, amount, method, requisites, holder_name, bank, notify_url, rate, payout_rate, reserve)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING *`,
-      [p.merchant_id, p.terminal_id, p.ext_id, p.amount, p.method, p.requisites, p.holder_name, p.bank, p.notify_url, p.rate, p.payout_rate, p.reserve],
+      `INSERT INTO payouts (merchant_id, terminal_id, ext_id, amount, method, requisites, holder_name, bank, notify_url, rate, rate_refresh_id, payout_rate, reserve)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING *`,
+      [
+        p.merchant_id,
+        p.terminal_id,
+        p.ext_id,
+        p.amount,
+        p.method,
+        p.requisites,
+        p.holder_name,
+        p.bank,
+        p.notify_url,
+        p.rate,
+        p.rate_refresh_id,
+        p.payout_rate,
+        p.reserve,
+      ],
     );
     return rows[0]!;
   } catch (err) {

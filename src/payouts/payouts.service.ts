@@ -12,6 +12,7 @@ import type { ProviderPayout } from '../providers/provider.js';
 import { terminalRoutes } from '../providers/providers.repo.js';
 import type { CallbackOutcome } from '../providers/providers.routes.js';
 import { payoutRoutes, requestPayout, tryRoutes } from '../providers/routing.js';
+import { isUsable, staleRate, toQuote } from '../rates/quote.js';
 import { effectiveRates } from '../rates/rates.repo.js';
 import { findTerminal } from '../terminals/terminals.repo.js';
 import { enqueueWebhooks } from '../webhooks/outbox.js';
@@ -68,8 +69,12 @@ async function validateCreate(ctx: AppContext, body: CreatePayoutBody) {
  */
 export async function createPayout(ctx: AppContext, identity: MerchantIdentity, body: CreatePayoutBody): Promise<repo.PayoutRow> {
   const input = await validateCreate(ctx, body);
-  const rate = (await effectiveRates(ctx.db, identity.terminalId, ['RUB'])).get('RUB');
-  if (!rate) throw new DomainError('UNAVAILABLE', 'Payouts are not available: no USDT rate is set for RUB (operator: PUT /admin/v1/rates/RUB)');
+  const [row] = await effectiveRates(ctx.db, identity.terminalId, ['RUB']);
+  if (!row) throw new DomainError('UNAVAILABLE', 'Payouts are not available: no USDT rate is set for RUB (operator: PUT /admin/v1/rates/RUB)');
+  // Payouts price with the sell side's markup where the operator set one; a stale feed refuses them as it refuses payments.
+  const quote = toQuote(row);
+  if (!isUsable(quote, Date.now())) throw staleRate('RUB', 'Payouts');
+  const rate = quote.payoutRate;
   const terminal = await findTerminal(ctx.db, identity.terminalId);
   const { reserve: amountToHold } = payoutReserve(input.amount, rate, terminal!.payout_rate);
   let created: repo.PayoutRow;
@@ -86,6 +91,7 @@ export async function createPayout(ctx: AppContext, identity: MerchantIdentity, 
         bank: input.bank,
         notify_url: input.notifyUrl,
         rate,
+        rate_refresh_id: quote.refreshId,
         payout_rate: terminal!.payout_rate,
         reserve: amountToHold.toFixed(USDT_DECIMALS),
       });

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { EffectiveRate, RateSetting } from '../rates/rates.admin.answers.js';
 
 /**
  * What the routes of terminals.admin.ts answer on success, as the OpenAPI document shows them
@@ -43,19 +44,6 @@ export const AdminCreateTerminalAdjustmentAnswer = Type.Object({
 
 /** GET /admin/v1/terminals/{id}/rates */
 export const AdminListTerminalRatesAnswer = Type.Object({
-  rates: Type.Array(
-    Type.Object({
-      currency: Type.String(),
-      rate: Type.Number(),
-      updated_at: Type.String({ format: 'date-time' }),
-    }),
-  ),
-});
-
-/** PUT /admin/v1/terminals/{id}/rates/{currency} */
-export const AdminSetTerminalRateAnswer = Type.Object({
-  terminal_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
-  currency: Type.String(),
-  rate: Type.Number(),
-  updated_at: Type.String({ format: 'date-time' }),
+  rates: Type.Array(RateSetting),
+  effective: Type.Array(EffectiveRate),
 });

@@ -1,17 +1,15 @@
 import { Type } from 'typebox';
-import { audit } from '../admin/audit.service.js';
+import { audit, auditFor } from '../admin/audit.service.js';
 import type { AppContext, RouteApp } from '../context.js';
-import { transaction } from '../db/pool.js';
-import { DomainError } from '../errors.js';
 import { parseListQuery } from '../lib/pagination.js';
-import * as rates from '../rates/rates.repo.js';
-import { parseCurrency, parseRate } from '../rates/rates.service.js';
+import { rateSettingRoutes } from '../rates/rates.admin.js';
+import { effectiveRates } from '../rates/rates.repo.js';
+import { listSettings, parseCurrency, removeTerminalSetting, toEffective, toRate } from '../rates/rates.service.js';
 import {
   AdminCreateTerminalAdjustmentAnswer,
   AdminGetTerminalStatementAnswer,
   AdminListTerminalRatesAnswer,
   AdminRotateTerminalApiKeyAnswer,
-  AdminSetTerminalRateAnswer,
   NoContent,
 } from './terminals.admin.answers.js';
 import { AdjustmentBody, AdminTerminal, RotateBody, toAdminTerminal, UpdateTerminalBody } from './terminals.schemas.js';
@@ -20,7 +18,6 @@ import * as service from './terminals.service.js';
 const tags = ['operator'];
 const IdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
 const RateParams = Type.Object({ id: Type.String({ format: 'uuid' }), currency: Type.String() });
-const RateBody = Type.Object({ rate: Type.Number() });
 
 /** Operator API for terminals: settings, keys, balance adjustments and the terminal's own rates. */
 export async function terminalAdminRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
@@ -133,42 +130,31 @@ export async function terminalAdminRoutes(app: RouteApp, ctx: AppContext): Promi
       schema: {
         documentedResponse: { 200: AdminListTerminalRatesAnswer },
         tags,
-        summary: "A terminal's own USDT rates (they take precedence over the currency's rate)",
+        summary: "A terminal's own USDT rate settings (they take precedence over the currency's), and the rates it prices with",
         params: IdParams,
       },
     },
     async (request) => {
       await service.getTerminal(ctx, request.params.id);
-      const own = await rates.listTerminalRates(ctx.db, request.params.id);
-      return { rates: own.map((r) => ({ currency: r.currency, rate: Number(r.rate), updated_at: r.updated_at })) };
+      const [own, effective] = await Promise.all([listSettings(ctx, request.params.id), effectiveRates(ctx.db, request.params.id, null)]);
+      return {
+        rates: own.map((r) => ({ terminal_id: request.params.id, ...toRate(r) })),
+        effective: effective.map(toEffective),
+      };
     },
   );
 
-  app.put(
-    '/terminals/:id/rates/:currency',
-    {
-      config: { access: 'admin' },
-      schema: {
-        documentedResponse: { 200: AdminSetTerminalRateAnswer },
-        tags,
-        summary: 'Set a terminal’s own USDT rate for a currency',
-        params: RateParams,
-        body: RateBody,
-        errors: { VALIDATION: 'Not a currency Kassir prices, or the rate is not a positive number' },
-      },
+  rateSettingRoutes(app, ctx, {
+    prefix: '/terminals/:id/rates/:currency',
+    params: RateParams,
+    what: "a terminal's own USDT rate",
+    scopeOf: async (request) => {
+      const params = request.params as { id: string; currency: string };
+      await service.getTerminal(ctx, params.id);
+      return { terminalId: params.id, currency: parseCurrency(params.currency) };
     },
-    async (request) => {
-      await service.getTerminal(ctx, request.params.id);
-      const currency = parseCurrency(request.params.currency);
-      const rate = parseRate(request.body.rate);
-      const row = await transaction(ctx.db, async (tx) => {
-        const saved = await rates.upsertTerminalRate(tx, request.params.id, currency, rate);
-        await audit(tx, request, 'terminal.set_rate', 'terminal', request.params.id, null, { currency, rate });
-        return saved;
-      });
-      return { terminal_id: request.params.id, currency: row.currency, rate: Number(row.rate), updated_at: row.updated_at };
-    },
-  );
+    answer: (setting, scope) => ({ terminal_id: scope.terminalId, ...setting }),
+  });
 
   app.delete(
     '/terminals/:id/rates/:currency',
@@ -186,11 +172,7 @@ export async function terminalAdminRoutes(app: RouteApp, ctx: AppContext): Promi
       },
     },
     async (request, reply) => {
-      const currency = parseCurrency(request.params.currency);
-      if (!(await rates.deleteTerminalRate(ctx.db, request.params.id, currency))) {
-        throw new DomainError('NOT_FOUND', `Terminal ${request.params.id} has no own ${currency} rate`);
-      }
-      await audit(ctx.db, request, 'terminal.remove_rate', 'terminal', request.params.id, { currency }, null);
+      await removeTerminalSetting(ctx, request.params.id, parseCurrency(request.params.currency), auditFor(request));
       return reply.status(204).send();
     },
   );

@@ -1,0 +1,228 @@
+-- Rates that keep themselves (issue 31; DESIGN.md "Rate sources (contract)").
+--
+-- Every rate setting lives in one table, `rates`: the currency's own (terminal_id NULL) and a
+-- terminal's (what `terminal_rates` held), so that one job refreshes them all and one statement
+-- tells a terminal its rates. A setting is
+--   manual  a number a person typed (`rate`, kept until they change it);
+--   feed    an exchange feed (`source`, `options`, `cross_check`) refreshed every
+--           `refresh_seconds`: `figure` is the market's robust figure, `rate` = figure × (1 +
+--           markup_percent / 100), and the rate is stale once `fetched_at` is older than
+--           `max_age_seconds` (creates that need it are refused; nothing stands in for it);
+--   markup  (a terminal's only) the currency's own figure with this terminal's markup.
+-- Each refresh, typed or fetched, is a row of rate_refreshes with the sample it used, and a
+-- payment records the refresh that gave its rate (payments.rate_refresh_id).
+
+ALTER TABLE rates DROP CONSTRAINT rates_pkey;
+ALTER TABLE rates
+  ADD COLUMN id uuid NOT NULL DEFAULT gen_random_uuid() PRIMARY KEY,
+  ADD COLUMN terminal_id uuid REFERENCES terminals(id),
+  ALTER COLUMN rate DROP NOT NULL,
+  ADD COLUMN mode text NOT NULL DEFAULT 'manual' CHECK (mode IN ('manual', 'feed', 'markup')),
+  -- The market's figure before the markup (a manual rate: the rate itself).
+  ADD COLUMN figure numeric(20, 8) CHECK (figure > 0),
+  ADD COLUMN source text CHECK (source IN ('bybit_p2p', 'binance_p2p', 'htx_p2p', 'rapira', 'grinex')),
+  ADD COLUMN options jsonb NOT NULL DEFAULT '{}',
+  -- Further sources the figure is checked against: [{source, options}].
+  ADD COLUMN cross_check jsonb NOT NULL DEFAULT '[]',
+  ADD COLUMN markup_percent numeric(8, 4) NOT NULL DEFAULT 0 CHECK (markup_percent > -100 AND markup_percent < 1000),
+  -- Payouts' own markup (the sell side); null: payouts use markup_percent.
+  ADD COLUMN payout_markup_percent numeric(8, 4) CHECK (payout_markup_percent > -100 AND payout_markup_percent < 1000),
+  ADD COLUMN refresh_seconds integer NOT NULL DEFAULT 30 CHECK (refresh_seconds >= 5),
+  ADD COLUMN max_age_seconds integer NOT NULL DEFAULT 600 CHECK (max_age_seconds >= 10),
+  -- A source whose figure is further than this from the others' is left out of the refresh.
+  ADD COLUMN max_spread_percent numeric(8, 4) NOT NULL DEFAULT 3 CHECK (max_spread_percent > 0),
+  -- A figure further than this from the current one is held for a person (null: never held).
+  ADD COLUMN max_jump_percent numeric(8, 4) CHECK (max_jump_percent > 0),
+  -- When the feed last confirmed `rate` (or a person kept it): the age that makes it stale.
+  ADD COLUMN fetched_at timestamptz,
+  -- The refresh that gave `rate`; a jump waiting for a person.
+  ADD COLUMN refresh_id bigint,
+  ADD COLUMN held_refresh_id bigint,
+  -- The refresh job's bookkeeping: when the feed is fetched next, failures in a row, the last one.
+  ADD COLUMN next_refresh_at timestamptz,
+  ADD COLUMN failures integer NOT NULL DEFAULT 0,
+  ADD COLUMN last_error text,
+  -- Bumped by every change of the settings: a fetch begun under older settings is not recorded.
+  ADD COLUMN version integer NOT NULL DEFAULT 1,
+  ADD CONSTRAINT rates_mode_fields CHECK (
+    CASE mode
+      WHEN 'manual' THEN rate IS NOT NULL AND source IS NULL
+      WHEN 'feed' THEN source IS NOT NULL
+      ELSE terminal_id IS NOT NULL AND source IS NULL AND rate IS NULL
+    END);
+UPDATE rates SET figure = rate;
+CREATE UNIQUE INDEX rates_currency ON rates (currency) WHERE terminal_id IS NULL;
+CREATE UNIQUE INDEX rates_terminal_currency ON rates (terminal_id, currency) WHERE terminal_id IS NOT NULL;
+CREATE INDEX rates_due ON rates (next_refresh_at) WHERE mode = 'feed';
+
+INSERT INTO rates (terminal_id, currency, rate, figure, updated_at)
+SELECT terminal_id, currency, rate, rate, updated_at FROM terminal_rates;
+DROP TABLE terminal_rates;
+
+-- Every value a rate setting took or was offered: typed by a person, fetched, held for a person,
+-- or failed. `sample` holds what a fetch saw (per source: the adverts, the ones used and left out,
+-- its figure), so a payment's rate can be explained later. Rows that gave a rate are kept; the
+-- others go after two days (the console's chart shows the last day).
+CREATE TABLE rate_refreshes (
+  id             bigserial PRIMARY KEY,
+  rate_id        uuid REFERENCES rates(id) ON DELETE SET NULL,
+  terminal_id    uuid,
+  currency       text NOT NULL,
+  at             timestamptz NOT NULL DEFAULT now(),
+  kind           text NOT NULL CHECK (kind IN ('manual', 'fetched', 'held', 'failed', 'accepted', 'kept')),
+  source         text,
+  figure         numeric(20, 8),
+  markup_percent numeric(8, 4),
+  rate           numeric(20, 8),
+  -- This row became the setting's rate (a payment may name it).
+  gave_rate      boolean NOT NULL DEFAULT false,
+  sample         jsonb,
+  error          text,
+  -- Who, for a person's act (a user id, or "admin-token").
+  actor          text
+);
+CREATE INDEX rate_refreshes_rate_at ON rate_refreshes (rate_id, at);
+CREATE INDEX rate_refreshes_purge ON rate_refreshes (at) WHERE NOT gave_rate;
+
+-- The typed rates there were, as their first refreshes.
+WITH typed AS (
+  INSERT INTO rate_refreshes (rate_id, terminal_id, currency, at, kind, figure, markup_percent, rate, gave_rate, actor)
+  SELECT id, terminal_id, currency, updated_at, 'manual', rate, 0, rate, true, 'migration'
+    FROM rates
+  RETURNING id, rate_id
+)
+UPDATE rates r SET refresh_id = typed.id FROM typed WHERE typed.rate_id = r.id;
+
+-- The refresh that gave a payment's or a payout's rate (null before this migration).
+ALTER TABLE payments ADD COLUMN rate_refresh_id bigint;
+ALTER TABLE payouts ADD COLUMN rate_refresh_id bigint;
+
+DROP FUNCTION payment_create_windows(text[], text[], text[], numeric[], text[], text[], uuid[], uuid[], text[], numeric[], text[],
+                                     numeric[], numeric[], boolean[], text[], text[], text[], text[], integer[], integer, numeric[], integer);
+DROP FUNCTION payment_create_window(text, text, text, numeric, text, text, uuid, uuid, text, numeric, text, numeric, numeric, boolean,
+                                    text, text, text, text, integer, integer, numeric, integer, boolean);
+
+-- payment_create_window of migration 034, with the rate refresh that gave p_rate (p_rate_refresh).
+CREATE FUNCTION payment_create_window(
+  p_currency text, p_country text, p_type text, p_payer_amount numeric, p_method text, p_bank text,
+  p_merchant uuid, p_terminal uuid, p_ext_id text, p_amount numeric, p_order_currency text,
+  p_rate numeric, p_payin_rate numeric, p_cross_border boolean, p_client_id text, p_notify_url text,
+  p_notification_token text, p_page_token text, p_ttl_seconds integer, p_same_amount_limit integer,
+  p_hold numeric, p_window integer, p_wait boolean, p_rate_refresh bigint)
+RETURNS TABLE (
+  same_amount integer, ext_id_taken boolean, created boolean, busy boolean,
+  id uuid, ext_id text, terminal_id uuid, amount numeric, currency text, method text, status text,
+  rate numeric, payin_rate numeric, req_type text, req_value text, req_bank_code text, req_holder text,
+  req_country text, req_currency text, payer_amount numeric, cross_border boolean, page_token text,
+  valid_until timestamptz, received_amount numeric, created_at timestamptz, req_bank_name text)
+LANGUAGE plpgsql VOLATILE AS $$
+#variable_conflict use_column
+DECLARE
+  r requisites;
+  p payments;
+  new_id uuid := gen_random_uuid();
+BEGIN
+  created := false;
+  busy := NOT p_wait AND NOT pg_try_advisory_xact_lock(payment_creation_lock_key(p_terminal, p_amount));
+  IF busy THEN
+    RETURN NEXT;
+    RETURN;
+  END IF;
+  SELECT f.same_amount, f.ext_id_taken INTO same_amount, ext_id_taken
+    FROM payment_creation_facts(p_merchant, p_terminal, p_ext_id, p_amount, p_order_currency) f;
+  IF ext_id_taken OR same_amount >= p_same_amount_limit THEN
+    RETURN NEXT;
+    RETURN;
+  END IF;
+
+  SELECT c.* INTO r
+    FROM (SELECT q.id, q.last_used_at, q.executor_priority, q.executor_score FROM requisites q
+           WHERE q.is_active AND q.executor_open AND q.currency = p_currency AND q.type = p_type
+           ORDER BY q.executor_priority DESC, q.executor_score DESC, q.last_used_at NULLS FIRST, q.id
+           LIMIT p_window) w
+   CROSS JOIN LATERAL (
+     SELECT l.* FROM requisites l
+      WHERE l.id = w.id AND l.last_used_at IS NOT DISTINCT FROM w.last_used_at
+        AND l.executor_priority = w.executor_priority AND l.executor_score = w.executor_score
+        AND l.is_active AND l.executor_open AND l.country = p_country AND l.type = p_type
+        AND p_method = ANY(l.methods)
+        AND (p_bank IS NULL OR l.bank_code = p_bank)
+        AND p_payer_amount >= l.min_amount
+        AND (l.max_amount IS NULL OR p_payer_amount <= l.max_amount)
+      LIMIT 1
+        FOR NO KEY UPDATE OF l SKIP LOCKED) c
+   WHERE NOT EXISTS (SELECT 1 FROM payments o
+                      WHERE o.requisite_id = c.id AND o.status = 'PENDING' AND o.payer_amount = p_payer_amount
+                     OFFSET 0)
+     AND (NOT c.limited OR requisite_limits_allow(c.id, p_payer_amount))
+     AND CASE WHEN p_wait
+              THEN (SELECT a.balance - a.min_balance FROM ledger_accounts a
+                     WHERE a.executor_id = c.executor_id AND a.kind = 'executor_available') >= p_hold
+              ELSE (SELECT a.balance - a.min_balance FROM ledger_accounts a
+                     WHERE a.executor_id = c.executor_id AND a.kind = 'executor_available'
+                       FOR NO KEY UPDATE SKIP LOCKED) >= p_hold
+         END
+   LIMIT 1;
+  IF r.id IS NULL THEN
+    -- In a batch, nothing the walk could take without waiting: alone, the create looks again.
+    busy := NOT p_wait;
+    RETURN NEXT;
+    RETURN;
+  END IF;
+
+  IF NOT executor_hold_take(new_id, p_merchant, r.executor_id, p_hold) THEN
+    RETURN NEXT;
+    RETURN;
+  END IF;
+  IF r.limited THEN
+    PERFORM requisite_usage_take(r.id, p_payer_amount);
+  END IF;
+  UPDATE requisites c SET last_used_at = clock_timestamp() WHERE c.id = r.id;
+  INSERT INTO payments (id, merchant_id, terminal_id, ext_id, amount, currency, method, status, rate, payin_rate,
+                        requisite_id, executor_id, hold, req_type, req_value, req_bank_code, req_holder, req_country, req_currency,
+                        payer_amount, cross_border, client_id, notify_url, notification_token, page_token, valid_until,
+                        rate_refresh_id)
+  VALUES (new_id, p_merchant, p_terminal, p_ext_id, p_amount, p_order_currency, p_method, 'PENDING', p_rate, p_payin_rate,
+          r.id, r.executor_id, p_hold, r.type, r.value, r.bank_code, r.holder, r.country, r.currency,
+          p_payer_amount, p_cross_border, p_client_id, p_notify_url, p_notification_token, p_page_token,
+          now() + make_interval(secs => p_ttl_seconds), p_rate_refresh)
+  RETURNING * INTO p;
+
+  created := true;
+  id := p.id; ext_id := p.ext_id; terminal_id := p.terminal_id; amount := p.amount; currency := p.currency;
+  method := p.method; status := p.status; rate := p.rate; payin_rate := p.payin_rate;
+  req_type := p.req_type; req_value := p.req_value; req_bank_code := p.req_bank_code; req_holder := p.req_holder;
+  req_country := p.req_country; req_currency := p.req_currency; payer_amount := p.payer_amount;
+  cross_border := p.cross_border; page_token := p.page_token; valid_until := p.valid_until;
+  received_amount := p.received_amount; created_at := p.created_at;
+  req_bank_name := (SELECT b.name FROM banks b WHERE b.code = p.req_bank_code);
+  RETURN NEXT;
+END
+$$;
+
+-- payment_create_windows of migration 034, passing each create's rate refresh on.
+CREATE FUNCTION payment_create_windows(
+  p_currency text[], p_country text[], p_type text[], p_payer_amount numeric[], p_method text[], p_bank text[],
+  p_merchant uuid[], p_terminal uuid[], p_ext_id text[], p_amount numeric[], p_order_currency text[],
+  p_rate numeric[], p_payin_rate numeric[], p_cross_border boolean[], p_client_id text[], p_notify_url text[],
+  p_notification_token text[], p_page_token text[], p_ttl_seconds integer[], p_same_amount_limit integer,
+  p_hold numeric[], p_window integer, p_rate_refresh bigint[])
+RETURNS TABLE (
+  item integer, same_amount integer, ext_id_taken boolean, created boolean, busy boolean,
+  id uuid, ext_id text, terminal_id uuid, amount numeric, currency text, method text, status text,
+  rate numeric, payin_rate numeric, req_type text, req_value text, req_bank_code text, req_holder text,
+  req_country text, req_currency text, payer_amount numeric, cross_border boolean, page_token text,
+  valid_until timestamptz, received_amount numeric, created_at timestamptz, req_bank_name text)
+LANGUAGE plpgsql VOLATILE AS $$
+BEGIN
+  FOR n IN 1 .. cardinality(p_currency) LOOP
+    RETURN QUERY
+      SELECT n, w.* FROM payment_create_window(
+        p_currency[n], p_country[n], p_type[n], p_payer_amount[n], p_method[n], p_bank[n],
+        p_merchant[n], p_terminal[n], p_ext_id[n], p_amount[n], p_order_currency[n],
+        p_rate[n], p_payin_rate[n], p_cross_border[n], p_client_id[n], p_notify_url[n],
+        p_notification_token[n], p_page_token[n], p_ttl_seconds[n], p_same_amount_limit,
+        p_hold[n], p_window, false, p_rate_refresh[n]) w;
+  END LOOP;
+END
+$$;
