@@ -198,6 +198,28 @@ async function spareExecutor(): Promise<{ id: string; token: string }> {
   return createExecutor(app, unique('Spare '), { deposit: 0 });
 }
 
+/** A rate kept by a feed (never fetched here: no job worker runs), the currency's own or a terminal's. */
+async function feedOf(terminalId: string | null, currency: string): Promise<string> {
+  const path = terminalId ? `/terminals/${terminalId}/rates/${currency}` : `/rates/${currency}`;
+  ok(await op('PUT', path, { source: 'bybit_p2p', options: { base_url: 'http://127.0.0.1:9' } }));
+  const { rows } = await service.ctx.db.query<{ id: string }>('SELECT id FROM rates WHERE terminal_id IS NOT DISTINCT FROM $1 AND currency = $2', [
+    terminalId,
+    currency,
+  ]);
+  return rows[0]!.id;
+}
+
+/** The feed's rate is 95 and it holds a jump to 110 for a person (as a fetch beyond max_jump_percent leaves it). */
+async function heldJump(settingId: string): Promise<void> {
+  await service.ctx.db.query(
+    `WITH held AS (
+       INSERT INTO rate_refreshes (rate_id, terminal_id, currency, kind, source, figure, markup_percent, rate)
+       SELECT id, terminal_id, currency, 'held', source, 110, 0, 110 FROM rates WHERE id = $1 RETURNING id)
+     UPDATE rates SET rate = 95, figure = 95, fetched_at = now(), held_refresh_id = (SELECT id FROM held) WHERE id = $1`,
+    [settingId],
+  );
+}
+
 function ok(res: LightMyRequestResponse): Record<string, any> {
   expect(res.statusCode, `${res.statusCode} ${res.body}`).toBeLessThan(300);
   return res.body ? res.json() : {};
@@ -460,6 +482,39 @@ const CASES: Record<string, () => Promise<Expected>> = {
   'PUT /admin/v1/rates/:currency': async () => {
     ok(await op('PUT', '/rates/RUB', { rate: 95.5 }));
     return { action: 'rate.set', actor: token, object_type: 'rate', object_id: 'RUB' };
+  },
+  'POST /admin/v1/rates/:currency/refresh': async () => {
+    await feedOf(null, 'KGS');
+    ok(await op('POST', '/rates/KGS/refresh'));
+    return { action: 'rate.refresh_now', actor: token, object_type: 'rate', object_id: 'KGS' };
+  },
+  'POST /admin/v1/rates/:currency/held/accept': async () => {
+    await heldJump(await feedOf(null, 'KGS'));
+    ok(await op('POST', '/rates/KGS/held/accept'));
+    return { action: 'rate.accept_jump', actor: token, object_type: 'rate', object_id: 'KGS' };
+  },
+  'POST /admin/v1/rates/:currency/held/keep': async () => {
+    await heldJump(await feedOf(null, 'KGS'));
+    ok(await op('POST', '/rates/KGS/held/keep'));
+    return { action: 'rate.keep_jump', actor: token, object_type: 'rate', object_id: 'KGS' };
+  },
+  'POST /admin/v1/terminals/:id/rates/:currency/refresh': async () => {
+    const terminal = await createTerminal(app, shop.merchantId, { name: 'Own feed' });
+    await feedOf(terminal.id, 'RUB');
+    ok(await op('POST', `/terminals/${terminal.id}/rates/RUB/refresh`));
+    return { action: 'rate.refresh_now', actor: token, object_type: 'terminal', object_id: terminal.id };
+  },
+  'POST /admin/v1/terminals/:id/rates/:currency/held/accept': async () => {
+    const terminal = await createTerminal(app, shop.merchantId, { name: 'Own feed, jump accepted' });
+    await heldJump(await feedOf(terminal.id, 'RUB'));
+    ok(await op('POST', `/terminals/${terminal.id}/rates/RUB/held/accept`));
+    return { action: 'rate.accept_jump', actor: token, object_type: 'terminal', object_id: terminal.id };
+  },
+  'POST /admin/v1/terminals/:id/rates/:currency/held/keep': async () => {
+    const terminal = await createTerminal(app, shop.merchantId, { name: 'Own feed, rate kept' });
+    await heldJump(await feedOf(terminal.id, 'RUB'));
+    ok(await op('POST', `/terminals/${terminal.id}/rates/RUB/held/keep`));
+    return { action: 'rate.keep_jump', actor: token, object_type: 'terminal', object_id: terminal.id };
   },
   'POST /admin/v1/executors': async () => {
     const res = ok(await op('POST', '/executors', { name: unique('New ') }));

@@ -146,7 +146,7 @@ export function rateSettingRoutes(
       },
     },
     async (request, reply) => {
-      await service.refreshNow(ctx, await scopeOf(request));
+      await service.refreshNow(ctx, await scopeOf(request), auditFor(request));
       return reply.status(202).send({ scheduled: true });
     },
   );

@@ -350,13 +350,16 @@ export async function decideHeld(
   return (await repo.findSetting(ctx.db, scope.terminalId, scope.currency))!;
 }
 
-/** Asks for a feed's fetch now (the console's "refresh now"). */
-export async function refreshNow(ctx: AppContext, scope: RateScope): Promise<void> {
-  const setting = await repo.findSetting(ctx.db, scope.terminalId, scope.currency);
-  if (setting?.mode !== 'feed') {
-    throw new DomainError('NOT_FOUND', `The ${scope.currency} rate${scope.terminalId ? ' of this terminal' : ''} is not kept by a feed`);
-  }
-  await repo.dueNow(ctx.db, setting.id);
+/** Asks for a feed's fetch now (the console's "refresh now"); who asked is in the audit log. */
+export async function refreshNow(ctx: AppContext, scope: RateScope, record: AuditRecorder): Promise<void> {
+  await transaction(ctx.db, async (tx) => {
+    const setting = await repo.lockSetting(tx, scope.terminalId, scope.currency);
+    if (setting?.mode !== 'feed') {
+      throw new DomainError('NOT_FOUND', `The ${scope.currency} rate${scope.terminalId ? ' of this terminal' : ''} is not kept by a feed`);
+    }
+    await repo.dueNow(tx, setting.id);
+    await record(tx, 'rate.refresh_now', scope.terminalId ? 'terminal' : 'rate', scope.terminalId ?? scope.currency, null, { currency: scope.currency });
+  });
   await scheduleRefresh(ctx.db, new Date());
 }
 

@@ -69,7 +69,7 @@ CREATE TABLE rate_refreshes (
   terminal_id    uuid,
   currency       text NOT NULL,
   at             timestamptz NOT NULL DEFAULT now(),
-  kind           text NOT NULL CHECK (kind IN ('manual', 'fetched', 'held', 'failed', 'accepted', 'kept')),
+  kind           text NOT NULL CHECK (kind IN ('manual', 'settings', 'fetched', 'held', 'failed', 'accepted', 'kept')),
   source         text,
   figure         numeric(20, 8),
   markup_percent numeric(8, 4),
