@@ -165,6 +165,53 @@ describe('kassir CLI against a running service', { timeout: 120_000 }, () => {
     expect(await ok(['rate', 'list'])).toMatch(/^RUB\s+95\.5\s/m);
   });
 
+  it("rate source has a feed keep a rate with its options; rate show says what it waits for; rate markup sets a terminal's own markup", async () => {
+    const out = await ok([
+      'rate',
+      'source',
+      'kzt',
+      'bybit_p2p',
+      '--markup',
+      '1.5',
+      '--refresh',
+      '10',
+      '--pay-methods',
+      '75, 382',
+      '--amount',
+      '5000',
+      '--ranks',
+      '2-8',
+      '--base-url',
+      'http://127.0.0.1:9',
+      '--max-jump',
+      '4',
+    ]);
+    expect(field(out, 'source')).toBe('bybit_p2p');
+    expect(out).toContain('waiting for the first fetch');
+    const { rates } = await adminOk<{ rates: Record<string, unknown>[] }>(service.app, 'GET', '/rates');
+    expect(rates.find((r) => r.currency === 'KZT')).toMatchObject({
+      source: 'bybit_p2p',
+      markup_percent: 1.5,
+      refresh_seconds: 10,
+      max_jump_percent: 4,
+      rate: null,
+      stale: true,
+      options: { base_url: 'http://127.0.0.1:9', pay_methods: ['75', '382'], amount: 5000, ranks: [2, 8] },
+    });
+    expect(await ok(['rate', 'show', 'KZT'])).toMatch(/waiting for the first fetch[\s\S]*Refreshes \(last 24 h/);
+    expect(await ok(['rate', 'list'])).toMatch(/^KZT\s+\S+\s+bybit_p2p\s+1\.5\s+waiting/m);
+    const refused = await kassir(['rate', 'source', 'KZT', 'rapira']);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('does not quote USDT in KZT');
+
+    const shop = await createMerchant(service.app);
+    const markup = await ok(['rate', 'markup', 'RUB', '2', '--terminal', shop.terminalId]);
+    expect(field(markup, 'mode')).toBe('markup');
+    expect(await adminOk(service.app, 'GET', `/terminals/${shop.terminalId}/rates`)).toMatchObject({
+      effective: expect.arrayContaining([expect.objectContaining({ currency: 'RUB', rate: 97.41, source: null })]),
+    });
+  });
+
   it('executor create prints its token once', async () => {
     const out = await ok(['executor', 'create', '--name', 'CLI Trader']);
     executorId = field(out, 'id');
