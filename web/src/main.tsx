@@ -22,9 +22,10 @@ import { Disputes } from './routes/console/Disputes';
 import { ExecutorDetail, Executors } from './routes/console/Executors';
 import { MerchantDetail, Merchants } from './routes/console/Merchants';
 import { Notifications } from './routes/console/Notifications';
-import { LedgerCheck, Rates, Webhooks } from './routes/console/Operations';
+import { LedgerCheck, Webhooks } from './routes/console/Operations';
 import { PaymentDetail, Payments } from './routes/console/Payments';
 import { Payouts } from './routes/console/Payouts';
+import { RateDetailPage, Rates } from './routes/console/Rates';
 import { Security } from './routes/console/Security';
 import { Users } from './routes/console/Users';
 import { Withdrawals } from './routes/console/Withdrawals';
@@ -103,6 +104,7 @@ const routeTree = rootRoute.addChildren([
     page('/merchants', Merchants),
     page('/merchants/$id', MerchantDetail),
     page('/rates', Rates),
+    page('/rates/$currency', RateDetailPage),
     page('/banks', Banks),
     page('/providers', Providers),
     page('/webhooks', Webhooks),

@@ -94,18 +94,6 @@ export function useRotateTerminalKey() {
   return useMutation({ mutationFn: (id: string) => post<{ api_key: string }>(`/admin/v1/terminals/${id}/api-key/rotate`) });
 }
 
-export function useRates() {
-  return useQuery({ queryKey: ['rates'], queryFn: () => get<{ rates: { currency: string; rate: number; updated_at: string }[] }>('/admin/v1/rates') });
-}
-
-export function useSetRate() {
-  const client = useQueryClient();
-  return useMutation({
-    mutationFn: (input: { currency: string; rate: number }) => put(`/admin/v1/rates/${input.currency}`, { rate: input.rate }),
-    onSuccess: () => client.invalidateQueries({ queryKey: ['rates'] }),
-  });
-}
-
 export interface WebhookView {
   id: string;
   resource_type: string;

@@ -8,6 +8,7 @@ import { Money } from '../../components/Money';
 import { Statement } from '../../components/Statement';
 import { useI18n } from '../../i18n';
 import { TerminalRoutes } from './Directory';
+import { TerminalRates } from './Rates';
 
 const CURRENCIES = ['RUB', 'KZT', 'AZN', 'TJS'];
 
@@ -123,6 +124,9 @@ export function MerchantDetail() {
             {t('merchants.rotateKey')}
           </Button>
           <TerminalRoutes terminalId={terminal.id} />
+          <Stack mt="md">
+            <TerminalRates terminalId={terminal.id} name={terminal.name} />
+          </Stack>
           <Stack mt="md">
             <Statement path={`/admin/v1/terminals/${terminal.id}/statement`} />
           </Stack>

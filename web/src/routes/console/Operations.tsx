@@ -1,7 +1,7 @@
-import { Alert, Badge, Button, Code, Group, Loader, NumberInput, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Badge, Button, Code, Loader, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useState } from 'react';
 import { useApiBase, useArea } from '../../api/area';
-import { useLedgerCheck, useRates, useResendWebhook, useSetRate, useWebhook, useWebhooks } from '../../api/operations';
+import { useLedgerCheck, useResendWebhook, useWebhook, useWebhooks } from '../../api/operations';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { ListHeader } from '../../components/ListHeader';
 import { Pager } from '../../components/Pager';
@@ -9,52 +9,6 @@ import { StatusBadge } from '../../components/StatusBadge';
 import { pageOf, useUrlFilters } from '../../components/useUrlFilters';
 import { When } from '../../components/When';
 import { useI18n } from '../../i18n';
-
-/** USDT rates per currency; admins set them. */
-export function Rates() {
-  const { t } = useI18n();
-  const rates = useRates();
-  const setRate = useSetRate();
-  const [currency, setCurrency] = useState('RUB');
-  const [rate, setRateValue] = useState<number | string>('');
-  return (
-    <Stack>
-      <Title order={2}>{t('nav.rates')}</Title>
-      <Table striped w="fit-content">
-        <Table.Tbody>
-          {rates.data?.rates.map((r) => (
-            <Table.Tr key={r.currency}>
-              <Table.Td>1 USDT =</Table.Td>
-              <Table.Td>
-                {r.rate} {r.currency}
-              </Table.Td>
-              <Table.Td>
-                <Text size="xs" c="dimmed">
-                  <When at={r.updated_at} />
-                </Text>
-              </Table.Td>
-            </Table.Tr>
-          ))}
-        </Table.Tbody>
-      </Table>
-      <form
-        onSubmit={(event) => {
-          event.preventDefault();
-          setRate.mutate({ currency: currency.trim().toUpperCase(), rate: Number(rate) });
-        }}
-      >
-        <Group align="flex-end">
-          <TextInput label={t('rates.currency')} value={currency} onChange={(e) => setCurrency(e.currentTarget.value)} w={100} />
-          <NumberInput label={t('rates.rate')} value={rate} onChange={setRateValue} decimalScale={6} w={160} />
-          <Button type="submit" loading={setRate.isPending}>
-            {t('common.save')}
-          </Button>
-        </Group>
-      </form>
-      <ErrorAlert error={rates.error ?? setRate.error} />
-    </Stack>
-  );
-}
 
 /** One event's payload and its delivery attempts, under its row. */
 function WebhookAttempts({ id }: { id: string }) {
