@@ -140,6 +140,22 @@ describe('a feed keeps the rate', () => {
     expect(before.status).toBe(200);
     expect(before.body.rate).toBe(96.628);
 
+    // Only the markup changes (the options sent in another key order): the same feed keeps its figure, priced anew.
+    const repriced = await adminOk(service.app, 'PUT', '/rates/RUB', {
+      options: { amount: 5000, pay_methods: ['75'], base_url: market.url },
+      refresh_seconds: 5,
+      markup_percent: 2,
+      source: 'bybit_p2p',
+    });
+    expect(repriced).toMatchObject({ rate: 97.104, figure: 95.2, stale: false });
+    expect((await pay(1000.5)).body.rate).toBe(97.104);
+    await adminOk(service.app, 'PUT', '/rates/RUB', {
+      source: 'bybit_p2p',
+      markup_percent: 1.5,
+      refresh_seconds: 5,
+      options: { base_url: market.url, pay_methods: ['75'], amount: 5000 },
+    });
+
     market.prices = ['96.00', '96.10', '96.20', '96.30', '96.40'];
     await adminOk(service.app, 'POST', '/rates/RUB/refresh');
     const second = await nextRate('RUB', 96.628);
@@ -155,6 +171,8 @@ describe('a feed keeps the rate', () => {
     expect(stored.map((p) => p.rate)).toEqual(['96.62800000', '97.64300000']);
     expect(String(stored[0]!.rate_refresh_id)).toBe(first.refresh_id);
     expect(String(stored[1]!.rate_refresh_id)).toBe(second.refresh_id);
+    // The operator's view of the payment names it: "why was this payment 97.643?"
+    expect(await adminOk(service.app, 'GET', `/payments/${after.body.id}`)).toMatchObject({ rate: 97.643, rate_refresh_id: second.refresh_id });
     const why = await adminOk(service.app, 'GET', `/rate-refreshes/${second.refresh_id}`);
     expect(why).toMatchObject({ kind: 'fetched', source: 'bybit_p2p', figure: 96.2, markup_percent: 1.5, rate: 97.643, gave_rate: true });
     expect((why.sample as { sources: unknown[] }).sources[0]).toMatchObject({

@@ -43,6 +43,7 @@ export const AdminGetPaymentAnswer = Type.Object({
   client_id: Type.Unknown(),
   cancel_reason: Type.Union([Type.String(), Type.Null()]),
   cancel_note: Type.Unknown(),
+  rate_refresh_id: Type.Union([Type.String({ description: 'why the rate was what it was: GET /admin/v1/rate-refreshes/{id}' }), Type.Null()]),
 });
 
 /** POST /admin/v1/payments/{id}/cancel */

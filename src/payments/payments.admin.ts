@@ -59,7 +59,7 @@ export async function paymentAdminRoutes(app: RouteApp, ctx: AppContext): Promis
       schema: {
         documentedResponse: { 200: AdminGetPaymentAnswer },
         tags,
-        summary: 'Get any payment, with its merchant, requisite and cancel reason (and the note of whoever cancelled it)',
+        summary: 'Get any payment, with its merchant, requisite, cancel reason (and the note of whoever cancelled it) and the rate refresh that gave its rate',
         params: IdParams,
         errors: { PAY_006: 'No payment with this id' },
       },
@@ -74,6 +74,7 @@ export async function paymentAdminRoutes(app: RouteApp, ctx: AppContext): Promis
         client_id: row.client_id,
         cancel_reason: row.cancel_reason,
         cancel_note: row.cancel_note,
+        rate_refresh_id: row.rate_refresh_id === null ? null : String(row.rate_refresh_id),
       };
     },
   );

@@ -35,6 +35,8 @@ export interface PaymentRow {
   cancel_reason: string | null;
   /** The words of the person who cancelled it or rejected its dispute (migration 037). */
   cancel_note: string | null;
+  /** The rate refresh that gave `rate` (GET /admin/v1/rate-refreshes/{id}); null before rates had refreshes. */
+  rate_refresh_id: number | null;
   provider_id: string | null;
   provider_payment_id: string | null;
   provider_token: string | null;
@@ -89,6 +91,7 @@ const PAYMENT_COLUMNS = [
   'notification_token',
   'cancel_reason',
   'cancel_note',
+  'rate_refresh_id',
   'provider_id',
   'provider_payment_id',
   'provider_token',

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { AuditRecorder } from '../admin/audit.service.js';
 import type { AppContext } from '../context.js';
 import { type Db, transaction } from '../db/pool.js';
@@ -202,8 +203,6 @@ function parseBody(scope: RateScope, body: RateSettingBody): Omit<repo.SettingIn
   };
 }
 
-const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
-
 /**
  * Sets a rate: typed, kept by a feed, or (a terminal's) the currency's figure with a markup. A feed
  * that stays the same feed (only its markup or timings changed) keeps its figure, priced anew;
@@ -224,8 +223,9 @@ export async function saveSetting(
       wanted.mode === 'feed' &&
       before?.mode === 'feed' &&
       before.source === wanted.source &&
-      sameJson(before.options, wanted.options) &&
-      sameJson(before.cross_check, wanted.cross_check);
+      // jsonb keeps its own key order: compared as values, not as text.
+      isDeepStrictEqual(before.options, wanted.options) &&
+      isDeepStrictEqual(before.cross_check, wanted.cross_check);
     const keptFigure = sameFeed ? before.figure : null;
     const input: repo.SettingInput = {
       ...wanted,

@@ -555,17 +555,6 @@ function formOf(setting: RateSetting | undefined, terminal: boolean) {
 
 type Form = ReturnType<typeof formOf>;
 
-/**
- * Options with their keys in the order PostgreSQL's jsonb keeps them (shorter keys first, then by
- * code point). The service compares a feed's options as JSON text to tell "the same feed, new
- * markup or timings" (its rate kept) from another feed (its rate dropped until the next fetch):
- * options sent in another order would count as another feed.
- */
-function inJsonbOrder(options: RateOptions): RateOptions {
-  const keys = Object.keys(options).sort((a, b) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0));
-  return Object.fromEntries(keys.map((k) => [k, options[k]]));
-}
-
 /** The body a feed's form asks for; options the form does not show (ranks, side…) are kept as they were. */
 function feedBody(form: Form, setting: RateSetting | undefined): RateBody {
   const kept: RateOptions = setting?.mode === 'feed' && setting.source === form.source ? { ...setting.options } : {};
@@ -589,10 +578,10 @@ function feedBody(form: Form, setting: RateSetting | undefined): RateBody {
     refresh_seconds: numberOf(form.refreshSeconds),
     max_age_seconds: numberOf(form.maxAge),
     max_jump_percent: numberOf(form.maxJump) ?? null,
-    options: inJsonbOrder(options),
+    options,
     cross_check: form.crossCheck
       .filter((s) => s !== form.source)
-      .map((source) => ({ source, options: inJsonbOrder(setting?.cross_check.find((c) => c.source === source)?.options ?? {}) })),
+      .map((source) => ({ source, options: setting?.cross_check.find((c) => c.source === source)?.options ?? {} })),
   };
 }
 
