@@ -2,7 +2,7 @@ import { Anchor, Badge, Button, Card, Group, Select, Stack, Text, TextInput } fr
 import { Link } from '@tanstack/react-router';
 import { useState } from 'react';
 import { type DeviceMessageView, useDeviceMessages, useLinkDeviceMessage, useSetAsideDeviceMessage } from '../../api/devices';
-import { useExecutors } from '../../api/operations';
+import { useExecutors } from '../../api/executors';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { ListHeader } from '../../components/ListHeader';
 import { Pager } from '../../components/Pager';

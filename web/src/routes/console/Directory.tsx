@@ -1,16 +1,8 @@
 import { ActionIcon, Badge, Button, Card, Code, Group, Loader, Select, Stack, Switch, Table, TagsInput, Text, TextInput, Title } from '@mantine/core';
 import { useState } from 'react';
-import {
-  type RouteStep,
-  useBanks,
-  useCreateBank,
-  useCreateProvider,
-  useProviders,
-  useSetTerminalRoutes,
-  useTerminalRoutes,
-  useUpdateBank,
-  useUpdateProvider,
-} from '../../api/operations';
+import { useBanks, useCreateBank, useUpdateBank } from '../../api/banks';
+import { useCreateProvider, useProviders, useUpdateProvider } from '../../api/providers';
+import { type RouteStep, useSetTerminalRoutes, useTerminalRoutes } from '../../api/terminals';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { useI18n } from '../../i18n';
 

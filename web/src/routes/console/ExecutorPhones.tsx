@@ -3,7 +3,7 @@ import { Link } from '@tanstack/react-router';
 import { useState } from 'react';
 import { useMe } from '../../api/auth';
 import { useDevices, useRegisterDevice, useRevokeDevice, useSetDeviceSilence } from '../../api/devices';
-import type { ExecutorView } from '../../api/operations';
+import type { ExecutorView } from '../../api/executors';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { When } from '../../components/When';
 import { useI18n } from '../../i18n';

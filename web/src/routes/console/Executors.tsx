@@ -1,7 +1,7 @@
 import { Anchor, Badge, Button, Card, Group, NumberInput, Stack, Switch, Table, Text, TextInput, Title } from '@mantine/core';
 import { Link, useParams } from '@tanstack/react-router';
 import { useState } from 'react';
-import { useAdjustExecutor, useCreateExecutor, useExecutor, useExecutors, useSwitchRequisite } from '../../api/operations';
+import { useAdjustExecutor, useCreateExecutor, useExecutor, useExecutors, useSwitchRequisite } from '../../api/executors';
 import { CreateByName } from '../../components/CreateByName';
 import { CsvLink } from '../../components/CsvLink';
 import { DataTable } from '../../components/DataTable';

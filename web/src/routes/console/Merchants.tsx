@@ -1,7 +1,8 @@
 import { Alert, Anchor, Button, Card, Code, Group, NumberInput, Select, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { Link, useParams } from '@tanstack/react-router';
 import { useState } from 'react';
-import { useCreateMerchant, useCreateTerminal, useMerchant, useMerchants, useRotateTerminalKey } from '../../api/operations';
+import { useCreateMerchant, useMerchant, useMerchants } from '../../api/merchants';
+import { useCreateTerminal, useRotateTerminalKey } from '../../api/terminals';
 import { CreateByName } from '../../components/CreateByName';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { Money } from '../../components/Money';

@@ -1,7 +1,8 @@
 import { Alert, Badge, Button, Code, Loader, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useState } from 'react';
 import { useApiBase, useArea } from '../../api/area';
-import { useLedgerCheck, useResendWebhook, useWebhook, useWebhooks } from '../../api/operations';
+import { useLedgerCheck } from '../../api/ledger';
+import { useResendWebhook, useWebhook, useWebhooks } from '../../api/webhooks';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { ListHeader } from '../../components/ListHeader';
 import { Pager } from '../../components/Pager';

@@ -2,8 +2,9 @@ import { Anchor, Button, Card, Code, Group, Select, Stack, Table, Text, TextInpu
 import { Link, useParams } from '@tanstack/react-router';
 import { useState } from 'react';
 import { useApiBase, useArea } from '../../api/area';
+import { useExecutors } from '../../api/executors';
 import { useMerchantMe } from '../../api/merchant';
-import { useExecutors, useMerchants } from '../../api/operations';
+import { useMerchants } from '../../api/merchants';
 import { paymentsCsvPath, type TimelineItem, useCancelPayment, usePayment, usePayments, usePaymentTimeline } from '../../api/payments';
 import { ConfirmAction } from '../../components/ConfirmAction';
 import { DataTable } from '../../components/DataTable';

@@ -1,0 +1,71 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { get, patch, post } from './client';
+import { useMoneyMutation } from './idempotency';
+
+// Executors and their requisites, as the operator sees them (/admin/v1/executors, /admin/v1/requisites).
+
+export interface ExecutorView {
+  id: string;
+  name: string;
+  is_active: boolean;
+  is_paused: boolean;
+  priority: number;
+  balance: number;
+  balance_frozen: number;
+  credit_limit: number;
+  payin_reward: number;
+  payout_reward: number;
+  requisites?: number;
+  created_at: string;
+  /** How long its phones may be silent before its requisites leave the cascade (null: never). */
+  device_silence_minutes: number | null;
+  /** Its phones have been silent longer than that: its requisites are not handed out. */
+  devices_silent: boolean;
+}
+
+export interface RequisiteView {
+  id: string;
+  type: string;
+  value: string;
+  bank: string | null;
+  holder: string | null;
+  currency: string;
+  methods: string[];
+  is_active: boolean;
+  disabled_reason: string | null;
+  last_used_at: string | null;
+}
+
+export function useExecutors() {
+  return useQuery({ queryKey: ['executors'], queryFn: () => get<{ executors: ExecutorView[] }>('/admin/v1/executors') });
+}
+
+export function useExecutor(id: string) {
+  return useQuery({ queryKey: ['executors', id], queryFn: () => get<ExecutorView & { requisites: RequisiteView[] }>(`/admin/v1/executors/${id}`) });
+}
+
+export function useSwitchRequisite() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (input: { id: string; is_active: boolean }) => patch<RequisiteView>(`/admin/v1/requisites/${input.id}`, { is_active: input.is_active }),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['executors'] }),
+  });
+}
+
+/** Moves money: one Idempotency-Key per intended adjustment, one request at a time (useMoneyMutation). */
+export function useAdjustExecutor() {
+  const client = useQueryClient();
+  return useMoneyMutation(
+    (input: { id: string; amount: number; reason: string }, headers) =>
+      post<{ balance: number; balance_frozen: number }>(`/admin/v1/executors/${input.id}/adjustments`, { amount: input.amount, reason: input.reason }, headers),
+    { onSuccess: () => client.invalidateQueries({ queryKey: ['executors'] }) },
+  );
+}
+
+export function useCreateExecutor() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (name: string) => post<{ id: string; name: string; token: string }>('/admin/v1/executors', { name }),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['executors'] }),
+  });
+}

@@ -1,0 +1,53 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { get, post, put } from './client';
+
+// A merchant's terminals as the operator sees them: creating one, its API key, its route.
+
+export interface TerminalView {
+  id: string;
+  name: string;
+  balance: number;
+  balance_frozen: number;
+  is_active: boolean;
+  payment_currency: string;
+  payin_rate: number;
+  payout_rate: number;
+}
+
+export function useRotateTerminalKey() {
+  return useMutation({ mutationFn: (id: string) => post<{ api_key: string }>(`/admin/v1/terminals/${id}/api-key/rotate`) });
+}
+
+export function useCreateTerminal() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (input: { merchantId: string; name: string; currency: string; payin_rate: number; payout_rate: number }) =>
+      post<TerminalView & { api_key: string }>(`/admin/v1/merchants/${input.merchantId}/terminals`, {
+        name: input.name,
+        currency: input.currency,
+        payin_rate: input.payin_rate,
+        payout_rate: input.payout_rate,
+      }),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['merchants'] }),
+  });
+}
+
+/** One step of a terminal's route: its own executors, or a provider; optionally only for some currencies and methods. */
+export interface RouteStep {
+  executors?: boolean;
+  provider_id?: string;
+  currencies?: string[];
+  methods?: string[];
+}
+
+export function useTerminalRoutes(terminalId: string) {
+  return useQuery({ queryKey: ['routes', terminalId], queryFn: () => get<RouteStep[]>(`/admin/v1/terminals/${terminalId}/routes`) });
+}
+
+export function useSetTerminalRoutes() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (input: { terminalId: string; routes: RouteStep[] }) => put<RouteStep[]>(`/admin/v1/terminals/${input.terminalId}/routes`, input.routes),
+    onSuccess: (_data, input) => client.invalidateQueries({ queryKey: ['routes', input.terminalId] }),
+  });
+}
