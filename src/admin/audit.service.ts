@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { actorName } from '../auth/actor.js';
+import { actorName } from '../lib/actor.js';
 import type { Queryable } from '../db/pool.js';
 import { type AuditFilter, insertAuditEntry, listAuditEntries } from './audit.repo.js';
 

@@ -4,7 +4,7 @@ import { transaction } from '../db/pool.js';
 import { DomainError } from '../errors.js';
 import { hashToken, randomToken } from '../lib/crypto.js';
 import { getSetting, putSetting } from '../settings.repo.js';
-import type { PersonActor } from './actor.js';
+import type { PersonActor } from '../lib/actor.js';
 import {
   checkNewPassword,
   generatePassword,

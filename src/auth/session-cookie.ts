@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../errors.js';
-import type { PersonActor } from './actor.js';
+import type { PersonActor } from '../lib/actor.js';
 
 /** The session cookie: HttpOnly, SameSite=Strict, Secure when the request came over HTTPS. */
 export const SESSION_COOKIE = 'kassir_session';

@@ -2,11 +2,10 @@ import type { Queryable } from '../db/pool.js';
 import { PgCode, pgConstraint, pgErrorCode } from '../db/pool.js';
 import { DomainError } from '../errors.js';
 
-/** Operator staff roles, weakest first: each may do what the ones before it may. */
-export const STAFF_ROLES = ['support', 'finance', 'admin'] as const;
-export type StaffRole = (typeof STAFF_ROLES)[number];
-export const ROLES = [...STAFF_ROLES, 'executor', 'merchant'] as const;
-export type Role = (typeof ROLES)[number];
+import type { Role } from '../lib/actor.js';
+
+/** The roles live beside the Actor (src/lib/actor.ts), which the audit log and every feature take. */
+export { ROLES, type Role, STAFF_ROLES, type StaffRole } from '../lib/actor.js';
 
 export interface UserRow {
   id: string;

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { audit } from '../admin/audit.service.js';
-import { actorName } from '../auth/actor.js';
+import { actorName } from '../lib/actor.js';
 import type { AppContext, RouteApp } from '../context.js';
 import { DomainError } from '../errors.js';
 import { listNotificationsAround } from '../executors/notifications.repo.js';

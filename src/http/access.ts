@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
-import type { Actor, PersonActor } from '../auth/actor.js';
-import { hasRole } from '../auth/actor.js';
+import type { Actor, PersonActor } from '../lib/actor.js';
+import { hasRole } from '../lib/actor.js';
 import { recentlyConfirmed, resolveSession } from '../auth/auth.service.js';
 import { SESSION_COOKIE } from '../auth/session-cookie.js';
 import { STAFF_ROLES, type StaffRole } from '../auth/users.repo.js';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Actor } from '../auth/actor.js';
+import type { Actor } from '../lib/actor.js';
 import type { AppContext } from '../context.js';
 import { DomainError, type ErrorKey } from '../errors.js';
 import { textProblem } from '../lib/input.js';

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { audit, auditFor } from '../admin/audit.service.js';
-import type { PersonActor } from '../auth/actor.js';
+import type { PersonActor } from '../lib/actor.js';
 import type { AppContext, RouteApp } from '../context.js';
 import { transaction } from '../db/pool.js';
 import { DomainError } from '../errors.js';

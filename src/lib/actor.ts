@@ -1,4 +1,9 @@
-import type { Role, StaffRole } from './users.repo.js';
+/** Operator staff roles, weakest first: each may do what the ones before it may. */
+export const STAFF_ROLES = ['support', 'finance', 'admin'] as const;
+export type StaffRole = (typeof STAFF_ROLES)[number];
+/** Every role a person may have: staff, or a cabinet's executor or merchant. */
+export const ROLES = [...STAFF_ROLES, 'executor', 'merchant'] as const;
+export type Role = (typeof ROLES)[number];
 
 /** A person signed in through a session cookie. */
 export interface PersonActor {
