@@ -1,0 +1,84 @@
+import { Alert, Badge, Card, Group, Stack, Switch, Text, Title } from '@mantine/core';
+import { useInterval } from '@mantine/hooks';
+import { useEffect, useState } from 'react';
+import { useMyBalance, useMyRequisites, useMyStatus, usePending, useShift } from '../../api/cabinet';
+import { ErrorAlert } from '../../components/ErrorAlert';
+import { Money } from '../../components/Money';
+import { useI18n } from '../../i18n';
+import { cardName } from './cardName';
+
+/** Minutes and seconds left until a payment expires, ticking. */
+function Countdown({ until }: { until: string }) {
+  const [now, setNow] = useState(Date.now());
+  const interval = useInterval(() => setNow(Date.now()), 1000);
+  useEffect(() => {
+    interval.start();
+    return interval.stop;
+  }, [interval.start, interval.stop]);
+  const left = Math.max(0, Math.floor((new Date(until).getTime() - now) / 1000));
+  return (
+    <Badge color={left < 120 ? 'red' : 'blue'} variant="light">
+      {Math.floor(left / 60)}:{String(left % 60).padStart(2, '0')}
+    </Badge>
+  );
+}
+
+/** Today: the shift, why payments may not come, the deposit, and what is waiting on each card. */
+export function CabinetHome() {
+  const { t } = useI18n();
+  const status = useMyStatus();
+  const balance = useMyBalance();
+  const shift = useShift();
+  const pending = usePending();
+  const requisites = useMyRequisites();
+  const s = status.data;
+  return (
+    <Stack>
+      <Card withBorder>
+        <Group justify="space-between">
+          <Title order={4}>{t('cabinet.shift')}</Title>
+          {s && <Switch size="lg" checked={!s.is_paused} onChange={(e) => shift.mutate(e.currentTarget.checked)} aria-label={t('cabinet.shift')} />}
+        </Group>
+        {s && (
+          <Text size="sm" c={s.takes_payments ? 'green' : 'orange'}>
+            {s.takes_payments ? t('cabinet.taking') : t('cabinet.notTaking')}
+          </Text>
+        )}
+        {s?.devices_silent && (
+          <Alert color="orange" mt="xs">
+            {t('cabinet.silent')}
+          </Alert>
+        )}
+        <ErrorAlert error={status.error ?? shift.error} />
+      </Card>
+      <Card withBorder>
+        <Text size="sm" c="dimmed">
+          {t('executors.available')}
+        </Text>
+        <Title order={3}>
+          <Money value={balance.data?.balance} currency="USDT" />
+        </Title>
+        <Text size="sm" c="dimmed">
+          {t('executors.frozen')}: <Money value={balance.data?.balance_frozen} currency="USDT" />
+        </Text>
+      </Card>
+      <Title order={4}>{t('cabinet.waiting')}</Title>
+      {pending.data?.payments.length === 0 && <Text c="dimmed">{t('common.empty')}</Text>}
+      {pending.data?.payments.map((p) => (
+        <Card withBorder key={p.id} padding="sm">
+          <Group justify="space-between" wrap="nowrap">
+            <div>
+              <Text fw={600}>
+                <Money value={p.amount} currency={p.currency} />
+              </Text>
+              <Text size="xs" c="dimmed">
+                {cardName(requisites.data?.requisites, p.requisite_id)}
+              </Text>
+            </div>
+            <Countdown until={p.valid_until} />
+          </Group>
+        </Card>
+      ))}
+    </Stack>
+  );
+}

@@ -1,0 +1,71 @@
+import { ActionIcon, AppShell, Group, Text, UnstyledButton } from '@mantine/core';
+import { IconCashBanknote, IconCreditCard, IconDeviceMobile, IconHome, IconLogout, IconMessage, IconShieldLock, IconWallet } from '@tabler/icons-react';
+import { Link, Outlet, useRouterState } from '@tanstack/react-router';
+import { type Me, useLogout } from '../../api/auth';
+import { ConfirmIdentity } from '../../components/ConfirmIdentity';
+import { type MessageKey, useI18n } from '../../i18n';
+import { LanguageSwitch } from '../Shell';
+
+const TABS: { to: string; label: MessageKey; icon: typeof IconHome }[] = [
+  { to: '/', label: 'cabinet.home', icon: IconHome },
+  { to: '/cards', label: 'cabinet.cards', icon: IconCreditCard },
+  { to: '/payouts', label: 'cabinet.payouts', icon: IconCashBanknote },
+  { to: '/messages', label: 'cabinet.messages', icon: IconMessage },
+  { to: '/deposit', label: 'cabinet.deposit', icon: IconWallet },
+  { to: '/phones', label: 'cabinet.phones', icon: IconDeviceMobile },
+];
+
+/** The executor's cabinet: made for a phone, between two transfers; tabs at the bottom, within the thumb's reach. */
+export function CabinetShell({ me }: { me: Me }) {
+  const { t } = useI18n();
+  const logout = useLogout();
+  const path = useRouterState({ select: (s) => s.location.pathname.replace(/^\/cabinet/, '') || '/' });
+  return (
+    <AppShell header={{ height: 52 }} footer={{ height: 60 }} padding="sm">
+      <AppShell.Header>
+        <Group h="100%" px="sm" justify="space-between" wrap="nowrap">
+          <Text fw={600} truncate>
+            {me.user.email}
+          </Text>
+          <Group gap={4} wrap="nowrap">
+            <LanguageSwitch />
+            <ActionIcon component={Link} to={'/security' as never} variant="subtle" size="lg" aria-label={t('nav.security')}>
+              <IconShieldLock size={20} />
+            </ActionIcon>
+            <ActionIcon variant="subtle" size="lg" onClick={() => logout.mutate()} aria-label={t('nav.signOut')}>
+              <IconLogout size={20} />
+            </ActionIcon>
+          </Group>
+        </Group>
+      </AppShell.Header>
+      <AppShell.Main pb={76}>
+        <ConfirmIdentity />
+        <Outlet />
+      </AppShell.Main>
+      <AppShell.Footer>
+        <Group h="100%" grow gap={0} component="nav" aria-label="cabinet" wrap="nowrap">
+          {TABS.map((tab) => {
+            const active = tab.to === '/' ? path === '/' : path.startsWith(tab.to);
+            return (
+              <UnstyledButton
+                key={tab.to}
+                component={Link}
+                to={tab.to as never}
+                aria-label={t(tab.label)}
+                aria-current={active ? 'page' : undefined}
+                py={6}
+                c={active ? 'blue' : 'dimmed'}
+                style={{ display: 'flex', flexDirection: 'column', alignItems: 'center', minWidth: 0 }}
+              >
+                <tab.icon size={22} stroke={active ? 2.2 : 1.6} />
+                <Text size="10px" fw={active ? 600 : 400} truncate maw="100%">
+                  {t(tab.label)}
+                </Text>
+              </UnstyledButton>
+            );
+          })}
+        </Group>
+      </AppShell.Footer>
+    </AppShell>
+  );
+}
