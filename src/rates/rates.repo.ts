@@ -67,22 +67,24 @@ export async function lockSetting(tx: Tx, terminalId: string | null, currency: s
 }
 
 /** What a setting is to become; the rest of its row is the refresh job's. */
-export interface SettingInput {
-  mode: 'manual' | 'feed' | 'markup';
-  rate: string | null;
-  figure: string | null;
-  source: string | null;
-  options: Record<string, unknown>;
-  cross_check: { source: string; options: Record<string, unknown> }[];
-  markup_percent: string;
-  payout_markup_percent: string | null;
-  refresh_seconds: number;
-  max_age_seconds: number;
-  max_spread_percent: string;
-  max_jump_percent: string | null;
-  /** Kept from before (the same feed with another markup) or null. */
-  fetched_at: Date | null;
-  /** When the feed is fetched next: now for a new feed, null for the other modes. */
+export interface SettingInput
+  extends Pick<
+    RateSettingRow,
+    | 'mode'
+    | 'rate'
+    | 'figure'
+    | 'source'
+    | 'options'
+    | 'cross_check'
+    | 'markup_percent'
+    | 'payout_markup_percent'
+    | 'refresh_seconds'
+    | 'max_age_seconds'
+    | 'max_spread_percent'
+    | 'max_jump_percent'
+    | 'fetched_at'
+  > {
+  /** Fetch it at the job's next look (a new feed); otherwise a feed keeps its schedule. */
   next_refresh_now: boolean;
 }
 

@@ -585,6 +585,31 @@ function feedBody(form: Form, setting: RateSetting | undefined): RateBody {
   };
 }
 
+/** The two markups a feed or a terminal's markup takes: on payments, and payouts' own. */
+function MarkupInputs({ form, set }: { form: Form; set: (patch: Partial<Form>) => void }) {
+  const { t } = useI18n();
+  return (
+    <>
+      <NumberInput
+        label={t('rates.markupPercent')}
+        description={t('rates.markupPercentHelp')}
+        value={form.markup}
+        onChange={(v) => set({ markup: v })}
+        decimalScale={4}
+        hideControls
+      />
+      <NumberInput
+        label={t('rates.payoutMarkupPercent')}
+        description={t('rates.payoutMarkupHelp')}
+        value={form.payoutMarkup}
+        onChange={(v) => set({ payoutMarkup: v })}
+        decimalScale={4}
+        hideControls
+      />
+    </>
+  );
+}
+
 /**
  * Types a rate or sets a feed (and for a terminal: follows the currency's rate, or the currency's
  * figure with its own markup). Admins only: the API refuses the others.
@@ -661,22 +686,7 @@ export function RateForm({ scope, setting, onDone }: { scope: RateScope; setting
           <>
             <Text size="sm">{t('rates.markupHelp')}</Text>
             <SimpleGrid cols={grid}>
-              <NumberInput
-                label={t('rates.markupPercent')}
-                description={t('rates.markupPercentHelp')}
-                value={form.markup}
-                onChange={(v) => set({ markup: v })}
-                decimalScale={4}
-                hideControls
-              />
-              <NumberInput
-                label={t('rates.payoutMarkupPercent')}
-                description={t('rates.payoutMarkupHelp')}
-                value={form.payoutMarkup}
-                onChange={(v) => set({ payoutMarkup: v })}
-                decimalScale={4}
-                hideControls
-              />
+              <MarkupInputs form={form} set={set} />
             </SimpleGrid>
           </>
         )}
@@ -691,22 +701,7 @@ export function RateForm({ scope, setting, onDone }: { scope: RateScope; setting
                 onChange={(v) => set({ source: v ?? 'bybit_p2p' })}
                 allowDeselect={false}
               />
-              <NumberInput
-                label={t('rates.markupPercent')}
-                description={t('rates.markupPercentHelp')}
-                value={form.markup}
-                onChange={(v) => set({ markup: v })}
-                decimalScale={4}
-                hideControls
-              />
-              <NumberInput
-                label={t('rates.payoutMarkupPercent')}
-                description={t('rates.payoutMarkupHelp')}
-                value={form.payoutMarkup}
-                onChange={(v) => set({ payoutMarkup: v })}
-                decimalScale={4}
-                hideControls
-              />
+              <MarkupInputs form={form} set={set} />
               <NumberInput
                 label={t('rates.refreshSeconds')}
                 description={t('rates.refreshHelp')}
