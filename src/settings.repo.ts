@@ -1,8 +1,12 @@
 import type { Queryable } from './db/pool.js';
 
-/** A stored setting's value, or undefined when it was never set. */
-export async function getSetting(db: Queryable, key: string): Promise<string | undefined> {
-  const { rows } = await db.query<{ value: string }>('SELECT value FROM settings WHERE key = $1', [key]);
+/**
+ * A stored setting's value, or undefined when it was never set. `lock` takes its row for a change
+ * in the same transaction (a setting never stored has no row to lock: its first two writers may
+ * both read the default).
+ */
+export async function getSetting(db: Queryable, key: string, lock = false): Promise<string | undefined> {
+  const { rows } = await db.query<{ value: string }>(`SELECT value FROM settings WHERE key = $1${lock ? ' FOR UPDATE' : ''}`, [key]);
   return rows[0]?.value;
 }
 

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import { actorName } from '../lib/actor.js';
 import type { Queryable } from '../db/pool.js';
+import { actorName } from '../lib/actor.js';
 import { type AuditFilter, insertAuditEntry, listAuditEntries } from './audit.repo.js';
 
 /**
@@ -31,8 +31,8 @@ export function actorOf(request: FastifyRequest): { name: string; userId: string
 /**
  * Writes one action to the audit log: who (see `actorOf`, and the client address), what, on which
  * object, and the object before → after. Called in the same database transaction as the change
- * when there is one. `as` names who acted when no one is signed in yet (a failed sign-in: the
- * email tried).
+ * when there is one. `as` names who acted when no one is signed in yet: a failed sign-in's email
+ * tried, or the person whose sign-in starts in this transaction (with their user id).
  */
 export async function audit(
   db: Queryable,
@@ -42,11 +42,11 @@ export async function audit(
   objectId: string | null,
   before: unknown,
   after: unknown,
-  as?: string,
+  as?: string | { name: string; userId: string },
 ): Promise<void> {
-  const who = actorOf(request);
+  const who = as === undefined ? actorOf(request) : typeof as === 'string' ? { name: as, userId: actorOf(request).userId } : as;
   await insertAuditEntry(db, {
-    actor: as ?? who.name,
+    actor: who.name,
     userId: who.userId,
     ip: request.ip,
     action,

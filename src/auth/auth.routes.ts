@@ -1,6 +1,6 @@
 import rateLimit from '@fastify/rate-limit';
 import { Type } from 'typebox';
-import { audit } from '../admin/audit.service.js';
+import { audit, auditFor } from '../admin/audit.service.js';
 import type { AppContext, RouteApp } from '../context.js';
 import { DomainError } from '../errors.js';
 import {
@@ -67,14 +67,35 @@ export async function authRoutes(app: RouteApp, ctx: AppContext): Promise<void> 
     },
     async (request, reply) => {
       const client = { ip: request.ip, userAgent: request.headers['user-agent'] ?? null };
-      // Failed sign-ins and the lock they lead to are in the audit log too, under the email tried (as
-      // the actor and as the object, so the Audit screen finds them by the email); never the password.
-      const { user, session, token } = await auth.login(ctx, request.body, client, async (failure) => {
-        await audit(ctx.db, request, 'auth.login_failed', 'sign-in', failure.email, null, { reason: failure.reason }, failure.email);
-        if (failure.locked) await audit(ctx.db, request, 'auth.locked', 'sign-in', failure.email, null, { minutes: auth.LOCK_MINUTES }, failure.email);
-      });
+      const { user, session, token } = await auth.login(
+        ctx,
+        request.body,
+        client,
+        // The session starts in the transaction of its row; no one is signed in yet, so the row names the person.
+        (tx, started) =>
+          audit(
+            tx,
+            request,
+            'auth.login',
+            'user',
+            started.user.id,
+            null,
+            { session: started.session.id, two_factor: started.user.totp_enabled_at !== null },
+            { name: started.user.email, userId: started.user.id },
+          ),
+        // Failed sign-ins and the lock they lead to are in the audit log too, under the email tried (as
+        // the actor and as the object, so the Audit screen finds them by the email); never the password.
+        // Written on their own, not in a transaction with a change: a refusal changes nothing but the
+        // attempt count, and that count commits before the password is checked (sessions.repo
+        // reserveAttempt), on purpose — holding its row through a slow hash check would queue every
+        // attempt at the email behind it, and a burst must be counted even if this process dies.
+        // Lost with a crash, the row loses the record of a refused attempt, never of a change.
+        async (failure) => {
+          await audit(ctx.db, request, 'auth.login_failed', 'sign-in', failure.email, null, { reason: failure.reason }, failure.email);
+          if (failure.locked) await audit(ctx.db, request, 'auth.locked', 'sign-in', failure.email, null, { minutes: auth.LOCK_MINUTES }, failure.email);
+        },
+      );
       request.actor = await auth.resolveSession(ctx, token);
-      await audit(ctx.db, request, 'auth.login', 'user', user.id, null, { session: session.id, two_factor: user.totp_enabled_at !== null });
       setSessionCookie(request, reply, token, ctx.config.sessions.maxSeconds);
       // A generated password (a new staff sign-in, an admin's reset) is replaced before anything else.
       return { user: { id: user.id, email: user.email, role: user.role }, csrf_token: session.csrf_token, must_change_password: user.must_change_password };
@@ -159,8 +180,7 @@ export async function authRoutes(app: RouteApp, ctx: AppContext): Promise<void> 
       config: { access: 'person' },
     },
     async (request, reply) => {
-      await auth.revokeSession(ctx, person(request), request.params.id);
-      await audit(ctx.db, request, 'auth.revoke_session', 'session', request.params.id, null, null);
+      await auth.revokeSession(ctx, person(request), request.params.id, auditFor(request));
       return reply.status(204).send();
     },
   );
@@ -184,9 +204,7 @@ export async function authRoutes(app: RouteApp, ctx: AppContext): Promise<void> 
       config: { access: 'person', firstSignIn: true },
     },
     async (request, reply) => {
-      const me = person(request);
-      await auth.changePassword(ctx, me, request.body.current_password, request.body.new_password);
-      await audit(ctx.db, request, 'auth.change_password', 'user', me.id, null, null);
+      await auth.changePassword(ctx, person(request), request.body.current_password, request.body.new_password, auditFor(request));
       return reply.status(204).send();
     },
   );
@@ -227,10 +245,7 @@ export async function authRoutes(app: RouteApp, ctx: AppContext): Promise<void> 
       config: { secret: true, access: 'person' },
     },
     async (request) => {
-      const me = person(request);
-      const result = await auth.enableTwoFactor(ctx, me, request.body.otp);
-      await audit(ctx.db, request, 'auth.two_factor_on', 'user', me.id, { two_factor: false }, { two_factor: true });
-      return result;
+      return auth.enableTwoFactor(ctx, person(request), request.body.otp, auditFor(request));
     },
   );
 
@@ -253,9 +268,7 @@ export async function authRoutes(app: RouteApp, ctx: AppContext): Promise<void> 
       config: { access: 'person' },
     },
     async (request, reply) => {
-      const me = person(request);
-      await auth.disableTwoFactor(ctx, me, request.body.otp);
-      await audit(ctx.db, request, 'auth.two_factor_off', 'user', me.id, { two_factor: true }, { two_factor: false });
+      await auth.disableTwoFactor(ctx, person(request), request.body.otp, auditFor(request));
       return reply.status(204).send();
     },
   );

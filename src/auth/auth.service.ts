@@ -1,10 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { AuditRecorder } from '../admin/audit.service.js';
 import type { AppContext } from '../context.js';
-import { transaction } from '../db/pool.js';
+import { type Queryable, transaction } from '../db/pool.js';
 import { DomainError } from '../errors.js';
+import type { PersonActor } from '../lib/actor.js';
 import { hashToken, randomToken } from '../lib/crypto.js';
 import { getSetting, putSetting } from '../settings.repo.js';
-import type { PersonActor } from '../lib/actor.js';
 import {
   checkNewPassword,
   generatePassword,
@@ -81,12 +82,14 @@ async function takeAttempt(ctx: AppContext, email: string, lockedMessage: (minut
  * way); every attempt per email is counted before its check, answered slower from the third
  * failure, and the tenth locks the email. With two-factor enrolled and no code sent, the answer
  * says a code is needed — only to someone who knew the password (that attempt is handed back).
- * `onFailure` hears of each refusal (the route audits it).
+ * `record` writes the sign-in's audit row in the transaction that starts the session; `onFailure`
+ * hears of each refusal (the route audits it).
  */
 export async function login(
   ctx: AppContext,
   input: { email: string; password: string; otp?: string },
   client: Client,
+  record: (tx: Queryable, signIn: SignIn) => Promise<void>,
   onFailure: (failure: SignInFailure) => Promise<void> = async () => undefined,
 ): Promise<SignIn> {
   const email = normaliseEmail(input.email);
@@ -118,18 +121,23 @@ export async function login(
     if (!(await secondFactorMatches(ctx, user, input.otp))) return refuse();
     secondFactor = true;
   }
-  await sessions.clearThrottle(ctx.db, email);
   const token = randomToken('', 32);
-  const session = await sessions.insertSession(ctx.db, {
-    tokenHash: hashToken(token),
-    userId: user.id,
-    csrfToken: randomToken('', 24),
-    ip: client.ip,
-    userAgent: client.userAgent,
-    ttlSeconds: ctx.config.sessions.maxSeconds,
-    confirmed: secondFactor,
+  return transaction(ctx.db, async (tx) => {
+    await sessions.clearThrottle(tx, email);
+    const session = await sessions.insertSession(tx, {
+      tokenHash: hashToken(token),
+      userId: user.id,
+      csrfToken: randomToken('', 24),
+      ip: client.ip,
+      userAgent: client.userAgent,
+      ttlSeconds: ctx.config.sessions.maxSeconds,
+      confirmed: secondFactor,
+    });
+    const signIn = { user, session, token };
+    // No session starts without its audit row.
+    await record(tx, signIn);
+    return signIn;
   });
-  return { user, session, token };
 }
 
 /** A code from the authenticator (each time step accepted once) or an unused recovery code (spent). */
@@ -223,8 +231,8 @@ export async function startTwoFactor(ctx: AppContext, actor: PersonActor): Promi
   return enrolment;
 }
 
-/** Confirms enrolment with a first code; answers the recovery codes, shown this once. */
-export async function enableTwoFactor(ctx: AppContext, actor: PersonActor, otp: string): Promise<{ recovery_codes: string[] }> {
+/** Confirms enrolment with a first code; answers the recovery codes, shown this once. Audited in the same transaction. */
+export async function enableTwoFactor(ctx: AppContext, actor: PersonActor, otp: string, record: AuditRecorder): Promise<{ recovery_codes: string[] }> {
   return transaction(ctx.db, async (tx) => {
     const user = await users.findUser(tx, actor.id, true);
     if (!user) throw new DomainError('NOT_FOUND', 'User not found');
@@ -238,23 +246,29 @@ export async function enableTwoFactor(ctx: AppContext, actor: PersonActor, otp: 
     await users.enableTotp(tx, user.id, hashes);
     // The code just given proves the person is here: risky actions may follow without asking again.
     await sessions.confirmSession(tx, actor.sessionId);
+    await record(tx, 'auth.two_factor_on', 'user', user.id, { two_factor: false }, { two_factor: true });
     return { recovery_codes: codes };
   });
 }
 
-/** Turns one's own two-factor off, with a current code; refused when the role requires it. */
-export async function disableTwoFactor(ctx: AppContext, actor: PersonActor, otp: string): Promise<void> {
+/** Turns one's own two-factor off, with a current code; refused when the role requires it. Audited in the same transaction. */
+export async function disableTwoFactor(ctx: AppContext, actor: PersonActor, otp: string, record: AuditRecorder): Promise<void> {
   if (actor.twoFactorRequired)
     throw new DomainError('AUTH_003', `Two-factor is required for the ${actor.role} role; an admin can reset it if the phone is lost`);
   const user = await mustFindUser(ctx, actor.id);
   if (!user.totp_enabled_at) throw new DomainError('CONFLICT', 'Two-factor is not on');
   if (!(await guardedCheck(ctx, user.email, () => secondFactorMatches(ctx, user, otp))))
     throw new DomainError('WRONG_CODE', 'The code is wrong; try again with the current code from your authenticator app');
-  await users.disableTotp(ctx.db, user.id);
+  await transaction(ctx.db, async (tx) => {
+    // Read again under the row's lock: turned off meanwhile (another session) is not turned off twice.
+    if (!(await users.findUser(tx, user.id, true))?.totp_enabled_at) throw new DomainError('CONFLICT', 'Two-factor is not on');
+    await users.disableTotp(tx, user.id);
+    await record(tx, 'auth.two_factor_off', 'user', user.id, { two_factor: true }, { two_factor: false });
+  });
 }
 
-/** Changes one's own password (also the first thing a person with a generated one does); the person's other sessions end. */
-export async function changePassword(ctx: AppContext, actor: PersonActor, current: string, next: string): Promise<void> {
+/** Changes one's own password (also the first thing a person with a generated one does); the person's other sessions end. Audited in the same transaction. */
+export async function changePassword(ctx: AppContext, actor: PersonActor, current: string, next: string, record: AuditRecorder): Promise<void> {
   checkNewPassword(next);
   const user = await mustFindUser(ctx, actor.id);
   if (!(await guardedCheck(ctx, user.email, () => passwordMatches(user.password_hash, current)))) {
@@ -264,6 +278,7 @@ export async function changePassword(ctx: AppContext, actor: PersonActor, curren
   await transaction(ctx.db, async (tx) => {
     await users.setPasswordHash(tx, user.id, passwordHash);
     await sessions.revokeUserSessions(tx, user.id, actor.sessionId);
+    await record(tx, 'auth.change_password', 'user', user.id, null, null);
   });
 }
 
@@ -287,20 +302,26 @@ export interface NewUserInput {
 
 /**
  * Creates a sign-in; a generated password when none was given, answered once. Staff with a
- * generated password choose their own at first sign-in (whoever read it out knows it).
+ * generated password choose their own at first sign-in (whoever read it out knows it). Audited in
+ * the same transaction.
  */
-export async function createUser(ctx: AppContext, input: NewUserInput): Promise<{ user: UserRow; password: string }> {
+export async function createUser(ctx: AppContext, input: NewUserInput, record: AuditRecorder): Promise<{ user: UserRow; password: string }> {
   const email = normaliseEmail(input.email);
   if (!/^[^@\s]+@[^@\s]+$/.test(email)) throw new DomainError('VALIDATION', `"${input.email}" is not an email address`, { email: input.email });
   if (input.password !== undefined) checkNewPassword(input.password);
   const password = input.password ?? generatePassword();
-  const user = await users.insertUser(ctx.db, {
-    email,
-    role: input.role,
-    passwordHash: await hashPassword(password),
-    executorId: input.executorId,
-    merchantId: input.merchantId,
-    mustChangePassword: input.password === undefined && isStaff(input.role),
+  const passwordHash = await hashPassword(password);
+  const user = await transaction(ctx.db, async (tx) => {
+    const created = await users.insertUser(tx, {
+      email,
+      role: input.role,
+      passwordHash,
+      executorId: input.executorId,
+      merchantId: input.merchantId,
+      mustChangePassword: input.password === undefined && isStaff(input.role),
+    });
+    await record(tx, 'user.create', 'user', created.id, null, toUser(created));
+    return created;
   });
   return { user, password };
 }
@@ -309,13 +330,18 @@ export async function getUser(ctx: AppContext, id: string): Promise<UserRow> {
   return mustFindUser(ctx, id);
 }
 
-/** Changes a user's role or switches the sign-in off (which ends its sessions at once). */
+/**
+ * Changes a user's role or switches the sign-in off (which ends its sessions at once); audited in
+ * the same transaction, with `reason` when given.
+ */
 export async function updateUser(
   ctx: AppContext,
   actor: { id?: string },
   id: string,
   patch: { role?: StaffRole; is_active?: boolean },
-): Promise<{ before: UserRow; after: UserRow }> {
+  reason: string | undefined,
+  record: AuditRecorder,
+): Promise<UserRow> {
   if (actor.id === id && (patch.is_active === false || (patch.role !== undefined && patch.role !== 'admin'))) {
     throw new DomainError('CONFLICT', 'You cannot switch off or demote yourself; ask another admin');
   }
@@ -327,7 +353,8 @@ export async function updateUser(
     }
     const after = await users.updateUserFields(tx, id, patch);
     if (patch.is_active === false || (patch.role !== undefined && patch.role !== before.role)) await sessions.revokeUserSessions(tx, id);
-    return { before, after };
+    await record(tx, 'user.update', 'user', id, toUser(before), { ...toUser(after), ...(reason ? { reason } : {}) });
+    return after;
   });
 }
 
@@ -337,9 +364,9 @@ function isStaff(role: Role): boolean {
 
 /**
  * An admin's password reset: a new generated password (answered once); the user's sessions end.
- * Staff choose their own at the next sign-in.
+ * Staff choose their own at the next sign-in. Audited in the same transaction.
  */
-export async function resetPassword(ctx: AppContext, id: string): Promise<{ user: UserRow; password: string }> {
+export async function resetPassword(ctx: AppContext, id: string, record: AuditRecorder): Promise<{ user: UserRow; password: string }> {
   const password = generatePassword();
   const passwordHash = await hashPassword(password);
   return transaction(ctx.db, async (tx) => {
@@ -348,16 +375,18 @@ export async function resetPassword(ctx: AppContext, id: string): Promise<{ user
     await users.setPasswordHash(tx, id, passwordHash, isStaff(user.role));
     await sessions.revokeUserSessions(tx, id);
     await sessions.clearThrottle(tx, user.email);
+    await record(tx, 'user.reset_password', 'user', id, null, { email: user.email });
     return { user, password };
   });
 }
 
-/** An admin's reset of a lost second factor: the user enrols again at the next sign-in. */
-export async function resetTwoFactor(ctx: AppContext, id: string): Promise<void> {
+/** An admin's reset of a lost second factor: the user enrols again at the next sign-in. Audited in the same transaction. */
+export async function resetTwoFactor(ctx: AppContext, id: string, record: AuditRecorder): Promise<void> {
   await transaction(ctx.db, async (tx) => {
     if (!(await users.findUser(tx, id, true))) throw new DomainError('NOT_FOUND', `User ${id} not found`);
     await users.disableTotp(tx, id);
     await sessions.revokeUserSessions(tx, id);
+    await record(tx, 'user.reset_two_factor', 'user', id, null, null);
   });
 }
 
@@ -377,10 +406,15 @@ export async function twoFactorRoles(ctx: AppContext): Promise<Role[]> {
   return parseRoles(stored);
 }
 
-export async function setTwoFactorRoles(ctx: AppContext, roles: Role[]): Promise<Role[]> {
+/** Requires two-factor of these roles; the roles before are read under the setting's lock and audited with the change. */
+export async function setTwoFactorRoles(ctx: AppContext, roles: Role[], record: AuditRecorder): Promise<Role[]> {
   const unique = ROLES.filter((role) => roles.includes(role));
-  await putSetting(ctx.db, TWO_FACTOR_ROLES_KEY, JSON.stringify(unique));
-  return unique;
+  return transaction(ctx.db, async (tx) => {
+    const before = parseRoles(await getSetting(tx, TWO_FACTOR_ROLES_KEY, true));
+    await putSetting(tx, TWO_FACTOR_ROLES_KEY, JSON.stringify(unique));
+    await record(tx, 'settings.two_factor_roles', 'settings', TWO_FACTOR_ROLES_KEY, { roles: before }, { roles: unique });
+    return unique;
+  });
 }
 
 export async function listUsers(ctx: AppContext, filter: users.UserFilter): Promise<{ rows: UserRow[]; total: number }> {
@@ -391,8 +425,12 @@ export async function listSessions(ctx: AppContext, actor: PersonActor): Promise
   return sessions.listUserSessions(ctx.db, actor.id);
 }
 
-export async function revokeSession(ctx: AppContext, actor: PersonActor, id: string): Promise<void> {
-  if (!(await sessions.revokeSession(ctx.db, actor.id, id))) throw new DomainError('NOT_FOUND', `You have no session ${id}`);
+/** Ends one of the person's own sessions, audited in the same transaction. */
+export async function revokeSession(ctx: AppContext, actor: PersonActor, id: string, record: AuditRecorder): Promise<void> {
+  await transaction(ctx.db, async (tx) => {
+    if (!(await sessions.revokeSession(tx, actor.id, id))) throw new DomainError('NOT_FOUND', `You have no session ${id}`);
+    await record(tx, 'auth.revoke_session', 'session', id, null, null);
+  });
 }
 
 /** The user as the API shows it: never a hash, a secret or a recovery code. */

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { audit, listAudit } from '../admin/audit.service.js';
+import { auditFor, listAudit } from '../admin/audit.service.js';
 import type { AppContext, RouteApp } from '../context.js';
 import { parseListQuery } from '../lib/pagination.js';
 import * as auth from './auth.service.js';
@@ -79,8 +79,7 @@ export async function userAdminRoutes(app: RouteApp, ctx: AppContext): Promise<v
       config: { secret: true, access: 'admin', confirm: true },
     },
     async (request, reply) => {
-      const { user, password } = await auth.createUser(ctx, request.body);
-      await audit(ctx.db, request, 'user.create', 'user', user.id, null, auth.toUser(user));
+      const { user, password } = await auth.createUser(ctx, request.body, auditFor(request));
       return reply.status(201).send({ id: user.id, email: user.email, role: user.role, password });
     },
   );
@@ -125,9 +124,7 @@ export async function userAdminRoutes(app: RouteApp, ctx: AppContext): Promise<v
     async (request) => {
       const actor = request.actor?.kind === 'user' ? request.actor : {};
       const { reason, ...patch } = request.body;
-      const { before, after } = await auth.updateUser(ctx, actor, request.params.id, patch);
-      await audit(ctx.db, request, 'user.update', 'user', after.id, auth.toUser(before), { ...auth.toUser(after), ...(reason ? { reason } : {}) });
-      return auth.toUser(after);
+      return auth.toUser(await auth.updateUser(ctx, actor, request.params.id, patch, reason, auditFor(request)));
     },
   );
 
@@ -143,8 +140,7 @@ export async function userAdminRoutes(app: RouteApp, ctx: AppContext): Promise<v
       config: { secret: true, access: 'admin', confirm: true },
     },
     async (request) => {
-      const { user, password } = await auth.resetPassword(ctx, request.params.id);
-      await audit(ctx.db, request, 'user.reset_password', 'user', user.id, null, { email: user.email });
+      const { user, password } = await auth.resetPassword(ctx, request.params.id, auditFor(request));
       // Whose password it is travels with it, so a screen can never show it under another person.
       return { id: user.id, email: user.email, password };
     },
@@ -157,8 +153,7 @@ export async function userAdminRoutes(app: RouteApp, ctx: AppContext): Promise<v
       config: { access: 'admin', confirm: true },
     },
     async (request, reply) => {
-      await auth.resetTwoFactor(ctx, request.params.id);
-      await audit(ctx.db, request, 'user.reset_two_factor', 'user', request.params.id, null, null);
+      await auth.resetTwoFactor(ctx, request.params.id, auditFor(request));
       return reply.status(204).send();
     },
   );
@@ -180,12 +175,7 @@ export async function userAdminRoutes(app: RouteApp, ctx: AppContext): Promise<v
       schema: { documentedResponse: { 200: AdminSetTwoFactorRolesAnswer }, tags, summary: 'Require two-factor of these roles', body: TwoFactorRolesBody },
       config: { access: 'admin', confirm: true },
     },
-    async (request) => {
-      const before = await auth.twoFactorRoles(ctx);
-      const roles = await auth.setTwoFactorRoles(ctx, request.body.roles as Role[]);
-      await audit(ctx.db, request, 'settings.two_factor_roles', 'settings', 'two_factor_roles', { roles: before }, { roles });
-      return { roles };
-    },
+    async (request) => ({ roles: await auth.setTwoFactorRoles(ctx, request.body.roles as Role[], auditFor(request)) }),
   );
 
   // Executors and merchants get sign-ins of their own, to their cabinets (DESIGN.md: same answer).
@@ -203,8 +193,7 @@ export async function userAdminRoutes(app: RouteApp, ctx: AppContext): Promise<v
       config: { secret: true, access: 'admin', confirm: true },
     },
     async (request, reply) => {
-      const { user, password } = await auth.createUser(ctx, { ...request.body, role: 'executor', executorId: request.params.id });
-      await audit(ctx.db, request, 'user.create', 'user', user.id, null, auth.toUser(user));
+      const { user, password } = await auth.createUser(ctx, { ...request.body, role: 'executor', executorId: request.params.id }, auditFor(request));
       return reply.status(201).send({ id: user.id, email: user.email, role: user.role, password });
     },
   );
@@ -223,8 +212,7 @@ export async function userAdminRoutes(app: RouteApp, ctx: AppContext): Promise<v
       config: { secret: true, access: 'admin', confirm: true },
     },
     async (request, reply) => {
-      const { user, password } = await auth.createUser(ctx, { ...request.body, role: 'merchant', merchantId: request.params.id });
-      await audit(ctx.db, request, 'user.create', 'user', user.id, null, auth.toUser(user));
+      const { user, password } = await auth.createUser(ctx, { ...request.body, role: 'merchant', merchantId: request.params.id }, auditFor(request));
       return reply.status(201).send({ id: user.id, email: user.email, role: user.role, password });
     },
   );

@@ -18,8 +18,9 @@ export async function listBanks(db: Queryable, onlyActive: boolean): Promise<Ban
   return rows;
 }
 
-export async function findBank(db: Queryable, code: string): Promise<BankRow | undefined> {
-  const { rows } = await db.query<BankRow>(`SELECT ${COLUMNS} FROM banks WHERE code = $1`, [code]);
+/** A directory entry; `lock` takes its row (the lock its update takes) for a change in the same transaction. */
+export async function findBank(db: Queryable, code: string, lock = false): Promise<BankRow | undefined> {
+  const { rows } = await db.query<BankRow>(`SELECT ${COLUMNS} FROM banks WHERE code = $1${lock ? ' FOR NO KEY UPDATE' : ''}`, [code]);
   return rows[0];
 }
 

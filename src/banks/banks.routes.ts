@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { audit } from '../admin/audit.service.js';
+import { auditFor } from '../admin/audit.service.js';
 import type { AppContext, RouteApp } from '../context.js';
 import { AdminBank, BankDirectory, CreateBankBody, toAdminBank, UpdateBankBody } from './banks.schemas.js';
 import * as service from './banks.service.js';
@@ -70,8 +70,7 @@ export async function bankAdminRoutes(app: RouteApp, ctx: AppContext): Promise<v
       },
     },
     async (request, reply) => {
-      const bank = await service.createBank(ctx, request.body);
-      await audit(ctx.db, request, 'bank.create', 'bank', bank.code, null, bank);
+      const bank = await service.createBank(ctx, request.body, auditFor(request));
       return reply.status(201).send(toAdminBank(bank));
     },
   );
@@ -93,9 +92,7 @@ export async function bankAdminRoutes(app: RouteApp, ctx: AppContext): Promise<v
       },
     },
     async (request) => {
-      const { before, after } = await service.updateBank(ctx, request.params.code, request.body);
-      await audit(ctx.db, request, 'bank.update', 'bank', after.code, before, after);
-      return toAdminBank(after);
+      return toAdminBank(await service.updateBank(ctx, request.params.code, request.body, auditFor(request)));
     },
   );
 }

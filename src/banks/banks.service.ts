@@ -1,4 +1,6 @@
+import type { AuditRecorder } from '../admin/audit.service.js';
 import type { AppContext } from '../context.js';
+import { type Queryable, transaction } from '../db/pool.js';
 import { DomainError } from '../errors.js';
 import type { BankRow } from './banks.repo.js';
 import * as repo from './banks.repo.js';
@@ -22,15 +24,31 @@ export async function listAllBanks(ctx: AppContext): Promise<BankRow[]> {
   return sortByRussianName(await repo.listBanks(ctx.db, false));
 }
 
-export async function createBank(ctx: AppContext, bank: Parameters<typeof repo.insertBank>[1]): Promise<BankRow> {
-  return repo.insertBank(ctx.db, bank);
+/** Adds a directory entry, audited in the same transaction. */
+export async function createBank(ctx: AppContext, bank: Parameters<typeof repo.insertBank>[1], record: AuditRecorder): Promise<BankRow> {
+  return transaction(ctx.db, async (tx) => {
+    const row = await repo.insertBank(tx, bank);
+    await record(tx, 'bank.create', 'bank', row.code, null, row);
+    return row;
+  });
 }
 
-export async function updateBank(ctx: AppContext, code: string, patch: Parameters<typeof repo.updateBank>[2]): Promise<{ before: BankRow; after: BankRow }> {
-  const before = await repo.findBank(ctx.db, code);
-  if (!before) throw new DomainError('NOT_FOUND', `Bank ${code} not found`);
+/** Changes a directory entry; `before` is read under the entry's lock and audited with the change. */
+export async function updateBank(ctx: AppContext, code: string, patch: Parameters<typeof repo.updateBank>[2], record: AuditRecorder): Promise<BankRow> {
+  return transaction(ctx.db, async (tx) => {
+    const before = await repo.findBank(tx, code, true);
+    if (!before) throw new DomainError('NOT_FOUND', `Bank ${code} not found`);
+    await checkOperator(tx, code, before, patch);
+    const after = (await repo.updateBank(tx, code, patch))!;
+    await record(tx, 'bank.update', 'bank', after.code, before, after);
+    return after;
+  });
+}
+
+/** A bank's `operator_code`, when set, names a mobile operator of its country in the directory. */
+async function checkOperator(db: Queryable, code: string, before: BankRow, patch: Parameters<typeof repo.updateBank>[2]): Promise<void> {
   if (patch.operator_code) {
-    const operator = await repo.findBank(ctx.db, patch.operator_code);
+    const operator = await repo.findBank(db, patch.operator_code);
     const kind = patch.kind ?? before.kind;
     const country = patch.country ?? before.country;
     if (kind !== 'bank')
@@ -41,7 +59,4 @@ export async function updateBank(ctx: AppContext, code: string, patch: Parameter
       });
     }
   }
-  const after = await repo.updateBank(ctx.db, code, patch);
-  if (!after) throw new DomainError('NOT_FOUND', `Bank ${code} not found`);
-  return { before, after };
 }

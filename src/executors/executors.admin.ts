@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { audit } from '../admin/audit.service.js';
+import { audit, auditFor } from '../admin/audit.service.js';
 import type { AppContext, RouteApp } from '../context.js';
 import { parseListQuery } from '../lib/pagination.js';
 import { CreateRequisiteBody, Requisite, RequisiteDetail, toRequisite, toUsage, UpdateRequisiteBody } from '../requisites/requisites.schemas.js';
@@ -58,8 +58,7 @@ export async function executorAdminRoutes(app: RouteApp, ctx: AppContext): Promi
       schema: { documentedResponse: { 201: AdminCreateExecutorAnswer }, tags, summary: 'Create an executor; its token is shown once', body: ExecutorBody },
     },
     async (request, reply) => {
-      const executor = await executors.createExecutor(ctx, request.body.name);
-      await audit(ctx.db, request, 'executor.create', 'executor', executor.id, null, { id: executor.id, name: executor.name });
+      const executor = await executors.createExecutor(ctx, request.body.name, auditFor(request));
       return reply.status(201).send({ ...executors.toExecutor(executor), token: executor.token });
     },
   );
@@ -106,9 +105,7 @@ export async function executorAdminRoutes(app: RouteApp, ctx: AppContext): Promi
       },
     },
     async (request) => {
-      const { before, after } = await executors.updateExecutor(ctx, request.params.id, request.body);
-      await audit(ctx.db, request, 'executor.update', 'executor', after.id, executors.toExecutor(before), executors.toExecutor(after));
-      return executors.toExecutor(after);
+      return executors.toExecutor(await executors.updateExecutor(ctx, request.params.id, request.body, auditFor(request)));
     },
   );
 
@@ -198,8 +195,7 @@ export async function executorAdminRoutes(app: RouteApp, ctx: AppContext): Promi
       },
     },
     async (request) => {
-      const rotated = await executors.rotateExecutorToken(ctx, request.params.id);
-      await audit(ctx.db, request, 'executor.rotate_token', 'executor', request.params.id, null, null);
+      const rotated = await executors.rotateExecutorToken(ctx, request.params.id, auditFor(request));
       return { id: request.params.id, ...rotated };
     },
   );
@@ -221,8 +217,7 @@ export async function executorAdminRoutes(app: RouteApp, ctx: AppContext): Promi
       },
     },
     async (request, reply) => {
-      const row = await requisites.createRequisite(ctx, request.params.id, request.body);
-      await audit(ctx.db, request, 'requisite.create', 'requisite', row.id, null, toRequisite(row, true));
+      const row = await requisites.createRequisite(ctx, request.params.id, request.body, auditFor(request));
       return reply.status(201).send(toRequisite(row));
     },
   );
@@ -268,9 +263,7 @@ export async function executorAdminRoutes(app: RouteApp, ctx: AppContext): Promi
       },
     },
     async (request) => {
-      const { before, after } = await requisites.updateRequisite(ctx, request.params.id, request.body);
-      await audit(ctx.db, request, 'requisite.update', 'requisite', after.id, toRequisite(before, true), toRequisite(after, true));
-      return toRequisite(after);
+      return toRequisite(await requisites.updateRequisite(ctx, request.params.id, request.body, auditFor(request)));
     },
   );
 }

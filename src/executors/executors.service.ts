@@ -92,10 +92,11 @@ export function toBalance(row: Pick<repo.ExecutorRow, 'balance' | 'balance_froze
  * Creates an executor with its deposit accounts (and, with KASSIR_TRON_DEPOSIT_XPUB, its TRC-20
  * deposit address); its bearer token is returned once and stored as a hash.
  */
-export async function createExecutor(ctx: AppContext, name: string): Promise<repo.ExecutorRow & { token: string }> {
+export async function createExecutor(ctx: AppContext, name: string, record: AuditRecorder): Promise<repo.ExecutorRow & { token: string }> {
   const token = randomToken('ex_', 32);
   const executor = await transaction(ctx.db, async (tx) => {
     const row = await repo.insertExecutor(tx, name, hashToken(token));
+    await record(tx, 'executor.create', 'executor', row.id, null, { id: row.id, name: row.name });
     return (await withDepositAddress(ctx, tx, row)) ?? row;
   });
   return { ...executor, token };
@@ -148,7 +149,8 @@ function percent(value: number | undefined, field: string): string | undefined {
  * Changes an executor's name, activity, credit line or rewards. A credit line below what the
  * executor already owes (its available balance below −credit_limit) is refused: it must settle first.
  */
-export async function updateExecutor(ctx: AppContext, id: string, patch: ExecutorUpdate) {
+/** Changes an executor's settings; `before` is read under the executor's lock and audited with the change. */
+export async function updateExecutor(ctx: AppContext, id: string, patch: ExecutorUpdate, record: AuditRecorder): Promise<repo.ExecutorRow> {
   let creditLimit: string | undefined;
   if (patch.credit_limit !== undefined) {
     const checked = checkDecimal(patch.credit_limit, { field: 'credit_limit', places: USDT_DECIMALS, min: 0, max: '1e15', maxExclusive: true });
@@ -172,16 +174,19 @@ export async function updateExecutor(ctx: AppContext, id: string, patch: Executo
     if (value === undefined) continue;
     limits[key] = key.includes('turnover') ? turnoverLimit(value, key) : countLimit(value, key);
   }
-  const before = await getExecutor(ctx, id);
+  // Not found is answered before anything is locked (and an executor created before deposits on
+  // chain were configured gets its address here, as on every read).
+  await getExecutor(ctx, id);
   try {
-    const after = await transaction(ctx.db, async (tx) => {
-      if (Object.keys(limits).length > 0) {
-        // Counters are kept only under a limit (migration 024): new defaults start from the truth.
-        // Lock order: the executor, its requisites (as the score job's trigger takes them), then
-        // the ledger row a credit limit moves — never a requisite after a ledger row.
-        await repo.lockExecutor(tx, id);
-        await recountUsage(tx, await executorRequisiteIds(tx, id));
-      }
+    return await transaction(ctx.db, async (tx) => {
+      // Lock order: the executor, its requisites (as the score job's trigger takes them), then
+      // the ledger row a credit limit moves — never a requisite after a ledger row. The executor's
+      // lock is the one its update takes: `before` is what this change replaced.
+      await repo.lockExecutor(tx, id);
+      const before = await repo.findExecutor(tx, id);
+      if (!before) throw new DomainError('NOT_FOUND', `Executor ${id} not found`);
+      // Counters are kept only under a limit (migration 024): new defaults start from the truth.
+      if (Object.keys(limits).length > 0) await recountUsage(tx, await executorRequisiteIds(tx, id));
       const updated = await repo.updateExecutor(tx, id, {
         name: patch.name,
         isActive: patch.is_active,
@@ -193,10 +198,10 @@ export async function updateExecutor(ctx: AppContext, id: string, patch: Executo
         disableAfterExpired,
         limits,
       });
+      if (!updated) throw new DomainError('NOT_FOUND', `Executor ${id} not found`);
+      await record(tx, 'executor.update', 'executor', id, toExecutor(before), toExecutor(updated));
       return updated;
     });
-    if (!after) throw new DomainError('NOT_FOUND', `Executor ${id} not found`);
-    return { before, after };
   } catch (err) {
     if (!isDepositShort(err)) throw err;
     const current = await getExecutor(ctx, id);
@@ -296,9 +301,12 @@ export async function listDeposits(ctx: AppContext, id: string, page: { limit: n
 }
 
 /** Replaces an executor's token at once (a lost phone must stop working immediately). */
-export async function rotateExecutorToken(ctx: AppContext, id: string): Promise<{ token: string }> {
+export async function rotateExecutorToken(ctx: AppContext, id: string, record: AuditRecorder): Promise<{ token: string }> {
   const token = randomToken('ex_', 32);
-  if (!(await repo.replaceToken(ctx.db, id, hashToken(token)))) throw new DomainError('NOT_FOUND', `Executor ${id} not found`);
+  await transaction(ctx.db, async (tx) => {
+    if (!(await repo.replaceToken(tx, id, hashToken(token)))) throw new DomainError('NOT_FOUND', `Executor ${id} not found`);
+    await record(tx, 'executor.rotate_token', 'executor', id, null, null);
+  });
   return { token };
 }
 

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { audit } from '../admin/audit.service.js';
+import { auditFor } from '../admin/audit.service.js';
 import type { AppContext, RouteApp } from '../context.js';
 import { listMerchantTerminals } from '../terminals/terminals.repo.js';
 import { AdminTerminal, CreateTerminalBody, RotateBody, toAdminTerminal } from '../terminals/terminals.schemas.js';
@@ -32,8 +32,7 @@ export async function merchantAdminRoutes(app: RouteApp, ctx: AppContext): Promi
     },
     async (request, reply) => {
       const { name } = request.body;
-      const merchant = await merchants.createMerchant(ctx, name);
-      await audit(ctx.db, request, 'merchant.create', 'merchant', merchant.id, null, { id: merchant.id, name });
+      const merchant = await merchants.createMerchant(ctx, name, auditFor(request));
       return reply.status(201).send({ id: merchant.id, name: merchant.name, secret_key: merchant.secret_key, created_at: merchant.created_at });
     },
   );
@@ -74,8 +73,7 @@ export async function merchantAdminRoutes(app: RouteApp, ctx: AppContext): Promi
     },
     async (request) => {
       const grace = request.body.grace_seconds ?? 0;
-      const rotated = await merchants.rotateSecret(ctx, request.params.id, grace);
-      await audit(ctx.db, request, 'merchant.rotate_secret', 'merchant', request.params.id, null, { previous_valid_until: rotated.previous_valid_until });
+      const rotated = await merchants.rotateSecret(ctx, request.params.id, grace, auditFor(request));
       return { id: request.params.id, ...rotated };
     },
   );
@@ -93,10 +91,8 @@ export async function merchantAdminRoutes(app: RouteApp, ctx: AppContext): Promi
       },
     },
     async (request, reply) => {
-      const { terminal, apiKey } = await terminals.createTerminal(ctx, request.params.id, request.body);
-      const view = toAdminTerminal(terminal);
-      await audit(ctx.db, request, 'terminal.create', 'terminal', terminal.id, null, view);
-      return reply.status(201).send({ ...view, api_key: apiKey });
+      const { terminal, apiKey } = await terminals.createTerminal(ctx, request.params.id, request.body, auditFor(request));
+      return reply.status(201).send({ ...toAdminTerminal(terminal), api_key: apiKey });
     },
   );
 

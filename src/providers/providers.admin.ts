@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { audit } from '../admin/audit.service.js';
+import { auditFor } from '../admin/audit.service.js';
 import type { AppContext, RouteApp } from '../context.js';
 import { getTerminal } from '../terminals/terminals.service.js';
 import {
@@ -9,8 +9,8 @@ import {
   AdminSetTerminalRoutesAnswer,
   AdminUpdateProviderAnswer,
 } from './providers.admin.answers.js';
-import { listProviders, type ProviderRow, terminalRoutes } from './providers.repo.js';
-import { callbackUrl, createProvider, routeView, setRoutes, updateProvider } from './providers.service.js';
+import { listProviders, terminalRoutes } from './providers.repo.js';
+import { callbackUrl, createProvider, providerView, routeView, setRoutes, updateProvider } from './providers.service.js';
 
 const tags = ['operator'];
 const IdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
@@ -35,19 +35,6 @@ const Route = Type.Object({
   methods: Type.Optional(Type.Array(Type.String({ maxLength: 32 }))),
 });
 
-function view(ctx: AppContext, provider: ProviderRow) {
-  return {
-    id: provider.id,
-    name: provider.name,
-    kind: provider.kind,
-    base_url: provider.base_url,
-    is_active: provider.is_active,
-    callback_url: callbackUrl(ctx, provider.id),
-    breaker: { failures: provider.failures, open_until: provider.open_until },
-    created_at: provider.created_at,
-  };
-}
-
 /** Operator API for upstream providers and the terminals' routes (DESIGN.md operator table). */
 export async function providerAdminRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
   app.post(
@@ -63,8 +50,7 @@ export async function providerAdminRoutes(app: RouteApp, ctx: AppContext): Promi
       },
     },
     async (request, reply) => {
-      const provider = await createProvider(ctx, request.body);
-      await audit(ctx.db, request, 'provider.create', 'provider', provider.id, null, { name: provider.name, kind: provider.kind, base_url: provider.base_url });
+      const provider = await createProvider(ctx, request.body, auditFor(request));
       const { id, name, kind } = provider;
       return reply.status(201).send({ id, name, kind, callback_url: callbackUrl(ctx, id) });
     },
@@ -77,7 +63,7 @@ export async function providerAdminRoutes(app: RouteApp, ctx: AppContext): Promi
       schema: { documentedResponse: { 200: AdminListProvidersAnswer }, tags, summary: 'List providers with their callback URL and circuit breaker' },
     },
     async () => ({
-      providers: (await listProviders(ctx.db)).map((p) => view(ctx, p)),
+      providers: (await listProviders(ctx.db)).map((p) => providerView(ctx, p)),
     }),
   );
 
@@ -94,9 +80,7 @@ export async function providerAdminRoutes(app: RouteApp, ctx: AppContext): Promi
       },
     },
     async (request) => {
-      const { before, after } = await updateProvider(ctx, request.params.id, request.body);
-      await audit(ctx.db, request, 'provider.update', 'provider', after.id, view(ctx, before), view(ctx, after));
-      return view(ctx, after);
+      return providerView(ctx, await updateProvider(ctx, request.params.id, request.body, auditFor(request)));
     },
   );
 
@@ -136,11 +120,7 @@ export async function providerAdminRoutes(app: RouteApp, ctx: AppContext): Promi
     },
     async (request) => {
       await getTerminal(ctx, request.params.id);
-      const before = (await terminalRoutes(ctx.db, request.params.id)).map(routeView);
-      await setRoutes(ctx, request.params.id, request.body);
-      const after = (await terminalRoutes(ctx.db, request.params.id)).map(routeView);
-      await audit(ctx.db, request, 'terminal.set_routes', 'terminal', request.params.id, before, after);
-      return after;
+      return setRoutes(ctx, request.params.id, request.body, auditFor(request));
     },
   );
 }

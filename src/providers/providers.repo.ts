@@ -31,8 +31,9 @@ export async function insertProvider(
   return rows[0]!;
 }
 
-export async function findProvider(db: Queryable, id: string): Promise<ProviderRow | undefined> {
-  const { rows } = await db.query<ProviderRow>('SELECT * FROM providers WHERE id = $1', [id]);
+/** A provider by id; `lock` takes its row (the lock its update takes) for a change in the same transaction. */
+export async function findProvider(db: Queryable, id: string, lock = false): Promise<ProviderRow | undefined> {
+  const { rows } = await db.query<ProviderRow>(`SELECT * FROM providers WHERE id = $1${lock ? ' FOR NO KEY UPDATE' : ''}`, [id]);
   return rows[0];
 }
 

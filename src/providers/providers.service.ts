@@ -1,8 +1,10 @@
+import type { AuditRecorder } from '../admin/audit.service.js';
 import type { AppContext } from '../context.js';
 import { transaction } from '../db/pool.js';
 import { DomainError } from '../errors.js';
 import { isMethod, isOrderCurrency, METHODS, ORDER_CURRENCIES } from '../lib/methods.js';
 import { isUuid } from '../lib/validators.js';
+import { findTerminal } from '../terminals/terminals.repo.js';
 import { kassirProvider } from './kassir/adapter.js';
 import type { ProviderAdapter } from './provider.js';
 import * as repo from './providers.repo.js';
@@ -23,6 +25,20 @@ export function adapterFor(ctx: AppContext, provider: repo.ProviderRow): Provide
 /** Where a provider sends its callbacks for us. */
 export function callbackUrl(ctx: AppContext, providerId: string): string {
   return `${ctx.config.publicBaseUrl}/callbacks/providers/${providerId}`;
+}
+
+/** A provider as the operator API shows it (and the audit log keeps it): never its keys. */
+export function providerView(ctx: AppContext, provider: repo.ProviderRow) {
+  return {
+    id: provider.id,
+    name: provider.name,
+    kind: provider.kind,
+    base_url: provider.base_url,
+    is_active: provider.is_active,
+    callback_url: callbackUrl(ctx, provider.id),
+    breaker: { failures: provider.failures, open_until: provider.open_until },
+    created_at: provider.created_at,
+  };
 }
 
 /** In rotation: active, and not taken out by its circuit breaker. */
@@ -48,35 +64,47 @@ function checkBaseUrl(value: string): string {
   return value.replace(/\/+$/, '');
 }
 
+/** Adds a provider, audited in the same transaction (never its keys). */
 export async function createProvider(
   ctx: AppContext,
   body: { name: string; kind: string; base_url: string; api_key: string; secret_key: string },
+  record: AuditRecorder,
 ): Promise<repo.ProviderRow> {
   if (body.kind !== 'kassir') throw new DomainError('VALIDATION', 'kind must be "kassir" (a provider speaking the Kassir merchant API)');
-  return repo.insertProvider(ctx.db, {
+  const fields = {
     name: body.name,
-    kind: 'kassir',
+    kind: 'kassir' as const,
     baseUrl: checkBaseUrl(body.base_url),
     apiKeyEnc: ctx.box.seal(body.api_key),
     secretKeyEnc: ctx.box.seal(body.secret_key),
+  };
+  return transaction(ctx.db, async (tx) => {
+    const provider = await repo.insertProvider(tx, fields);
+    await record(tx, 'provider.create', 'provider', provider.id, null, { name: provider.name, kind: provider.kind, base_url: provider.base_url });
+    return provider;
   });
 }
 
+/** Changes a provider; `before` is read under its row's lock and audited with the change (never its keys). */
 export async function updateProvider(
   ctx: AppContext,
   id: string,
   body: { name?: string; base_url?: string; api_key?: string; secret_key?: string; is_active?: boolean },
-) {
-  const before = isUuid(id) ? await repo.findProvider(ctx.db, id) : undefined;
-  if (!before) throw new DomainError('NOT_FOUND', `Provider ${id} not found`);
-  const after = await repo.updateProvider(ctx.db, id, {
-    name: body.name,
-    baseUrl: body.base_url === undefined ? undefined : checkBaseUrl(body.base_url),
-    apiKeyEnc: body.api_key === undefined ? undefined : ctx.box.seal(body.api_key),
-    secretKeyEnc: body.secret_key === undefined ? undefined : ctx.box.seal(body.secret_key),
-    isActive: body.is_active,
+  record: AuditRecorder,
+): Promise<repo.ProviderRow> {
+  return transaction(ctx.db, async (tx) => {
+    const before = isUuid(id) ? await repo.findProvider(tx, id, true) : undefined;
+    if (!before) throw new DomainError('NOT_FOUND', `Provider ${id} not found`);
+    const after = (await repo.updateProvider(tx, id, {
+      name: body.name,
+      baseUrl: body.base_url === undefined ? undefined : checkBaseUrl(body.base_url),
+      apiKeyEnc: body.api_key === undefined ? undefined : ctx.box.seal(body.api_key),
+      secretKeyEnc: body.secret_key === undefined ? undefined : ctx.box.seal(body.secret_key),
+      isActive: body.is_active,
+    }))!;
+    await record(tx, 'provider.update', 'provider', id, providerView(ctx, before), providerView(ctx, after));
+    return after;
   });
-  return { before, after: after! };
 }
 
 export interface RouteInput {
@@ -86,8 +114,12 @@ export interface RouteInput {
   methods?: string[];
 }
 
-/** Replaces a terminal's routes (DESIGN.md: `[{"executors": true} | {"provider_id": "…"}, …]` in the order tried). */
-export async function setRoutes(ctx: AppContext, terminalId: string, routes: RouteInput[]): Promise<void> {
+/**
+ * Replaces a terminal's routes (DESIGN.md: `[{"executors": true} | {"provider_id": "…"}, …]` in the
+ * order tried), audited in the same transaction; the routes before are read under the terminal's
+ * lock, so two replacements one after the other each record what they replaced. Answers the routes.
+ */
+export async function setRoutes(ctx: AppContext, terminalId: string, routes: RouteInput[], record: AuditRecorder): Promise<ReturnType<typeof routeView>[]> {
   const rows: Omit<repo.RouteRow, 'position'>[] = [];
   for (const [index, route] of routes.entries()) {
     const isExecutors = route.executors === true;
@@ -111,7 +143,14 @@ export async function setRoutes(ctx: AppContext, terminalId: string, routes: Rou
     }
     rows.push({ provider_id: route.provider_id ?? null, currencies, methods });
   }
-  await transaction(ctx.db, (tx) => repo.replaceRoutes(tx, terminalId, rows));
+  return transaction(ctx.db, async (tx) => {
+    if (!(await findTerminal(tx, terminalId, true))) throw new DomainError('NOT_FOUND', `Terminal ${terminalId} not found`);
+    const before = (await repo.terminalRoutes(tx, terminalId)).map(routeView);
+    await repo.replaceRoutes(tx, terminalId, rows);
+    const after = (await repo.terminalRoutes(tx, terminalId)).map(routeView);
+    await record(tx, 'terminal.set_routes', 'terminal', terminalId, before, after);
+    return after;
+  });
 }
 
 /** A stored route as the operator API shows it. */

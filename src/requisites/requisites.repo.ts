@@ -41,8 +41,9 @@ export async function insertRequisite(db: Queryable, r: RequisiteFields): Promis
   return rows[0]!;
 }
 
-export async function findRequisite(db: Queryable, id: string): Promise<RequisiteRow | undefined> {
-  const { rows } = await db.query<RequisiteRow>(prepared(`SELECT ${COLUMNS} FROM requisites WHERE id = $1`, [id]));
+/** A requisite by id; `lock` takes its row (the lock its update takes) for a change in the same transaction. */
+export async function findRequisite(db: Queryable, id: string, lock = false): Promise<RequisiteRow | undefined> {
+  const { rows } = await db.query<RequisiteRow>(prepared(`SELECT ${COLUMNS} FROM requisites WHERE id = $1${lock ? ' FOR NO KEY UPDATE' : ''}`, [id]));
   return rows[0];
 }
 

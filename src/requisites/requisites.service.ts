@@ -1,7 +1,7 @@
 import type { AuditRecorder } from '../admin/audit.service.js';
 import { findBankAs } from '../banks/banks.repo.js';
 import type { AppContext } from '../context.js';
-import { type Tx, transaction } from '../db/pool.js';
+import { type Queryable, type Tx, transaction } from '../db/pool.js';
 import { DomainError } from '../errors.js';
 import { getExecutor } from '../executors/executors.service.js';
 import { COUNTRY_CURRENCY, METHOD_TYPES, type Method, type RequisiteType } from '../lib/methods.js';
@@ -9,7 +9,7 @@ import { checkDecimal } from '../lib/money.js';
 import { emvProblem, isUuid, normalizeCard, normalizePhone } from '../lib/validators.js';
 import { countLimit, turnoverLimit } from './limits.js';
 import * as repo from './requisites.repo.js';
-import type { CreateRequisiteBody } from './requisites.schemas.js';
+import { type CreateRequisiteBody, toRequisite } from './requisites.schemas.js';
 
 function invalid(message: string): never {
   throw new DomainError('VALIDATION', message);
@@ -33,7 +33,7 @@ function normalizeValue(type: RequisiteType, value: string): string {
 }
 
 /** Checks a whole requisite (after merging a patch) and returns the row fields to store. */
-async function validate(ctx: AppContext, executorId: string, body: CreateRequisiteBody): Promise<repo.RequisiteFields> {
+async function validate(db: Queryable, executorId: string, body: CreateRequisiteBody): Promise<repo.RequisiteFields> {
   const type = body.type;
   for (const method of body.methods as Method[]) {
     if (!METHOD_TYPES[method].includes(type)) {
@@ -46,7 +46,7 @@ async function validate(ctx: AppContext, executorId: string, body: CreateRequisi
   let bankCode: string | null = null;
   if (body.bank) {
     // A sim requisite is a phone account with a mobile operator (mts there means МТС, the operator).
-    const bank = await findBankAs(ctx.db, body.bank, type === 'sim' ? 'operator' : 'bank');
+    const bank = await findBankAs(db, body.bank, type === 'sim' ? 'operator' : 'bank');
     if (!bank) invalid(`bank ${body.bank} is not in the directory; add it with POST /admin/v1/banks`);
     if (bank.country !== body.country) invalid(`bank ${body.bank} is in ${bank.country}, not ${body.country}`);
     if (type === 'sim' && bank.kind !== 'operator') invalid(`a sim requisite needs a mobile operator code, ${body.bank} is a bank`);
@@ -91,9 +91,15 @@ function checkLimits(body: CreateRequisiteBody): Limits {
   };
 }
 
-export async function createRequisite(ctx: AppContext, executorId: string, body: CreateRequisiteBody): Promise<repo.RequisiteRow> {
+/** Adds a requisite to an executor, audited in the same transaction. */
+export async function createRequisite(ctx: AppContext, executorId: string, body: CreateRequisiteBody, record: AuditRecorder): Promise<repo.RequisiteRow> {
   await getExecutor(ctx, executorId);
-  return repo.insertRequisite(ctx.db, await validate(ctx, executorId, body));
+  const fields = await validate(ctx.db, executorId, body);
+  return transaction(ctx.db, async (tx) => {
+    const row = await repo.insertRequisite(tx, fields);
+    await record(tx, 'requisite.create', 'requisite', row.id, null, toRequisite(row, true));
+    return row;
+  });
 }
 
 export async function getRequisite(ctx: AppContext, id: string): Promise<repo.RequisiteRow> {
@@ -106,42 +112,51 @@ export async function getRequisite(ctx: AppContext, id: string): Promise<repo.Re
 const kept = (patched: number | null | undefined, stored: string | null): number | null =>
   patched === undefined ? (stored === null ? null : Number(stored)) : patched;
 
-/** Applies a partial change; the merged requisite is validated as a whole. */
-export async function updateRequisite(
+/** Applies a partial change (the operator's); the merged requisite is validated as a whole, and audited with the change. */
+export async function updateRequisite(ctx: AppContext, id: string, patch: Partial<CreateRequisiteBody>, record: AuditRecorder): Promise<repo.RequisiteRow> {
+  return changeRequisite(ctx, id, patch, (tx, before, after) =>
+    record(tx, 'requisite.update', 'requisite', id, toRequisite(before, true), toRequisite(after, true)),
+  );
+}
+
+/**
+ * A partial change: `before` is read under the requisite's lock (the one its update takes), so the
+ * merge starts from what the change replaces and `record` (the audit row of whoever made it) runs
+ * in the transaction of the change.
+ */
+async function changeRequisite(
   ctx: AppContext,
   id: string,
   patch: Partial<CreateRequisiteBody>,
-  /** Runs in the transaction of the change (the audit row of whoever made it). */
-  record?: (tx: Tx, before: repo.RequisiteRow, after: repo.RequisiteRow) => Promise<void>,
-) {
-  const before = await getRequisite(ctx, id);
-  const merged: CreateRequisiteBody = {
-    type: (patch.type ?? before.type) as RequisiteType,
-    value: patch.value ?? before.value,
-    bank: patch.bank === undefined ? before.bank_code : patch.bank,
-    holder: patch.holder ?? before.holder,
-    currency: patch.currency ?? before.currency,
-    country: patch.country ?? before.country,
-    methods: (patch.methods ?? before.methods) as CreateRequisiteBody['methods'],
-    min_amount: patch.min_amount ?? Number(before.min_amount),
-    max_amount: patch.max_amount === undefined ? (before.max_amount === null ? null : Number(before.max_amount)) : patch.max_amount,
-    is_active: patch.is_active ?? before.is_active,
-    daily_turnover_limit: kept(patch.daily_turnover_limit, before.daily_turnover_limit),
-    monthly_turnover_limit: kept(patch.monthly_turnover_limit, before.monthly_turnover_limit),
-    daily_count_limit: patch.daily_count_limit === undefined ? before.daily_count_limit : patch.daily_count_limit,
-    monthly_count_limit: patch.monthly_count_limit === undefined ? before.monthly_count_limit : patch.monthly_count_limit,
-  };
-  const fields = await validate(ctx, before.executor_id, merged);
+  record: (tx: Tx, before: repo.RequisiteRow, after: repo.RequisiteRow) => Promise<void>,
+): Promise<repo.RequisiteRow> {
   const limitsChanged = LIMIT_FIELDS.some((field) => patch[field] !== undefined);
-  const after = await transaction(ctx.db, async (tx) => {
-    const updated = await repo.updateRequisite(tx, id, fields);
+  return transaction(ctx.db, async (tx) => {
+    const before = await repo.findRequisite(tx, id, true);
+    if (!before) throw new DomainError('NOT_FOUND', `Requisite ${id} not found`);
+    const merged: CreateRequisiteBody = {
+      type: (patch.type ?? before.type) as RequisiteType,
+      value: patch.value ?? before.value,
+      bank: patch.bank === undefined ? before.bank_code : patch.bank,
+      holder: patch.holder ?? before.holder,
+      currency: patch.currency ?? before.currency,
+      country: patch.country ?? before.country,
+      methods: (patch.methods ?? before.methods) as CreateRequisiteBody['methods'],
+      min_amount: patch.min_amount ?? Number(before.min_amount),
+      max_amount: patch.max_amount === undefined ? (before.max_amount === null ? null : Number(before.max_amount)) : patch.max_amount,
+      is_active: patch.is_active ?? before.is_active,
+      daily_turnover_limit: kept(patch.daily_turnover_limit, before.daily_turnover_limit),
+      monthly_turnover_limit: kept(patch.monthly_turnover_limit, before.monthly_turnover_limit),
+      daily_count_limit: patch.daily_count_limit === undefined ? before.daily_count_limit : patch.daily_count_limit,
+      monthly_count_limit: patch.monthly_count_limit === undefined ? before.monthly_count_limit : patch.monthly_count_limit,
+    };
+    const fields = await validate(tx, before.executor_id, merged);
+    const updated = (await repo.updateRequisite(tx, id, fields))!;
     // Counters are kept only under a limit (migration 024): a limit set or changed starts from the truth.
-    if (updated && limitsChanged) await repo.recountUsage(tx, [id]);
-    if (updated) await record?.(tx, before, updated);
+    if (limitsChanged) await repo.recountUsage(tx, [id]);
+    await record(tx, before, updated);
     return updated;
   });
-  if (!after) throw new DomainError('NOT_FOUND', `Requisite ${id} not found`);
-  return { before, after };
 }
 
 export const listRequisites = (ctx: AppContext, executorId?: string) => repo.listRequisites(ctx.db, { executorId });
@@ -156,8 +171,7 @@ export async function getRequisiteWithUsage(ctx: AppContext, id: string) {
 export async function switchOwnRequisite(ctx: AppContext, executorId: string, id: string, isActive: boolean, audit: AuditRecorder) {
   const requisite = isUuid(id) ? await repo.findRequisite(ctx.db, id) : undefined;
   if (!requisite || requisite.executor_id !== executorId) throw new DomainError('NOT_FOUND', `Requisite ${id} is not one of your requisites`);
-  const { after } = await updateRequisite(ctx, id, { is_active: isActive }, (tx, before, updated) =>
+  return changeRequisite(ctx, id, { is_active: isActive }, (tx, before, updated) =>
     audit(tx, 'requisite.update', 'requisite', id, { is_active: before.is_active }, { is_active: updated.is_active }),
   );
-  return after;
 }

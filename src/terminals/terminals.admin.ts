@@ -60,9 +60,7 @@ export async function terminalAdminRoutes(app: RouteApp, ctx: AppContext): Promi
       },
     },
     async (request) => {
-      const { before, after } = await service.updateTerminal(ctx, request.params.id, request.body);
-      await audit(ctx.db, request, 'terminal.update', 'terminal', after.id, toAdminTerminal(before), toAdminTerminal(after));
-      return toAdminTerminal(after);
+      return toAdminTerminal(await service.updateTerminal(ctx, request.params.id, request.body, auditFor(request)));
     },
   );
 
@@ -80,8 +78,7 @@ export async function terminalAdminRoutes(app: RouteApp, ctx: AppContext): Promi
     },
     async (request) => {
       const grace = request.body.grace_seconds ?? 0;
-      const rotated = await service.rotateApiKey(ctx, request.params.id, grace);
-      await audit(ctx.db, request, 'terminal.rotate_api_key', 'terminal', request.params.id, null, { previous_valid_until: rotated.previous_valid_until });
+      const rotated = await service.rotateApiKey(ctx, request.params.id, grace, auditFor(request));
       return { id: request.params.id, ...rotated };
     },
   );

@@ -34,8 +34,9 @@ export async function insertTerminal(
   return rows[0]!.id;
 }
 
-export async function findTerminal(db: Queryable, id: string): Promise<TerminalRow | undefined> {
-  const { rows } = await db.query<TerminalRow>(`${SELECT} WHERE t.id = $1`, [id]);
+/** A terminal by id; `lock` takes its row (the lock its update takes) for a change in the same transaction. */
+export async function findTerminal(db: Queryable, id: string, lock = false): Promise<TerminalRow | undefined> {
+  const { rows } = await db.query<TerminalRow>(`${SELECT} WHERE t.id = $1${lock ? ' FOR NO KEY UPDATE OF t' : ''}`, [id]);
   return rows[0];
 }
 

@@ -1,4 +1,5 @@
 import type { Decimal } from 'decimal.js';
+import type { AuditRecorder } from '../admin/audit.service.js';
 import type { AppContext } from '../context.js';
 import { type Queryable, transaction } from '../db/pool.js';
 import { DomainError } from '../errors.js';
@@ -8,7 +9,7 @@ import { hashToken, randomToken } from '../lib/crypto.js';
 import { checkDecimal, type DecimalRule, USDT_DECIMALS } from '../lib/money.js';
 import { getMerchant } from '../merchants/merchants.service.js';
 import * as repo from './terminals.repo.js';
-import type { AdjustmentBody, CreateTerminalBody, UpdateTerminalBody } from './terminals.schemas.js';
+import { type AdjustmentBody, type CreateTerminalBody, toAdminTerminal, type UpdateTerminalBody } from './terminals.schemas.js';
 
 const PERCENT: Omit<DecimalRule, 'field'> = { places: 4, min: 0, max: 100, maxExclusive: true };
 const FEE: Omit<DecimalRule, 'field'> = { places: USDT_DECIMALS, min: 0 };
@@ -32,11 +33,16 @@ export async function getTerminal(ctx: AppContext, id: string): Promise<repo.Ter
   return terminal;
 }
 
-/** Creates a terminal with its ledger accounts and first API key, in one transaction. */
-export async function createTerminal(ctx: AppContext, merchantId: string, body: CreateTerminalBody): Promise<{ terminal: repo.TerminalRow; apiKey: string }> {
+/** Creates a terminal with its ledger accounts and first API key, and its audit row, in one transaction. */
+export async function createTerminal(
+  ctx: AppContext,
+  merchantId: string,
+  body: CreateTerminalBody,
+  record: AuditRecorder,
+): Promise<{ terminal: repo.TerminalRow; apiKey: string }> {
   await getMerchant(ctx, merchantId);
   const apiKey = newApiKey();
-  const id = await transaction(ctx.db, async (tx) => {
+  const terminal = await transaction(ctx.db, async (tx) => {
     const terminalId = await repo.insertTerminal(tx, {
       merchantId,
       name: body.name,
@@ -47,22 +53,30 @@ export async function createTerminal(ctx: AppContext, merchantId: string, body: 
     });
     await createTerminalAccounts(tx, terminalId, merchantId);
     await repo.insertApiKey(tx, terminalId, merchantId, apiKey.hash, apiKey.prefix);
-    return terminalId;
+    const created = (await repo.findTerminal(tx, terminalId))!;
+    await record(tx, 'terminal.create', 'terminal', terminalId, null, toAdminTerminal(created));
+    return created;
   });
-  return { terminal: await getTerminal(ctx, id), apiKey: apiKey.key };
+  return { terminal, apiKey: apiKey.key };
 }
 
-export async function updateTerminal(ctx: AppContext, id: string, body: UpdateTerminalBody): Promise<{ before: repo.TerminalRow; after: repo.TerminalRow }> {
-  const before = await getTerminal(ctx, id);
-  await repo.updateTerminal(ctx.db, id, {
-    name: body.name,
-    isActive: body.is_active,
-    payinRate: operatorDecimal(body.payin_rate, { field: 'payin_rate', ...PERCENT }),
-    payoutRate: operatorDecimal(body.payout_rate, { field: 'payout_rate', ...PERCENT }),
-    withdrawalFee: operatorDecimal(body.withdrawal_fee, { field: 'withdrawal_fee', ...FEE }),
-    returnUrl: returnUrl(body.return_url),
+/** Changes a terminal's settings; `before` is read under the row's lock and audited with the change. */
+export async function updateTerminal(ctx: AppContext, id: string, body: UpdateTerminalBody, record: AuditRecorder): Promise<repo.TerminalRow> {
+  return transaction(ctx.db, async (tx) => {
+    const before = await repo.findTerminal(tx, id, true);
+    if (!before) throw new DomainError('NOT_FOUND', `Terminal ${id} not found`);
+    await repo.updateTerminal(tx, id, {
+      name: body.name,
+      isActive: body.is_active,
+      payinRate: operatorDecimal(body.payin_rate, { field: 'payin_rate', ...PERCENT }),
+      payoutRate: operatorDecimal(body.payout_rate, { field: 'payout_rate', ...PERCENT }),
+      withdrawalFee: operatorDecimal(body.withdrawal_fee, { field: 'withdrawal_fee', ...FEE }),
+      returnUrl: returnUrl(body.return_url),
+    });
+    const after = (await repo.findTerminal(tx, id))!;
+    await record(tx, 'terminal.update', 'terminal', id, toAdminTerminal(before), toAdminTerminal(after));
+    return after;
   });
-  return { before, after: await getTerminal(ctx, id) };
 }
 
 /** The payment page links the payer to it: only an absolute http(s) URL, never javascript: or data:. */
@@ -80,13 +94,19 @@ function returnUrl(value: string | null | undefined): string | null | undefined 
   return parsed.href;
 }
 
-/** Issues a new API key; the old one keeps working for `graceSeconds`. */
-export async function rotateApiKey(ctx: AppContext, id: string, graceSeconds: number): Promise<{ api_key: string; previous_valid_until: Date }> {
+/** Issues a new API key; the old one keeps working for `graceSeconds`. Audited in the transaction of the change. */
+export async function rotateApiKey(
+  ctx: AppContext,
+  id: string,
+  graceSeconds: number,
+  record: AuditRecorder,
+): Promise<{ api_key: string; previous_valid_until: Date }> {
   const terminal = await getTerminal(ctx, id);
   const apiKey = newApiKey();
   const until = await transaction(ctx.db, async (tx) => {
     const previous = await repo.expireApiKeys(tx, id, graceSeconds);
     await repo.insertApiKey(tx, id, terminal.merchant_id, apiKey.hash, apiKey.prefix);
+    await record(tx, 'terminal.rotate_api_key', 'terminal', id, null, { previous_valid_until: previous });
     return previous;
   });
   return { api_key: apiKey.key, previous_valid_until: until };
