@@ -2,24 +2,24 @@ import type { FastifyInstance } from 'fastify';
 import { authRoutes } from '../auth/auth.routes.js';
 import { userAdminRoutes } from '../auth/users.admin.js';
 import { bankAdminRoutes, bankRoutes } from '../banks/banks.routes.js';
+import { merchantCabinetRoutes } from '../cabinet/merchants.cabinet.js';
 import type { AppContext, RouteApp } from '../context.js';
 import { deviceAdminRoutes } from '../devices/devices.admin.js';
 import { deviceRoutes } from '../devices/devices.device.js';
 import { deviceExecutorRoutes } from '../devices/devices.executor.js';
 import { deviceHookRoutes } from '../devices/devices.hooks.js';
 import { disputeAdminRoutes } from '../disputes/disputes.admin.js';
-import { disputeRoutes } from '../disputes/disputes.routes.js';
+import { disputeRoutes, paymentReceiptRoutes } from '../disputes/disputes.routes.js';
+import { applyPaymentCallback } from '../disputes/provider-status.service.js';
 import { executorAdminRoutes } from '../executors/executors.admin.js';
 import { executorRoutes } from '../executors/executors.executor.js';
 import { notificationAdminRoutes } from '../executors/notifications.admin.js';
 import { ledgerAdminRoutes } from '../ledger/ledger.admin.js';
 import { merchantAdminRoutes } from '../merchants/merchants.admin.js';
-import { merchantCabinetRoutes } from '../merchants/merchants.cabinet.js';
 import { consoleRoutes } from '../pages/console.routes.js';
 import { pagesRoutes } from '../pages/pages.routes.js';
 import { paymentAdminRoutes } from '../payments/payments.admin.js';
 import { paymentRoutes } from '../payments/payments.routes.js';
-import { applyPaymentCallback } from '../payments/provider-status.service.js';
 import { payoutAdminRoutes } from '../payouts/payouts.admin.js';
 import { payoutExecutorRoutes } from '../payouts/payouts.executor.js';
 import { payoutRoutes } from '../payouts/payouts.routes.js';
@@ -30,6 +30,7 @@ import { rateAdminRoutes } from '../rates/rates.admin.js';
 import { receiptRoutes } from '../receipts/receipts.routes.js';
 import { dashboardAdminRoutes } from '../reports/dashboard.admin.js';
 import { reportAdminRoutes } from '../reports/reports.admin.js';
+import { paymentTimelineAdminRoutes } from '../reports/timeline.admin.js';
 import { terminalAdminRoutes } from '../terminals/terminals.admin.js';
 import { terminalRoutes } from '../terminals/terminals.routes.js';
 import { transferRoutes } from '../transfers/transfers.routes.js';
@@ -73,7 +74,7 @@ const ROUTE_GROUPS: RouteGroup[] = [
       merchantAuth(app, ctx);
       idempotency(app, ctx);
     },
-    routes: [paymentRoutes, terminalRoutes, receiptRoutes, disputeRoutes, payoutRoutes, withdrawalRoutes, transferRoutes],
+    routes: [paymentRoutes, terminalRoutes, paymentReceiptRoutes, receiptRoutes, disputeRoutes, payoutRoutes, withdrawalRoutes, transferRoutes],
   },
   {
     name: 'executor API (executor bearer token)',
@@ -120,6 +121,7 @@ const ROUTE_GROUPS: RouteGroup[] = [
       executorAdminRoutes,
       bankAdminRoutes,
       paymentAdminRoutes,
+      paymentTimelineAdminRoutes,
       ledgerAdminRoutes,
       notificationAdminRoutes,
       deviceAdminRoutes,

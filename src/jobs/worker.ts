@@ -2,11 +2,11 @@ import { run, type Task, type TaskList, Logger as WorkerLogger } from 'graphile-
 import type { AppContext } from '../context.js';
 import { type Db, isDatabaseUnavailable, type Tx, transaction } from '../db/pool.js';
 import { sweepSilence } from '../devices/devices.service.js';
+import { POLL_TASK, pollTask } from '../disputes/provider-status.service.js';
 import { DEPOSITS_TASK, depositsTask } from '../executors/deposits.jobs.js';
 import { refreshScores } from '../executors/executors.repo.js';
 import { LEDGER_CHECK_TASK, ledgerCheckTask } from '../ledger/ledger.jobs.js';
 import { countPaymentChanges, expireDuePayments } from '../payments/lifecycle.js';
-import { POLL_TASK, pollTask } from '../payments/provider-status.service.js';
 import { ACTIONS_TASK, actionsTask } from '../providers/providers.jobs.js';
 import { purgeOldRefreshes, REFRESH_TASK, refreshTask } from '../rates/rates.jobs.js';
 import { purgeOldUsage, switchOffUnpaidStreaks } from '../requisites/requisites.repo.js';

@@ -91,7 +91,8 @@ export async function merchantAdminRoutes(app: RouteApp, ctx: AppContext): Promi
       },
     },
     async (request, reply) => {
-      const { terminal, apiKey } = await terminals.createTerminal(ctx, request.params.id, request.body, auditFor(request));
+      const merchant = await merchants.getMerchant(ctx, request.params.id);
+      const { terminal, apiKey } = await terminals.createTerminal(ctx, merchant, request.body, auditFor(request));
       return reply.status(201).send({ ...toAdminTerminal(terminal), api_key: apiKey });
     },
   );

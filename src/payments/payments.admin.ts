@@ -6,24 +6,15 @@ import { DomainError } from '../errors.js';
 import { isUuid } from '../lib/validators.js';
 import { changePayment } from './lifecycle.js';
 import { AdminCancelPaymentAnswer, AdminGetPaymentAnswer } from './payments.admin.answers.js';
-import {
-  AdminPaymentList,
-  PAYMENT_LIST_DESCRIPTION,
-  PaymentListQuery,
-  PaymentTimeline,
-  ReasonBody,
-  TIMELINE_DESCRIPTION,
-  toAdminPayment,
-} from './payments.admin.schemas.js';
+import { AdminPaymentList, PAYMENT_LIST_DESCRIPTION, PaymentListQuery, ReasonBody, toAdminPayment } from './payments.admin.schemas.js';
 import { findPayment, listPayments } from './payments.repo.js';
 import { toPayment } from './payments.schemas.js';
 import { parsePaymentListQuery, paymentsCsv, paymentsCsvFileName } from './payments.search.js';
-import { paymentTimeline } from './payments.timeline.js';
 
 const tags = ['operator'];
 const IdParams = Type.Object({ id: Type.String() });
 
-/** Operator API for payments: search and export across merchants, a payment's timeline, manual cancellation. */
+/** Operator API for payments: search and export across merchants, manual cancellation (a payment's timeline: reports/timeline.admin.ts). */
 export async function paymentAdminRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
   const pageUrl = ctx.config.paymentPageUrl;
 
@@ -77,22 +68,6 @@ export async function paymentAdminRoutes(app: RouteApp, ctx: AppContext): Promis
         rate_refresh_id: row.rate_refresh_id === null ? null : String(row.rate_refresh_id),
       };
     },
-  );
-
-  app.get(
-    '/payments/:id/timeline',
-    {
-      config: { access: 'support' },
-      schema: {
-        tags,
-        summary: 'Everything that happened to a payment, oldest first',
-        description: TIMELINE_DESCRIPTION,
-        params: IdParams,
-        response: { 200: PaymentTimeline },
-        errors: { PAY_006: 'No payment with this id' },
-      },
-    },
-    async (request) => paymentTimeline(ctx, request.params.id),
   );
 
   /** Manual cancellation: "PENDING — timeout or manual cancellation — CANCELLED". */

@@ -7,7 +7,6 @@ import { isInsufficientFunds } from '../ledger/holds.js';
 import { accountStatement, createTerminalAccounts, hasPosting, post } from '../ledger/ledger.repo.js';
 import { hashToken, randomToken } from '../lib/crypto.js';
 import { checkDecimal, type DecimalRule, USDT_DECIMALS } from '../lib/money.js';
-import { getMerchant } from '../merchants/merchants.service.js';
 import * as repo from './terminals.repo.js';
 import { type AdjustmentBody, type CreateTerminalBody, toAdminTerminal, type UpdateTerminalBody } from './terminals.schemas.js';
 
@@ -33,14 +32,17 @@ export async function getTerminal(ctx: AppContext, id: string): Promise<repo.Ter
   return terminal;
 }
 
-/** Creates a terminal with its ledger accounts and first API key, and its audit row, in one transaction. */
+/**
+ * Creates a terminal with its ledger accounts and first API key, and its audit row, in one transaction.
+ * `merchant`: the merchant, found by the caller (merchants/ sits above terminals/ and hands it in).
+ */
 export async function createTerminal(
   ctx: AppContext,
-  merchantId: string,
+  merchant: { id: string },
   body: CreateTerminalBody,
   record: AuditRecorder,
 ): Promise<{ terminal: repo.TerminalRow; apiKey: string }> {
-  await getMerchant(ctx, merchantId);
+  const merchantId = merchant.id;
   const apiKey = newApiKey();
   const terminal = await transaction(ctx.db, async (tx) => {
     const terminalId = await repo.insertTerminal(tx, {

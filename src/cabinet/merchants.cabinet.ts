@@ -2,20 +2,21 @@ import { createHash } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { audit, auditFor } from '../admin/audit.service.js';
-import type { PersonActor } from '../lib/actor.js';
 import type { AppContext, RouteApp } from '../context.js';
 import { transaction } from '../db/pool.js';
 import { DomainError } from '../errors.js';
+import type { PersonActor } from '../lib/actor.js';
 import { toNumber } from '../lib/money.js';
 import { parseListQuery } from '../lib/pagination.js';
 import { isUuid } from '../lib/validators.js';
+import * as merchants from '../merchants/merchants.service.js';
 import { PaymentListQuery, PaymentTimeline } from '../payments/payments.admin.schemas.js';
 import { findPayment, listPayments } from '../payments/payments.repo.js';
 import { toPayment } from '../payments/payments.schemas.js';
 import { parsePaymentListQuery, paymentsCsv, paymentsCsvFileName } from '../payments/payments.search.js';
-import { merchantPaymentTimeline } from '../payments/payments.timeline.js';
 import { listPayouts, PAYOUT_STATUSES } from '../payouts/payouts.repo.js';
 import { toPayout } from '../payouts/payouts.schemas.js';
+import { merchantPaymentTimeline } from '../reports/payments.timeline.js';
 import { findMerchantTerminal, listMerchantTerminals } from '../terminals/terminals.repo.js';
 import { RotateBody, toTerminal } from '../terminals/terminals.schemas.js';
 import * as terminals from '../terminals/terminals.service.js';
@@ -38,7 +39,6 @@ import {
   CabinetRotateSecretKeyAnswer,
   CabinetRotateTerminalApiKeyAnswer,
 } from './merchants.cabinet.answers.js';
-import * as merchants from './merchants.service.js';
 
 const tags = ['merchant cabinet'];
 const IdParams = Type.Object({ id: Type.String() });
@@ -138,8 +138,7 @@ export async function merchantCabinetRoutes(app: RouteApp, ctx: AppContext): Pro
     async (request) => {
       requireTwoFactor(request);
       const terminal = await ownTerminal(ctx, request, request.params.id);
-      const rotated = await terminals.rotateApiKey(ctx, terminal.id, request.body.grace_seconds ?? 0);
-      await audit(ctx.db, request, 'terminal.rotate_api_key', 'terminal', terminal.id, null, { previous_valid_until: rotated.previous_valid_until });
+      const rotated = await terminals.rotateApiKey(ctx, terminal.id, request.body.grace_seconds ?? 0, auditFor(request));
       return { id: terminal.id, ...rotated };
     },
   );
@@ -159,8 +158,7 @@ export async function merchantCabinetRoutes(app: RouteApp, ctx: AppContext): Pro
     },
     async (request) => {
       requireTwoFactor(request);
-      const rotated = await merchants.rotateSecret(ctx, own(request), request.body.grace_seconds ?? 0);
-      await audit(ctx.db, request, 'merchant.rotate_secret', 'merchant', own(request), null, { previous_valid_until: rotated.previous_valid_until });
+      const rotated = await merchants.rotateSecret(ctx, own(request), request.body.grace_seconds ?? 0, auditFor(request));
       return { id: own(request), ...rotated };
     },
   );

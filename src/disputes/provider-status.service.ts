@@ -1,15 +1,15 @@
 import type { Task } from 'graphile-worker';
 import type { AppContext } from '../context.js';
 import { type Tx, transaction } from '../db/pool.js';
-import { closeDispute, insertDispute } from '../disputes/disputes.repo.js';
 import { constantTimeEqual } from '../lib/crypto.js';
 import { checkDecimal } from '../lib/money.js';
+import { type ChangeOptions, changePayment, type PaymentEvent } from '../payments/lifecycle.js';
+import { findStaleProviderPayments, lockPayment, lockProviderPayment, type PaymentRow, touchPayment } from '../payments/payments.repo.js';
 import type { ProviderPayment } from '../providers/provider.js';
 import { findProvider } from '../providers/providers.repo.js';
 import type { CallbackOutcome } from '../providers/providers.routes.js';
 import { adapterFor } from '../providers/providers.service.js';
-import { type ChangeOptions, changePayment, type PaymentEvent } from './lifecycle.js';
-import { findStaleProviderPayments, lockPayment, lockProviderPayment, type PaymentRow, touchPayment } from './payments.repo.js';
+import { closeDispute, insertDispute } from './disputes.repo.js';
 
 /**
  * Payments a provider executes, kept in step with it: its callbacks and, when one is missed,

@@ -1,10 +1,10 @@
 import { Type } from 'typebox';
+import { AdminRotateMerchantSecretKeyAnswer } from '../merchants/merchants.admin.answers.js';
 import { PaymentAnswer } from '../payments/payments.admin.answers.js';
 import { AdminRotateTerminalApiKeyAnswer } from '../terminals/terminals.admin.answers.js';
 import { Terminal } from '../terminals/terminals.schemas.js';
 import { AdminGetWebhookAnswer, AdminListWebhooksAnswer } from '../webhooks/webhooks.admin.answers.js';
 import { WithdrawalAnswer } from '../withdrawals/withdrawals.executor.answers.js';
-import { AdminRotateMerchantSecretKeyAnswer } from './merchants.admin.answers.js';
 
 /**
  * What the routes of merchants.cabinet.ts answer on success, as the OpenAPI document shows them

@@ -10,11 +10,11 @@ import { listPaymentPostings, type PaymentPostingRow } from '../ledger/ledger.re
 import { maskSensitive } from '../lib/mask.js';
 import { money, toNumber } from '../lib/money.js';
 import { isUuid } from '../lib/validators.js';
+import { PAYMENT_STATUSES, type PaymentStatus } from '../payments/lifecycle.js';
+import { displayedRequisiteValue, type PaymentTimeline, type TimelineKind } from '../payments/payments.admin.schemas.js';
+import { findPayment, type PaymentRow } from '../payments/payments.repo.js';
 import { listPaymentConfirmations, listPaymentReceipts } from '../receipts/receipts.repo.js';
 import { listResourceAttempts, listResourceEvents, type WebhookEventRow } from '../webhooks/webhooks.repo.js';
-import { PAYMENT_STATUSES, type PaymentStatus } from './lifecycle.js';
-import { displayedRequisiteValue, type PaymentTimeline, type TimelineKind } from './payments.admin.schemas.js';
-import { findPayment, type PaymentRow } from './payments.repo.js';
 
 type Timeline = Static<typeof PaymentTimeline>;
 type Item = { at: Date; kind: TimelineKind } & Record<string, unknown>;
