@@ -2,41 +2,59 @@ import '@mantine/core/styles.css';
 import '@mantine/charts/styles.css';
 import { Button, Center, Loader, MantineProvider, Stack, Text } from '@mantine/core';
 import { QueryClient, QueryClientProvider, useQueryClient } from '@tanstack/react-query';
-import { createRootRoute, createRoute, createRouter, Outlet, RouterProvider } from '@tanstack/react-router';
+import { createRootRoute, createRoute, createRouter, lazyRouteComponent, Outlet, type RouteComponent, RouterProvider } from '@tanstack/react-router';
 import { setNonce } from 'get-nonce';
-import { type ReactNode, StrictMode, useEffect } from 'react';
+import { lazy, type ReactNode, StrictMode, Suspense, useEffect } from 'react';
 import { createRoot } from 'react-dom/client';
 import { AreaProvider } from './api/area';
 import { type Me, meKey, useLogout, useMe } from './api/auth';
 import { setSignedOutHandler } from './api/client';
 import { SignInAgain } from './components/SignInAgain';
 import { I18nProvider, type MessageKey, useI18n } from './i18n';
-import { CabinetCards } from './routes/cabinet/CabinetCards';
-import { CabinetDeposit } from './routes/cabinet/CabinetDeposit';
-import { CabinetHome } from './routes/cabinet/CabinetHome';
-import { CabinetMessages } from './routes/cabinet/CabinetMessages';
-import { CabinetPayouts } from './routes/cabinet/CabinetPayouts';
-import { CabinetPhones } from './routes/cabinet/CabinetPhones';
-import { CabinetShell } from './routes/cabinet/CabinetShell';
-import { Audit } from './routes/console/Audit';
-import { Dashboard } from './routes/console/Dashboard';
-import { DeviceMessages } from './routes/console/DeviceMessages';
-import { Banks, Providers } from './routes/console/Directory';
-import { Disputes } from './routes/console/Disputes';
-import { ExecutorDetail, Executors } from './routes/console/Executors';
-import { MerchantDetail, Merchants } from './routes/console/Merchants';
-import { Notifications } from './routes/console/Notifications';
-import { LedgerCheck, Webhooks } from './routes/console/Operations';
-import { PaymentDetail, Payments } from './routes/console/Payments';
-import { Payouts } from './routes/console/Payouts';
-import { RateDetailPage, Rates } from './routes/console/Rates';
 import { Security } from './routes/console/Security';
-import { Users } from './routes/console/Users';
-import { Withdrawals } from './routes/console/Withdrawals';
 import { ChooseOwnPassword, Login } from './routes/Login';
-import { MerchantBalances, MerchantKeys, MerchantPayouts } from './routes/merchant/Merchant';
-import { MerchantTestConsole } from './routes/merchant/TestConsole';
 import { type Nav, Shell } from './routes/Shell';
+
+// Every screen is its own chunk, fetched when its route is first opened (a chunk that vanished
+// with a new release reloads the page: lazyRouteComponent); the first screen — the sign-in form, the
+// shell — is all the entry script carries. Modules with two screens are imported once for both.
+const screens = {
+  dashboard: () => import('./routes/console/Dashboard'),
+  payments: () => import('./routes/console/Payments'),
+  disputes: () => import('./routes/console/Disputes'),
+  notifications: () => import('./routes/console/Notifications'),
+  deviceMessages: () => import('./routes/console/DeviceMessages'),
+  payouts: () => import('./routes/console/Payouts'),
+  withdrawals: () => import('./routes/console/Withdrawals'),
+  executors: () => import('./routes/console/Executors'),
+  merchants: () => import('./routes/console/Merchants'),
+  rates: () => import('./routes/console/Rates'),
+  directory: () => import('./routes/console/Directory'),
+  operations: () => import('./routes/console/Operations'),
+  users: () => import('./routes/console/Users'),
+  audit: () => import('./routes/console/Audit'),
+};
+const cabinetScreens = {
+  home: () => import('./routes/cabinet/CabinetHome'),
+  cards: () => import('./routes/cabinet/CabinetCards'),
+  payouts: () => import('./routes/cabinet/CabinetPayouts'),
+  messages: () => import('./routes/cabinet/CabinetMessages'),
+  deposit: () => import('./routes/cabinet/CabinetDeposit'),
+  phones: () => import('./routes/cabinet/CabinetPhones'),
+};
+const merchantScreens = {
+  merchant: () => import('./routes/merchant/Merchant'),
+  test: () => import('./routes/merchant/TestConsole'),
+};
+
+/** Who is signed in, or the area's screens, still on their way. */
+function Waiting() {
+  return (
+    <Center mih="100vh">
+      <Loader />
+    </Center>
+  );
+}
 
 /** An executor's or a merchant's sign-in reached the operator console: say so, and let them sign out. */
 function NotStaff({ role }: { role: string }) {
@@ -76,11 +94,7 @@ function Root() {
     return () => setSignedOutHandler(null);
   }, [client]);
   if (me.isPending) {
-    return (
-      <Center mih="100vh">
-        <Loader />
-      </Center>
-    );
+    return <Waiting />;
   }
   if (!me.data) return <Login />;
   if (me.data.must_change_password) return <ChooseOwnPassword />;
@@ -91,30 +105,30 @@ function Root() {
 
 const rootRoute = createRootRoute({ component: () => <Outlet /> });
 const appRoute = createRoute({ getParentRoute: () => rootRoute, id: 'app', component: Root });
-const page = (path: string, component: () => React.ReactNode) => createRoute({ getParentRoute: () => appRoute, path, component });
+const page = (path: string, component: RouteComponent) => createRoute({ getParentRoute: () => appRoute, path, component });
 
 const routeTree = rootRoute.addChildren([
   appRoute.addChildren([
-    page('/', Dashboard),
-    page('/payments', Payments),
-    page('/payments/$id', PaymentDetail),
-    page('/disputes', Disputes),
-    page('/notifications', Notifications),
-    page('/device-messages', DeviceMessages),
-    page('/payouts', Payouts),
-    page('/withdrawals', Withdrawals),
-    page('/executors', Executors),
-    page('/executors/$id', ExecutorDetail),
-    page('/merchants', Merchants),
-    page('/merchants/$id', MerchantDetail),
-    page('/rates', Rates),
-    page('/rates/$currency', RateDetailPage),
-    page('/banks', Banks),
-    page('/providers', Providers),
-    page('/webhooks', Webhooks),
-    page('/ledger', LedgerCheck),
-    page('/users', Users),
-    page('/audit', Audit),
+    page('/', lazyRouteComponent(screens.dashboard, 'Dashboard')),
+    page('/payments', lazyRouteComponent(screens.payments, 'Payments')),
+    page('/payments/$id', lazyRouteComponent(screens.payments, 'PaymentDetail')),
+    page('/disputes', lazyRouteComponent(screens.disputes, 'Disputes')),
+    page('/notifications', lazyRouteComponent(screens.notifications, 'Notifications')),
+    page('/device-messages', lazyRouteComponent(screens.deviceMessages, 'DeviceMessages')),
+    page('/payouts', lazyRouteComponent(screens.payouts, 'Payouts')),
+    page('/withdrawals', lazyRouteComponent(screens.withdrawals, 'Withdrawals')),
+    page('/executors', lazyRouteComponent(screens.executors, 'Executors')),
+    page('/executors/$id', lazyRouteComponent(screens.executors, 'ExecutorDetail')),
+    page('/merchants', lazyRouteComponent(screens.merchants, 'Merchants')),
+    page('/merchants/$id', lazyRouteComponent(screens.merchants, 'MerchantDetail')),
+    page('/rates', lazyRouteComponent(screens.rates, 'Rates')),
+    page('/rates/$currency', lazyRouteComponent(screens.rates, 'RateDetailPage')),
+    page('/banks', lazyRouteComponent(screens.directory, 'Banks')),
+    page('/providers', lazyRouteComponent(screens.directory, 'Providers')),
+    page('/webhooks', lazyRouteComponent(screens.operations, 'Webhooks')),
+    page('/ledger', lazyRouteComponent(screens.operations, 'LedgerCheck')),
+    page('/users', lazyRouteComponent(screens.users, 'Users')),
+    page('/audit', lazyRouteComponent(screens.audit, 'Audit')),
     page('/security', Security),
   ]),
 ]);
@@ -131,11 +145,7 @@ function AreaGate({ forRole, notForYou, render }: { forRole: 'executor' | 'merch
   const { t } = useI18n();
   const logout = useLogout();
   if (me.isPending) {
-    return (
-      <Center mih="100vh">
-        <Loader />
-      </Center>
-    );
+    return <Waiting />;
   }
   if (!me.data) return <Login />;
   if (me.data.must_change_password) return <ChooseOwnPassword />;
@@ -154,23 +164,35 @@ function AreaGate({ forRole, notForYou, render }: { forRole: 'executor' | 'merch
   return render(me.data);
 }
 
+const CabinetShell = lazy(() => import('./routes/cabinet/CabinetShell').then((m) => ({ default: m.CabinetShell })));
+
 /** The executor's cabinet: its own sign-in, its own screens, the same app. */
 function CabinetRoot() {
-  return <AreaGate forRole="executor" notForYou="cabinet.notExecutor" render={(me) => <CabinetShell me={me} />} />;
+  return (
+    <AreaGate
+      forRole="executor"
+      notForYou="cabinet.notExecutor"
+      render={(me) => (
+        <Suspense fallback={<Waiting />}>
+          <CabinetShell me={me} />
+        </Suspense>
+      )}
+    />
+  );
 }
 
 const cabinetRoot = createRootRoute({ component: () => <Outlet /> });
 const cabinetApp = createRoute({ getParentRoute: () => cabinetRoot, id: 'cabinet', component: CabinetRoot });
-const cabinetPage = (path: string, component: () => React.ReactNode) => createRoute({ getParentRoute: () => cabinetApp, path, component });
+const cabinetPage = (path: string, component: RouteComponent) => createRoute({ getParentRoute: () => cabinetApp, path, component });
 const cabinetRouter = createRouter({
   routeTree: cabinetRoot.addChildren([
     cabinetApp.addChildren([
-      cabinetPage('/', CabinetHome),
-      cabinetPage('/cards', CabinetCards),
-      cabinetPage('/payouts', CabinetPayouts),
-      cabinetPage('/messages', CabinetMessages),
-      cabinetPage('/deposit', CabinetDeposit),
-      cabinetPage('/phones', CabinetPhones),
+      cabinetPage('/', lazyRouteComponent(cabinetScreens.home, 'CabinetHome')),
+      cabinetPage('/cards', lazyRouteComponent(cabinetScreens.cards, 'CabinetCards')),
+      cabinetPage('/payouts', lazyRouteComponent(cabinetScreens.payouts, 'CabinetPayouts')),
+      cabinetPage('/messages', lazyRouteComponent(cabinetScreens.messages, 'CabinetMessages')),
+      cabinetPage('/deposit', lazyRouteComponent(cabinetScreens.deposit, 'CabinetDeposit')),
+      cabinetPage('/phones', lazyRouteComponent(cabinetScreens.phones, 'CabinetPhones')),
       cabinetPage('/security', Security),
     ]),
   ]),
@@ -214,17 +236,17 @@ function MerchantRoot() {
 
 const merchantRoot = createRootRoute({ component: () => <Outlet /> });
 const merchantApp = createRoute({ getParentRoute: () => merchantRoot, id: 'merchant', component: MerchantRoot });
-const merchantPage = (path: string, component: () => React.ReactNode) => createRoute({ getParentRoute: () => merchantApp, path, component });
+const merchantPage = (path: string, component: RouteComponent) => createRoute({ getParentRoute: () => merchantApp, path, component });
 const merchantRouter = createRouter({
   routeTree: merchantRoot.addChildren([
     merchantApp.addChildren([
-      merchantPage('/', MerchantBalances),
-      merchantPage('/payments', Payments),
-      merchantPage('/payments/$id', PaymentDetail),
-      merchantPage('/payouts', MerchantPayouts),
-      merchantPage('/webhooks', Webhooks),
-      merchantPage('/keys', MerchantKeys),
-      merchantPage('/test', MerchantTestConsole),
+      merchantPage('/', lazyRouteComponent(merchantScreens.merchant, 'MerchantBalances')),
+      merchantPage('/payments', lazyRouteComponent(screens.payments, 'Payments')),
+      merchantPage('/payments/$id', lazyRouteComponent(screens.payments, 'PaymentDetail')),
+      merchantPage('/payouts', lazyRouteComponent(merchantScreens.merchant, 'MerchantPayouts')),
+      merchantPage('/webhooks', lazyRouteComponent(screens.operations, 'Webhooks')),
+      merchantPage('/keys', lazyRouteComponent(merchantScreens.merchant, 'MerchantKeys')),
+      merchantPage('/test', lazyRouteComponent(merchantScreens.test, 'MerchantTestConsole')),
       merchantPage('/security', Security),
     ]),
   ]),
