@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { Queryable } from '../db/pool.js';
-import { actorName } from '../lib/actor.js';
+import { type Actor, actorName } from '../lib/actor.js';
 import { type AuditFilter, insertAuditEntry, listAuditEntries } from './audit.repo.js';
 
 /**
@@ -15,17 +15,21 @@ export function auditFor(request: FastifyRequest): AuditRecorder {
 }
 
 /**
- * Who acts in a request, as the audit log names them: a signed-in person by email (staff, an
- * executor's or a merchant's person in their cabinet), "token" for the bearer ADMIN_TOKEN, an
- * executor's apps (its bearer token) as `executor:<name>`, a phone (device token) as
- * `device:<id>`.
+ * Who acts in a request: a signed-in person (staff, an executor's or a merchant's person in their
+ * cabinet) or the bearer ADMIN_TOKEN as the access check resolved them, else an executor's apps
+ * (its bearer token) or a phone (device token).
  */
+export function requestActor(request: FastifyRequest): Actor | undefined {
+  if (request.actor) return request.actor;
+  if (request.executor) return { kind: 'executor', id: request.executor.id, name: request.executor.name };
+  if (request.device) return { kind: 'device', id: request.device.id, executorId: request.device.executor_id };
+  return undefined;
+}
+
+/** Who acts in a request, as the audit log names them (`actorName`): by email, "token", `executor:<name>`, `device:<id>`. */
 export function actorOf(request: FastifyRequest): { name: string; userId: string | null } {
-  const actor = request.actor;
-  if (actor) return { name: actorName(actor), userId: actor.kind === 'user' ? actor.id : null };
-  if (request.executor) return { name: `executor:${request.executor.name}`, userId: null };
-  if (request.device) return { name: `device:${request.device.id}`, userId: null };
-  return { name: actorName(undefined), userId: null };
+  const actor = requestActor(request);
+  return { name: actorName(actor), userId: actor?.kind === 'user' ? actor.id : null };
 }
 
 /**

@@ -1,12 +1,12 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
-import type { Actor, PersonActor } from '../lib/actor.js';
-import { hasRole } from '../lib/actor.js';
 import { recentlyConfirmed, resolveSession } from '../auth/auth.service.js';
 import { SESSION_COOKIE } from '../auth/session-cookie.js';
 import { STAFF_ROLES, type StaffRole } from '../auth/users.repo.js';
 import type { AppContext } from '../context.js';
 import { DomainError } from '../errors.js';
+import type { OperatorActor, PersonActor } from '../lib/actor.js';
+import { hasRole } from '../lib/actor.js';
 import { constantTimeEqual, hashToken } from '../lib/crypto.js';
 
 /**
@@ -31,7 +31,7 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     /** Who acts on the operator API or a person's own routes; set by the access check. */
-    actor?: Actor;
+    actor?: OperatorActor;
   }
 }
 
@@ -72,6 +72,17 @@ export function checkCsrf(request: FastifyRequest, person: PersonActor): void {
 }
 
 /**
+ * A risky route (`config.confirm`) needs the person to have confirmed it was them in the last few
+ * minutes (`POST /auth/v1/confirm`); the answer says which proof to send. The one check every
+ * audience's sessions go through (operator, person, executor and merchant cabinets).
+ */
+export function checkConfirmed(request: FastifyRequest, person: PersonActor): void {
+  if (request.routeOptions.config.confirm && !recentlyConfirmed(person)) {
+    throw new DomainError('CONFIRM_REQUIRED', undefined, { method: person.twoFactor ? 'otp' : 'password' });
+  }
+}
+
+/**
  * The operator API's one check of who may call what: the bearer ADMIN_TOKEN (full access), or a
  * staff person's session whose role reaches the route's declared role, with the CSRF token on
  * changes, two-factor enrolled when the operator requires it of the role, and a fresh
@@ -92,9 +103,9 @@ export function operatorAccess(app: FastifyInstance, ctx: AppContext): void {
     schema.security = [{ operator: [] }, { session: [], csrf: [] }];
   });
   app.addHook('onRequest', async (request: FastifyRequest) => {
-    const { access, confirm } = request.routeOptions.config;
+    const { access } = request.routeOptions.config;
     const header = request.headers.authorization;
-    let actor: Actor;
+    let actor: OperatorActor;
     if (header !== undefined) {
       const match = /^Bearer\s+(\S+)$/i.exec(header);
       if (!match) throw new DomainError('AUTH_001', 'Send Authorization: Bearer <ADMIN_TOKEN>, or sign in (POST /auth/v1/login)');
@@ -120,9 +131,7 @@ export function operatorAccess(app: FastifyInstance, ctx: AppContext): void {
         required_role: access,
       });
     }
-    if (confirm && actor.kind === 'user' && !recentlyConfirmed(actor)) {
-      throw new DomainError('CONFIRM_REQUIRED', undefined, { method: actor.twoFactor ? 'otp' : 'password' });
-    }
+    if (actor.kind === 'user') checkConfirmed(request, actor);
     request.actor = actor;
   });
 }
@@ -136,9 +145,7 @@ export function personAccess(app: FastifyInstance, ctx: AppContext): void {
     if (!person) throw new DomainError('AUTH_001', 'Sign in first (POST /auth/v1/login)');
     checkCsrf(request, person);
     if (person.mustChangePassword && !request.routeOptions.config.firstSignIn) throw passwordChangeRequired();
-    if (request.routeOptions.config.confirm && !recentlyConfirmed(person)) {
-      throw new DomainError('CONFIRM_REQUIRED', undefined, { method: person.twoFactor ? 'otp' : 'password' });
-    }
+    checkConfirmed(request, person);
     request.actor = person;
   });
 }

@@ -1,10 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { recentlyConfirmed } from '../auth/auth.service.js';
 import type { AppContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import { findExecutorByToken, findExecutorIdentity } from '../executors/executors.repo.js';
 import { hashToken } from '../lib/crypto.js';
-import { checkCsrf, personFromCookie } from './access.js';
+import { checkConfirmed, checkCsrf, personFromCookie } from './access.js';
 
 /**
  * The executor API's check: the executor's bearer token (its apps), or the session of the
@@ -25,9 +24,7 @@ export function executorAuth(app: FastifyInstance, ctx: AppContext): void {
       if (!person) throw new DomainError('AUTH_001', 'Send Authorization: Bearer <executor token>, or sign in (POST /auth/v1/login)');
       if (person.role !== 'executor' || !person.executorId) throw new DomainError('AUTH_003', 'The executor API is for executors; staff use /admin/v1');
       checkCsrf(request, person);
-      if (request.routeOptions.config.confirm && !recentlyConfirmed(person)) {
-        throw new DomainError('CONFIRM_REQUIRED', undefined, { method: person.twoFactor ? 'otp' : 'password' });
-      }
+      checkConfirmed(request, person);
       request.actor = person;
       executor = await findExecutorIdentity(ctx.db, person.executorId);
       if (!executor) throw new DomainError('AUTH_002', 'Executor not found');

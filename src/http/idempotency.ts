@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Actor } from '../lib/actor.js';
 import type { AppContext } from '../context.js';
 import { DomainError, type ErrorKey } from '../errors.js';
+import type { OperatorActor } from '../lib/actor.js';
 import { textProblem } from '../lib/input.js';
 import { claimKey, findStoredKey, type KeyStore, MERCHANT_KEYS, OPERATOR_KEYS, releaseKey, storeAnswer } from './idempotency.repo.js';
 import { isMultipart } from './multipart.js';
@@ -72,7 +72,7 @@ export function idempotency(app: FastifyInstance, ctx: AppContext): void {
 }
 
 /** Whose keys an operator-side caller's are: the bearer token's, or one person's. */
-function keyOwner(actor: Actor): string {
+function keyOwner(actor: OperatorActor): string {
   return actor.kind === 'token' ? 'token' : `user:${actor.id}`;
 }
 

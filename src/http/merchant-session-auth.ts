@@ -1,8 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { recentlyConfirmed } from '../auth/auth.service.js';
 import type { AppContext } from '../context.js';
 import { DomainError } from '../errors.js';
-import { checkCsrf, personFromCookie } from './access.js';
+import { checkConfirmed, checkCsrf, personFromCookie } from './access.js';
 
 /**
  * The merchant cabinet's API check (`/merchant/v1`): the session of a merchant's own sign-in
@@ -17,9 +16,7 @@ export function merchantSessionAuth(app: FastifyInstance, ctx: AppContext): void
     if (!person) throw new DomainError('AUTH_001', 'Sign in first (POST /auth/v1/login); machines use the signed merchant API (/v1)');
     if (person.role !== 'merchant' || !person.merchantId) throw new DomainError('AUTH_003', 'The merchant cabinet is for merchants; staff use /admin/v1');
     checkCsrf(request, person);
-    if (request.routeOptions.config.confirm && !recentlyConfirmed(person)) {
-      throw new DomainError('CONFIRM_REQUIRED', undefined, { method: person.twoFactor ? 'otp' : 'password' });
-    }
+    checkConfirmed(request, person);
     request.actor = person;
     request.merchantAccount = person.merchantId;
   });

@@ -28,21 +28,50 @@ export interface PersonActor {
 
 /**
  * Who acts on the operator side: the bearer ADMIN_TOKEN (machines and the CLI, full access) or a
- * signed-in person. Resolved once at the edge (src/http/access.ts); services and the audit log take it.
+ * signed-in person. Resolved once at the edge (src/http/access.ts) as `request.actor`.
  */
-export type Actor = { kind: 'token' } | PersonActor;
+export type OperatorActor = { kind: 'token' } | PersonActor;
 
-/** How an actor is named in the audit log and on decisions ("token" or the person's email). */
+/** An executor's apps, by the executor's bearer token (src/http/executor-auth.ts). */
+export interface ExecutorActor {
+  kind: 'executor';
+  id: string;
+  name: string;
+}
+
+/** An executor's phone, by its device token (src/http/device-auth.ts). */
+export interface DeviceActor {
+  kind: 'device';
+  id: string;
+  executorId: string;
+}
+
+/**
+ * Whoever acts: the operator's token, a signed-in person (staff, an executor's or a merchant's),
+ * an executor's apps, or a phone. The audit log names each one the same way (`actorName`).
+ */
+export type Actor = OperatorActor | ExecutorActor | DeviceActor;
+
+/** How an actor is named in the audit log and on decisions: "token", the person's email, `executor:<name>`, `device:<id>`. */
 export function actorName(actor: Actor | undefined): string {
   if (!actor) return 'anonymous';
-  return actor.kind === 'token' ? 'token' : actor.email;
+  switch (actor.kind) {
+    case 'token':
+      return 'token';
+    case 'user':
+      return actor.email;
+    case 'executor':
+      return `executor:${actor.name}`;
+    case 'device':
+      return `device:${actor.id}`;
+  }
 }
 
 /** Which staff role a route needs, weakest first; each role may do what those before it may. */
 const RANK: Record<StaffRole, number> = { support: 1, finance: 2, admin: 3 };
 
 /** Whether the actor's role is at least `needed` (the bearer token is every role). */
-export function hasRole(actor: Actor, needed: StaffRole): boolean {
+export function hasRole(actor: OperatorActor, needed: StaffRole): boolean {
   if (actor.kind === 'token') return true;
   const rank = RANK[actor.role as StaffRole];
   return rank !== undefined && rank >= RANK[needed];
