@@ -3,8 +3,9 @@ import { audit } from '../admin/audit.service.js';
 import type { AppContext, RouteApp } from '../context.js';
 import { DomainError } from '../errors.js';
 import { parseListQuery } from '../lib/pagination.js';
+import type { PayoutEvent } from './lifecycle.js';
 import { AdminGetPayoutAnswer, AdminListPayoutsAnswer } from './payouts.admin.answers.js';
-import { findPayout, listPayouts, PAYOUT_STATUSES, type PayoutEvent } from './payouts.repo.js';
+import { findPayout, listPayouts, PAYOUT_STATUSES } from './payouts.repo.js';
 import { toPayout } from './payouts.schemas.js';
 import { actOnPayout } from './payouts.service.js';
 

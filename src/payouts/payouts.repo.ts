@@ -30,20 +30,9 @@ export interface PayoutRow {
   provider_payout_id: string | null;
 }
 
+/** A payout's statuses; the events that move it between them are lifecycle.ts's TRANSITIONS. */
 export const PAYOUT_STATUSES = ['pending', 'processing', 'completed', 'failed', 'cancelled'] as const;
 export type PayoutStatus = (typeof PAYOUT_STATUSES)[number];
-
-/**
- * The payout state machine: pending → processing → completed | failed | cancelled. The operator
- * may also settle a payout straight from pending. Every change goes through `transitionPayout`.
- */
-export const PAYOUT_TRANSITIONS = {
-  take: { from: ['pending'], to: 'processing' },
-  complete: { from: ['pending', 'processing'], to: 'completed' },
-  fail: { from: ['pending', 'processing'], to: 'failed' },
-  cancel: { from: ['pending', 'processing'], to: 'cancelled' },
-} as const satisfies Record<string, { from: readonly PayoutStatus[]; to: PayoutStatus }>;
-export type PayoutEvent = keyof typeof PAYOUT_TRANSITIONS;
 
 /** Records a new payout; the merchant's ext_id taken already is PAY_003. */
 export async function insertPayout(
@@ -140,33 +129,6 @@ export async function listAvailablePayouts(db: Queryable, limit: number): Promis
 export async function listExecutorPayouts(db: Queryable, executorId: string): Promise<PayoutRow[]> {
   const { rows } = await db.query<PayoutRow>(`SELECT * FROM payouts WHERE executor_id = $1 AND status = 'processing' ORDER BY taken_at`, [executorId]);
   return rows;
-}
-
-/**
- * Applies a payout event, guarded in SQL on the current status (and, for an executor acting on
- * a payout it took, on the executor): two racing actors cannot both win.
- */
-export async function transitionPayout(
-  tx: Queryable,
-  id: string,
-  event: PayoutEvent,
-  extra: { executorId?: string; requireExecutor?: string; proofKey?: string; reason?: string } = {},
-): Promise<PayoutRow | undefined> {
-  const rule = PAYOUT_TRANSITIONS[event];
-  const { rows } = await tx.query<PayoutRow>(
-    `UPDATE payouts SET status = $3, updated_at = now(),
-            executor_id = coalesce($4, executor_id),
-            taken_at = CASE WHEN $3 = 'processing' THEN now() ELSE taken_at END,
-            completed_at = CASE WHEN $3 = 'completed' THEN now() ELSE completed_at END,
-            proof_key = coalesce($6, proof_key),
-            failure_reason = coalesce($7, failure_reason)
-      WHERE id = $1 AND status = ANY($2::text[]) AND ($5::uuid IS NULL OR executor_id = $5)
-        -- A payout sent to a provider is executed there, never taken by one of our executors.
-        AND NOT ($4::uuid IS NOT NULL AND provider_id IS NOT NULL)
-      RETURNING *`,
-    [id, rule.from, rule.to, extra.executorId ?? null, extra.requireExecutor ?? null, extra.proofKey ?? null, extra.reason ?? null],
-  );
-  return rows[0];
 }
 
 /** Records the provider that took a payout, and its id there (the payout's status is the provider's to change, by callback). */

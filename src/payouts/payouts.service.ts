@@ -2,10 +2,9 @@ import { findBank } from '../banks/banks.repo.js';
 import type { AppContext } from '../context.js';
 import { type Tx, transaction } from '../db/pool.js';
 import { DomainError } from '../errors.js';
-import { findExecutor } from '../executors/executors.repo.js';
-import { payoutReserve, payoutSettlement } from '../ledger/credit.js';
-import { type Hold, isInsufficientFunds, release, reserve, settle, settleToExecutor } from '../ledger/holds.js';
-import { checkDecimal, Money, USDT_DECIMALS } from '../lib/money.js';
+import { payoutReserve } from '../ledger/credit.js';
+import { isInsufficientFunds, reserve } from '../ledger/holds.js';
+import { checkDecimal, USDT_DECIMALS } from '../lib/money.js';
 import { isRussianMobile, isUuid, normalizeCard, normalizePhone } from '../lib/validators.js';
 import type { MerchantIdentity } from '../merchants/identity.service.js';
 import type { ProviderPayout } from '../providers/provider.js';
@@ -15,17 +14,13 @@ import { payoutRoutes, requestPayout, tryRoutes } from '../providers/routing.js'
 import { isUsable, staleRate, toQuote } from '../rates/quote.js';
 import { effectiveRates } from '../rates/rates.repo.js';
 import { findTerminal } from '../terminals/terminals.repo.js';
-import { enqueueWebhooks } from '../webhooks/outbox.js';
 import { checkWebhookUrl } from '../webhooks/sender.js';
+import { type ChangeOptions, changePayout, type PayoutEvent, payoutHold, TRANSITIONS } from './lifecycle.js';
 import * as repo from './payouts.repo.js';
-import { type CreatePayoutBody, toPayout } from './payouts.schemas.js';
+import type { CreatePayoutBody } from './payouts.schemas.js';
 
 function invalid(message: string, data?: Record<string, unknown>): never {
   throw new DomainError('PAY_002', message, data);
-}
-
-function holdOf(payout: repo.PayoutRow): Hold {
-  return { kind: 'payout', refId: payout.id, merchantId: payout.merchant_id, terminalId: payout.terminal_id, amount: new Money(payout.reserve) };
 }
 
 /** Validates a payout request (spec "POST /v1/payouts") into the row to store. */
@@ -95,7 +90,7 @@ export async function createPayout(ctx: AppContext, identity: MerchantIdentity, 
         payout_rate: terminal!.payout_rate,
         reserve: amountToHold.toFixed(USDT_DECIMALS),
       });
-      await reserve(tx, holdOf(payout));
+      await reserve(tx, payoutHold(payout));
       return payout;
     });
   } catch (err) {
@@ -143,7 +138,7 @@ async function routePayout(ctx: AppContext, payout: repo.PayoutRow): Promise<rep
 }
 
 /** Provider payout statuses (the spec's) and the local event that follows each. */
-const PROVIDER_PAYOUT_EVENTS: Record<string, repo.PayoutEvent | undefined> = {
+const PROVIDER_PAYOUT_EVENTS: Record<string, PayoutEvent | undefined> = {
   processing: 'take',
   completed: 'complete',
   failed: 'fail',
@@ -174,52 +169,12 @@ export async function getPayoutByExtId(ctx: AppContext, merchantId: string, extI
   return payout;
 }
 
-/**
- * Applies a payout event with its money and its webhook, in one transaction: completed settles
- * the reserve — to the executor who took the payout (paid back with its reward, the rest to
- * revenue), or, for one no executor took, the fee to revenue and the rest out — failed and
- * cancelled release it. Returns the
- * payout after the change, or undefined when the guard refused (someone else got there first).
- */
-export async function changePayout(
-  tx: Tx,
-  id: string,
-  event: repo.PayoutEvent,
-  extra: Parameters<typeof repo.transitionPayout>[3] = {},
-): Promise<repo.PayoutRow | undefined> {
-  const payout = await repo.transitionPayout(tx, id, event, extra);
-  if (!payout) return undefined;
-  if (event === 'complete' && payout.executor_id !== null) {
-    // An executor paid it (also when it took it and the operator completed it): it is paid back
-    // with its reward (DESIGN.md "Executors' money").
-    const executor = await findExecutor(tx, payout.executor_id);
-    const { executorCredit } = payoutSettlement(payout.amount, payout.rate, payout.reserve, executor?.payout_reward ?? '0');
-    await settleToExecutor(tx, holdOf(payout), payout.executor_id, executorCredit);
-  } else if (event === 'complete') {
-    await settle(tx, holdOf(payout), payoutReserve(payout.amount, payout.rate, payout.payout_rate).fee);
-  } else if (event === 'fail' || event === 'cancel') {
-    await release(tx, holdOf(payout));
-  }
-  await enqueueWebhooks(tx, [
-    {
-      merchantId: payout.merchant_id,
-      resourceType: 'payout',
-      resourceId: payout.id,
-      event: `payout.${payout.status}`,
-      payload: toPayout(payout),
-      url: payout.notify_url,
-      notificationToken: null,
-    },
-  ]);
-  return payout;
-}
-
 /** Runs a payout event and reports a refused guard in the payout's own terms. */
 export async function actOnPayout(
   ctx: AppContext,
   id: string,
-  event: repo.PayoutEvent,
-  extra: Parameters<typeof repo.transitionPayout>[3] = {},
+  event: PayoutEvent,
+  extra: ChangeOptions = {},
   audit?: (tx: Tx, before: repo.PayoutRow, after: repo.PayoutRow) => Promise<void>,
 ): Promise<repo.PayoutRow> {
   const before = isUuid(id) ? await repo.findPayout(ctx.db, id) : undefined;
@@ -229,7 +184,7 @@ export async function actOnPayout(
     if (!after) {
       const current = await repo.findPayout(tx, id);
       const mine = extra.requireExecutor ? ' taken by this executor' : '';
-      throw new DomainError('CONFLICT', `Payout is ${current!.status}; ${event} needs a ${repo.PAYOUT_TRANSITIONS[event].from.join(' or ')} payout${mine}`, {
+      throw new DomainError('CONFLICT', `Payout is ${current!.status}; ${event} needs a ${TRANSITIONS[event].from.join(' or ')} payout${mine}`, {
         status: current!.status,
       });
     }

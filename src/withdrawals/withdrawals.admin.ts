@@ -5,9 +5,10 @@ import { transaction } from '../db/pool.js';
 import { DomainError } from '../errors.js';
 import { parseListQuery } from '../lib/pagination.js';
 import { isUuid } from '../lib/validators.js';
+import { changeWithdrawal } from './lifecycle.js';
 import { AdminCompleteWithdrawalAnswer, AdminFailWithdrawalAnswer, AdminGetWithdrawalAnswer, AdminListWithdrawalsAnswer } from './withdrawals.admin.answers.js';
 import { findWithdrawal, listWithdrawals, WITHDRAWAL_STATUSES, type WithdrawalRow } from './withdrawals.repo.js';
-import { changeWithdrawal, toWithdrawal } from './withdrawals.service.js';
+import { toWithdrawal } from './withdrawals.service.js';
 
 const tags = ['operator'];
 const IdParams = Type.Object({ id: Type.String() });

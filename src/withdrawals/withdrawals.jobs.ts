@@ -2,8 +2,9 @@ import type { Task } from 'graphile-worker';
 import type { AppContext } from '../context.js';
 import { transaction } from '../db/pool.js';
 import type { ChainClient } from './chain.js';
+import { changeWithdrawal } from './lifecycle.js';
 import { findWithdrawal, openAutomaticWithdrawalIds, tryLockSending, unlockSending } from './withdrawals.repo.js';
-import { changeWithdrawal, scheduleSend } from './withdrawals.service.js';
+import { scheduleSend } from './withdrawals.service.js';
 
 /** How long past a transaction's expiration the chain is given before it counts as never included. */
 const EXPIRY_MARGIN_MS = 120_000;

@@ -1,5 +1,4 @@
 import { PgCode, pgConstraint, pgErrorCode, type Queryable, type Tx } from '../db/pool.js';
-import { DomainError } from '../errors.js';
 
 /** A withdrawal: a merchant's (from a terminal) or an executor's (from its deposit), never both. */
 export interface WithdrawalRow {
@@ -25,6 +24,7 @@ export interface WithdrawalRow {
   updated_at: Date;
 }
 
+/** A withdrawal's statuses; the events that move it between them are lifecycle.ts's TRANSITIONS. */
 export const WITHDRAWAL_STATUSES = ['pending', 'processing', 'completed', 'failed'] as const;
 export type WithdrawalStatus = (typeof WITHDRAWAL_STATUSES)[number];
 
@@ -178,50 +178,4 @@ export interface SignedTransfer {
   expiresAt: Date;
   /** The transaction recorded before, if any: the record is refused if another replaced it meanwhile. */
   previousTxHash: string | null;
-}
-
-/**
- * Records a newly signed transaction and marks the withdrawal processing, guarded on its status
- * and on the transaction it had, so two runs cannot both record one.
- */
-export async function recordSigned(db: Queryable, id: string, s: SignedTransfer): Promise<WithdrawalRow | undefined> {
-  const { rows } = await db.query<WithdrawalRow>(
-    `UPDATE withdrawals SET signed_tx = $2, tx_hash = $3, tx_expires_at = $4, status = 'processing', updated_at = now()
-      WHERE id = $1 AND status IN ('pending', 'processing') AND tx_hash IS NOT DISTINCT FROM $5 RETURNING *`,
-    [id, JSON.stringify(s.signedTx), s.txHash, s.expiresAt, s.previousTxHash],
-  );
-  return rows[0];
-}
-
-/**
- * Marks an open withdrawal completed with its transaction hash, guarded on the status. A hash
- * already recorded for another withdrawal is a CONFLICT.
- */
-export async function markCompleted(tx: Tx, id: string, txHash: string): Promise<WithdrawalRow | undefined> {
-  try {
-    const { rows } = await tx.query<WithdrawalRow>(
-      `UPDATE withdrawals SET status = 'completed', tx_hash = $2, updated_at = now()
-        WHERE id = $1 AND status IN ('pending', 'processing') RETURNING *`,
-      [id, txHash],
-    );
-    return rows[0];
-  } catch (err) {
-    if (pgErrorCode(err) === PgCode.uniqueViolation && pgConstraint(err) === 'withdrawals_tx_hash') {
-      throw new DomainError('CONFLICT', `Transaction ${txHash} is already recorded for another withdrawal`);
-    }
-    throw err;
-  }
-}
-
-/**
- * Marks an open withdrawal failed, guarded on the status; unless `byChain`, an automatic
- * withdrawal only while nothing is signed for it.
- */
-export async function markFailed(tx: Tx, id: string, reason: string, byChain: boolean): Promise<WithdrawalRow | undefined> {
-  const { rows } = await tx.query<WithdrawalRow>(
-    `UPDATE withdrawals SET status = 'failed', failure_reason = $2, updated_at = now()
-      WHERE id = $1 AND status IN ('pending', 'processing') AND ($3 OR adapter = 'manual' OR tx_hash IS NULL) RETURNING *`,
-    [id, reason, byChain],
-  );
-  return rows[0];
 }

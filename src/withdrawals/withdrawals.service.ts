@@ -1,14 +1,15 @@
 import type { AuditRecorder } from '../admin/audit.service.js';
 import type { AppContext } from '../context.js';
-import { type Queryable, type Tx, transaction } from '../db/pool.js';
+import { type Queryable, transaction } from '../db/pool.js';
 import { DomainError } from '../errors.js';
 import { lockAvailable } from '../executors/executors.repo.js';
-import { type Hold, isInsufficientFunds, release, reserve, settle } from '../ledger/holds.js';
+import { isInsufficientFunds, reserve } from '../ledger/holds.js';
 import { checkDecimal, Money, toNumber, USDT_DECIMALS } from '../lib/money.js';
 import { isUuid } from '../lib/validators.js';
 import { findMerchantTerminal } from '../terminals/terminals.repo.js';
 import { tronAddressProblem } from './address.js';
-import type { SignedTransfer, WithdrawalRow } from './withdrawals.repo.js';
+import { withdrawalHold } from './lifecycle.js';
+import type { WithdrawalRow } from './withdrawals.repo.js';
 import * as repo from './withdrawals.repo.js';
 
 export const SEND_TASK = 'withdrawals_send';
@@ -27,12 +28,6 @@ export function toWithdrawal(row: WithdrawalRow) {
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
   };
-}
-
-function holdOf(w: WithdrawalRow): Hold {
-  const amount = new Money(w.reserve);
-  if (w.executor_id) return { kind: 'withdrawal', refId: w.id, executorId: w.executor_id, amount };
-  return { kind: 'withdrawal', refId: w.id, merchantId: w.merchant_id!, terminalId: w.terminal_id!, amount };
 }
 
 /** The checks both kinds of withdrawal make of `amount` and `address`. */
@@ -111,7 +106,7 @@ export async function createWithdrawal(
         adapter: ctx.config.withdrawalAdapter,
         idempotencyRequest: idempotencyRequest ?? null,
       });
-      await reserve(tx, holdOf(withdrawal));
+      await reserve(tx, withdrawalHold(withdrawal));
       if (withdrawal.adapter !== 'manual') await scheduleSend(tx, withdrawal.id, null);
       await audit?.(tx, 'withdrawal.create', 'withdrawal', withdrawal.id, null, toWithdrawal(withdrawal));
       return withdrawal;
@@ -188,7 +183,7 @@ async function createReserved(
         { available: toNumber(available.toFixed()), required: toNumber(amount.toFixed()) },
       );
     }
-    await reserve(tx, holdOf(withdrawal));
+    await reserve(tx, withdrawalHold(withdrawal));
     if (withdrawal.adapter !== 'manual') await scheduleSend(tx, withdrawal.id, null);
     await audit(tx, 'withdrawal.create', 'withdrawal', withdrawal.id, null, toWithdrawal(withdrawal));
     return withdrawal;
@@ -218,39 +213,4 @@ export async function getWithdrawal(ctx: AppContext, merchantId: string, id: str
 
 export async function listWithdrawals(ctx: AppContext, merchantId: string, limit: number, offset: number): Promise<WithdrawalRow[]> {
   return repo.listMerchantWithdrawals(ctx.db, merchantId, limit, offset);
-}
-
-/**
- * The events of a withdrawal's life: `sign` records the transaction about to be broadcast
- * (pending or processing → processing), `complete` records the hash of the transfer that went out
- * (→ completed), `fail` gives up (→ failed). By hand (`byChain` false) an automatic withdrawal can
- * only be failed while nothing is signed for it: once a transaction exists, only the chain's
- * verdict may release the funds.
- */
-export type WithdrawalEvent =
-  | { event: 'sign'; signed: SignedTransfer }
-  | { event: 'complete'; txHash: string }
-  | { event: 'fail'; reason: string; byChain?: boolean };
-
-/**
- * The one way a withdrawal's status changes, in the caller's transaction: the guarded update and
- * the ledger posting that goes with it — completed debits the frozen funds (the fee to revenue,
- * the rest out), failed releases them. Returns the withdrawal after the change, or undefined when
- * the guard refused (it was no longer open, or another run recorded another transaction).
- */
-export async function changeWithdrawal(tx: Tx, id: string, change: WithdrawalEvent): Promise<WithdrawalRow | undefined> {
-  switch (change.event) {
-    case 'sign':
-      return repo.recordSigned(tx, id, change.signed);
-    case 'complete': {
-      const withdrawal = await repo.markCompleted(tx, id, change.txHash);
-      if (withdrawal) await settle(tx, holdOf(withdrawal), new Money(withdrawal.fee));
-      return withdrawal;
-    }
-    case 'fail': {
-      const withdrawal = await repo.markFailed(tx, id, change.reason, change.byChain ?? false);
-      if (withdrawal) await release(tx, holdOf(withdrawal));
-      return withdrawal;
-    }
-  }
 }
