@@ -217,7 +217,8 @@ export async function executorAdminRoutes(app: RouteApp, ctx: AppContext): Promi
       },
     },
     async (request, reply) => {
-      const row = await requisites.createRequisite(ctx, request.params.id, request.body, auditFor(request));
+      const executor = await executors.getExecutor(ctx, request.params.id);
+      const row = await requisites.createRequisite(ctx, executor, request.body, auditFor(request));
       return reply.status(201).send(toRequisite(row));
     },
   );

@@ -3,7 +3,6 @@ import { findBankAs } from '../banks/banks.repo.js';
 import type { AppContext } from '../context.js';
 import { type Queryable, type Tx, transaction } from '../db/pool.js';
 import { DomainError } from '../errors.js';
-import { getExecutor } from '../executors/executors.service.js';
 import { COUNTRY_CURRENCY, METHOD_TYPES, type Method, type RequisiteType } from '../lib/methods.js';
 import { checkDecimal } from '../lib/money.js';
 import { emvProblem, isUuid, normalizeCard, normalizePhone } from '../lib/validators.js';
@@ -91,9 +90,12 @@ function checkLimits(body: CreateRequisiteBody): Limits {
   };
 }
 
-/** Adds a requisite to an executor, audited in the same transaction. */
-export async function createRequisite(ctx: AppContext, executorId: string, body: CreateRequisiteBody, record: AuditRecorder): Promise<repo.RequisiteRow> {
-  await getExecutor(ctx, executorId);
+/**
+ * Adds a requisite to an executor, audited in the same transaction. `executor`: found by the caller
+ * (executors/ sits above requisites/ and hands it in).
+ */
+export async function createRequisite(ctx: AppContext, executor: { id: string }, body: CreateRequisiteBody, record: AuditRecorder): Promise<repo.RequisiteRow> {
+  const executorId = executor.id;
   const fields = await validate(ctx.db, executorId, body);
   return transaction(ctx.db, async (tx) => {
     const row = await repo.insertRequisite(tx, fields);
