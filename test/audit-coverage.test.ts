@@ -800,4 +800,117 @@ describe('an act and its audit row commit together', () => {
     ]);
     expect(rows).toEqual([]);
   });
+
+  /** The rows of `sql` as plain objects (what is in the database now). */
+  async function rowsOf(sql: string, params: unknown[]): Promise<Record<string, unknown>[]> {
+    return (await service.ctx.db.query(sql, params)).rows;
+  }
+
+  it("when the row cannot be written, the operator's people, executors, requisites, merchants, terminals, banks, providers and routes stay as they were", async () => {
+    const person = await staff();
+    const spare = await spareExecutor();
+    const requisite = await createRequisite(app, spare.id);
+    const terminal = await createTerminal(app, shop.merchantId, { name: 'Kept as it was' });
+    const provider = ok(
+      await op('POST', '/providers', { name: unique('Kept upstream '), kind: 'kassir', base_url: 'http://127.0.0.1:9', api_key: 'k', secret_key: 's' }),
+    );
+    const names = {
+      email: `${unique('refused')}@kassir.test`,
+      executor: unique('Refused '),
+      merchant: unique('Refused shop '),
+      terminal: unique('Refused terminal '),
+      bank: unique('refused_bank_'),
+      provider: unique('Refused upstream '),
+    };
+    const before = {
+      person: await rowsOf('SELECT role FROM users WHERE id = $1', [person.id]),
+      executor: await rowsOf('SELECT name FROM executors WHERE id = $1', [spare.id]),
+      requisite: await rowsOf('SELECT holder, updated_at FROM requisites WHERE id = $1', [requisite.id]),
+      terminal: await rowsOf('SELECT name, updated_at FROM terminals WHERE id = $1', [terminal.id]),
+      provider: await rowsOf('SELECT name FROM providers WHERE id = $1', [provider.id]),
+    };
+    await withAuditRefused(async () => {
+      const refused = async (res: Promise<LightMyRequestResponse>, what: string) => expect((await res).statusCode, what).toBe(500);
+      await refused(op('POST', '/users', { email: names.email, role: 'support', password: PASSWORD }), 'user create');
+      await refused(op('PATCH', `/users/${person.id}`, { role: 'finance' }), 'user update');
+      await refused(op('POST', `/merchants/${shop.merchantId}/users`, { email: `m-${names.email}`, password: PASSWORD }), 'merchant sign-in');
+      await refused(op('POST', '/executors', { name: names.executor }), 'executor create');
+      await refused(op('PATCH', `/executors/${spare.id}`, { name: unique('Renamed ') }), 'executor update');
+      await refused(
+        op('POST', `/executors/${spare.id}/requisites`, {
+          type: 'card',
+          value: testCard(),
+          bank: 'sberbank',
+          holder: 'Ivan I.',
+          currency: 'RUB',
+          country: 'RU',
+          methods: ['CARD'],
+        }),
+        'requisite create',
+      );
+      await refused(op('PATCH', `/requisites/${requisite.id}`, { holder: 'Petr P.' }), 'requisite update');
+      await refused(op('POST', '/merchants', { name: names.merchant }), 'merchant create');
+      await refused(op('POST', `/merchants/${shop.merchantId}/terminals`, { name: names.terminal, currency: 'RUB' }), 'terminal create');
+      await refused(op('PATCH', `/terminals/${terminal.id}`, { name: 'Renamed with no audit' }), 'terminal update');
+      await refused(op('POST', '/banks', { code: names.bank, name: 'Тестбанк', country: 'RU', kind: 'bank' }), 'bank create');
+      await refused(
+        op('POST', '/providers', { name: names.provider, kind: 'kassir', base_url: 'http://127.0.0.1:9', api_key: 'k', secret_key: 's' }),
+        'provider create',
+      );
+      await refused(op('PATCH', `/providers/${provider.id}`, { name: unique('Renamed upstream ') }), 'provider update');
+      await refused(op('PUT', `/terminals/${terminal.id}/routes`, [{ executors: true }]), 'routes set');
+    });
+    expect(await rowsOf('SELECT 1 FROM users WHERE email = ANY($1)', [[names.email, `m-${names.email}`]])).toEqual([]);
+    expect(await rowsOf('SELECT 1 FROM executors WHERE name = $1', [names.executor])).toEqual([]);
+    expect(await rowsOf('SELECT 1 FROM requisites WHERE executor_id = $1 AND id <> $2', [spare.id, requisite.id])).toEqual([]);
+    expect(await rowsOf('SELECT 1 FROM merchants WHERE name = $1', [names.merchant])).toEqual([]);
+    expect(await rowsOf('SELECT 1 FROM terminals WHERE name = $1', [names.terminal])).toEqual([]);
+    expect(await rowsOf('SELECT 1 FROM banks WHERE code = $1', [names.bank])).toEqual([]);
+    expect(await rowsOf('SELECT 1 FROM providers WHERE name = $1', [names.provider])).toEqual([]);
+    expect(await rowsOf('SELECT 1 FROM terminal_routes WHERE terminal_id = $1', [terminal.id])).toEqual([]);
+    expect({
+      person: await rowsOf('SELECT role FROM users WHERE id = $1', [person.id]),
+      executor: await rowsOf('SELECT name FROM executors WHERE id = $1', [spare.id]),
+      requisite: await rowsOf('SELECT holder, updated_at FROM requisites WHERE id = $1', [requisite.id]),
+      terminal: await rowsOf('SELECT name, updated_at FROM terminals WHERE id = $1', [terminal.id]),
+      provider: await rowsOf('SELECT name FROM providers WHERE id = $1', [provider.id]),
+    }).toEqual(before);
+  });
+
+  it("when the row cannot be written, a person's sign-in, sessions, password and two-factor stay as they were", async () => {
+    const person = await staff();
+    const other = await signIn(person.email);
+    const listed = ok(await as(other, 'GET', '/auth/v1/sessions')).sessions as { id: string; current: boolean }[];
+    const first = listed.find((s) => !s.current)!;
+    ok(await as(person.session, 'POST', '/auth/v1/confirm', { password: PASSWORD }));
+    const setup = ok(await as(person.session, 'POST', '/auth/v1/two-factor/setup'));
+    const liveSessions = () => rowsOf('SELECT id FROM sessions WHERE user_id = $1 AND revoked_at IS NULL ORDER BY id', [person.id]);
+    const sessionsBefore = await liveSessions();
+    const hashBefore = await rowsOf('SELECT password_hash FROM users WHERE id = $1', [person.id]);
+    await withAuditRefused(async () => {
+      expect((await app.inject({ method: 'POST', url: '/auth/v1/login', payload: { email: person.email, password: PASSWORD } })).statusCode, 'sign in').toBe(
+        500,
+      );
+      expect((await as(other, 'DELETE', `/auth/v1/sessions/${first.id}`)).statusCode, 'session revoke').toBe(500);
+      expect(
+        (await as(person.session, 'POST', '/auth/v1/password', { current_password: PASSWORD, new_password: 'another horse battery' })).statusCode,
+        'password change',
+      ).toBe(500);
+      expect(
+        (await as(person.session, 'POST', '/auth/v1/two-factor/enable', { otp: await generate({ secret: setup.secret }) })).statusCode,
+        'two-factor on',
+      ).toBe(500);
+    });
+    // No session started, none ended, the password and two-factor are as they were.
+    expect(await liveSessions()).toEqual(sessionsBefore);
+    expect(await rowsOf('SELECT password_hash FROM users WHERE id = $1', [person.id])).toEqual(hashBefore);
+    expect(await rowsOf('SELECT totp_enabled_at FROM users WHERE id = $1', [person.id])).toEqual([{ totp_enabled_at: null }]);
+
+    // Two-factor on (audited; the code refused above was not spent with it), then off refused: it stays on.
+    const enabled = ok(await as(person.session, 'POST', '/auth/v1/two-factor/enable', { otp: await generate({ secret: setup.secret }) }));
+    await withAuditRefused(async () => {
+      expect((await as(person.session, 'POST', '/auth/v1/two-factor/disable', { otp: enabled.recovery_codes[0] })).statusCode, 'two-factor off').toBe(500);
+    });
+    expect((await rowsOf('SELECT totp_enabled_at FROM users WHERE id = $1', [person.id]))[0]!.totp_enabled_at).not.toBeNull();
+  }, 60_000);
 });
