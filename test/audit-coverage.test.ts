@@ -13,6 +13,7 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { subscribe } from 'node:diagnostics_channel';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { generate } from 'otplib';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ADMIN_TOKEN,
@@ -913,4 +914,57 @@ describe('an act and its audit row commit together', () => {
     });
     expect((await rowsOf('SELECT totp_enabled_at FROM users WHERE id = $1', [person.id]))[0]!.totp_enabled_at).not.toBeNull();
   }, 60_000);
+});
+
+describe('a change whose process dies before its audit row is written', () => {
+  /**
+   * Makes `request` while audit_log is held, so that the change is made and its row waits; then
+   * kills the database backend of that transaction — what a kill -9 of the service does to its
+   * open transactions — and lets audit_log go. Written the old way (the row after the change had
+   * committed), the change would stay with no row; now the killed transaction takes both.
+   */
+  async function killedAtItsAudit(request: () => Promise<LightMyRequestResponse>): Promise<void> {
+    const blocker = new pg.Client({ connectionString: service.databaseUrl });
+    await blocker.connect();
+    try {
+      await blocker.query('BEGIN');
+      await blocker.query('LOCK TABLE audit_log IN EXCLUSIVE MODE');
+      const answer = request();
+      let pid: number | undefined;
+      for (let i = 0; i < 200 && pid === undefined; i++) {
+        // Asked outside the blocker's transaction, which would see one snapshot of pg_stat_activity.
+        const { rows } = await service.ctx.db.query<{ pid: number }>(
+          `SELECT pid FROM pg_stat_activity
+            WHERE datname = current_database() AND pid <> pg_backend_pid() AND wait_event_type = 'Lock' AND query ILIKE 'INSERT INTO audit_log%'`,
+        );
+        pid = rows[0]?.pid;
+        if (pid === undefined) await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      expect(pid, 'a transaction waiting to write its audit row').toBeDefined();
+      // The change is in that transaction, not yet committed; its process dies here.
+      await service.ctx.db.query('SELECT pg_terminate_backend($1)', [pid]);
+      await blocker.query('ROLLBACK');
+      expect((await answer).statusCode).toBeGreaterThanOrEqual(500);
+    } finally {
+      await blocker.end();
+    }
+  }
+
+  it("an operator's change of a terminal: neither the new name nor its row exists", async () => {
+    const terminal = await createTerminal(app, shop.merchantId, { name: 'Killed before its audit' });
+    await killedAtItsAudit(() => op('PATCH', `/terminals/${terminal.id}`, { name: 'Renamed, then killed' }));
+    const { rows } = await service.ctx.db.query('SELECT name FROM terminals WHERE id = $1', [terminal.id]);
+    expect(rows).toEqual([{ name: 'Killed before its audit' }]);
+    const { rows: audited } = await service.ctx.db.query("SELECT 1 FROM audit_log WHERE action = 'terminal.update' AND object_id = $1", [terminal.id]);
+    expect(audited).toEqual([]);
+  });
+
+  it('a new sign-in made by the operator: neither the user nor its row exists', async () => {
+    const email = `${unique('killed')}@kassir.test`;
+    await killedAtItsAudit(() => op('POST', '/users', { email, role: 'support', password: PASSWORD }));
+    const { rows } = await service.ctx.db.query('SELECT 1 FROM users WHERE email = $1', [email]);
+    expect(rows).toEqual([]);
+    const { rows: audited } = await service.ctx.db.query("SELECT 1 FROM audit_log WHERE action = 'user.create' AND after->>'email' = $1", [email]);
+    expect(audited).toEqual([]);
+  });
 });
