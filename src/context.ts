@@ -7,7 +7,7 @@ import type { Logger } from './lib/logger.js';
 import type { IdentityCache } from './merchants/identity.cache.js';
 import type { MerchantIdentity } from './merchants/identity.service.js';
 import type { ServiceMetrics } from './observability/metrics.js';
-import type { CreateBatches } from './payments/create-batches.js';
+import type { CreateBatches } from './payments/cascade/create-batches.js';
 import type { RefusalLog } from './payments/refusals.js';
 import type { FileStore } from './receipts/store.js';
 

@@ -13,7 +13,7 @@ import type { Logger } from './lib/logger.js';
 import { IdentityCache } from './merchants/identity.cache.js';
 import type { MerchantIdentity } from './merchants/identity.service.js';
 import { ServiceMetrics } from './observability/metrics.js';
-import { CreateBatches } from './payments/create-batches.js';
+import { CreateBatches } from './payments/cascade/create-batches.js';
 import { RefusalLog } from './payments/refusals.js';
 import { LocalFileStore, S3FileStore } from './receipts/store.js';
 import { loadAdminToken, loadSecretBox } from './settings.js';

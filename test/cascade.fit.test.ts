@@ -1,6 +1,6 @@
 /**
  * The rule "does this requisite fit a payment" is written twice: in payment_create_window
- * (migration 010, the cascade's `window` mode) and in payments.repo's cascade statement (the
+ * (src/db/functions/, the cascade's `window` mode) and in payments/cascade/cascade.repo.ts's statement (the
  * `all` and `wait` modes), with the executor's deposit covering the hold (migration 017), and its
  * pause, priority, score and the requisite's limits (migration 019). On the
  * same generated pools and requests, both must choose the same
@@ -11,7 +11,8 @@ import fc from 'fast-check';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { payinHold } from '../src/ledger/credit.js';
-import { CASCADE_WINDOW, type CascadeMode, insertPaymentWithCascade, insertWindowBatch, type NewPayment } from '../src/payments/payments.repo.js';
+import type { NewPayment } from '../src/payments/cascade/cascade.js';
+import { CASCADE_WINDOW, type CascadeMode, insertPaymentWithCascade, insertWindowBatch } from '../src/payments/cascade/cascade.repo.js';
 import { createMerchant, type MerchantCredentials, startTestService, type TestService, uniqueExtId } from './helpers.js';
 
 let service: TestService;
@@ -214,7 +215,7 @@ async function choice(c: Case, mode: CascadeMode | 'batch'): Promise<string | nu
 }
 
 describe('the requisite-fit rule', { timeout: 120_000 }, () => {
-  it('payment_create_window (migrations 010, 017, 019, 034), alone and in a batch, and the cascade statement choose the same requisite on the same pool', async () => {
+  it('payment_create_window (src/db/functions/), alone and in a batch, and the cascade statement choose the same requisite on the same pool', async () => {
     expect(CASCADE_WINDOW).toBeGreaterThanOrEqual(25); // the window covers every generated pool
     let chosen = 0;
     await fc.assert(

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { CASCADE_WINDOW } from '../src/payments/payments.repo.js';
+import { CASCADE_WINDOW } from '../src/payments/cascade/cascade.repo.js';
 import type { RunningService } from '../src/service.js';
 import {
   adminOk,

@@ -10,8 +10,9 @@ import { CREATE_BATCH_SLOW_MS } from '../src/config.js';
 import { CONNECTION_TIMEOUT_MS, DatabaseWaitTimeout, isDatabaseUnavailable } from '../src/db/pool.js';
 import { payinHold } from '../src/ledger/credit.js';
 import type { CreateSending } from '../src/observability/metrics.js';
-import { CreateBatches } from '../src/payments/create-batches.js';
-import { type CascadeOutcome, insertPaymentWithCascade, type NewPayment } from '../src/payments/payments.repo.js';
+import type { NewPayment } from '../src/payments/cascade/cascade.js';
+import { type CascadeOutcome, insertPaymentWithCascade } from '../src/payments/cascade/cascade.repo.js';
+import { CreateBatches } from '../src/payments/cascade/create-batches.js';
 import {
   createExecutor,
   createMerchant,

@@ -3,13 +3,16 @@ import { fileURLToPath } from 'node:url';
 import type { Db } from './pool.js';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations/', import.meta.url));
+const FUNCTIONS_DIR = fileURLToPath(new URL('./functions/', import.meta.url));
 // Any constant works; it only has to be the same for every instance of Kassir.
 const MIGRATION_LOCK = 7_461_001;
 
 /**
  * Applies `migrations/NNN_name.sql` in order, each in its own transaction, recording applied
- * names in `schema_migrations`. An advisory lock makes concurrent starts of several instances
- * safe: the second waits and then finds nothing left to do.
+ * names in `schema_migrations`; then the repeatable `functions/*.sql` (CREATE OR REPLACE, the one
+ * current text of the database functions, e.g. the cascade's payment_create_window), every time,
+ * in one transaction. An advisory lock makes concurrent starts of several instances safe: the
+ * second waits and then finds nothing left to do but the (idempotent) functions.
  */
 export async function migrate(db: Db, log: { info(msg: string): void }): Promise<string[]> {
   const files = (await readdir(MIGRATIONS_DIR)).filter((f) => /^\d{3}_.+\.sql$/.test(f)).sort();
@@ -38,6 +41,19 @@ export async function migrate(db: Db, log: { info(msg: string): void }): Promise
       }
       log.info(`applied migration ${file}`);
       applied.push(file);
+    }
+    // The repeatable functions, every start, after the migrations they may rely on.
+    const functions = (await readdir(FUNCTIONS_DIR)).filter((f) => f.endsWith('.sql')).sort();
+    try {
+      await client.query('BEGIN');
+      for (const file of functions) await client.query(await readFile(FUNCTIONS_DIR + file, 'utf8'));
+      await client.query('COMMIT');
+    } catch (err) {
+      broken = await client.query('ROLLBACK').then(
+        () => undefined,
+        (rollbackErr: Error) => rollbackErr,
+      );
+      throw new Error(`database functions (src/db/functions/) failed: ${err instanceof Error ? err.message : String(err)}`);
     }
   } finally {
     // The lock belongs to the session: when the unlock fails, closing the connection releases it.

@@ -25,8 +25,9 @@ import type { MerchantIdentity } from '../merchants/identity.service.js';
 import type { ProviderRow } from '../providers/providers.repo.js';
 import { paymentRoutes, requestPayment, tryRoutes } from '../providers/routing.js';
 import { isUsable, staleRate, usableRates } from '../rates/quote.js';
-import { candidatesFor } from '../requisites/cascade.js';
 import { checkWebhookUrl } from '../webhooks/sender.js';
+import { type Candidate, candidatesFor, type NewPayment } from './cascade/cascade.js';
+import * as cascade from './cascade/cascade.repo.js';
 import * as repo from './payments.repo.js';
 import type { CreatePaymentBody } from './payments.schemas.js';
 
@@ -218,7 +219,7 @@ async function createValid(ctx: AppContext, identity: MerchantIdentity, input: V
   };
   // Requisites that fit but whose executors' deposits cannot back the payment: a pool nobody funded.
   const candidates = [...plan(input.country), ...(input.country ? plan(null) : [])];
-  if (executorRoute && candidates.length > 0 && (await repo.countUncoveredRequisites(ctx.db, { ...base, candidates })) > 0) {
+  if (executorRoute && candidates.length > 0 && (await cascade.countUncoveredRequisites(ctx.db, { ...base, candidates })) > 0) {
     throw new DomainError(
       'PAY_004',
       `No requisites are available: those that fit belong to executors whose deposits cannot cover this payment's ${base.hold} USDT; retry later (operator: fund an executor with POST /admin/v1/executors/{id}/adjustments)`,
@@ -228,17 +229,17 @@ async function createValid(ctx: AppContext, identity: MerchantIdentity, input: V
   throw new DomainError('PAY_004', 'No requisites are available for this currency, country, method and amount; retry later or try another method', data);
 }
 
-type NewPaymentBase = Omit<repo.NewPayment, 'candidates' | 'pageToken'>;
+type NewPaymentBase = Omit<NewPayment, 'candidates' | 'pageToken'>;
 
 /**
  * The rules every route shares: ext_id unique per merchant (PAY_003) and SAME_AMOUNT_LIMIT
  * (PAY_005). Takes the terminal-and-amount lock for the rest of `tx`.
  */
 async function checkCreation(ctx: AppContext, tx: Tx, base: NewPaymentBase): Promise<void> {
-  enforceCreationFacts(ctx, base, await repo.creationFacts(tx, base.merchantId, base.terminalId, base.extId, base.amount, base.currency));
+  enforceCreationFacts(ctx, base, await cascade.creationFacts(tx, base.merchantId, base.terminalId, base.extId, base.amount, base.currency));
 }
 
-function enforceCreationFacts(ctx: AppContext, base: NewPaymentBase, facts: repo.CreationFacts): void {
+function enforceCreationFacts(ctx: AppContext, base: NewPaymentBase, facts: cascade.CreationFacts): void {
   if (facts.ext_id_taken) throw repo.duplicateExtId(base.extId);
   if (facts.same_amount >= ctx.config.sameAmountLimit) {
     throw new DomainError(
@@ -257,7 +258,7 @@ function enforceCreationFacts(ctx: AppContext, base: NewPaymentBase, facts: repo
 async function createWithExecutors(
   ctx: AppContext,
   base: NewPaymentBase,
-  plan: (country: string | null) => repo.Candidate[],
+  plan: (country: string | null) => Candidate[],
   country: string | null,
 ): Promise<repo.PaymentView | undefined> {
   let checked = false;
@@ -268,12 +269,12 @@ async function createWithExecutors(
     const payment = { ...base, candidates, pageToken: randomToken('', 24) };
     // The LRU window first where it applies; then the whole pool, skipping held requisites;
     // then the whole pool again, waiting for them.
-    const modes: repo.CascadeMode[] = candidates.length === 1 && base.types.length === 1 ? ['window', 'all', 'wait'] : ['all', 'wait'];
+    const modes: cascade.CascadeMode[] = candidates.length === 1 && base.types.length === 1 ? ['window', 'all', 'wait'] : ['all', 'wait'];
     for (const mode of modes) {
-      const cascade =
-        mode === 'window' ? await ctx.creates.window(payment) : await repo.insertPaymentWithCascade(ctx.db, payment, mode, ctx.config.sameAmountLimit);
-      enforceCreationFacts(ctx, base, cascade.facts);
-      if (cascade.payment) return cascade.payment;
+      const outcome =
+        mode === 'window' ? await ctx.creates.window(payment) : await cascade.insertPaymentWithCascade(ctx.db, payment, mode, ctx.config.sameAmountLimit);
+      enforceCreationFacts(ctx, base, outcome.facts);
+      if (outcome.payment) return outcome.payment;
     }
     return undefined;
   };

@@ -1,7 +1,8 @@
-import { CONNECTION_TIMEOUT_MS, DatabaseWaitTimeout, type Db, isDatabaseUnavailable, pgConstraint, pgErrorCode } from '../db/pool.js';
-import type { Logger } from '../lib/logger.js';
-import type { Metrics } from '../observability/metrics.js';
-import { type CascadeOutcome, insertPaymentWithCascade, insertWindowBatch, type NewPayment } from './payments.repo.js';
+import { CONNECTION_TIMEOUT_MS, DatabaseWaitTimeout, type Db, isDatabaseUnavailable, pgConstraint, pgErrorCode } from '../../db/pool.js';
+import type { Logger } from '../../lib/logger.js';
+import type { Metrics } from '../../observability/metrics.js';
+import type { NewPayment } from './cascade.js';
+import { type CascadeOutcome, insertPaymentWithCascade, insertWindowBatch } from './cascade.repo.js';
 
 export interface CreateBatchOptions {
   /** Creates in one statement at most; 1 sends every create on its own. */

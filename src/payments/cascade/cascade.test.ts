@@ -5,8 +5,8 @@
 import { Decimal } from 'decimal.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { COUNTRY_CURRENCY, CROSS_BORDER_METHODS, CURRENCY_COUNTRY, METHODS, type Method, ORDER_CURRENCIES } from '../lib/methods.js';
-import { money } from '../lib/money.js';
+import { COUNTRY_CURRENCY, CROSS_BORDER_METHODS, CURRENCY_COUNTRY, METHODS, type Method, ORDER_CURRENCIES } from '../../lib/methods.js';
+import { money } from '../../lib/money.js';
 import { candidatesFor, convert } from './cascade.js';
 
 const RATES: Record<string, string> = { RUB: '95.5', KZT: '480.25', TJS: '10.95', UZS: '12650', KGS: '87.3', AZN: '1.7', VND: '25400' };

@@ -1,7 +1,40 @@
 import type { Decimal } from 'decimal.js';
-import { COUNTRY_CURRENCY, CROSS_BORDER_METHODS, CURRENCY_COUNTRY, type Method, type OrderCurrency } from '../lib/methods.js';
-import { money, roundTo } from '../lib/money.js';
-import type { Candidate } from '../payments/payments.repo.js';
+import { COUNTRY_CURRENCY, CROSS_BORDER_METHODS, CURRENCY_COUNTRY, type Method, type OrderCurrency } from '../../lib/methods.js';
+import { money, roundTo } from '../../lib/money.js';
+
+/** One place a payment may go: requisites of `currency` (in `country`) and what the payer pays there. */
+export interface Candidate {
+  currency: string;
+  country: string;
+  payerAmount: string;
+}
+
+export interface NewPayment {
+  merchantId: string;
+  terminalId: string;
+  /** Answered as the payment's terminal_name. */
+  terminalName: string;
+  extId: string;
+  amount: string;
+  currency: string;
+  method: string;
+  rate: string;
+  /** The rate refresh that gave `rate` (rate_refreshes.id). */
+  rateRefreshId: string | null;
+  payinRate: string;
+  crossBorder: boolean;
+  clientId: string | null;
+  notifyUrl: string | null;
+  notificationToken: string | null;
+  pageToken: string;
+  ttlSeconds: number;
+  /** What the hand-out freezes on the executor: amount / rate, USDT (payinHold). */
+  hold: string;
+  /** Requisite types that serve the method. */
+  types: string[];
+  bank: string | null;
+  candidates: Candidate[];
+}
 
 /**
  * Where a payment may go and what the payer pays there (spec "Cross-border rules" 2–6):

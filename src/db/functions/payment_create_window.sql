@@ -1,0 +1,132 @@
+-- Repeatable (src/db/functions/): src/db/migrate.ts applies every file here, in name order, after the
+-- migrations on every start, in one transaction under the migrations' lock. So this is the one current
+-- text of these functions: change it here, never in a new migration (old migrations keep the history).
+-- CREATE OR REPLACE cannot change a function's arguments or result: for that, a migration DROPs the old
+-- signature (as 038 did) and the new text goes here.
+
+-- payment_create_window: the current text (was last written by migration 038_rate_sources.sql).
+-- payment_create_window of migration 034, with the rate refresh that gave p_rate (p_rate_refresh).
+CREATE OR REPLACE FUNCTION payment_create_window(
+  p_currency text, p_country text, p_type text, p_payer_amount numeric, p_method text, p_bank text,
+  p_merchant uuid, p_terminal uuid, p_ext_id text, p_amount numeric, p_order_currency text,
+  p_rate numeric, p_payin_rate numeric, p_cross_border boolean, p_client_id text, p_notify_url text,
+  p_notification_token text, p_page_token text, p_ttl_seconds integer, p_same_amount_limit integer,
+  p_hold numeric, p_window integer, p_wait boolean, p_rate_refresh bigint)
+RETURNS TABLE (
+  same_amount integer, ext_id_taken boolean, created boolean, busy boolean,
+  id uuid, ext_id text, terminal_id uuid, amount numeric, currency text, method text, status text,
+  rate numeric, payin_rate numeric, req_type text, req_value text, req_bank_code text, req_holder text,
+  req_country text, req_currency text, payer_amount numeric, cross_border boolean, page_token text,
+  valid_until timestamptz, received_amount numeric, created_at timestamptz, req_bank_name text)
+LANGUAGE plpgsql VOLATILE AS $$
+#variable_conflict use_column
+DECLARE
+  r requisites;
+  p payments;
+  new_id uuid := gen_random_uuid();
+BEGIN
+  created := false;
+  busy := NOT p_wait AND NOT pg_try_advisory_xact_lock(payment_creation_lock_key(p_terminal, p_amount));
+  IF busy THEN
+    RETURN NEXT;
+    RETURN;
+  END IF;
+  SELECT f.same_amount, f.ext_id_taken INTO same_amount, ext_id_taken
+    FROM payment_creation_facts(p_merchant, p_terminal, p_ext_id, p_amount, p_order_currency) f;
+  IF ext_id_taken OR same_amount >= p_same_amount_limit THEN
+    RETURN NEXT;
+    RETURN;
+  END IF;
+
+  SELECT c.* INTO r
+    FROM (SELECT q.id, q.last_used_at, q.executor_priority, q.executor_score FROM requisites q
+           WHERE q.is_active AND q.executor_open AND q.currency = p_currency AND q.type = p_type
+           ORDER BY q.executor_priority DESC, q.executor_score DESC, q.last_used_at NULLS FIRST, q.id
+           LIMIT p_window) w
+   CROSS JOIN LATERAL (
+     SELECT l.* FROM requisites l
+      WHERE l.id = w.id AND l.last_used_at IS NOT DISTINCT FROM w.last_used_at
+        AND l.executor_priority = w.executor_priority AND l.executor_score = w.executor_score
+        AND l.is_active AND l.executor_open AND l.country = p_country AND l.type = p_type
+        AND p_method = ANY(l.methods)
+        AND (p_bank IS NULL OR l.bank_code = p_bank)
+        AND p_payer_amount >= l.min_amount
+        AND (l.max_amount IS NULL OR p_payer_amount <= l.max_amount)
+      LIMIT 1
+        FOR NO KEY UPDATE OF l SKIP LOCKED) c
+   WHERE NOT EXISTS (SELECT 1 FROM payments o
+                      WHERE o.requisite_id = c.id AND o.status = 'PENDING' AND o.payer_amount = p_payer_amount
+                     OFFSET 0)
+     AND (NOT c.limited OR requisite_limits_allow(c.id, p_payer_amount))
+     AND CASE WHEN p_wait
+              THEN (SELECT a.balance - a.min_balance FROM ledger_accounts a
+                     WHERE a.executor_id = c.executor_id AND a.kind = 'executor_available') >= p_hold
+              ELSE (SELECT a.balance - a.min_balance FROM ledger_accounts a
+                     WHERE a.executor_id = c.executor_id AND a.kind = 'executor_available'
+                       FOR NO KEY UPDATE SKIP LOCKED) >= p_hold
+         END
+   LIMIT 1;
+  IF r.id IS NULL THEN
+    -- In a batch, nothing the walk could take without waiting: alone, the create looks again.
+    busy := NOT p_wait;
+    RETURN NEXT;
+    RETURN;
+  END IF;
+
+  IF NOT executor_hold_take(new_id, p_merchant, r.executor_id, p_hold) THEN
+    RETURN NEXT;
+    RETURN;
+  END IF;
+  IF r.limited THEN
+    PERFORM requisite_usage_take(r.id, p_payer_amount);
+  END IF;
+  UPDATE requisites c SET last_used_at = clock_timestamp() WHERE c.id = r.id;
+  INSERT INTO payments (id, merchant_id, terminal_id, ext_id, amount, currency, method, status, rate, payin_rate,
+                        requisite_id, executor_id, hold, req_type, req_value, req_bank_code, req_holder, req_country, req_currency,
+                        payer_amount, cross_border, client_id, notify_url, notification_token, page_token, valid_until,
+                        rate_refresh_id)
+  VALUES (new_id, p_merchant, p_terminal, p_ext_id, p_amount, p_order_currency, p_method, 'PENDING', p_rate, p_payin_rate,
+          r.id, r.executor_id, p_hold, r.type, r.value, r.bank_code, r.holder, r.country, r.currency,
+          p_payer_amount, p_cross_border, p_client_id, p_notify_url, p_notification_token, p_page_token,
+          now() + make_interval(secs => p_ttl_seconds), p_rate_refresh)
+  RETURNING * INTO p;
+
+  created := true;
+  id := p.id; ext_id := p.ext_id; terminal_id := p.terminal_id; amount := p.amount; currency := p.currency;
+  method := p.method; status := p.status; rate := p.rate; payin_rate := p.payin_rate;
+  req_type := p.req_type; req_value := p.req_value; req_bank_code := p.req_bank_code; req_holder := p.req_holder;
+  req_country := p.req_country; req_currency := p.req_currency; payer_amount := p.payer_amount;
+  cross_border := p.cross_border; page_token := p.page_token; valid_until := p.valid_until;
+  received_amount := p.received_amount; created_at := p.created_at;
+  req_bank_name := (SELECT b.name FROM banks b WHERE b.code = p.req_bank_code);
+  RETURN NEXT;
+END
+$$;
+
+-- payment_create_windows: the current text (was last written by migration 038_rate_sources.sql).
+-- payment_create_windows of migration 034, passing each create's rate refresh on.
+CREATE OR REPLACE FUNCTION payment_create_windows(
+  p_currency text[], p_country text[], p_type text[], p_payer_amount numeric[], p_method text[], p_bank text[],
+  p_merchant uuid[], p_terminal uuid[], p_ext_id text[], p_amount numeric[], p_order_currency text[],
+  p_rate numeric[], p_payin_rate numeric[], p_cross_border boolean[], p_client_id text[], p_notify_url text[],
+  p_notification_token text[], p_page_token text[], p_ttl_seconds integer[], p_same_amount_limit integer,
+  p_hold numeric[], p_window integer, p_rate_refresh bigint[])
+RETURNS TABLE (
+  item integer, same_amount integer, ext_id_taken boolean, created boolean, busy boolean,
+  id uuid, ext_id text, terminal_id uuid, amount numeric, currency text, method text, status text,
+  rate numeric, payin_rate numeric, req_type text, req_value text, req_bank_code text, req_holder text,
+  req_country text, req_currency text, payer_amount numeric, cross_border boolean, page_token text,
+  valid_until timestamptz, received_amount numeric, created_at timestamptz, req_bank_name text)
+LANGUAGE plpgsql VOLATILE AS $$
+BEGIN
+  FOR n IN 1 .. cardinality(p_currency) LOOP
+    RETURN QUERY
+      SELECT n, w.* FROM payment_create_window(
+        p_currency[n], p_country[n], p_type[n], p_payer_amount[n], p_method[n], p_bank[n],
+        p_merchant[n], p_terminal[n], p_ext_id[n], p_amount[n], p_order_currency[n],
+        p_rate[n], p_payin_rate[n], p_cross_border[n], p_client_id[n], p_notify_url[n],
+        p_notification_token[n], p_page_token[n], p_ttl_seconds[n], p_same_amount_limit,
+        p_hold[n], p_window, false, p_rate_refresh[n]) w;
+  END LOOP;
+END
+$$;
