@@ -19,7 +19,7 @@ export interface Config {
   sameAmountLimit: number;
   /** Connections of this instance's PostgreSQL pool (the API and the job worker share it). */
   dbPoolSize: number;
-  /** Payment creates sent together in one statement at most under load (src/payments/create-batches.ts); 1: each alone. */
+  /** Payment creates sent together in one statement at most under load (src/payments/cascade/create-batches.ts); 1: each alone. */
   createBatchSize: number;
   webhookAllowPrivate: boolean;
   expirySweepSeconds: number;

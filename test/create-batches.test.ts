@@ -1,5 +1,5 @@
 /**
- * Payment creates taken together (src/payments/create-batches.ts, migration 034): creates that
+ * Payment creates taken together (src/payments/cascade/create-batches.ts, migration 034): creates that
  * queue behind the statements in progress go as one statement, and each comes out as it would
  * alone — its own ext_id and same-amount rules, never waiting for a lock while the batch holds
  * others, run again alone when its batch could not take it or failed.

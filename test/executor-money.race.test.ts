@@ -59,7 +59,7 @@ describe('deposits under concurrency', () => {
       amounts.map((amount, i) => signed(instance(i), merchant, 'POST', '/v1/payments', { ext_id: uniqueExtId('race'), amount, method: 'CARD' })),
     );
     const created = results.filter((r) => r.statusCode === 200);
-    // The creates went through batches (src/payments/create-batches.ts), on both instances together.
+    // The creates went through batches (src/payments/cascade/create-batches.ts), on both instances together.
     expect((await createsSent(service)).together + (await createsSent(other)).together).toBeGreaterThan(0);
     for (const refused of results.filter((r) => r.statusCode !== 200)) {
       expect(refused.json(), refused.body).toMatchObject({ error: 'PAY_004', message: expect.stringMatching(/deposits cannot cover/) });

@@ -19,7 +19,7 @@ export const CONNECTION_TIMEOUT_MS = 5_000;
 
 /**
  * Work that waited CONNECTION_TIMEOUT_MS for its turn at the database in a queue of the service's
- * own (a payment create waiting for a batch, src/payments/create-batches.ts): the pool's wait
+ * own (a payment create waiting for a batch, src/payments/cascade/create-batches.ts): the pool's wait
  * ending, by another road, and answered the same (503).
  */
 export class DatabaseWaitTimeout extends Error {

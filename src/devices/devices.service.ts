@@ -3,9 +3,9 @@ import type { AuditRecorder } from '../admin/audit.service.js';
 import type { AppContext } from '../context.js';
 import { type Tx, transaction } from '../db/pool.js';
 import { DomainError } from '../errors.js';
-import * as notifications from '../executors/notifications.repo.js';
-import { recordTransfer } from '../executors/notifications.service.js';
-import { parseNotification } from '../executors/parsers/index.js';
+import * as notifications from '../incoming/notifications.repo.js';
+import { recordCredit } from '../incoming/notifications.service.js';
+import { parseNotification } from '../incoming/parsers/index.js';
 import { hashToken, randomToken } from '../lib/crypto.js';
 import { money } from '../lib/money.js';
 import { isUuid } from '../lib/validators.js';
@@ -151,7 +151,7 @@ export async function receiveMessage(ctx: AppContext, device: repo.DeviceRow, in
         ctx.log.warn({ message: row.id, executor: device.executor_id, status: decision.kind, reason: decision.reason }, 'device message waits for a person');
         return toResult(row, false);
       }
-      const notification = await recordTransfer(ctx, tx, {
+      const notification = await recordCredit(ctx, tx, {
         executorId: device.executor_id,
         requisiteId: decision.requisiteId,
         amount: amount!,

@@ -1,9 +1,9 @@
 import { Type } from 'typebox';
 import { audit } from '../admin/audit.service.js';
-import { actorName } from '../lib/actor.js';
 import type { AppContext, RouteApp } from '../context.js';
 import { DomainError } from '../errors.js';
-import { listNotificationsAround } from '../executors/notifications.repo.js';
+import { listNotificationsAround } from '../incoming/notifications.repo.js';
+import { actorName } from '../lib/actor.js';
 import { toNumber } from '../lib/money.js';
 import { parseListQuery } from '../lib/pagination.js';
 import { ReasonBody } from '../payments/payments.admin.schemas.js';

@@ -18,47 +18,12 @@ const Status = Type.Object({
   score: Type.Number({ description: 'conversion × speed over the last 24 hours, in tenths; orders executors of equal priority' }),
 });
 
-import {
-  ExecutorGetBalanceAnswer,
-  ExecutorGetStatementAnswer,
-  ExecutorListDepositsAnswer,
-  ExecutorSendNotificationAnswer,
-} from './executors.executor.answers.js';
-import { receiveNotification } from './notifications.service.js';
+import { ExecutorGetBalanceAnswer, ExecutorGetStatementAnswer, ExecutorListDepositsAnswer } from './executors.executor.answers.js';
 
 const tags = ['executor'];
-const NotificationBody = Type.Object({
-  requisite_id: Type.String({ format: 'uuid' }),
-  amount: Type.Optional(Type.Number({ description: 'amount received, in the requisite currency; read from text when absent' })),
-  text: Type.Optional(Type.String({ maxLength: 4000, description: 'the notification as the bank sent it (SMS or push)' })),
-  received_at: Type.Optional(Type.String({ description: 'when the transfer arrived, ISO 8601' })),
-});
 
-/** The executor API's own routes (the banking-app companion's side): notifications, requisites, the deposit and its statement. */
+/** The executor API's own routes (the banking-app companion's side): requisites, the deposit and its statement (reporting money that arrived: incoming/notifications.executor.ts). */
 export async function executorRoutes(app: RouteApp, ctx: AppContext): Promise<void> {
-  app.post(
-    '/notifications',
-    {
-      schema: {
-        documentedResponse: { 200: ExecutorSendNotificationAnswer },
-        tags,
-        summary: 'Report a transfer that arrived on one of your requisites: the PENDING payment it matches completes',
-        description:
-          'Moves money: the one PENDING payment on the requisite with this amount becomes COMPLETED and the merchant’s terminal is credited. A repeat answers as the first did (`duplicate`); a transfer that matches nothing is kept for the operator.',
-        body: NotificationBody,
-        errors: {
-          NOT_FOUND: 'The requisite is not one of yours',
-          VALIDATION:
-            'Invalid parameters: the message names the field (no `amount` and a `text` that is not a recognised incoming transfer, a transfer in another currency than the requisite’s, `received_at` not ISO 8601)',
-        },
-      },
-    },
-    async (request) => {
-      const result = await receiveNotification(ctx, request.executor!, request.body, auditFor(request));
-      return result;
-    },
-  );
-
   app.get(
     '/balance',
     {

@@ -13,7 +13,8 @@ import { disputeRoutes, paymentReceiptRoutes } from '../disputes/disputes.routes
 import { applyPaymentCallback } from '../disputes/provider-status.service.js';
 import { executorAdminRoutes } from '../executors/executors.admin.js';
 import { executorRoutes } from '../executors/executors.executor.js';
-import { notificationAdminRoutes } from '../executors/notifications.admin.js';
+import { notificationAdminRoutes } from '../incoming/notifications.admin.js';
+import { incomingExecutorRoutes } from '../incoming/notifications.executor.js';
 import { ledgerAdminRoutes } from '../ledger/ledger.admin.js';
 import { merchantAdminRoutes } from '../merchants/merchants.admin.js';
 import { consoleRoutes } from '../pages/console.routes.js';
@@ -82,7 +83,7 @@ const ROUTE_GROUPS: RouteGroup[] = [
     auth: executorAuth,
     // Notifications and payouts complete money already on its way: served under a load that sheds new payments.
     priority: 'high',
-    routes: [executorRoutes, deviceExecutorRoutes, payoutExecutorRoutes, withdrawalExecutorRoutes],
+    routes: [incomingExecutorRoutes, executorRoutes, deviceExecutorRoutes, payoutExecutorRoutes, withdrawalExecutorRoutes],
   },
   {
     name: 'device API (device token)',

@@ -7,7 +7,7 @@ import { withTimeout } from './timeout.js';
 export type CancelReason = 'expired' | 'transfer_not_found' | 'manual' | 'provider' | 'other';
 
 /**
- * How the executors' cascade of a payment create went to the database (src/payments/create-batches.ts):
+ * How the executors' cascade of a payment create went to the database (src/payments/cascade/create-batches.ts):
  * alone, nothing else queuing; together, in a statement of several; again, alone once more
  * after its batch could not take it without waiting, or failed.
  */

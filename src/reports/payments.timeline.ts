@@ -5,7 +5,7 @@ import { transaction } from '../db/pool.js';
 import { type DisputeRow, listPaymentDisputes } from '../disputes/disputes.repo.js';
 import { DomainError } from '../errors.js';
 import { findExecutor } from '../executors/executors.repo.js';
-import { listPaymentNotifications } from '../executors/notifications.repo.js';
+import { listPaymentNotifications } from '../incoming/notifications.repo.js';
 import { listPaymentPostings, type PaymentPostingRow } from '../ledger/ledger.repo.js';
 import { maskSensitive } from '../lib/mask.js';
 import { money, toNumber } from '../lib/money.js';

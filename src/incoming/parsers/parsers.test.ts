@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { BANK_FORMS, PARSER_TABLE } from './banks.js';
 import { compilePattern, compileTable, type ParserTable, parseWith } from './engine.js';
-import { bankOfSender, parseIncomingTransfer, parseNotification } from './index.js';
+import { bankOfSender, parseIncomingCredit, parseNotification } from './index.js';
 
 /**
  * The engine and the public functions around the corpus (corpus.test.ts checks every sample):
@@ -9,14 +9,14 @@ import { bankOfSender, parseIncomingTransfer, parseNotification } from './index.
  * depend on any bank's wording.
  */
 
-describe('parseIncomingTransfer', () => {
+describe('parseIncomingCredit', () => {
   it('tries the hinted bank first, then the others', () => {
     const text = 'СЧЁТ1234 12:34 Перевод из Т-Банк +1 500р от ИВАН И. Баланс: 25 300.50р';
-    expect(parseIncomingTransfer(text, { bank: 'vtb' })?.bank).toBe('sberbank');
+    expect(parseIncomingCredit(text, { bank: 'vtb' })?.bank).toBe('sberbank');
     // Both read the T-Bank-style push; the hint decides whose format it is.
     const push = 'Перевод от Ивана И. +1 500 ₽';
-    expect(parseIncomingTransfer(push, { bank: 'tinkoff' })?.bank).toBe('tinkoff');
-    expect(parseIncomingTransfer(push, { bank: 'sberbank' })?.bank).toBe('sberbank');
+    expect(parseIncomingCredit(push, { bank: 'tinkoff' })?.bank).toBe('tinkoff');
+    expect(parseIncomingCredit(push, { bank: 'sberbank' })?.bank).toBe('sberbank');
   });
 
   it('picks the bank and the form by the SMS sender or the app when the bank is unknown', () => {
@@ -27,55 +27,55 @@ describe('parseIncomingTransfer', () => {
     expect(bankOfSender('+79001234567')).toBeUndefined();
     // Alfa words an SMS and a push alike: only the sender tells which one came.
     const text = 'Поступление перевода по СБП 700 ₽ от ПЕТР П.';
-    expect(parseIncomingTransfer(text, { sender: 'Alfa-Bank' })).toMatchObject({ bank: 'alfabank', form: 'sms' });
-    expect(parseIncomingTransfer(text, { sender: 'ru.alfabank.mobile.android' })).toMatchObject({ bank: 'alfabank', form: 'push' });
+    expect(parseIncomingCredit(text, { sender: 'Alfa-Bank' })).toMatchObject({ bank: 'alfabank', form: 'sms' });
+    expect(parseIncomingCredit(text, { sender: 'ru.alfabank.mobile.android' })).toMatchObject({ bank: 'alfabank', form: 'push' });
   });
 
   it('accepts common spellings of the bank code', () => {
     const push = 'Перевод от Ивана И. +1 500 ₽';
-    expect(parseIncomingTransfer(push, { bank: 'T-Bank' })?.bank).toBe('tinkoff');
+    expect(parseIncomingCredit(push, { bank: 'T-Bank' })?.bank).toBe('tinkoff');
     const sms = 'Перевод на карту 5 000,00 RUB PEREVOD DR BANK Остаток: 5 122,50 RUB; *9131';
-    expect(parseIncomingTransfer(sms, { bank: ' MTSBank ' })?.bank).toBe('mts');
+    expect(parseIncomingCredit(sms, { bank: ' MTSBank ' })?.bank).toBe('mts');
   });
 
   it('reads the generic shapes for the hinted bank, or "unknown"', () => {
     const text = 'Зачислено 1 500,00 руб. от ИВАНОВ И.И.';
-    expect(parseIncomingTransfer(text, { bank: 'mkb' })).toMatchObject({ amount: '1500.00', bank: 'mkb', sender: 'ИВАНОВ И.И.' });
-    expect(parseIncomingTransfer(text)).toMatchObject({ amount: '1500.00', bank: 'unknown' });
-    expect(parseIncomingTransfer(text)?.form).toBeUndefined();
+    expect(parseIncomingCredit(text, { bank: 'mkb' })).toMatchObject({ amount: '1500.00', bank: 'mkb', sender: 'ИВАНОВ И.И.' });
+    expect(parseIncomingCredit(text)).toMatchObject({ amount: '1500.00', bank: 'unknown' });
+    expect(parseIncomingCredit(text)?.form).toBeUndefined();
   });
 
   it('never takes the balance for the amount', () => {
-    const parsed = parseIncomingTransfer('Пополнение на 1 500 ₽, счет RUB. Иван И. Доступно 1 500 000,40 ₽', { bank: 'tinkoff' });
+    const parsed = parseIncomingCredit('Пополнение на 1 500 ₽, счет RUB. Иван И. Доступно 1 500 000,40 ₽', { bank: 'tinkoff' });
     expect(parsed).toMatchObject({ amount: '1500.00', balance: '1500000.40' });
     // The MTS form puts the balance before the card: the amount is still the transfer.
-    const mts = parseIncomingTransfer('Перевод на карту 5 000,00 RUB PEREVOD DR BANK Остаток: 705 122,50 RUB; *9131', { bank: 'mts' });
+    const mts = parseIncomingCredit('Перевод на карту 5 000,00 RUB PEREVOD DR BANK Остаток: 705 122,50 RUB; *9131', { bank: 'mts' });
     expect(mts).toMatchObject({ amount: '5000.00', balance: '705122.50', digits: '9131', digitsKind: 'card' });
   });
 
   it('reports the currency it read, and a balance only in that currency', () => {
-    expect(parseIncomingTransfer('Пополнение: 8000т\nДоступно: 146 003,44т', { bank: 'kaspi' })).toMatchObject({ amount: '8000.00', currency: 'KZT' });
-    expect(parseIncomingTransfer('Перевод от Сбербанк на сумму 49.35 смн.', { sender: 'Vasl Pay' })).toMatchObject({ currency: 'TJS' });
-    const forte = parseIncomingTransfer('Na kartu ***9166 sdelan perevod 2 000.00 RUB s karti ***8335. Ostatok 488 390.99 KZT.', { bank: 'forte' });
+    expect(parseIncomingCredit('Пополнение: 8000т\nДоступно: 146 003,44т', { bank: 'kaspi' })).toMatchObject({ amount: '8000.00', currency: 'KZT' });
+    expect(parseIncomingCredit('Перевод от Сбербанк на сумму 49.35 смн.', { sender: 'Vasl Pay' })).toMatchObject({ currency: 'TJS' });
+    const forte = parseIncomingCredit('Na kartu ***9166 sdelan perevod 2 000.00 RUB s karti ***8335. Ostatok 488 390.99 KZT.', { bank: 'forte' });
     expect(forte).toMatchObject({ amount: '2000.00', currency: 'RUB', digits: '9166' });
     expect(forte?.balance).toBeUndefined();
   });
 
   it('reports outgoing operations as such, never as money received', () => {
     const text = 'MIR-1234 19:02 Покупка 500р ПЯТЁРОЧКА Баланс: 12 345.67р';
-    expect(parseIncomingTransfer(text, { bank: 'sberbank' })).toBeUndefined();
+    expect(parseIncomingCredit(text, { bank: 'sberbank' })).toBeUndefined();
     expect(parseNotification(text, { bank: 'sberbank' })).toMatchObject({ direction: 'outgoing', amount: '500.00', currency: 'RUB' });
   });
 
   it('rejects empty and oversized texts', () => {
-    expect(parseIncomingTransfer('')).toBeUndefined();
-    expect(parseIncomingTransfer('   \n ')).toBeUndefined();
-    expect(parseIncomingTransfer(`Зачисление 1 500 ₽ ${'x'.repeat(2000)}`)).toBeUndefined();
+    expect(parseIncomingCredit('')).toBeUndefined();
+    expect(parseIncomingCredit('   \n ')).toBeUndefined();
+    expect(parseIncomingCredit(`Зачисление 1 500 ₽ ${'x'.repeat(2000)}`)).toBeUndefined();
   });
 
   it('reads a long text with no amount to the end without backtracking away', () => {
     // Lazy names before "+N ₽" are the patterns' costliest part; the test timeout bounds it.
-    expect(parseIncomingTransfer(`Перевод от ${'И. '.repeat(300)}`)).toBeUndefined();
+    expect(parseIncomingCredit(`Перевод от ${'И. '.repeat(300)}`)).toBeUndefined();
     expect(parseNotification(`Пополнение ${'1 '.repeat(450)}`)).toBeUndefined();
   });
 });

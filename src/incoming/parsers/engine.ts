@@ -67,7 +67,7 @@ export interface ParserTable {
 }
 
 /** What a notification says happened. */
-export interface ParsedTransfer {
+export interface ParsedCredit {
   direction: Direction;
   /** The operation's amount, two decimals ("1500.00"); never the balance nor a fee. */
   amount: string;
@@ -223,7 +223,7 @@ function cleanSender(raw: string | undefined): string | undefined {
 }
 
 /** The digits a requisite shows: a card's last 4, an account's or a phone's after its mask. */
-function requisiteDigits(groups: Record<string, string | undefined>): Pick<ParsedTransfer, 'digits' | 'digitsKind'> {
+function requisiteDigits(groups: Record<string, string | undefined>): Pick<ParsedCredit, 'digits' | 'digitsKind'> {
   for (const kind of ['card', 'account', 'phone'] as const) {
     const raw = groups[kind];
     if (raw === undefined) continue;
@@ -235,13 +235,13 @@ function requisiteDigits(groups: Record<string, string | undefined>): Pick<Parse
 }
 
 /** Applies one compiled pattern; undefined unless its amount reads as one of `direction`. */
-function applyPattern(pattern: RegExp, text: string, form: BankForm, direction: Direction): Omit<ParsedTransfer, 'bank'> | undefined {
+function applyPattern(pattern: RegExp, text: string, form: BankForm, direction: Direction): Omit<ParsedCredit, 'bank'> | undefined {
   const groups = pattern.exec(text)?.groups;
   const money = groups?.amount === undefined ? undefined : readMoney(groups.amount);
   if (!groups || !money || (money.negative && direction === 'incoming')) return undefined;
   const currency = money.currency ?? form.currency;
   if (!(form.accepts ?? [form.currency]).includes(currency)) return undefined;
-  const result: Omit<ParsedTransfer, 'bank'> = { direction, amount: money.amount, currency };
+  const result: Omit<ParsedCredit, 'bank'> = { direction, amount: money.amount, currency };
   if (form.form !== 'any') result.form = form.form;
   Object.assign(result, requisiteDigits(groups));
   const sender = cleanSender(groups.sender);
@@ -279,7 +279,7 @@ function ordered(table: CompiledTable, bank: string | undefined, sender: string 
  * Every form's credit patterns are tried before any debit pattern, so a debit shape can never
  * hide a credit and a credit is only ever read by a credit pattern.
  */
-export function parseWith(table: CompiledTable, text: string, hint: ParseHint = {}): ParsedTransfer | undefined {
+export function parseWith(table: CompiledTable, text: string, hint: ParseHint = {}): ParsedCredit | undefined {
   let normalized = normalize(text);
   if (!normalized || normalized.length > MAX_LENGTH) return undefined;
   for (const footer of table.footers) normalized = normalized.replace(footer, '').trim();

@@ -3,16 +3,16 @@ import type { AuditRecorder } from '../admin/audit.service.js';
 import type { AppContext } from '../context.js';
 import { type Tx, transaction } from '../db/pool.js';
 import { DomainError } from '../errors.js';
+import type { ExecutorIdentity } from '../executors/executors.repo.js';
 import { checkDecimal, minorUnits, money, toNumber } from '../lib/money.js';
 import { isUuid } from '../lib/validators.js';
 import { changePayment } from '../payments/lifecycle.js';
 import { findPayment } from '../payments/payments.repo.js';
 import { findRequisite } from '../requisites/requisites.repo.js';
-import type { ExecutorIdentity } from './executors.repo.js';
 import * as repo from './notifications.repo.js';
-import { parseIncomingTransfer } from './parsers/index.js';
+import { parseIncomingCredit } from './parsers/index.js';
 
-/** A transfer reported up to this long after its payment expired is flagged as late for it. */
+/** An incoming credit reported up to this long after its payment expired is flagged as late for it. */
 const LATE_WINDOW_SECONDS = 3600;
 
 export interface NotificationInput {
@@ -41,7 +41,7 @@ function toResult(row: repo.NotificationRow, duplicate: boolean): NotificationRe
 }
 
 /**
- * An executor's companion app reports an incoming transfer. The one PENDING payment on that
+ * An executor's companion app reports an incoming credit (money that arrived). The one PENDING payment on that
  * requisite with that amount (the cascade guarantees there is at most one) becomes COMPLETED and
  * the terminal is credited, in one transaction. Repeats of one notification answer as the first
  * did; a notification that matches nothing is kept for the operator, flagged "late" with the
@@ -69,7 +69,7 @@ export async function receiveNotification(
     if (typeof checked === 'string') throw new DomainError('VALIDATION', checked);
     amount = checked.toFixed(2);
   } else if (input.text) {
-    const parsed = parseIncomingTransfer(input.text, { bank: requisite.bank_code ?? undefined });
+    const parsed = parseIncomingCredit(input.text, { bank: requisite.bank_code ?? undefined });
     if (!parsed) {
       throw new DomainError('VALIDATION', 'amount is missing and text is not a recognised incoming-transfer notification; send amount');
     }
@@ -105,7 +105,7 @@ export async function receiveNotification(
         const existing = await repo.findByDedupeKey(tx, dedupeKey);
         if (existing) return toResult(existing, true);
       }
-      const row = await recordTransfer(ctx, tx, {
+      const row = await recordCredit(ctx, tx, {
         executorId: executor.id,
         requisiteId: requisite.id,
         amount,
@@ -133,8 +133,8 @@ export async function receiveNotification(
   }
 }
 
-/** Money received on a known requisite, as a notification records it. */
-export interface Transfer {
+/** Money received on a known requisite (an incoming credit), as a notification records it. */
+export interface IncomingCredit {
   executorId: string;
   requisiteId: string;
   /** In the requisite's currency, two decimals. */
@@ -146,32 +146,32 @@ export interface Transfer {
 }
 
 /**
- * The one way a reported transfer becomes a notification, in the caller's transaction: the one
+ * The one way a reported incoming credit becomes a notification, in the caller's transaction: the one
  * PENDING payment on the requisite with that amount is completed and the notification matched;
  * otherwise it is kept for a person, flagged late with the payment it probably belongs to when
  * one expired shortly before. Used by the companion app's notifications and the devices' messages.
  */
-export async function recordTransfer(ctx: AppContext, tx: Tx, transfer: Transfer): Promise<repo.NotificationRow> {
-  const paymentId = await repo.lockPendingPayment(tx, transfer.requisiteId, transfer.amount);
+export async function recordCredit(ctx: AppContext, tx: Tx, credit: IncomingCredit): Promise<repo.NotificationRow> {
+  const paymentId = await repo.lockPendingPayment(tx, credit.requisiteId, credit.amount);
   const matched = paymentId !== undefined && (await changePayment(tx, ctx, paymentId, 'complete')) !== undefined;
   const candidate = matched
     ? undefined
-    : await repo.findRecentlyExpired(tx, transfer.requisiteId, transfer.amount, transfer.receivedAt ?? new Date(), LATE_WINDOW_SECONDS);
+    : await repo.findRecentlyExpired(tx, credit.requisiteId, credit.amount, credit.receivedAt ?? new Date(), LATE_WINDOW_SECONDS);
   const row = await repo.insertNotification(tx, {
-    executor_id: transfer.executorId,
-    requisite_id: transfer.requisiteId,
-    amount: transfer.amount,
-    text: transfer.text,
-    received_at: transfer.receivedAt,
-    parsed_bank: transfer.parsedBank,
+    executor_id: credit.executorId,
+    requisite_id: credit.requisiteId,
+    amount: credit.amount,
+    text: credit.text,
+    received_at: credit.receivedAt,
+    parsed_bank: credit.parsedBank,
     status: matched ? 'matched' : candidate ? 'late' : 'unmatched',
     payment_id: matched ? paymentId! : null,
     candidate_payment_id: candidate ?? null,
-    dedupe_key: transfer.dedupeKey,
+    dedupe_key: credit.dedupeKey,
   });
   if (!matched) {
     ctx.log.warn(
-      { notification: row.id, requisite: transfer.requisiteId, amount: transfer.amount, late_for: candidate },
+      { notification: row.id, requisite: credit.requisiteId, amount: credit.amount, late_for: candidate },
       'notification matched no pending payment',
     );
   }

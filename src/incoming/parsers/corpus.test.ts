@@ -3,7 +3,7 @@ import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { BANK_FORMS } from './banks.js';
-import { bankOfSender, type ParsedTransfer, parseIncomingTransfer, parseNotification } from './index.js';
+import { bankOfSender, type ParsedCredit, parseIncomingCredit, parseNotification } from './index.js';
 
 /**
  * Every line of every corpus file (corpus/<bank>.tsv) is checked: an incoming sample must read
@@ -74,10 +74,10 @@ const SAMPLES = FILES.flatMap(readCorpus);
 const BANKS = [...new Set(SAMPLES.map((s) => s.bank))];
 const label = (s: Sample) => `${s.bank}.tsv:${s.line} ${s.text.replace(/\n/g, ' ⏎ ')}`;
 
-function expected(s: Sample): ParsedTransfer {
-  const result: ParsedTransfer = { direction: 'incoming', amount: s.amount, currency: s.currency as ParsedTransfer['currency'], bank: s.bank, form: s.form };
+function expected(s: Sample): ParsedCredit {
+  const result: ParsedCredit = { direction: 'incoming', amount: s.amount, currency: s.currency as ParsedCredit['currency'], bank: s.bank, form: s.form };
   if (s.digits) {
-    const [kind, digits] = s.digits.split(':') as [ParsedTransfer['digitsKind'], string];
+    const [kind, digits] = s.digits.split(':') as [ParsedCredit['digitsKind'], string];
     result.digits = digits;
     result.digitsKind = kind;
   }
@@ -132,21 +132,21 @@ describe.each(BANKS)('%s', (bank) => {
     // The requisite's bank as the hint (how notifications.service calls it); only the sender
     // tells an SMS from a push worded alike, so the form is checked with the sender below…
     const { form: _form, ...withoutForm } = expected(s);
-    expect(parseIncomingTransfer(s.text, { bank }), 'with the bank').toMatchObject(withoutForm);
-    expect(Object.keys(parseIncomingTransfer(s.text, { bank })!).sort(), 'no other field').toEqual(Object.keys(expected(s)).sort());
+    expect(parseIncomingCredit(s.text, { bank }), 'with the bank').toMatchObject(withoutForm);
+    expect(Object.keys(parseIncomingCredit(s.text, { bank })!).sort(), 'no other field').toEqual(Object.keys(expected(s)).sort());
     // …the SMS sender or app alone (how a device reports it)…
     if (s.sender) {
       expect(bankOfSender(s.sender), `sender ${s.sender}`).toBe(bank);
-      expect(parseIncomingTransfer(s.text, { sender: s.sender }), 'with the sender').toStrictEqual(expected(s));
+      expect(parseIncomingCredit(s.text, { sender: s.sender }), 'with the sender').toStrictEqual(expected(s));
     }
     // …and nothing known: the same amount and currency.
-    expect(parseIncomingTransfer(s.text), 'without a hint').toMatchObject({ direction: 'incoming', amount: s.amount, currency: s.currency });
+    expect(parseIncomingCredit(s.text), 'without a hint').toMatchObject({ direction: 'incoming', amount: s.amount, currency: s.currency });
   });
 
   if (debit.length) {
     it.each(debit.map((s) => [label(s), s] as const))('never credits %s', (_, s) => {
       for (const hint of [{ bank }, { sender: s.sender }, {}]) {
-        expect(parseIncomingTransfer(s.text, hint), JSON.stringify(hint)).toBeUndefined();
+        expect(parseIncomingCredit(s.text, hint), JSON.stringify(hint)).toBeUndefined();
         const read = parseNotification(s.text, hint);
         // Read as money leaving (with its amount), or refused outright; never anything else.
         if (read) expect(read, JSON.stringify(hint)).toMatchObject({ direction: 'outgoing', amount: s.amount, currency: s.currency });
@@ -166,12 +166,12 @@ describe('every sample under every bank hint', () => {
   const positives = SAMPLES.filter((s) => s.sign === '+');
 
   it.each(BANKS)('no negative sample of any bank reads as a credit with hint %s', (bank) => {
-    for (const s of negatives) expect(parseIncomingTransfer(s.text, { bank }), label(s)).toBeUndefined();
+    for (const s of negatives) expect(parseIncomingCredit(s.text, { bank }), label(s)).toBeUndefined();
   });
 
   it.each(BANKS)('every incoming sample keeps its amount and currency with hint %s', (bank) => {
     for (const s of positives) {
-      expect(parseIncomingTransfer(s.text, { bank }), label(s)).toMatchObject({ amount: s.amount, currency: s.currency });
+      expect(parseIncomingCredit(s.text, { bank }), label(s)).toMatchObject({ amount: s.amount, currency: s.currency });
     }
   });
 });

@@ -1,7 +1,7 @@
 import { PARSER_TABLE } from './banks.js';
-import { bankForSender, compileTable, type ParsedTransfer, type ParseHint, parseWith } from './engine.js';
+import { bankForSender, compileTable, type ParsedCredit, type ParseHint, parseWith } from './engine.js';
 
-export type { ParsedTransfer, ParseHint } from './engine.js';
+export type { ParsedCredit, ParseHint } from './engine.js';
 
 /** Compiled once at start: a bad pattern in banks.ts fails here, naming itself. */
 const TABLE = compileTable(PARSER_TABLE);
@@ -13,7 +13,7 @@ const TABLE = compileTable(PARSER_TABLE);
  * `hint.bank` (the requisite's bank) or `hint.sender` (the SMS sender id or app) picks whose
  * formats are tried first; every other bank's follow, then the generic shapes.
  */
-export function parseNotification(text: string, hint?: ParseHint): ParsedTransfer | undefined {
+export function parseNotification(text: string, hint?: ParseHint): ParsedCredit | undefined {
   return parseWith(TABLE, text, hint);
 }
 
@@ -22,7 +22,7 @@ export function parseNotification(text: string, hint?: ParseHint): ParsedTransfe
  * text is anything else or cannot be read with certainty: a balance, a fee, a purchase or an
  * outgoing transfer is never returned as money received.
  */
-export function parseIncomingTransfer(text: string, hint?: ParseHint): ParsedTransfer | undefined {
+export function parseIncomingCredit(text: string, hint?: ParseHint): ParsedCredit | undefined {
   const parsed = parseNotification(text, hint);
   return parsed?.direction === 'incoming' ? parsed : undefined;
 }
