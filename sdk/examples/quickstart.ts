@@ -50,7 +50,7 @@ async function main(): Promise<void> {
     console.log(`Read back by ext_id: ${(await kassir.payments.getByExtId(payment.ext_id)).status}`);
   } catch (err) {
     if (!(err instanceof KassirError && err.code === 'PAY_004')) throw err;
-    // No rate for the currency yet, or no funded executor with a fitting requisite (README "Set up a merchant").
+    // No rate for the currency yet, or no funded executor with a fitting requisite (docs/operator.md "Set up a merchant and take a payment").
     console.log(`No payment: PAY_004 ${err.message}`);
   }
 

@@ -71,7 +71,7 @@ export class BodySigner {
   }
 }
 
-/** Signs a request the way a merchant must; used by tests, the README example and the CLI. */
+/** Signs a request the way a merchant must; used by tests, the example in docs/merchant.md ("A signed request") and the CLI. */
 export function signRequest(secret: string, method: string, url: string, body: string | Buffer = ''): string {
   return createHmac('sha1', secret)
     .update(method.toUpperCase() + url)

@@ -2,7 +2,7 @@ import type { ServerOptions } from 'node:http';
 import type { HttpTimeouts } from '../config.js';
 
 /**
- * The HTTP server's limits against slow clients (DESIGN.md leaves them open; README
+ * The HTTP server's limits against slow clients (DESIGN.md leaves them open; docs/operator.md
  * "Configuration"). Three different clocks, because one total limit cannot tell a slowloris from
  * a receipt uploaded over a poor mobile link:
  * - the request head must arrive whole within `headersMs` (Node's `headersTimeout`): a client
