@@ -50,7 +50,7 @@ subscribe('fastify.initialization', (message) => {
  * what it changes is recorded elsewhere or changes nothing anyone acts on.
  */
 const V1 =
-  "the merchant API (signed with a terminal's API key) is a machine acting for the merchant, not a person, executor or device; what it does is recorded on its own object — the payment's events and timeline, the payout, the withdrawal and the ledger transaction, each naming the terminal — and an audit write on the payment-create hot path would cost the batching its throughput (README, Audit log)";
+  "the merchant API (signed with a terminal's API key) is a machine acting for the merchant, not a person, executor or device; what it does is recorded on its own object — the payment's events and timeline, the payout, the withdrawal and the ledger transaction, each naming the terminal — and an audit write on the payment-create hot path would cost the batching its throughput (docs/operator.md, The audit log)";
 const EXEMPT: Record<string, string> = {
   'POST /v1/payments': V1,
   'POST /v1/payments/:id/confirm': V1,

@@ -71,7 +71,7 @@ export function ensureWebBuilt(): void {
 
 /**
  * Where a test's screenshots go: every run takes them (rendering is part of the journey);
- * `npm run screenshots:console` (SCREENSHOTS=1) writes them where the README shows them, other
+ * `npm run screenshots:console` (SCREENSHOTS=1) writes them where the README and the guides in docs/ show them, other
  * runs into a temporary folder.
  */
 export function screenshotDir(name: string): string {

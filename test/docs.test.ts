@@ -3,7 +3,7 @@
  * for the merchant API — a summary and description on every /v1 route, every error code each route
  * can answer (those of spec/merchant-api.md, and those the service really answers), examples —; its
  * worked signing example is true of the service's own signing code; and /docs renders it in
- * Chromium from this origin alone, under its CSP. SCREENSHOTS=1 writes the README's picture.
+ * Chromium from this origin alone, under its CSP. SCREENSHOTS=1 writes docs/merchant.md's picture.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

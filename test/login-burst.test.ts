@@ -12,7 +12,7 @@ vi.mock('@node-rs/argon2', async (original) => {
 });
 const verify = vi.mocked(argon2.verify);
 
-// The sign-in lock under a burst (issue 30, item 7): the README says the tenth failure in an hour locks the
+// The sign-in lock under a burst (issue 30, item 7): docs/operator.md says the tenth failure in an hour locks the
 // email. The attempt is counted in PostgreSQL before the password is checked, so a burst over two instances
 // gets at most ten checks, and the right password is refused while the lock holds.
 let service: TestService;

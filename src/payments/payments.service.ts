@@ -56,7 +56,7 @@ interface ValidCreate {
 /** Every rule of the spec's POST /v1/payments that can be checked before touching the pool. */
 async function validateCreate(ctx: AppContext, identity: MerchantIdentity, body: CreatePaymentBody): Promise<ValidCreate> {
   const terminalCurrency = identity.terminalCurrency;
-  // Lenient reading of the spec's disagreement on cross-border `currency` (see README): it is
+  // Lenient reading of the spec's disagreement on cross-border `currency` (docs/merchant.md, Decisions): it is
   // optional for every method and defaults to the terminal's currency ("Default: the terminal's
   // currency"); when given it must be supported and equal the terminal's currency.
   const currency = (body.currency ?? terminalCurrency).toUpperCase();

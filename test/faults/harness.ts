@@ -266,7 +266,7 @@ export class Client {
     }
   }
 
-  /** A signed merchant request (README "A signed request"), with an Idempotency-Key when given. */
+  /** A signed merchant request (docs/merchant.md "A signed request"), with an Idempotency-Key when given. */
   merchant(who: Merchant, method: string, path: string, body?: unknown, idempotencyKey?: string): Promise<Answer> {
     const raw = body === undefined ? '' : JSON.stringify(body);
     const headers: Record<string, string> = {
