@@ -9,6 +9,7 @@ import { createPool } from './db/pool.js';
 import { keepTablesInShape } from './db/upkeep.js';
 import { buildApp } from './http/app.js';
 import { startWorker, type Worker } from './jobs/worker.js';
+import { featureJobs } from './jobs.js';
 import type { Logger } from './lib/logger.js';
 import { IdentityCache } from './merchants/identity.cache.js';
 import type { MerchantIdentity } from './merchants/identity.service.js';
@@ -69,7 +70,7 @@ export async function startService(
     const ctx: AppContext = { config, db, log, box, adminTokenHash: adminToken.hash, identities, files, refusals, creates, metrics };
     app = await buildApp(ctx);
     if (config.runWorker) {
-      worker = await startWorker(ctx, databaseUrl);
+      worker = await startWorker(ctx, featureJobs(ctx, databaseUrl));
       metrics.watchWorker(worker);
       upkeep = keepTablesInShape(db, log);
     }

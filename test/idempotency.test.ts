@@ -3,7 +3,7 @@ import type { JobHelpers } from 'graphile-worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLAIM_LEASE_SECONDS } from '../src/http/idempotency.js';
 import { signRequest } from '../src/http/signature.js';
-import { taskList } from '../src/jobs/worker.js';
+import { taskList } from '../src/jobs.js';
 import { Money } from '../src/lib/money.js';
 import {
   adminOk,

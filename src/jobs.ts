@@ -1,0 +1,156 @@
+import type { Runner, Task, TaskList } from 'graphile-worker';
+import type { AppContext } from './context.js';
+import { transaction } from './db/pool.js';
+import { sweepSilence } from './devices/devices.service.js';
+import { POLL_TASK, pollTask } from './disputes/provider-status.service.js';
+import { DEPOSITS_TASK, depositsTask } from './executors/deposits.jobs.js';
+import { refreshScores } from './executors/executors.repo.js';
+import { removeIdempotencyKeysOlderThan } from './jobs/jobs.repo.js';
+import type { Jobs } from './jobs/worker.js';
+import { LEDGER_CHECK_TASK, ledgerCheckTask } from './ledger/ledger.jobs.js';
+import { countPaymentChanges, expireDuePayments } from './payments/lifecycle.js';
+import { ACTIONS_TASK, actionsTask } from './providers/providers.jobs.js';
+import { purgeOldRefreshes, REFRESH_TASK, refreshTask } from './rates/rates.jobs.js';
+import { purgeOldUsage, switchOffUnpaidStreaks } from './requisites/requisites.repo.js';
+import { DISPATCH_KEY, DISPATCH_TASK, scheduleDispatch } from './webhooks/outbox.js';
+import { wakeDispatchOnNewEvents } from './webhooks/wakeup.js';
+import { dispatchTask } from './webhooks/webhooks.jobs.js';
+import type { ChainClient } from './withdrawals/chain.js';
+import { createTronClient } from './withdrawals/tron.js';
+import { resumeSends, sendTask } from './withdrawals/withdrawals.jobs.js';
+import { SEND_TASK } from './withdrawals/withdrawals.service.js';
+
+/*
+ * The composition root's jobs: each feature's tasks (its *.jobs.ts) and cron lines, registered
+ * here for the queue in jobs/worker.ts, which knows no feature. A new background job: its task in
+ * the feature's *.jobs.ts, its name in taskList and, if it runs on a schedule, a line in crontab.
+ */
+
+/** How many payments one sweep statement expires; the sweep repeats until none are due. */
+const EXPIRY_BATCH = 500;
+const EXPIRE_TASK = 'payments_expire_due';
+
+/**
+ * Expiry (spec: "PENDING — timeout — CANCELLED"): a sweep job that cancels every PENDING
+ * payment past `valid_until`, then schedules its next run. The job key makes it one job across
+ * all instances; the sweep itself skips rows another instance holds, and the status guard means
+ * a payment is expired once. A cron line restarts the chain should it ever break.
+ */
+function expireTask(ctx: AppContext): Task {
+  return async (_payload, helpers) => {
+    let expired = 0;
+    for (;;) {
+      // Each batch's cancellations and their webhook events commit together.
+      const batch = await transaction(ctx.db, (tx) => expireDuePayments(tx, ctx.config, EXPIRY_BATCH));
+      expired += batch.length;
+      // Counted once the batch committed, like every other payment change (lifecycle.ts).
+      countPaymentChanges(ctx.metrics, batch);
+      // Automatic care, after the batch committed and on its own (it locks requisites, which
+      // must never follow the ledger rows the batch locked): requisites whose latest hand-outs
+      // all ended unpaid are switched off.
+      const requisiteIds = [...new Set(batch.flatMap((change) => (change.requisite_id ? [change.requisite_id] : [])))];
+      for (const off of await switchOffUnpaidStreaks(ctx.db, requisiteIds)) {
+        ctx.log.warn({ requisite_id: off.id, executor_id: off.executor_id }, off.disabled_reason);
+      }
+      if (batch.length < EXPIRY_BATCH) break;
+    }
+    if (expired > 0) ctx.log.info({ expired }, 'expired pending payments');
+    await helpers.addJob(
+      EXPIRE_TASK,
+      {},
+      {
+        jobKey: EXPIRE_TASK,
+        jobKeyMode: 'preserve_run_at',
+        runAt: new Date(Date.now() + ctx.config.expirySweepSeconds * 1000),
+      },
+    );
+  };
+}
+
+const SCORE_TASK = 'executors_score';
+
+/** Every minute: the executors' scores that order the cascade, phones gone silent, and old usage counters dropped. */
+function scoreTask(ctx: AppContext): Task {
+  return async () => {
+    const changed = await refreshScores(ctx.db);
+    if (changed) ctx.log.info({ executors: changed }, 'executor scores changed');
+    await sweepSilence(ctx);
+    await purgeOldUsage(ctx.db);
+  };
+}
+
+const CLEANUP_TASK = 'idempotency_cleanup';
+
+/** Stored Idempotency-Key answers are kept 24 hours; rate fetches that gave no rate, REFRESH_HISTORY_HOURS. */
+function cleanupTask(ctx: AppContext): Task {
+  return async () => {
+    const removed = await removeIdempotencyKeysOlderThan(ctx.db, 24);
+    if (removed) ctx.log.info({ removed }, 'removed expired idempotency keys');
+    const refreshes = await purgeOldRefreshes(ctx);
+    if (refreshes) ctx.log.info({ removed: refreshes }, 'removed old rate fetches that gave no rate');
+  };
+}
+
+export function taskList(ctx: AppContext): TaskList {
+  let chain: ChainClient | undefined;
+  const chainClient = () => {
+    if (!ctx.config.tron) throw new Error('a withdrawal or a deposit poll needs the Tron adapter, but KASSIR_TRON_FULL_NODE is not set');
+    chain ??= createTronClient(ctx.config.tron);
+    return chain;
+  };
+  return {
+    ...(ctx.config.tronDeposits ? { [DEPOSITS_TASK]: depositsTask(ctx, chainClient) } : {}),
+    [EXPIRE_TASK]: expireTask(ctx),
+    [DISPATCH_TASK]: dispatchTask(ctx),
+    [SEND_TASK]: sendTask(ctx, chainClient),
+    [CLEANUP_TASK]: cleanupTask(ctx),
+    [ACTIONS_TASK]: actionsTask(ctx),
+    [POLL_TASK]: pollTask(ctx),
+    [SCORE_TASK]: scoreTask(ctx),
+    [LEDGER_CHECK_TASK]: ledgerCheckTask(ctx),
+    [REFRESH_TASK]: refreshTask(ctx, (source, outcome) => ctx.metrics.rateFetched(source, outcome)),
+  };
+}
+
+/** Every feature's jobs for the queue (jobs/worker.ts), with what starts once it runs. */
+export function featureJobs(ctx: AppContext, databaseUrl: string): Jobs {
+  return {
+    taskList: taskList(ctx),
+    crontab: [
+      `* * * * * ${EXPIRE_TASK} ?jobKey=${EXPIRE_TASK}&jobKeyMode=preserve_run_at`,
+      `17 * * * * ${CLEANUP_TASK} ?jobKey=${CLEANUP_TASK}`,
+      `* * * * * ${POLL_TASK} ?jobKey=${POLL_TASK}`,
+      `* * * * * ${SCORE_TASK} ?jobKey=${SCORE_TASK}`,
+      // The ledger's invariants, for /metrics (kassir_ledger_check_*).
+      `41 * * * * ${LEDGER_CHECK_TASK} ?jobKey=${LEDGER_CHECK_TASK}`,
+      // The rate feeds: the job sleeps until the next feed is due; this line wakes it should the chain break.
+      `* * * * * ${REFRESH_TASK} ?jobKey=${REFRESH_TASK}&jobKeyMode=preserve_run_at`,
+      // The safety net of webhook delivery: events whose announcement was missed, leases that ran out.
+      `* * * * * ${DISPATCH_TASK} ?jobKey=${DISPATCH_KEY}&jobKeyMode=preserve_run_at`,
+      // Executors' deposit addresses (when configured): the job reschedules itself every
+      // KASSIR_TRON_DEPOSIT_POLL_MS; the cron line restarts the chain should it ever break.
+      ...(ctx.config.tronDeposits ? [`* * * * * ${DEPOSITS_TASK} ?jobKey=${DEPOSITS_TASK}&jobKeyMode=preserve_run_at`] : []),
+    ],
+    async start(runner: Runner) {
+      const dispatchNow = () => scheduleDispatch(ctx.db);
+      let wakeup: { stop(): Promise<void> } | undefined;
+      try {
+        await runner.addJob(EXPIRE_TASK, {}, { jobKey: EXPIRE_TASK, jobKeyMode: 'preserve_run_at' });
+        if (ctx.config.tronDeposits) await runner.addJob(DEPOSITS_TASK, {}, { jobKey: DEPOSITS_TASK, jobKeyMode: 'preserve_run_at' });
+        // When the database is back after an outage, open withdrawals get their send job again: one
+        // whose job was running then may keep it locked for hours (its end could not be recorded).
+        const resumeAfterOutage = () =>
+          void resumeSends(ctx).catch((err: unknown) => ctx.log.error({ err }, 'could not resume sending open withdrawals after the database came back'));
+        wakeup = await wakeDispatchOnNewEvents(databaseUrl, ctx.log, dispatchNow, resumeAfterOutage);
+        // Events written while no instance was listening.
+        await dispatchNow();
+        const resumed = await resumeSends(ctx);
+        if (resumed > 0) ctx.log.info({ withdrawals: resumed }, 'resumed sending open withdrawals');
+      } catch (err) {
+        await wakeup?.stop();
+        throw err;
+      }
+      return wakeup;
+    },
+  };
+}
