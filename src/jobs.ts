@@ -1,4 +1,6 @@
 import type { Runner, Task, TaskList } from 'graphile-worker';
+import type { ChainClient } from './chain/chain.js';
+import { createTronClient } from './chain/tron.js';
 import type { AppContext } from './context.js';
 import { transaction } from './db/pool.js';
 import { sweepSilence } from './devices/devices.service.js';
@@ -15,8 +17,6 @@ import { purgeOldUsage, switchOffUnpaidStreaks } from './requisites/requisites.r
 import { DISPATCH_KEY, DISPATCH_TASK, scheduleDispatch } from './webhooks/outbox.js';
 import { wakeDispatchOnNewEvents } from './webhooks/wakeup.js';
 import { dispatchTask } from './webhooks/webhooks.jobs.js';
-import type { ChainClient } from './withdrawals/chain.js';
-import { createTronClient } from './withdrawals/tron.js';
 import { resumeSends, sendTask } from './withdrawals/withdrawals.jobs.js';
 import { SEND_TASK } from './withdrawals/withdrawals.service.js';
 

@@ -4,11 +4,11 @@ import { mnemonicToSeedSync } from '@scure/bip39';
 import type { FastifyInstance } from 'fastify';
 import { TronWeb } from 'tronweb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTronClient } from '../src/chain/tron.js';
 import { ConfigError, loadConfig } from '../src/config.js';
 import type { AppContext } from '../src/context.js';
 import { pollDeposits } from '../src/executors/deposits.jobs.js';
 import { deriveTronAddress, xpubProblem } from '../src/lib/tron-hd.js';
-import { createTronClient } from '../src/withdrawals/tron.js';
 import { type FakeTronNode, randomTronAddress, startFakeTronNode, TEST_TRON_KEY, USDT_MAINNET } from './fakes/tron-node.js';
 import { admin, adminOk, createExecutor, createMerchant, executorCall, expectLedgerOk, signed, startTestService, type TestService, until } from './helpers.js';
 

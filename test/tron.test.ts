@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { TronWeb, utils } from 'tronweb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { ChainClient } from '../src/withdrawals/chain.js';
-import { createTronClient } from '../src/withdrawals/tron.js';
+import type { ChainClient } from '../src/chain/chain.js';
+import { createTronClient } from '../src/chain/tron.js';
 import { type FakeTronNode, randomTronAddress, startFakeTronNode, TEST_TRON_KEY, USDT_MAINNET } from './fakes/tron-node.js';
 
 const OWNER = TronWeb.address.fromPrivateKey(TEST_TRON_KEY) as string;

@@ -1,10 +1,10 @@
 import type { Task } from 'graphile-worker';
+import type { ChainClient } from '../chain/chain.js';
 import type { AppContext } from '../context.js';
 import { transaction } from '../db/pool.js';
 import { post } from '../ledger/ledger.repo.js';
 import { Money, USDT_DECIMALS } from '../lib/money.js';
 import { deriveTronAddress } from '../lib/tron-hd.js';
-import type { ChainClient } from '../withdrawals/chain.js';
 import { creditedTxHashes, insertDeposit } from './deposits.repo.js';
 import { advanceDepositScan, depositAddresses } from './executors.repo.js';
 

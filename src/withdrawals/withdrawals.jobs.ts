@@ -1,7 +1,7 @@
 import type { Task } from 'graphile-worker';
+import type { ChainClient } from '../chain/chain.js';
 import type { AppContext } from '../context.js';
 import { transaction } from '../db/pool.js';
-import type { ChainClient } from './chain.js';
 import { changeWithdrawal } from './lifecycle.js';
 import { findWithdrawal, openAutomaticWithdrawalIds, tryLockSending, unlockSending } from './withdrawals.repo.js';
 import { scheduleSend } from './withdrawals.service.js';

@@ -1,6 +1,7 @@
 /**
- * What a withdrawal needs from a blockchain. The Tron adapter implements it against a full node
- * (src/withdrawals/tron.ts); tests run it against a local fake node.
+ * What withdrawals and the executors' deposits need from a blockchain (core, so both may use it).
+ * The Tron adapter implements it against a full node (src/chain/tron.ts); tests run it against a
+ * local fake node.
  */
 export interface ChainClient {
   /** Builds and signs a TRC-20 USDT transfer of `amount` (decimal string, 6 decimals) to `to`; sends nothing. */
