@@ -4,14 +4,15 @@ import type { Config } from './config.js';
 import type { Db } from './db/pool.js';
 import type { SecretBox } from './lib/crypto.js';
 import type { Logger } from './lib/logger.js';
-import type { IdentityCache } from './merchants/identity.cache.js';
-import type { MerchantIdentity } from './merchants/identity.service.js';
-import type { ServiceMetrics } from './observability/metrics.js';
-import type { CreateBatches } from './payments/cascade/create-batches.js';
-import type { RefusalLog } from './payments/refusals.js';
-import type { FileStore } from './receipts/store.js';
 
-/** What every feature needs from the running service; built once at start-up. */
+/**
+ * What every feature needs from the running service; built once at start-up (src/service.ts).
+ * The context depends on nothing above the core: what a folder adds to it is declared by its owner
+ * (`declare module '…/context.js'`, as Fastify's decorators are), so the context never imports a
+ * feature — `identities` (merchants/identity.service.ts), `files` (receipts/store.ts), `refusals`
+ * (payments/refusals.ts), `creates` (payments/cascade/create-batches.ts) and `metrics`
+ * (observability/metrics.ts).
+ */
 export interface AppContext {
   config: Config;
   db: Db;
@@ -19,19 +20,6 @@ export interface AppContext {
   box: SecretBox;
   /** SHA-256 of the operator's bearer token. */
   adminTokenHash: Buffer;
-  /** The merchant API's callers, kept between requests while no change can have been missed. */
-  identities: IdentityCache<MerchantIdentity>;
-  /** Where uploaded receipts are stored. */
-  files: FileStore;
-  /** Payment creates refused for want of capacity (lost demand), written in the background. */
-  refusals: RefusalLog;
-  /** The executors' cascade of payment creates, taken together under load. */
-  creates: CreateBatches;
-  /**
-   * This instance's metrics (its own Prometheus registry, served at /metrics). Features count
-   * through the small `Metrics` interface it implements (src/observability/metrics.ts).
-   */
-  metrics: ServiceMetrics;
 }
 
 /** The HTTP application as route modules see it: bodies, params and queries typed by their TypeBox schemas. */

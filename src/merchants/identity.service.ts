@@ -5,6 +5,13 @@ import { type RateQuote, toQuote } from '../rates/quote.js';
 import type { IdentityCache } from './identity.cache.js';
 import { findIdentityRow } from './merchants.repo.js';
 
+declare module '../context.js' {
+  interface AppContext {
+    /** The merchant API's callers, kept between requests while no change can have been missed. */
+    identities: IdentityCache<MerchantIdentity>;
+  }
+}
+
 /**
  * Who is calling the merchant API: the terminal of the `X-Identity` key, its merchant, and what a
  * payment create needs of the terminal — read together, in one round trip, and kept in memory

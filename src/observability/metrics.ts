@@ -3,6 +3,16 @@ import type { Db } from '../db/pool.js';
 import { type QueueState, readQueueState } from './observability.repo.js';
 import { withTimeout } from './timeout.js';
 
+declare module '../context.js' {
+  interface AppContext {
+    /**
+     * This instance's metrics (its own Prometheus registry, served at /metrics). Features count
+     * through the small `Metrics` interface it implements.
+     */
+    metrics: ServiceMetrics;
+  }
+}
+
 /** Why a payment left PENDING (or PROCESSING) unpaid: a closed set, so a label never takes free text. */
 export type CancelReason = 'expired' | 'transfer_not_found' | 'manual' | 'provider' | 'other';
 

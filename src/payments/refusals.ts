@@ -2,6 +2,13 @@ import type { Queryable } from '../db/pool.js';
 import type { Logger } from '../lib/logger.js';
 import { insertRefusals, type Refusal } from './refusals.repo.js';
 
+declare module '../context.js' {
+  interface AppContext {
+    /** Payment creates refused for want of capacity (lost demand), written in the background. */
+    refusals: RefusalLog;
+  }
+}
+
 export type { Refusal } from './refusals.repo.js';
 
 /**

@@ -8,6 +8,13 @@ import { Upload } from '@aws-sdk/lib-storage';
 import { randomToken } from '../lib/crypto.js';
 import type { Logger } from '../lib/logger.js';
 
+declare module '../context.js' {
+  interface AppContext {
+    /** Where uploaded receipts are stored. */
+    files: FileStore;
+  }
+}
+
 /** Where uploaded receipts live. Keys are random: a stored name says nothing about its content. */
 export interface FileStore {
   /** Stores the stream under a new random key; resolves with the key once it is durable. */

@@ -4,6 +4,13 @@ import type { Metrics } from '../../observability/metrics.js';
 import type { NewPayment } from './cascade.js';
 import { type CascadeOutcome, insertPaymentWithCascade, insertWindowBatch } from './cascade.repo.js';
 
+declare module '../../context.js' {
+  interface AppContext {
+    /** The executors' cascade of payment creates, taken together under load. */
+    creates: CreateBatches;
+  }
+}
+
 export interface CreateBatchOptions {
   /** Creates in one statement at most; 1 sends every create on its own. */
   maxItems: number;
