@@ -8,7 +8,7 @@
 /**
  * The folders of src/, lowest first (issue 32 item 1; CONVENTIONS.md "Folders point one way"). A
  * folder imports only folders of lower layers: never a higher one, never one beside it in its own
- * layer. The files at src/ itself (context.ts, service.ts, config.ts, errors.ts, …) are the
+ * layer. The files at src/ itself (context.ts, instance.ts, config.ts, errors.ts, …) are the
  * composition root and the shared types, outside the layers. A new folder goes into the lowest
  * layer above everything it imports; a lower folder that needs something of a higher one is
  * handed it (a type moved to its owner, a function passed in by the composition root or the caller).

@@ -14,9 +14,9 @@ import { join } from 'node:path';
 import { loadConfig } from '../src/config.js';
 import { freePort } from '../src/db/embedded.js';
 import { signRequest } from '../src/http/signature.js';
+import { startService } from '../src/instance.js';
 import { createLogger } from '../src/lib/logger.js';
 import { crc16ccitt, luhnValid } from '../src/lib/validators.js';
-import { startService } from '../src/service.js';
 import { launchChromium } from '../test/browser.js';
 
 const OUT = 'docs/screenshots';

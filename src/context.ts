@@ -6,7 +6,7 @@ import type { SecretBox } from './lib/crypto.js';
 import type { Logger } from './lib/logger.js';
 
 /**
- * What every feature needs from the running service; built once at start-up (src/service.ts).
+ * What every feature needs from the running service; built once at start-up (src/instance.ts).
  * The context depends on nothing above the core: what a folder adds to it is declared by its owner
  * (`declare module '…/context.js'`, as Fastify's decorators are), so the context never imports a
  * feature — `identities` (merchants/identity.service.ts), `files` (receipts/store.ts), `refusals`

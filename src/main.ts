@@ -1,8 +1,8 @@
 import pino from 'pino';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { isDatabaseUnavailable } from './db/pool.js';
+import { startService } from './instance.js';
 import { createLogger } from './lib/logger.js';
-import { startService } from './service.js';
 
 /**
  * Where the kassir CLI reaches this service from the same machine: the HOST and PORT it listens

@@ -8,8 +8,8 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { BodySigner, signRequest } from '../src/http/signature.js';
+import { type RunningService, startService } from '../src/instance.js';
 import { createLogger } from '../src/lib/logger.js';
-import { type RunningService, startService } from '../src/service.js';
 import {
   ADMIN_TOKEN,
   admin,

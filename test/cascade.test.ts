@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { RunningService } from '../src/instance.js';
 import { CASCADE_WINDOW } from '../src/payments/cascade/cascade.repo.js';
-import type { RunningService } from '../src/service.js';
 import {
   adminOk,
   createExecutor,

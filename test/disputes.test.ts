@@ -64,7 +64,7 @@
 import { Decimal } from 'decimal.js';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningService } from '../src/service.js';
+import type { RunningService } from '../src/instance.js';
 import {
   admin,
   adminOk,

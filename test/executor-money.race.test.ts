@@ -8,9 +8,9 @@ import { Decimal } from 'decimal.js';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { transaction } from '../src/db/pool.js';
+import type { RunningService } from '../src/instance.js';
 import { payinHold } from '../src/ledger/credit.js';
 import { expireDuePayments } from '../src/payments/lifecycle.js';
-import type { RunningService } from '../src/service.js';
 import {
   admin,
   adminOk,

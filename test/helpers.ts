@@ -5,9 +5,9 @@ import { expect, inject } from 'vitest';
 import { type Config, loadConfig } from '../src/config.js';
 import { freePort } from '../src/db/embedded.js';
 import { signRequest } from '../src/http/signature.js';
+import { type RunningService, startService } from '../src/instance.js';
 import { createLogger } from '../src/lib/logger.js';
 import { luhnValid } from '../src/lib/validators.js';
-import { type RunningService, startService } from '../src/service.js';
 
 export const ADMIN_TOKEN = 'test-admin-token';
 

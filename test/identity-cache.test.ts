@@ -1,9 +1,9 @@
 import { type AddressInfo, connect, createServer, type Socket } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningService } from '../src/instance.js';
 import { createLogger } from '../src/lib/logger.js';
 import { IdentityCache, LISTENER_APPLICATION_NAME } from '../src/merchants/identity.cache.js';
-import type { RunningService } from '../src/service.js';
 import {
   adminOk,
   createExecutor,

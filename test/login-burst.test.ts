@@ -1,7 +1,7 @@
 import * as argon2 from '@node-rs/argon2';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { RunningService } from '../src/service.js';
+import type { RunningService } from '../src/instance.js';
 import { adminOk, startTestService, type TestService } from './helpers.js';
 
 // Every password check the service makes goes through argon2's verify: counted here, across both instances

@@ -5,8 +5,8 @@ import type { AppContext } from '../src/context.js';
 import { freePort } from '../src/db/embedded.js';
 import { createPool, type Db } from '../src/db/pool.js';
 import { buildApp } from '../src/http/app.js';
+import type { RunningService } from '../src/instance.js';
 import { createLogger } from '../src/lib/logger.js';
-import type { RunningService } from '../src/service.js';
 import {
   ADMIN_TOKEN,
   adminOk,

@@ -46,8 +46,8 @@ import { randomUUID } from 'node:crypto';
 import { Decimal } from 'decimal.js';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningService } from '../src/instance.js';
 import { hmacSha1Base64 } from '../src/lib/crypto.js';
-import type { RunningService } from '../src/service.js';
 import {
   admin,
   adminOk,

@@ -5,9 +5,9 @@ import type { JobHelpers } from 'graphile-worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../src/db/embedded.js';
 import { POLL_TASK } from '../src/disputes/provider-status.service.js';
+import type { RunningService } from '../src/instance.js';
 import { taskList } from '../src/jobs.js';
 import { hmacSha1Base64 } from '../src/lib/crypto.js';
-import type { RunningService } from '../src/service.js';
 import {
   admin,
   adminOk,

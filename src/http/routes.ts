@@ -17,7 +17,6 @@ import { notificationAdminRoutes } from '../incoming/notifications.admin.js';
 import { incomingExecutorRoutes } from '../incoming/notifications.executor.js';
 import { ledgerAdminRoutes } from '../ledger/ledger.admin.js';
 import { merchantAdminRoutes } from '../merchants/merchants.admin.js';
-import { consoleRoutes } from '../pages/console.routes.js';
 import { pagesRoutes } from '../pages/pages.routes.js';
 import { paymentAdminRoutes } from '../payments/payments.admin.js';
 import { paymentRoutes } from '../payments/payments.routes.js';
@@ -41,6 +40,7 @@ import { withdrawalExecutorRoutes } from '../withdrawals/withdrawals.executor.js
 import { withdrawalRoutes } from '../withdrawals/withdrawals.routes.js';
 import { personAccess } from './access.js';
 import { adminAuth } from './admin-auth.js';
+import { consoleRoutes } from './console.routes.js';
 import { csvExport } from './csv-export.js';
 import { DEVICE_HOOKS_PREFIX, deviceAuth, deviceHookAuth } from './device-auth.js';
 import { executorAuth } from './executor-auth.js';

@@ -23,7 +23,7 @@ import { checkDecimal, minorUnits, money, roundTo } from '../lib/money.js';
 import { isUuid } from '../lib/validators.js';
 import type { MerchantIdentity } from '../merchants/identity.service.js';
 import type { ProviderRow } from '../providers/providers.repo.js';
-import { paymentRoutes, requestPayment, tryRoutes } from '../providers/routing.js';
+import { requestPayment, routesForPayment, tryRoutes } from '../providers/routing.js';
 import { isUsable, staleRate, usableRates } from '../rates/quote.js';
 import { checkWebhookUrl } from '../webhooks/sender.js';
 import { type Candidate, candidatesFor, type NewPayment } from './cascade/cascade.js';
@@ -204,9 +204,9 @@ async function createValid(ctx: AppContext, identity: MerchantIdentity, input: V
     bank: input.bank,
   };
   const plan = (country: string | null) => candidatesFor({ method: input.method, orderCurrency: input.currency, amount: input.amount, country, rates });
-  const executorRoute = paymentRoutes(routes, input.currency, input.method).some((route) => route.provider === undefined);
+  const executorRoute = routesForPayment(routes, input.currency, input.method).some((route) => route.provider === undefined);
 
-  const created = await tryRoutes(ctx, paymentRoutes(routes, input.currency, input.method), {
+  const created = await tryRoutes(ctx, routesForPayment(routes, input.currency, input.method), {
     executors: () => createWithExecutors(ctx, base, plan, input.country),
     provider: (provider, remainingMs) => createWithProvider(ctx, provider, base, { country: input.country, bank: input.bank }, remainingMs),
   });

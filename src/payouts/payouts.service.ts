@@ -10,7 +10,7 @@ import type { MerchantIdentity } from '../merchants/identity.service.js';
 import type { ProviderPayout } from '../providers/provider.js';
 import { terminalRoutes } from '../providers/providers.repo.js';
 import type { CallbackOutcome } from '../providers/providers.routes.js';
-import { payoutRoutes, requestPayout, tryRoutes } from '../providers/routing.js';
+import { requestPayout, routesForPayout, tryRoutes } from '../providers/routing.js';
 import { isUsable, staleRate, toQuote } from '../rates/quote.js';
 import { effectiveRates } from '../rates/rates.repo.js';
 import { findTerminal } from '../terminals/terminals.repo.js';
@@ -114,7 +114,7 @@ export async function createPayout(ctx: AppContext, identity: MerchantIdentity, 
  * route takes it, the payout fails, its reserve is released, and the merchant is told.
  */
 async function routePayout(ctx: AppContext, payout: repo.PayoutRow): Promise<repo.PayoutRow> {
-  const routes = payoutRoutes(await terminalRoutes(ctx.db, payout.terminal_id), payout.currency);
+  const routes = routesForPayout(await terminalRoutes(ctx.db, payout.terminal_id), payout.currency);
   const routed = await tryRoutes(ctx, routes, {
     executors: async () => payout,
     provider: async (provider, remainingMs) => {

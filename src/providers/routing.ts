@@ -22,7 +22,7 @@ export interface Route {
  * The routes a payment of this currency and method tries, in order: the terminal's routes that
  * apply to it, skipping providers out of rotation; the executors alone when none are set.
  */
-export function paymentRoutes(routes: TerminalRoute[], currency: string, method: string): Route[] {
+export function routesForPayment(routes: TerminalRoute[], currency: string, method: string): Route[] {
   if (routes.length === 0) return [{}];
   return inOrder(routes.filter((r) => (!r.currencies || r.currencies.includes(currency)) && (!r.methods || r.methods.includes(method))));
 }
@@ -32,7 +32,7 @@ export function paymentRoutes(routes: TerminalRoute[], currency: string, method:
  * PAYOUT (and whose currencies include the payout's), skipping providers out of rotation; the
  * executors alone when no route applies.
  */
-export function payoutRoutes(routes: TerminalRoute[], currency: string): Route[] {
+export function routesForPayout(routes: TerminalRoute[], currency: string): Route[] {
   const applying = routes.filter((r) => (!r.methods || r.methods.includes('PAYOUT')) && (!r.currencies || r.currencies.includes(currency)));
   if (applying.length === 0) return [{}];
   return inOrder(applying);
