@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { auditFor } from '../admin/audit.service.js';
 import type { AppContext, RouteApp } from '../context.js';
+import * as messages from '../incoming/messages.service.js';
 import { parseListQuery } from '../lib/pagination.js';
 import {
   AdminCreateExecutorDeviceAnswer,
@@ -106,8 +107,8 @@ export async function deviceAdminRoutes(app: RouteApp, ctx: AppContext): Promise
     },
     async (request) => {
       const page = parseListQuery(request.query, 'VALIDATION');
-      const { rows, total } = await devices.listMessages(ctx, { executorId: request.query.executor_id, status: request.query.status, ...page });
-      return { messages: rows.map(devices.toMessage), total, ...page };
+      const { rows, total } = await messages.listMessages(ctx, { executorId: request.query.executor_id, status: request.query.status, ...page });
+      return { messages: rows.map(messages.toMessage), total, ...page };
     },
   );
 
@@ -126,7 +127,7 @@ export async function deviceAdminRoutes(app: RouteApp, ctx: AppContext): Promise
         errors: linkMessageErrors('No message with this id'),
       },
     },
-    async (request) => devices.toMessage(await devices.linkMessage(ctx, null, request.params.id, request.body.payment_id, auditFor(request))),
+    async (request) => messages.toMessage(await messages.linkMessage(ctx, null, request.params.id, request.body.payment_id, auditFor(request))),
   );
 
   app.post(
@@ -142,6 +143,6 @@ export async function deviceAdminRoutes(app: RouteApp, ctx: AppContext): Promise
         errors: { CONFLICT: 'The message is not ambiguous or unreadable (an unmatched one is set aside through its notification)' },
       },
     },
-    async (request) => devices.toMessage(await devices.setAsideMessage(ctx, null, request.params.id, request.body.note, auditFor(request))),
+    async (request) => messages.toMessage(await messages.setAsideMessage(ctx, null, request.params.id, request.body.note, auditFor(request))),
   );
 }

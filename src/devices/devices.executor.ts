@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { auditFor } from '../admin/audit.service.js';
 import type { AppContext, RouteApp } from '../context.js';
+import * as messages from '../incoming/messages.service.js';
 import { parseListQuery } from '../lib/pagination.js';
 import {
   ExecutorCreateDeviceAnswer,
@@ -95,8 +96,8 @@ export async function deviceExecutorRoutes(app: RouteApp, ctx: AppContext): Prom
     },
     async (request) => {
       const page = parseListQuery(request.query, 'VALIDATION');
-      const { rows, total } = await devices.listMessages(ctx, { executorId: request.executor!.id, status: request.query.status, ...page });
-      return { messages: rows.map(devices.toMessage), total, ...page };
+      const { rows, total } = await messages.listMessages(ctx, { executorId: request.executor!.id, status: request.query.status, ...page });
+      return { messages: rows.map(messages.toMessage), total, ...page };
     },
   );
 
@@ -114,7 +115,7 @@ export async function deviceExecutorRoutes(app: RouteApp, ctx: AppContext): Prom
         errors: linkMessageErrors('No message with this id among yours', true),
       },
     },
-    async (request) => devices.toMessage(await devices.linkMessage(ctx, request.executor!.id, request.params.id, request.body.payment_id, auditFor(request))),
+    async (request) => messages.toMessage(await messages.linkMessage(ctx, request.executor!.id, request.params.id, request.body.payment_id, auditFor(request))),
   );
 
   app.post(
@@ -129,6 +130,6 @@ export async function deviceExecutorRoutes(app: RouteApp, ctx: AppContext): Prom
         errors: { CONFLICT: 'The message is not ambiguous or unreadable (an unmatched one is set aside through its notification)' },
       },
     },
-    async (request) => devices.toMessage(await devices.setAsideMessage(ctx, request.executor!.id, request.params.id, request.body.note, auditFor(request))),
+    async (request) => messages.toMessage(await messages.setAsideMessage(ctx, request.executor!.id, request.params.id, request.body.note, auditFor(request))),
   );
 }

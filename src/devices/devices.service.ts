@@ -1,17 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { AuditRecorder } from '../admin/audit.service.js';
 import type { AppContext } from '../context.js';
-import { type Tx, transaction } from '../db/pool.js';
+import { transaction } from '../db/pool.js';
 import { DomainError } from '../errors.js';
-import * as notifications from '../incoming/notifications.repo.js';
-import { recordCredit } from '../incoming/notifications.service.js';
-import { parseNotification } from '../incoming/parsers/index.js';
+import type { MessageInput, MessageResult } from '../incoming/messages.service.js';
+import * as messages from '../incoming/messages.service.js';
 import { hashToken, randomToken } from '../lib/crypto.js';
-import { money } from '../lib/money.js';
 import { isUuid } from '../lib/validators.js';
-import { changePayment } from '../payments/lifecycle.js';
-import { findPayment } from '../payments/payments.repo.js';
-import { findRequisite } from '../requisites/requisites.repo.js';
 import * as repo from './devices.repo.js';
 import { type HookRequest, readIncomingSms, readSmsForwarder, readSmsGateway } from './forwarders.js';
 
@@ -60,272 +55,13 @@ export async function heartbeat(ctx: AppContext, device: repo.DeviceRow, state: 
   await repo.markSeen(ctx.db, device.id, { battery: state.battery, appVersion: state.app_version });
 }
 
-export interface MessageInput {
-  text: string;
-  sender?: string;
-  received_at?: string;
-  battery?: number;
-  app_version?: string;
-}
-
-export interface MessageResult {
-  matched: boolean;
-  payment_id: string | null;
-  notification_id: string | null;
-  message_id: string;
-  status: repo.MessageStatus;
-  reason: string | null;
-  duplicate: boolean;
-}
-
-function toResult(row: repo.MessageRow, duplicate: boolean): MessageResult {
-  return {
-    matched: row.status === 'matched',
-    payment_id: row.status === 'matched' ? (row.payment_id ?? null) : null,
-    notification_id: row.notification_id,
-    message_id: row.id,
-    status: row.status,
-    reason: row.reason,
-    duplicate,
-  };
-}
-
-/** The digits a requisite's value must end with to be the one a text names (a card's last four, a phone's visible tail). */
-function visibleTail(digits: string): string {
-  const parts = digits.split(/[*•xX]+/);
-  return (parts.at(-1) ?? '').replace(/\D/g, '');
-}
-
-type Decision =
-  | { kind: 'requisite'; requisiteId: string }
-  | { kind: 'ambiguous'; reason: string }
-  | { kind: 'unreadable'; reason: string }
-  | { kind: 'ignored'; reason: string };
-
 /**
- * `POST /device/v1/messages`: a bank SMS or push as a phone forwarded it. The text is read with
- * the parsers; the requisite is found among the executor's own by the card's or phone's digits in
- * the text, else — when the text names none — by the one requisite with a PENDING payment of
- * that amount; the payment is then completed on the same path as the companion app's
- * notifications. When that cannot be told with certainty the message waits for a person: nothing
- * is guessed. Repeats (a forwarder retrying) answer as the first did.
+ * `POST /device/v1/messages` and the forwarders' hooks: the message is incoming money's
+ * (incoming/messages.service.ts); the phone is noted as alive with it.
  */
-export async function receiveMessage(ctx: AppContext, device: repo.DeviceRow, input: MessageInput, audit: AuditRecorder): Promise<MessageResult> {
-  const text = input.text.trim();
-  if (text === '') throw new DomainError('VALIDATION', 'text is empty: send the message as the bank sent it');
-  // The forwarders' fields have no length limit of their own: a bank message is never this long.
-  if (text.length > 4000) throw new DomainError('VALIDATION', 'text is longer than 4000 characters: send one bank message at a time');
-  const sender = input.sender?.trim().slice(0, 200) || undefined;
-  let receivedAt: Date | null = null;
-  if (input.received_at !== undefined) {
-    receivedAt = new Date(input.received_at);
-    if (Number.isNaN(receivedAt.getTime())) throw new DomainError('VALIDATION', 'received_at must be an ISO 8601 timestamp');
-  }
-  await repo.markSeen(ctx.db, device.id, { battery: input.battery, appVersion: input.app_version });
-  const dedupeKey = createHash('sha256')
-    .update(JSON.stringify([device.executor_id, text, sender ?? null, receivedAt?.toISOString() ?? null]))
-    .digest();
-  const existing = await repo.findMessageByDedupeKey(ctx.db, dedupeKey);
-  if (existing) return toResult(existing, true);
-
-  const parsed = parseNotification(text, { sender });
-  const amount = parsed?.direction === 'incoming' && money(parsed.amount).lt('1e15') ? parsed.amount : null;
-  try {
-    return await transaction(ctx.db, async (tx) => {
-      const decision = await decide(ctx, device.executor_id, parsed, amount);
-      const base = {
-        device_id: device.id,
-        executor_id: device.executor_id,
-        text,
-        sender: sender ?? null,
-        received_at: receivedAt,
-        amount,
-        currency: parsed?.currency ?? null,
-        digits: parsed?.digits ?? null,
-        parsed_bank: parsed && parsed.bank !== 'unknown' ? parsed.bank : null,
-        dedupe_key: dedupeKey,
-      };
-      if (decision.kind !== 'requisite') {
-        const row = await repo.insertMessage(tx, { ...base, status: decision.kind, reason: decision.reason, requisite_id: null, notification_id: null });
-        await auditReceived(audit, tx, row);
-        ctx.log.warn({ message: row.id, executor: device.executor_id, status: decision.kind, reason: decision.reason }, 'device message waits for a person');
-        return toResult(row, false);
-      }
-      const notification = await recordCredit(ctx, tx, {
-        executorId: device.executor_id,
-        requisiteId: decision.requisiteId,
-        amount: amount!,
-        text,
-        receivedAt,
-        parsedBank: base.parsed_bank,
-        dedupeKey: null,
-      });
-      const row = await repo.insertMessage(tx, {
-        ...base,
-        status: notification.status === 'matched' ? 'matched' : 'unmatched',
-        reason:
-          notification.status === 'matched'
-            ? null
-            : `no PENDING payment of ${amount} on that requisite${notification.status === 'late' ? ' (one expired shortly before)' : ''}`,
-        requisite_id: decision.requisiteId,
-        notification_id: notification.id,
-      });
-      await auditReceived(audit, tx, { ...row, payment_id: notification.payment_id });
-      return toResult(row, false);
-    });
-  } catch (err) {
-    // The same message raced itself: the first one's answer is the answer.
-    if (repo.isDuplicateMessage(err)) {
-      const first = await repo.findMessageByDedupeKey(ctx.db, dedupeKey);
-      if (first) return toResult(first, true);
-    }
-    throw err;
-  }
-}
-
-/**
- * A phone's message is audited as the device's act (a repeat changes nothing and is not): it may
- * have completed a payment (`payment_id`), or waits for a person.
- */
-function auditReceived(audit: AuditRecorder, tx: Tx, row: repo.MessageRow): Promise<void> {
-  return audit(tx, 'device_message.receive', 'device_message', row.id, null, {
-    status: row.status,
-    reason: row.reason,
-    amount: row.amount,
-    currency: row.currency,
-    requisite_id: row.requisite_id,
-    payment_id: row.payment_id ?? null,
-    executor_id: row.executor_id,
-  });
-}
-
-/** Which of the executor's requisites the message is about, or why that cannot be told. */
-async function decide(ctx: AppContext, executorId: string, parsed: ReturnType<typeof parseNotification>, amount: string | null): Promise<Decision> {
-  if (!parsed) return { kind: 'unreadable', reason: 'not a bank message the parsers can read with certainty' };
-  if (parsed.direction !== 'incoming') return { kind: 'ignored', reason: 'money going out, not a transfer received' };
-  if (amount === null) return { kind: 'unreadable', reason: 'the amount is out of range' };
-  const own = await repo.requisitesForMatching(ctx.db, executorId, parsed.currency);
-  if (own.length === 0) return { kind: 'ambiguous', reason: `none of your requisites receives ${parsed.currency}` };
-  let candidates = own;
-  if (parsed.digits) {
-    const tail = visibleTail(parsed.digits);
-    if (tail.length >= 2) {
-      candidates = own.filter((r) => r.digits.endsWith(tail));
-      if (candidates.length === 0) return { kind: 'ambiguous', reason: `none of your requisites ends in ${tail}` };
-    }
-  }
-  if (candidates.length === 1) return { kind: 'requisite', requisiteId: candidates[0]!.id };
-  // Several requisites fit the text (or it names none): the amount decides, when exactly one of
-  // them waits for a payment of it.
-  const pending = await repo.requisitesWithPending(
-    ctx.db,
-    candidates.map((r) => r.id),
-    amount,
-  );
-  if (pending.length === 1) return { kind: 'requisite', requisiteId: pending[0]! };
-  return pending.length === 0
-    ? { kind: 'ambiguous', reason: `no requisite of yours that fits the text waits for ${amount} ${parsed.currency}` }
-    : { kind: 'ambiguous', reason: `${pending.length} requisites that fit the text wait for ${amount} ${parsed.currency}` };
-}
-
-/**
- * A person (the executor in the cabinet, or the operator) links a waiting message to the PENDING
- * payment it is for: the payment must be on one of the executor's requisites and, when the text
- * gave an amount, of that amount. The payment completes as a matching message would have done it.
- */
-export async function linkMessage(ctx: AppContext, executorId: string | null, id: string, paymentId: string, audit: AuditRecorder): Promise<repo.MessageRow> {
-  if (!isUuid(id)) throw new DomainError('NOT_FOUND', `Message ${id} not found`);
-  const payment = isUuid(paymentId) ? await findPayment(ctx.db, paymentId) : undefined;
-  if (!payment) throw new DomainError('PAY_006', `Payment ${paymentId} not found`);
-  return transaction(ctx.db, async (tx) => {
-    const message = await repo.findMessage(tx, executorId, id, true);
-    if (!message) throw new DomainError('NOT_FOUND', `Message ${id} not found`);
-    if (message.status !== 'ambiguous' && message.status !== 'unreadable' && message.status !== 'unmatched') {
-      throw new DomainError('CONFLICT', `Message is ${message.status}; only unmatched, ambiguous or unreadable ones are linked`);
-    }
-    const requisite = payment.requisite_id ? await findRequisite(tx, payment.requisite_id) : undefined;
-    if (!requisite || requisite.executor_id !== message.executor_id) {
-      // An executor sees only their own payments: another's is not there for them, as one that does not exist.
-      if (executorId !== null) throw new DomainError('PAY_006', `Payment ${paymentId} not found`);
-      throw new DomainError('VALIDATION', 'The payment was not made to a requisite of the executor whose device sent the message');
-    }
-    if (message.amount !== null && !money(message.amount).eq(payment.payer_amount)) {
-      throw new DomainError('VALIDATION', `The message reports ${message.amount}, the payment waits for ${payment.payer_amount}`);
-    }
-    const changed = await changePayment(tx, ctx, payment.id, 'complete');
-    if (!changed)
-      throw new DomainError('PAY_008', `Payment is ${payment.status}; only a PENDING payment can be completed by a message`, { status: payment.status });
-    let notification: string;
-    if (message.status === 'unmatched' && message.notification_id) {
-      // Its notification was kept for a person: it becomes the match.
-      if (requisite.id !== message.requisite_id) throw new DomainError('VALIDATION', 'The payment was made to another requisite than the message names');
-      const resolved = await notifications.resolveNotification(tx, message.notification_id, {
-        status: 'matched',
-        paymentId: payment.id,
-        note: 'linked from the device message',
-      });
-      if (!resolved) throw new DomainError('CONFLICT', "The message's notification was already linked or set aside");
-      notification = resolved.id;
-    } else {
-      notification = await recordLinked(tx, message, requisite.id, payment);
-    }
-    await repo.resolveMessage(tx, message.id, { notificationId: notification, requisiteId: requisite.id, note: `linked to payment ${payment.id}` });
-    const after = (await repo.findMessage(tx, null, message.id))!;
-    await audit(
-      tx,
-      'device_message.link',
-      'device_message',
-      message.id,
-      { status: message.status },
-      { status: after.status, payment_id: payment.id, payment_status: changed.to, notification_id: notification },
-    );
-    return after;
-  });
-}
-
-/** The matched notification a linked message leaves, as the companion app's would have. */
-async function recordLinked(tx: Tx, message: repo.MessageRow, requisiteId: string, payment: { id: string; payer_amount: string }): Promise<string> {
-  const row = await notifications.insertNotification(tx, {
-    executor_id: message.executor_id,
-    requisite_id: requisiteId,
-    amount: payment.payer_amount,
-    text: message.text,
-    received_at: message.received_at,
-    parsed_bank: message.parsed_bank,
-    status: 'matched',
-    payment_id: payment.id,
-    candidate_payment_id: null,
-    dedupe_key: null,
-  });
-  return row.id;
-}
-
-/** Sets a waiting message aside with a note (not a payment, or already handled). */
-export async function setAsideMessage(ctx: AppContext, executorId: string | null, id: string, note: string, audit: AuditRecorder): Promise<repo.MessageRow> {
-  if (!isUuid(id)) throw new DomainError('NOT_FOUND', `Message ${id} not found`);
-  return transaction(ctx.db, async (tx) => {
-    const message = await repo.findMessage(tx, executorId, id, true);
-    if (!message) throw new DomainError('NOT_FOUND', `Message ${id} not found`);
-    if (message.status !== 'ambiguous' && message.status !== 'unreadable') {
-      throw new DomainError(
-        'CONFLICT',
-        `Message is ${message.status}; only ambiguous or unreadable ones are set aside here (an unmatched one through its notification)`,
-      );
-    }
-    await repo.resolveMessage(tx, message.id, { note });
-    const after = (await repo.findMessage(tx, null, message.id))!;
-    await audit(tx, 'device_message.set_aside', 'device_message', message.id, { status: message.status }, { status: after.status, note });
-    return after;
-  });
-}
-
-const STATUSES: repo.MessageStatus[] = ['matched', 'unmatched', 'ambiguous', 'unreadable', 'ignored', 'resolved'];
-
-export async function listMessages(ctx: AppContext, filter: { executorId?: string; status?: string; limit: number; offset: number }) {
-  if (filter.status !== undefined && !STATUSES.includes(filter.status as repo.MessageStatus)) {
-    throw new DomainError('VALIDATION', `status must be one of ${STATUSES.join(', ')}`);
-  }
-  return repo.listMessages(ctx.db, { ...filter, status: filter.status as repo.MessageStatus | undefined });
+export function receiveMessage(ctx: AppContext, device: repo.DeviceRow, input: MessageInput, audit: AuditRecorder): Promise<MessageResult> {
+  const seen = () => repo.markSeen(ctx.db, device.id, { battery: input.battery, appVersion: input.app_version });
+  return messages.receiveMessage(ctx, { id: device.id, executor_id: device.executor_id, seen }, input, audit);
 }
 
 export function toDevice(row: repo.DeviceRow) {
@@ -336,27 +72,6 @@ export function toDevice(row: repo.DeviceRow) {
     last_seen_at: row.last_seen_at?.toISOString() ?? null,
     battery: row.battery,
     app_version: row.app_version,
-  };
-}
-
-export function toMessage(row: repo.MessageRow) {
-  return {
-    id: row.id,
-    device_id: row.device_id,
-    executor_id: row.executor_id,
-    text: row.text,
-    sender: row.sender,
-    received_at: row.received_at?.toISOString() ?? null,
-    status: row.status,
-    reason: row.reason,
-    amount: row.amount,
-    currency: row.currency,
-    digits: row.digits,
-    requisite_id: row.requisite_id,
-    notification_id: row.notification_id,
-    payment_id: row.payment_id ?? null,
-    resolved_note: row.resolved_note,
-    created_at: row.created_at.toISOString(),
   };
 }
 
