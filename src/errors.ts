@@ -34,6 +34,8 @@ export const ERRORS = {
   // A wrong code or password inside a live session: not 401, which the web app reads as signed out.
   WRONG_CODE: { message: 'The code is wrong; try again', code: 'AUTH_005' },
   PASSWORD_CHANGE_REQUIRED: { message: 'Choose a new password first: POST /auth/v1/password', code: 'AUTH_006' },
+  // Issue 33 item 4: the cabinet's test actions (complete, expire, decide a dispute, settle a payout) act on test objects only.
+  LIVE_OBJECT: { message: 'Test actions are only for the payments and payouts of a test terminal', code: 'TEST_001' },
   NOT_FOUND: { message: 'Not found' },
   PAYLOAD_TOO_LARGE: { message: 'Request body is too large' },
   REQUEST_TIMEOUT: { message: 'The request did not arrive in time' },

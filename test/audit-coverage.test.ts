@@ -401,6 +401,44 @@ const CASES: Record<string, () => Promise<Expected>> = {
     );
     return { action: 'withdrawal.create', actor: merchantEmail, object_type: 'withdrawal', object_id: res.id };
   },
+  'POST /merchant/v1/payments/:id/test/complete': async () => {
+    const id = await testPayment();
+    ok(await as(merchantPerson, 'POST', `/merchant/v1/payments/${id}/test/complete`));
+    return { action: 'payment.test_complete', actor: merchantEmail, object_type: 'payment', object_id: id };
+  },
+  'POST /merchant/v1/payments/:id/test/expire': async () => {
+    const id = await testPayment();
+    ok(await as(merchantPerson, 'POST', `/merchant/v1/payments/${id}/test/expire`));
+    return { action: 'payment.test_expire', actor: merchantEmail, object_type: 'payment', object_id: id };
+  },
+  'POST /merchant/v1/payments/:id/dispute': async () => {
+    const id = await testDisputed();
+    return { action: 'dispute.open', actor: merchantEmail, object_type: 'payment', object_id: id };
+  },
+  'POST /merchant/v1/payments/:id/test/dispute/approve': async () => {
+    const id = await testDisputed();
+    ok(await as(merchantPerson, 'POST', `/merchant/v1/payments/${id}/test/dispute/approve`, {}));
+    return { action: 'dispute.test_approve', actor: merchantEmail, object_type: 'payment', object_id: id };
+  },
+  'POST /merchant/v1/payments/:id/test/dispute/reject': async () => {
+    const id = await testDisputed();
+    ok(await as(merchantPerson, 'POST', `/merchant/v1/payments/${id}/test/dispute/reject`));
+    return { action: 'dispute.test_reject', actor: merchantEmail, object_type: 'payment', object_id: id };
+  },
+  'POST /merchant/v1/payouts': async () => {
+    const id = await testPayout();
+    return { action: 'payout.create', actor: merchantEmail, object_type: 'payout', object_id: id };
+  },
+  'POST /merchant/v1/payouts/:id/test/complete': async () => {
+    const id = await testPayout();
+    ok(await as(merchantPerson, 'POST', `/merchant/v1/payouts/${id}/test/complete`));
+    return { action: 'payout.test_complete', actor: merchantEmail, object_type: 'payout', object_id: id };
+  },
+  'POST /merchant/v1/payouts/:id/test/fail': async () => {
+    const id = await testPayout();
+    ok(await as(merchantPerson, 'POST', `/merchant/v1/payouts/${id}/test/fail`));
+    return { action: 'payout.test_fail', actor: merchantEmail, object_type: 'payout', object_id: id };
+  },
   'POST /merchant/v1/webhooks/:id/resend': async () => {
     const event = await webhookEventOf(cabinet);
     ok(await as(merchantPerson, 'POST', `/merchant/v1/webhooks/${event}/resend`));
@@ -686,6 +724,40 @@ const CASES: Record<string, () => Promise<Expected>> = {
 };
 
 /** A webhook delivery of the merchant: a payment with a notify_url, cancelled. */
+let sandbox: MerchantCredentials | undefined;
+/** A PENDING payment on a test terminal of the cabinet's merchant (test mode: the cabinet settles it). */
+async function testPayment(): Promise<string> {
+  if (!sandbox) {
+    const terminal = await createTerminal(app, cabinet.merchantId, { name: 'Sandbox', is_test: true });
+    sandbox = { ...cabinet, terminalId: terminal.id, apiKey: terminal.api_key };
+  }
+  const created = await createPayment(app, sandbox, { ext_id: uniqueExtId('walk-test'), amount: amountSeq++ });
+  expect(created.status, JSON.stringify(created.body)).toBe(200);
+  return created.body.id;
+}
+
+/** A test payment, expired and disputed from the cabinet. */
+async function testDisputed(): Promise<string> {
+  const id = await testPayment();
+  ok(await as(merchantPerson, 'POST', `/merchant/v1/payments/${id}/test/expire`));
+  ok(await as(merchantPerson, 'POST', `/merchant/v1/payments/${id}/dispute`, {}));
+  return id;
+}
+
+/** A payout created in the cabinet on the test terminal. */
+async function testPayout(): Promise<string> {
+  await testPayment();
+  const body = {
+    terminal_id: sandbox!.terminalId,
+    ext_id: uniqueExtId('walk-test-out'),
+    amount: 500,
+    method: 'card',
+    requisites: testCard(),
+    holder_name: 'Ivan I.',
+  };
+  return ok(await as(merchantPerson, 'POST', '/merchant/v1/payouts', body)).id;
+}
+
 async function webhookEventOf(merchant: MerchantCredentials): Promise<string> {
   const created = await createPayment(app, merchant, { ext_id: uniqueExtId('walk-hook'), amount: amountSeq++, notify_url: 'http://127.0.0.1:9/hooks' });
   expect(created.status, JSON.stringify(created.body)).toBe(200);

@@ -115,7 +115,7 @@ export interface MerchantCredentials {
 /** A merchant with one terminal (factory). */
 export async function createMerchant(
   app: FastifyInstance,
-  terminal: { currency?: string; payin_rate?: number; payout_rate?: number; withdrawal_fee?: number; name?: string } = {},
+  terminal: { currency?: string; payin_rate?: number; payout_rate?: number; withdrawal_fee?: number; name?: string; is_test?: boolean } = {},
 ): Promise<MerchantCredentials> {
   const merchant = await adminOk<{ id: string; secret_key: string }>(app, 'POST', '/merchants', { name: `Shop ${randomBytes(3).toString('hex')}` });
   const created = await createTerminal(app, merchant.id, terminal);
@@ -125,7 +125,7 @@ export async function createMerchant(
 export async function createTerminal(
   app: FastifyInstance,
   merchantId: string,
-  terminal: { currency?: string; payin_rate?: number; payout_rate?: number; withdrawal_fee?: number; name?: string } = {},
+  terminal: { currency?: string; payin_rate?: number; payout_rate?: number; withdrawal_fee?: number; name?: string; is_test?: boolean } = {},
 ): Promise<{ id: string; api_key: string }> {
   return adminOk(app, 'POST', `/merchants/${merchantId}/terminals`, {
     name: terminal.name ?? 'Main',
@@ -133,6 +133,7 @@ export async function createTerminal(
     payin_rate: terminal.payin_rate ?? 2.5,
     payout_rate: terminal.payout_rate ?? 1.5,
     withdrawal_fee: terminal.withdrawal_fee ?? 1,
+    ...(terminal.is_test === undefined ? {} : { is_test: terminal.is_test }),
   });
 }
 

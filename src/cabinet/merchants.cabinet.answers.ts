@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { AdminRotateMerchantSecretKeyAnswer } from '../merchants/merchants.admin.answers.js';
 import { PaymentAnswer } from '../payments/payments.admin.answers.js';
+import { Payout } from '../payouts/payouts.schemas.js';
 import { AdminRotateTerminalApiKeyAnswer } from '../terminals/terminals.admin.answers.js';
 import { Terminal } from '../terminals/terminals.schemas.js';
 import { AdminGetWebhookAnswer, AdminListWebhooksAnswer } from '../webhooks/webhooks.admin.answers.js';
@@ -19,7 +20,7 @@ export const CabinetGetMeAnswer = Type.Object({
     name: Type.String(),
   }),
   api_base_url: Type.String(),
-  terminals: Type.Array(Terminal),
+  terminals: Type.Array(Type.Object({ ...Terminal.properties, is_test: Type.Boolean({ description: 'a test terminal' }) })),
 });
 
 /** GET /merchant/v1/terminals/{id}/statement */
@@ -41,6 +42,7 @@ const CabinetPayment = Type.Object({
   ...PaymentAnswer.properties,
   client_id: Type.Unknown(),
   cancel_reason: Type.Union([Type.String(), Type.Null()]),
+  is_test: Type.Boolean({ description: 'a test terminal’s payment: test requisites, no money moves' }),
 });
 
 /** GET /merchant/v1/payments */
@@ -94,4 +96,35 @@ export const CabinetGetWebhookAnswer = AdminGetWebhookAnswer;
 export const CabinetResendWebhookAnswer = Type.Object({
   id: Type.String({ format: 'uuid' }),
   status: Type.String(),
+});
+
+/** POST /merchant/v1/payments/{id}/test/complete, /test/expire, /test/dispute/approve, /test/dispute/reject */
+export const CabinetTestActionAnswer = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  status: Type.String({ description: 'the payment’s status after the action' }),
+});
+
+/** POST /merchant/v1/payments/{id}/dispute: the merchant API's answer to opening a dispute. */
+export const CabinetOpenDisputeAnswer = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  ext_id: Type.String(),
+  amount: Type.Number(),
+  currency: Type.String(),
+  status: Type.String(),
+  method: Type.String(),
+  dispute: Type.Object({
+    amount: Type.Union([Type.Number(), Type.Null()]),
+    receipt_url: Type.Union([Type.String(), Type.Null()]),
+    comment: Type.Union([Type.String(), Type.Null()]),
+    created_at: Type.String(),
+  }),
+  created_at: Type.String(),
+});
+
+/** POST /merchant/v1/payouts, and a test payout's /test/complete and /test/fail: the payout as the cabinet lists it. */
+export const CabinetCreatePayoutAnswer = Type.Object({
+  ...Payout.properties,
+  terminal_id: Type.String({ format: 'uuid' }),
+  failure_reason: Type.Union([Type.String(), Type.Null()]),
+  is_test: Type.Boolean(),
 });

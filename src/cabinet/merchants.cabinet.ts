@@ -4,6 +4,7 @@ import { Type } from 'typebox';
 import { audit, auditFor } from '../admin/audit.service.js';
 import type { AppContext, RouteApp } from '../context.js';
 import { transaction } from '../db/pool.js';
+import { decideTestDispute, openDispute } from '../disputes/disputes.service.js';
 import { DomainError } from '../errors.js';
 import type { PersonActor } from '../lib/actor.js';
 import { toNumber } from '../lib/money.js';
@@ -14,8 +15,11 @@ import { PaymentListQuery, PaymentTimeline } from '../payments/payments.admin.sc
 import { findPayment, listPayments } from '../payments/payments.repo.js';
 import { toPayment } from '../payments/payments.schemas.js';
 import { parsePaymentListQuery, paymentsCsv, paymentsCsvFileName } from '../payments/payments.search.js';
-import { listPayouts, PAYOUT_STATUSES } from '../payouts/payouts.repo.js';
-import { toPayout } from '../payouts/payouts.schemas.js';
+import { actOnTestPayment, TEST_PAYMENT_ACTIONS, type TestPaymentAction } from '../payments/test-mode.service.js';
+import { listPayouts, PAYOUT_STATUSES, type PayoutRow } from '../payouts/payouts.repo.js';
+import { CreatePayoutBody, toPayout } from '../payouts/payouts.schemas.js';
+import { actOnTestPayout, createPayout } from '../payouts/payouts.service.js';
+import { receiptUploadBody, uploadRoute } from '../receipts/receipts.routes.js';
 import { merchantPaymentTimeline } from '../reports/payments.timeline.js';
 import { findMerchantTerminal, listMerchantTerminals } from '../terminals/terminals.repo.js';
 import { RotateBody, toTerminal } from '../terminals/terminals.schemas.js';
@@ -25,6 +29,7 @@ import { getWebhookEvent, listWebhookEvents, resendWebhookEvent } from '../webho
 import { findByIdempotencyRequest } from '../withdrawals/withdrawals.repo.js';
 import { createWithdrawal, listWithdrawals, toWithdrawal } from '../withdrawals/withdrawals.service.js';
 import {
+  CabinetCreatePayoutAnswer,
   CabinetCreateTransferAnswer,
   CabinetCreateWithdrawalAnswer,
   CabinetGetMeAnswer,
@@ -35,9 +40,11 @@ import {
   CabinetListPayoutsAnswer,
   CabinetListWebhooksAnswer,
   CabinetListWithdrawalsAnswer,
+  CabinetOpenDisputeAnswer,
   CabinetResendWebhookAnswer,
   CabinetRotateSecretKeyAnswer,
   CabinetRotateTerminalApiKeyAnswer,
+  CabinetTestActionAnswer,
 } from './merchants.cabinet.answers.js';
 
 const tags = ['merchant cabinet'];
@@ -80,6 +87,16 @@ function cabinetRequest(request: FastifyRequest, invalidCode: 'WDR_001' | 'TRF_0
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 }
 
+/** A payout as the cabinet shows it: the spec's Payout, its terminal, why it failed, and whether it is a test one. */
+function cabinetPayout(row: PayoutRow) {
+  return { ...toPayout(row), terminal_id: row.terminal_id, failure_reason: row.failure_reason, is_test: row.is_test };
+}
+
+const TEST_ONLY = {
+  LIVE_OBJECT: 'The payment or payout is live (`TEST_001`, 403): test actions are for a test terminal’s objects only',
+  CONFLICT: 'Not in a status the action applies from (`data.status`)',
+};
+
 async function ownTerminal(ctx: AppContext, request: FastifyRequest, id: string) {
   const terminal = isUuid(id) ? await findMerchantTerminal(ctx.db, own(request), id) : undefined;
   if (!terminal) throw new DomainError('NOT_FOUND', `Terminal ${id} not found`);
@@ -100,7 +117,11 @@ export async function merchantCabinetRoutes(app: RouteApp, ctx: AppContext): Pro
     async (request) => {
       const merchant = await merchants.getMerchant(ctx, own(request));
       const rows = await listMerchantTerminals(ctx.db, merchant.id);
-      return { merchant: { id: merchant.id, name: merchant.name }, api_base_url: ctx.config.publicBaseUrl, terminals: rows.map(toTerminal) };
+      return {
+        merchant: { id: merchant.id, name: merchant.name },
+        api_base_url: ctx.config.publicBaseUrl,
+        terminals: rows.map((row) => ({ ...toTerminal(row), is_test: row.is_test })),
+      };
     },
   );
 
@@ -187,6 +208,7 @@ export async function merchantCabinetRoutes(app: RouteApp, ctx: AppContext): Pro
             terminal_id: row.terminal_id,
             client_id: row.client_id,
             cancel_reason: row.cancel_reason,
+            is_test: row.is_test,
           })),
           total,
           limit: query.limit,
@@ -215,7 +237,13 @@ export async function merchantCabinetRoutes(app: RouteApp, ctx: AppContext): Pro
     async (request) => {
       const row = isUuid(request.params.id) ? await findPayment(ctx.db, request.params.id) : undefined;
       if (!row || row.merchant_id !== own(request)) throw new DomainError('PAY_006', `Payment ${request.params.id} not found`);
-      return { ...toPayment(row, pageUrl), terminal_id: row.terminal_id, client_id: row.client_id, cancel_reason: row.cancel_reason };
+      return {
+        ...toPayment(row, pageUrl),
+        terminal_id: row.terminal_id,
+        client_id: row.client_id,
+        cancel_reason: row.cancel_reason,
+        is_test: row.is_test,
+      };
     },
   );
 
@@ -256,7 +284,7 @@ export async function merchantCabinetRoutes(app: RouteApp, ctx: AppContext): Pro
       };
       const { rows, total } = await listPayouts(ctx.db, { merchantId: own(request), status, from: when('from', from), to: when('to', to), limit, offset });
       return {
-        payouts: rows.map((row) => ({ ...toPayout(row), terminal_id: row.terminal_id, failure_reason: row.failure_reason })),
+        payouts: rows.map(cabinetPayout),
         total,
         limit,
         offset,
@@ -338,6 +366,145 @@ export async function merchantCabinetRoutes(app: RouteApp, ctx: AppContext): Pro
       return { success: true, from_terminal_id: done.from, to_terminal_id: done.to, amount: toNumber(done.amount)!, currency: 'USDT' };
     },
   );
+
+  for (const action of Object.keys(TEST_PAYMENT_ACTIONS) as TestPaymentAction[]) {
+    app.post(
+      `/payments/:id/test/${action}`,
+      {
+        config: { idempotencyKey: true },
+        schema: {
+          documentedResponse: { 200: CabinetTestActionAnswer },
+          tags,
+          summary:
+            action === 'complete'
+              ? 'Test mode: complete a test payment as a payer’s transfer would (PENDING → COMPLETED; the webhook goes out, no money moves)'
+              : 'Test mode: expire a test payment as its timeout would (PENDING → CANCELLED, cancel_reason expired; the webhook goes out)',
+          params: IdParams,
+          errors: { ...PAYMENT_NOT_FOUND, ...TEST_ONLY },
+        },
+      },
+      async (request) => actOnTestPayment(ctx, own(request), request.params.id, action, auditFor(request)),
+    );
+  }
+
+  app.post(
+    '/payments/:id/test/dispute/approve',
+    {
+      config: { idempotencyKey: true },
+      schema: {
+        documentedResponse: { 200: CabinetTestActionAnswer },
+        tags,
+        summary: 'Test mode: approve the open dispute of a test payment as the operator would (COMPLETED, or COMPLETED_APPEAL for another amount)',
+        params: IdParams,
+        // Read by decideDispute (the amount checked as the operator's is); an empty body approves the order amount.
+        documentedBody: {
+          required: false,
+          description: 'Optional: `amount` received, when it differs from the order amount (COMPLETED_APPEAL).',
+          content: { 'application/json': { schema: Type.Object({ amount: Type.Optional(Type.Number({ description: 'the amount received' })) }) } },
+        },
+        errors: { ...PAYMENT_NOT_FOUND, ...TEST_ONLY, DIS_003: 'The payment is not in DISPUTE (`data.status`)' },
+      },
+    },
+    async (request) => {
+      const amount = (request.body as { amount?: unknown } | null | undefined)?.amount;
+      return decideTestDispute(ctx, own(request), request.params.id, { approve: true, amount }, auditFor(request));
+    },
+  );
+
+  app.post(
+    '/payments/:id/test/dispute/reject',
+    {
+      config: { idempotencyKey: true },
+      schema: {
+        documentedResponse: { 200: CabinetTestActionAnswer },
+        tags,
+        summary: 'Test mode: reject the open dispute of a test payment as the operator would (CANCELLED)',
+        params: IdParams,
+        errors: { ...PAYMENT_NOT_FOUND, ...TEST_ONLY, DIS_003: 'The payment is not in DISPUTE (`data.status`)' },
+      },
+    },
+    async (request) => decideTestDispute(ctx, own(request), request.params.id, { approve: false }, auditFor(request)),
+  );
+
+  app.post(
+    '/payments/:id/dispute',
+    {
+      config: { ...uploadRoute, idempotencyKey: true },
+      schema: {
+        documentedResponse: { 200: CabinetOpenDisputeAnswer },
+        tags,
+        summary: 'Open a dispute on a cancelled payment, with a receipt file or link (as POST /v1/payments/{id}/dispute)',
+        description: `JSON, or multipart/form-data with the receipt file and the fields as one JSON string in \`data\`, as the merchant API takes it.${RETRY_SAFE}`,
+        params: IdParams,
+        consumes: ['application/json', 'multipart/form-data'],
+        documentedBody: receiptUploadBody(
+          {
+            amount: Type.Optional(Type.Number({ description: 'the amount actually paid, if different from the order' })),
+            receipt_url: Type.Optional(Type.String({ description: 'link to a receipt or screenshot' })),
+            comment: Type.Optional(Type.String({ maxLength: 2000 })),
+          },
+          { fileRequired: false, example: { amount: 1500, comment: 'Paid at 10:07, the bank shows it sent' } },
+        ),
+        errors: {
+          ...PAYMENT_NOT_FOUND,
+          PAY_002: 'Invalid parameters: `amount`, `comment` or `receipt_url`, or the `data` part is not a JSON object',
+          DIS_001: 'The payment is neither CANCELLED nor CANCELLED_APPEAL (`data.status`)',
+          DIS_002: 'A dispute is already open for this payment',
+          PAY_009: 'The receipt file is larger than 10 MB',
+          PAY_010: 'The receipt is not a png, jpg/jpeg, webp, heic or pdf file',
+        },
+      },
+    },
+    async (request) => {
+      // Audited with the person who opened it, in the dispute's transaction.
+      return openDispute(ctx, own(request), request.params.id, await request.readUpload(), auditFor(request));
+    },
+  );
+
+  app.post(
+    '/payouts',
+    {
+      config: { idempotencyKey: true },
+      schema: {
+        documentedResponse: { 200: CabinetCreatePayoutAnswer },
+        tags,
+        summary: 'Create a payout through one of the merchant’s terminals (as POST /v1/payouts with that terminal’s key)',
+        description: `The payout's USDT value is reserved on the terminal until it completes or fails; a test terminal's payout reserves nothing and waits for the test actions.${RETRY_SAFE}`,
+        body: Type.Object({ terminal_id: Type.String(), ...CreatePayoutBody.properties }),
+        errors: {
+          NOT_FOUND: 'The terminal is not one of the merchant’s',
+          AUTH_003: 'The terminal is switched off',
+          PAY_002: 'Invalid parameters (the message names the field), or not enough balance on the terminal (`data.available`, `data.required`)',
+          PAY_003: 'A payout with this `ext_id` already exists (`data.ext_id`)',
+          UNAVAILABLE: 'No USDT rate is set for RUB, or no route could take the payout (its reserve is released)',
+        },
+      },
+    },
+    async (request) => {
+      const { terminal_id: terminalId, ...body } = request.body;
+      const terminal = await ownTerminal(ctx, request, terminalId);
+      if (!terminal.is_active) throw new DomainError('AUTH_003', `Terminal ${terminal.name} is switched off`);
+      const identity = { merchantId: terminal.merchant_id, terminalId: terminal.id, terminalTest: terminal.is_test };
+      return cabinetPayout(await createPayout(ctx, identity, body, auditFor(request)));
+    },
+  );
+
+  for (const event of ['complete', 'fail'] as const) {
+    app.post(
+      `/payouts/:id/test/${event}`,
+      {
+        config: { idempotencyKey: true },
+        schema: {
+          documentedResponse: { 200: CabinetCreatePayoutAnswer },
+          tags,
+          summary: `Test mode: ${event} a test payout as an executor would (the payout.${event === 'complete' ? 'completed' : 'failed'} webhook goes out, no money moves)`,
+          params: IdParams,
+          errors: { PAYOUT_NOT_FOUND: 'No payout with this id among the merchant’s', ...TEST_ONLY },
+        },
+      },
+      async (request) => cabinetPayout(await actOnTestPayout(ctx, own(request), request.params.id, event, auditFor(request))),
+    );
+  }
 
   app.get(
     '/webhooks',

@@ -6,7 +6,18 @@ import { bool, decimal, integer, methodList, pick, requireChanges, signedDecimal
 import { printObject, printSecret, printTable, text } from './print.js';
 import { CliError, id, type JsonObject, output, session } from './session.js';
 
-export const TERMINAL_COLUMNS = ['id', 'name', 'payment_currency', 'is_active', 'balance', 'balance_frozen', 'payin_rate', 'payout_rate', 'withdrawal_fee'];
+export const TERMINAL_COLUMNS = [
+  'id',
+  'name',
+  'payment_currency',
+  'is_active',
+  'is_test',
+  'balance',
+  'balance_frozen',
+  'payin_rate',
+  'payout_rate',
+  'withdrawal_fee',
+];
 
 export function terminalCommands(program: Command): void {
   const terminal = program.command('terminal').description('terminals: settings, API keys, balances, own rates');
@@ -20,9 +31,17 @@ export function terminalCommands(program: Command): void {
     .option('--payin-rate <percent>', 'fee on payments, percent', decimal)
     .option('--payout-rate <percent>', 'fee on payouts, percent', decimal)
     .option('--withdrawal-fee <usdt>', 'fixed fee per withdrawal, USDT', decimal)
+    .option('--test', 'a test terminal: test requisites from no executor, no money moves (for the merchant to try the integration); set at creation only')
     .action(async (options: Record<string, unknown> & { merchant: string }, command: Command) => {
       const s = session(command);
-      const body = pick(options, { name: 'name', currency: 'currency', payinRate: 'payin_rate', payoutRate: 'payout_rate', withdrawalFee: 'withdrawal_fee' });
+      const body = pick(options, {
+        name: 'name',
+        currency: 'currency',
+        payinRate: 'payin_rate',
+        payoutRate: 'payout_rate',
+        withdrawalFee: 'withdrawal_fee',
+        test: 'is_test',
+      });
       const created = await s.api('POST', `/merchants/${id(options.merchant)}/terminals`, body);
       output(s, created, (t) => {
         printObject(t, ['api_key']);

@@ -1,10 +1,11 @@
+import type { AuditRecorder } from '../admin/audit.service.js';
 import type { AppContext } from '../context.js';
 import { transaction } from '../db/pool.js';
 import { DomainError } from '../errors.js';
 import { checkDecimal, minorUnits } from '../lib/money.js';
 import { isUuid } from '../lib/validators.js';
 import { changePayment } from '../payments/lifecycle.js';
-import { lockPayment, type PaymentRow } from '../payments/payments.repo.js';
+import { findMerchantPayment, lockPayment, type PaymentRow } from '../payments/payments.repo.js';
 import { enqueueProviderAction } from '../providers/providers.jobs.js';
 import type { ReceiptRow } from '../receipts/receipts.repo.js';
 import { receiptLink, receiptUrl, saveReceipt, withUpload } from '../receipts/receipts.service.js';
@@ -89,7 +90,14 @@ function withoutData(fields: Record<string, unknown>): Record<string, unknown> {
  * Opens a dispute (spec "POST /v1/payments/{id}/dispute"): only from CANCELLED or
  * CANCELLED_APPEAL (DIS_001); DIS_002 while one is open; re-opening after a cancel works.
  */
-export async function openDispute(ctx: AppContext, merchantId: string, paymentId: string, upload: UploadInput): Promise<DisputeView> {
+export async function openDispute(
+  ctx: AppContext,
+  merchantId: string,
+  paymentId: string,
+  upload: UploadInput,
+  /** A person's opening (the merchant cabinet) is audited in the dispute's transaction. */
+  record?: AuditRecorder,
+): Promise<DisputeView> {
   return withUpload(ctx, upload, async (tx) => {
     // Inside withUpload: a bad link must not leave the uploaded file behind in the store.
     const link = receiptLink(upload);
@@ -109,6 +117,7 @@ export async function openDispute(ctx: AppContext, merchantId: string, paymentId
       comment: params.comment,
       receiptId: receipt?.id ?? null,
     });
+    await record?.(tx, 'dispute.open', 'payment', payment.id, { status: payment.status }, { status: 'DISPUTE' });
     // Spec: "If the payment was executed by an external provider, the dispute is opened there
     // automatically with the receipt."
     await enqueueProviderAction(tx, payment, 'open_dispute', {
@@ -196,4 +205,40 @@ export async function decideDispute(
       await onDecided(tx, payment, 'CANCELLED');
     }
   });
+}
+
+/**
+ * The merchant cabinet's decision on a dispute of its own test payment (issue 33 item 4): no
+ * executor or operator looks at test money, so the merchant plays their part to try the outcome's
+ * webhook — through decideDispute, the operator's one way (approve with the amount received,
+ * the order amount when none is given; or reject). Another merchant's payment is not found
+ * (PAY_006); a live one is refused (LIVE_OBJECT). The audit row names the person.
+ */
+export async function decideTestDispute(
+  ctx: AppContext,
+  merchantId: string,
+  paymentId: string,
+  decision: { approve: true; amount?: unknown } | { approve: false },
+  record: AuditRecorder,
+): Promise<{ id: string; status: string }> {
+  // Owner and test flag never change once the payment exists: read them before deciding.
+  const payment = isUuid(paymentId) ? await findMerchantPayment(ctx.db, merchantId, paymentId) : undefined;
+  if (!payment) throw new DomainError('PAY_006', `Payment ${paymentId} not found`);
+  if (!payment.is_test) {
+    throw new DomainError('LIVE_OBJECT', 'This payment is live: its dispute is decided by the operator', { is_test: false });
+  }
+  let status = '';
+  await decideDispute(
+    ctx,
+    payment.id,
+    decision.approve
+      ? { approve: true, amount: decision.amount ?? Number(payment.amount) }
+      : { approve: false, reason: 'test dispute rejected in the merchant cabinet' },
+    'merchant',
+    async (tx, before, after) => {
+      status = after;
+      await record(tx, decision.approve ? 'dispute.test_approve' : 'dispute.test_reject', 'payment', payment.id, { status: before.status }, { status: after });
+    },
+  );
+  return { id: payment.id, status };
 }

@@ -44,7 +44,7 @@ import { consoleRoutes } from './console.routes.js';
 import { csvExport } from './csv-export.js';
 import { DEVICE_HOOKS_PREFIX, deviceAuth, deviceHookAuth } from './device-auth.js';
 import { executorAuth } from './executor-auth.js';
-import { idempotency } from './idempotency.js';
+import { idempotency, operatorIdempotency } from './idempotency.js';
 import { merchantAuth } from './merchant-auth.js';
 import { merchantSessionAuth } from './merchant-session-auth.js';
 import { type Priority, routePriority } from './overload.js';
@@ -106,6 +106,9 @@ const ROUTE_GROUPS: RouteGroup[] = [
     prefix: '/merchant/v1',
     auth: (app, ctx) => {
       merchantSessionAuth(app, ctx);
+      // The cabinet's routes that move money or settle a test object (config.idempotencyKey) keep
+      // each person's Idempotency-Keys as the operator's routes do.
+      operatorIdempotency(app, ctx);
       csvExport(app);
     },
     routes: [merchantCabinetRoutes],

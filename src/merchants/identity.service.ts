@@ -23,6 +23,8 @@ export interface MerchantIdentity {
   terminalName: string;
   terminalCurrency: string;
   terminalActive: boolean;
+  /** A test terminal (migration 039): its payments and payouts touch no executor and no money. */
+  terminalTest: boolean;
   payinRate: string;
   /** The merchant's currently valid secrets, opened (more than one during a rotation's grace period). */
   secrets: string[];
@@ -57,6 +59,7 @@ export async function findIdentity(sources: IdentitySources, apiKey: string): Pr
       terminalName: row.terminal_name,
       terminalCurrency: row.currency,
       terminalActive: row.is_active,
+      terminalTest: row.is_test,
       payinRate: row.payin_rate,
       secrets: row.secrets.map((sealed) => sources.box.open(sealed)),
       rates: new Map(row.rates.map((r) => [r.currency, toQuote(r)])),

@@ -48,6 +48,7 @@ export interface IdentityRow {
   terminal_name: string;
   currency: string;
   is_active: boolean;
+  is_test: boolean;
   payin_rate: string;
   secrets: string[];
   /** When the key or one of the secrets expires (null: never); the identity is not kept past it. */
@@ -64,7 +65,7 @@ export interface IdentityRow {
 const IDENTITY_SQL = `SELECT i.*,
             (SELECT coalesce(json_agg(x), '[]') FROM (${effectiveRatesSql('i.terminal_id', null)}) x) AS rates,
             (SELECT coalesce(json_agg(y ORDER BY y.position), '[]') FROM (${terminalRoutesSql('i.terminal_id')}) y) AS routes
-       FROM (SELECT k.merchant_id, k.terminal_id, t.name AS terminal_name, t.currency, t.is_active, t.payin_rate,
+       FROM (SELECT k.merchant_id, k.terminal_id, t.name AS terminal_name, t.currency, t.is_active, t.is_test, t.payin_rate,
                     ARRAY(SELECT s.secret_enc FROM merchant_secrets s
                            WHERE s.merchant_id = k.merchant_id AND (s.expires_at IS NULL OR s.expires_at > now())) AS secrets,
                     least(k.expires_at, (SELECT min(s.expires_at) FROM merchant_secrets s

@@ -81,6 +81,8 @@ export interface PaymentChange {
   cancel_reason: string | null;
   /** Seconds from the payment's creation to this change (database clock). */
   age_seconds: number;
+  /** A test terminal's payment (migration 039): its changes post nothing and count in no figure. */
+  is_test: boolean;
 }
 
 /** Statuses in which an executor payment's hold is frozen: a payment leaving them releases or settles it. */
@@ -124,7 +126,9 @@ export async function changePayment(
   const { config } = ctx;
   const change = await transition(tx, paymentId, event, options);
   if (!change) return undefined;
-  if (CREDITING_EVENTS.has(event)) {
+  // A test payment's completion credits nobody (issue 33 item 4): test money never reaches the
+  // ledger. Its webhook goes out as any other's.
+  if (CREDITING_EVENTS.has(event) && !change.is_test) {
     await creditPayin(tx, config, change);
   } else {
     await paymentsChanged(tx, config, [paymentId]);
@@ -150,6 +154,7 @@ const CANCEL_REASONS: ReadonlyMap<string, CancelReason> = new Map([
  */
 export function countPaymentChanges(metrics: Metrics, changes: readonly PaymentChange[]): void {
   for (const change of changes) {
+    if (change.is_test) continue;
     const payment = { method: change.method, terminalId: change.terminal_id };
     if (change.to === 'COMPLETED' || change.to === 'COMPLETED_APPEAL') {
       metrics.paymentCompleted({ ...payment, via: HELD.has(change.from) ? 'transfer' : 'dispute', ageSeconds: change.age_seconds });
@@ -179,7 +184,7 @@ async function transition(db: Queryable, paymentId: string, event: PaymentEvent,
          FROM (SELECT id, status FROM payments WHERE id = $1 FOR UPDATE) old
         WHERE p.id = old.id AND old.status = ANY($2::text[])
         RETURNING p.id, p.merchant_id, p.terminal_id, old.status AS "from", p.status AS "to", p.executor_id, p.hold, p.requisite_id,
-                  p.method, p.cancel_reason, extract(epoch FROM p.updated_at - p.created_at)::float8 AS age_seconds`,
+                  p.method, p.cancel_reason, extract(epoch FROM p.updated_at - p.created_at)::float8 AS age_seconds, p.is_test`,
       [paymentId, rule.from, to, options.reason ?? null, options.receivedAmount ?? null, options.note ?? null],
     ),
   );
@@ -362,7 +367,7 @@ export async function expireDuePayments(tx: Tx, config: Config, limit: number): 
               ORDER BY coalesce(verify_until, valid_until) LIMIT $1 FOR UPDATE SKIP LOCKED) due
       WHERE p.id = due.id AND p.status = 'PENDING'
       RETURNING p.id, p.merchant_id, p.terminal_id, 'PENDING' AS "from", p.status AS "to", p.executor_id, p.hold, p.requisite_id,
-                p.method, p.cancel_reason, extract(epoch FROM p.updated_at - p.created_at)::float8 AS age_seconds`,
+                p.method, p.cancel_reason, extract(epoch FROM p.updated_at - p.created_at)::float8 AS age_seconds, p.is_test`,
     [limit],
   );
   await paymentsChanged(

@@ -25,9 +25,10 @@ export const PaymentAnswer = Type.Object({
     type: Type.String(),
     value: Type.String(),
     holder: Type.String(),
-    bank: Type.Union([Type.String(), Type.Null()]),
-    bank_code: Type.Union([Type.String(), Type.Null()]),
-    bank_name: Type.String(),
+    // A requisite without a bank (a test payment's made-up card, issue 33 item 4) has none of the three.
+    bank: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+    bank_code: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+    bank_name: Type.Optional(Type.String()),
   }),
   payment_url: Type.String(),
   valid_until: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
@@ -44,6 +45,7 @@ export const AdminGetPaymentAnswer = Type.Object({
   cancel_reason: Type.Union([Type.String(), Type.Null()]),
   cancel_note: Type.Unknown(),
   rate_refresh_id: Type.Union([Type.String({ description: 'why the rate was what it was: GET /admin/v1/rate-refreshes/{id}' }), Type.Null()]),
+  is_test: Type.Boolean({ description: 'a test terminal’s payment (test requisites, no money moved)' }),
 });
 
 /** POST /admin/v1/payments/{id}/cancel */

@@ -37,6 +37,7 @@ export const AdminPayment = Type.Object({
   requisite_id: Type.Union([Type.String(), Type.Null()]),
   client_id: Type.Union([Type.String(), Type.Null()]),
   cancel_reason: Type.Union([Type.String(), Type.Null()]),
+  is_test: Type.Boolean({ description: 'a test terminal’s payment (test requisites, no money moved)' }),
 });
 export type AdminPayment = Static<typeof AdminPayment>;
 
@@ -67,6 +68,7 @@ export function toAdminPayment(row: PaymentRow, paymentPageUrl: string): AdminPa
     requisite_id: row.requisite_id,
     client_id: row.client_id,
     cancel_reason: row.cancel_reason,
+    is_test: row.is_test,
   };
 }
 

@@ -66,6 +66,7 @@ export async function paymentAdminRoutes(app: RouteApp, ctx: AppContext): Promis
         cancel_reason: row.cancel_reason,
         cancel_note: row.cancel_note,
         rate_refresh_id: row.rate_refresh_id === null ? null : String(row.rate_refresh_id),
+        is_test: row.is_test,
       };
     },
   );

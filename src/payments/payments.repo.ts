@@ -44,6 +44,8 @@ export interface PaymentRow {
   completed_at: Date | null;
   received_amount: string | null;
   verify_until: Date | null;
+  /** A test terminal's payment (migration 039): test requisites, no executor, no hold, no posting. */
+  is_test: boolean;
   created_at: Date;
   updated_at: Date;
 }
@@ -98,6 +100,7 @@ const PAYMENT_COLUMNS = [
   'provider_token',
   'completed_at',
   'verify_until',
+  'is_test',
   'updated_at',
 ] as const satisfies readonly (keyof PaymentRow)[];
 
@@ -352,6 +355,55 @@ export async function insertProviderPayment(tx: Tx, p: NewProviderPayment): Prom
         p.pageToken,
         p.ttlSeconds,
         p.providerValidUntil,
+        p.rateRefreshId,
+      ],
+    );
+  } catch (err) {
+    throw translateInsertError(err, p.extId);
+  }
+}
+
+/** A test terminal's payment, with the test requisites made up for it. */
+export interface NewTestPayment extends Omit<NewPayment, 'candidates' | 'types' | 'bank' | 'terminalName' | 'hold'> {
+  id: string;
+  requisites: { type: string; value: string; holder: string; country: string; currency: string; payerAmount: string };
+}
+
+/**
+ * Records a test terminal's payment (migration 039): executed by no requisite and no provider,
+ * holding nothing; a taken ext_id is PAY_003.
+ */
+export async function insertTestPayment(tx: Tx, p: NewTestPayment): Promise<void> {
+  const r = p.requisites;
+  try {
+    await tx.query(
+      `INSERT INTO payments (id, merchant_id, terminal_id, ext_id, amount, currency, method, status, rate, payin_rate, is_test,
+                             req_type, req_value, req_holder, req_country, req_currency, payer_amount, cross_border,
+                             client_id, notify_url, notification_token, page_token, valid_until, rate_refresh_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, 'PENDING', $8, $9, true, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20,
+               now() + make_interval(secs => $21), $22)`,
+      [
+        p.id,
+        p.merchantId,
+        p.terminalId,
+        p.extId,
+        p.amount,
+        p.currency,
+        p.method,
+        p.rate,
+        p.payinRate,
+        r.type,
+        r.value,
+        r.holder,
+        r.country,
+        r.currency,
+        r.payerAmount,
+        p.crossBorder,
+        p.clientId,
+        p.notifyUrl,
+        p.notificationToken,
+        p.pageToken,
+        p.ttlSeconds,
         p.rateRefreshId,
       ],
     );

@@ -30,6 +30,7 @@ import { type Candidate, candidatesFor, type NewPayment } from './cascade/cascad
 import * as cascade from './cascade/cascade.repo.js';
 import * as repo from './payments.repo.js';
 import type { CreatePaymentBody } from './payments.schemas.js';
+import { testRequisites } from './test-requisites.js';
 
 /** Spec "Limits": payment amount (RUB) 100 to 300,000. */
 const RUB_MIN = 100;
@@ -145,14 +146,15 @@ export async function createPayment(ctx: AppContext, identity: MerchantIdentity,
     const payment = await createValid(ctx, identity, input);
     // Counted in process once the payment's insert has committed (every route's insert is its own
     // transaction): no database round trip added to the create (docs/performance.md).
-    ctx.metrics.paymentCreated({ method: input.method, terminalId: identity.terminalId });
+    // Test payments are no demand: the service's figures leave them out, as every report does.
+    if (!identity.terminalTest) ctx.metrics.paymentCreated({ method: input.method, terminalId: identity.terminalId });
     return payment;
   } catch (err) {
     // Lost demand: a create refused for want of capacity is counted for the operator's dashboard.
     // After the refusal is decided, and outside every transaction of the create (all rolled back
     // by now); `record` neither waits nor throws, so the answer is the same without it. A
     // successful create never comes here.
-    if (err instanceof DomainError && (err.key === 'PAY_004' || err.key === 'PAY_005')) {
+    if (err instanceof DomainError && (err.key === 'PAY_004' || err.key === 'PAY_005') && !identity.terminalTest) {
       ctx.refusals.record({
         at: new Date(),
         merchantId: identity.merchantId,
@@ -203,6 +205,8 @@ async function createValid(ctx: AppContext, identity: MerchantIdentity, input: V
     types: METHOD_TYPES[input.method],
     bank: input.bank,
   };
+  // A test terminal's payment (issue 33 item 4) goes to no route: its requisites are made up.
+  if (identity.terminalTest) return createTestPayment(ctx, base, input, rates);
   const plan = (country: string | null) => candidatesFor({ method: input.method, orderCurrency: input.currency, amount: input.amount, country, rates });
   const executorRoute = routesForPayment(routes, input.currency, input.method).some((route) => route.provider === undefined);
 
@@ -339,6 +343,30 @@ async function createWithProvider(
     });
   });
   return repo.findPayment(ctx.db, paymentId);
+}
+
+/**
+ * A test terminal's payment: the shared rules first (PAY_003, PAY_005, as for a live one), then
+ * the payment with test requisites from no executor (test-requisites.ts), in one transaction —
+ * no requisite claimed, no deposit held, nothing posted. From here it lives the one lifecycle
+ * (lifecycle.ts): it expires, is confirmed and disputed as any other, and its webhooks go out.
+ */
+async function createTestPayment(ctx: AppContext, base: NewPaymentBase, input: ValidCreate, rates: ReadonlyMap<string, string>): Promise<repo.PaymentView> {
+  const paymentId = randomUUID();
+  const requisites = testRequisites({
+    method: input.method,
+    currency: input.currency,
+    amount: base.amount,
+    country: input.country,
+    crossBorder: base.crossBorder,
+    rate: base.rate,
+    rates,
+  });
+  await transaction(ctx.db, async (tx) => {
+    await checkCreation(ctx, tx, base);
+    await repo.insertTestPayment(tx, { ...base, id: paymentId, pageToken: randomToken('', 24), requisites });
+  });
+  return (await repo.findPayment(ctx.db, paymentId))!;
 }
 
 /** GET /v1/payments/{id}: the merchant's own payment, or PAY_006. */

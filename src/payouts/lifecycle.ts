@@ -81,8 +81,9 @@ async function transition(db: Queryable, id: string, event: PayoutEvent, options
             proof_key = coalesce($6, proof_key),
             failure_reason = coalesce($7, failure_reason)
       WHERE id = $1 AND status = ANY($2::text[]) AND ($5::uuid IS NULL OR executor_id = $5)
-        -- A payout sent to a provider is executed there, never taken by one of our executors.
-        AND NOT ($4::uuid IS NOT NULL AND provider_id IS NOT NULL)
+        -- A payout sent to a provider is executed there, never taken by one of our executors; a
+        -- test payout (migration 039) is taken by no executor at all.
+        AND NOT ($4::uuid IS NOT NULL AND (provider_id IS NOT NULL OR is_test))
       RETURNING *`,
     [id, rule.from, rule.to, options.executorId ?? null, options.requireExecutor ?? null, options.proofKey ?? null, options.reason ?? null],
   );
@@ -96,6 +97,8 @@ async function transition(db: Queryable, id: string, event: PayoutEvent, options
  * moves no money.
  */
 async function post(tx: Tx, event: PayoutEvent, payout: PayoutRow): Promise<void> {
+  // A test payout reserved nothing and moves nothing (issue 33 item 4); its webhooks still go out.
+  if (payout.is_test) return;
   if (event === 'complete' && payout.executor_id !== null) {
     // An executor paid it (also when it took it and the operator completed it): it is paid back
     // with its reward (DESIGN.md "Executors' money").

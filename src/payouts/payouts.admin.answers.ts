@@ -25,6 +25,7 @@ const AdminPayout = Type.Object({
   reserve: Type.Number(),
   failure_reason: Type.Union([Type.String(), Type.Null()]),
   has_proof: Type.Boolean(),
+  is_test: Type.Boolean({ description: 'a test terminal’s payout: reserved nothing, taken by no executor' }),
 });
 
 /** GET /admin/v1/payouts */

@@ -40,6 +40,7 @@ function adminView(row: Awaited<ReturnType<typeof findPayout>> & object) {
     reserve: Number(row.reserve),
     failure_reason: row.failure_reason,
     has_proof: row.proof_key !== null,
+    is_test: row.is_test,
   };
 }
 

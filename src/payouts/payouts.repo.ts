@@ -28,6 +28,8 @@ export interface PayoutRow {
   completed_at: Date | null;
   provider_id: string | null;
   provider_payout_id: string | null;
+  /** A test terminal's payout (migration 039): reserves nothing, taken by no executor, sent to no provider. */
+  is_test: boolean;
 }
 
 /** A payout's statuses; the events that move it between them are lifecycle.ts's TRANSITIONS. */
@@ -51,12 +53,13 @@ export async function insertPayout(
     | 'currency'
     | 'provider_id'
     | 'provider_payout_id'
-  >,
+    | 'is_test'
+  > & { is_test?: boolean },
 ): Promise<PayoutRow> {
   try {
     const { rows } = await tx.query<PayoutRow>(
-      `INSERT INTO payouts (merchant_id, terminal_id, ext_id, amount, method, requisites, holder_name, bank, notify_url, rate, rate_refresh_id, payout_rate, reserve)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING *`,
+      `INSERT INTO payouts (merchant_id, terminal_id, ext_id, amount, method, requisites, holder_name, bank, notify_url, rate, rate_refresh_id, payout_rate, reserve, is_test)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) RETURNING *`,
       [
         p.merchant_id,
         p.terminal_id,
@@ -71,6 +74,7 @@ export async function insertPayout(
         p.rate_refresh_id,
         p.payout_rate,
         p.reserve,
+        p.is_test ?? false,
       ],
     );
     return rows[0]!;
@@ -122,7 +126,10 @@ export async function listPayouts(db: Queryable, f: PayoutFilter): Promise<{ row
 
 /** Pending payouts an executor may take, oldest first. */
 export async function listAvailablePayouts(db: Queryable, limit: number): Promise<PayoutRow[]> {
-  const { rows } = await db.query<PayoutRow>(`SELECT * FROM payouts WHERE status = 'pending' AND provider_id IS NULL ORDER BY created_at LIMIT $1`, [limit]);
+  const { rows } = await db.query<PayoutRow>(
+    `SELECT * FROM payouts WHERE status = 'pending' AND provider_id IS NULL AND NOT is_test ORDER BY created_at LIMIT $1`,
+    [limit],
+  );
   return rows;
 }
 

@@ -1,3 +1,4 @@
+import type { AuditRecorder } from '../admin/audit.service.js';
 import { findBank } from '../banks/banks.repo.js';
 import type { AppContext } from '../context.js';
 import { type Tx, transaction } from '../db/pool.js';
@@ -62,7 +63,13 @@ async function validateCreate(ctx: AppContext, body: CreatePayoutBody) {
  * Creates a payout and reserves its funds on the API key's terminal in the same transaction
  * (DESIGN.md decision 12); not enough available balance → PAY_002 with data.available.
  */
-export async function createPayout(ctx: AppContext, identity: MerchantIdentity, body: CreatePayoutBody): Promise<repo.PayoutRow> {
+export async function createPayout(
+  ctx: AppContext,
+  identity: Pick<MerchantIdentity, 'merchantId' | 'terminalId' | 'terminalTest'>,
+  body: CreatePayoutBody,
+  /** A person's creation (the merchant cabinet) is audited in the payout's transaction. */
+  record?: AuditRecorder,
+): Promise<repo.PayoutRow> {
   const input = await validateCreate(ctx, body);
   const [row] = await effectiveRates(ctx.db, identity.terminalId, ['RUB']);
   if (!row) throw new DomainError('UNAVAILABLE', 'Payouts are not available: no USDT rate is set for RUB (operator: PUT /admin/v1/rates/RUB)');
@@ -89,8 +96,11 @@ export async function createPayout(ctx: AppContext, identity: MerchantIdentity, 
         rate_refresh_id: quote.refreshId,
         payout_rate: terminal!.payout_rate,
         reserve: amountToHold.toFixed(USDT_DECIMALS),
+        is_test: identity.terminalTest,
       });
-      await reserve(tx, payoutHold(payout));
+      // A test terminal's payout (issue 33 item 4) freezes nothing: its terminal holds no real money.
+      if (!payout.is_test) await reserve(tx, payoutHold(payout));
+      await record?.(tx, 'payout.create', 'payout', payout.id, null, { status: payout.status, amount: payout.amount, is_test: payout.is_test });
       return payout;
     });
   } catch (err) {
@@ -103,6 +113,9 @@ export async function createPayout(ctx: AppContext, identity: MerchantIdentity, 
     }
     throw err;
   }
+  // A test payout goes to no executor and no provider: it waits for the merchant's cabinet to
+  // complete or fail it (actOnTestPayout).
+  if (created.is_test) return created;
   // After the reserve committed: a provider is called outside any transaction.
   return routePayout(ctx, created);
 }
@@ -191,4 +204,24 @@ export async function actOnPayout(
     await audit?.(tx, before, after);
     return after;
   });
+}
+
+/**
+ * The merchant cabinet completes or fails its own test payout (issue 33 item 4), as an executor
+ * or the operator would a live one, so that the `payout.*` webhooks can be tried: through
+ * changePayout, moving no money (a test payout reserved none). Another merchant's payout is not
+ * found; a live one is refused (LIVE_OBJECT). The audit row names the person.
+ */
+export async function actOnTestPayout(
+  ctx: AppContext,
+  merchantId: string,
+  id: string,
+  event: 'complete' | 'fail',
+  record: AuditRecorder,
+): Promise<repo.PayoutRow> {
+  const payout = await getPayout(ctx, merchantId, id);
+  if (!payout.is_test) throw new DomainError('LIVE_OBJECT', 'This payout is live: an executor or the operator settles it', { is_test: false });
+  return actOnPayout(ctx, payout.id, event, event === 'fail' ? { reason: 'failed in the merchant cabinet (test mode)' } : {}, (tx, before, after) =>
+    record(tx, `payout.test_${event}`, 'payout', after.id, { status: before.status }, { status: after.status }),
+  );
 }

@@ -9,6 +9,8 @@ export interface TerminalRow {
   payout_rate: string;
   withdrawal_fee: string;
   is_active: boolean;
+  /** A test terminal (migration 039): its payments and payouts touch no executor and no money. */
+  is_test: boolean;
   created_at: Date;
   balance: string;
   balance_frozen: string;
@@ -17,19 +19,19 @@ export interface TerminalRow {
 
 // Balances come from the terminal's ledger accounts, never from a copy on the terminal row.
 const SELECT = `
-  SELECT t.id, t.merchant_id, t.name, t.currency, t.payin_rate, t.payout_rate, t.withdrawal_fee, t.is_active, t.created_at, t.return_url,
+  SELECT t.id, t.merchant_id, t.name, t.currency, t.payin_rate, t.payout_rate, t.withdrawal_fee, t.is_active, t.is_test, t.created_at, t.return_url,
          coalesce((SELECT balance FROM ledger_accounts a WHERE a.terminal_id = t.id AND a.kind = 'terminal_available'), 0)::text AS balance,
          coalesce((SELECT balance FROM ledger_accounts a WHERE a.terminal_id = t.id AND a.kind = 'terminal_frozen'), 0)::text AS balance_frozen
     FROM terminals t`;
 
 export async function insertTerminal(
   db: Queryable,
-  t: { merchantId: string; name: string; currency: string; payinRate: string; payoutRate: string; withdrawalFee: string },
+  t: { merchantId: string; name: string; currency: string; payinRate: string; payoutRate: string; withdrawalFee: string; isTest: boolean },
 ): Promise<string> {
   const { rows } = await db.query<{ id: string }>(
-    `INSERT INTO terminals (merchant_id, name, currency, payin_rate, payout_rate, withdrawal_fee)
-     VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
-    [t.merchantId, t.name, t.currency, t.payinRate, t.payoutRate, t.withdrawalFee],
+    `INSERT INTO terminals (merchant_id, name, currency, payin_rate, payout_rate, withdrawal_fee, is_test)
+     VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
+    [t.merchantId, t.name, t.currency, t.payinRate, t.payoutRate, t.withdrawalFee, t.isTest],
   );
   return rows[0]!.id;
 }

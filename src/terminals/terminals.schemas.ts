@@ -25,6 +25,7 @@ export const AdminTerminal = Type.Object({
   payout_rate: Type.Number(),
   created_at: Type.String({ format: 'date-time' }),
   return_url: Type.Union([Type.String(), Type.Null()], { description: 'where the payment page sends the payer after a successful payment' }),
+  is_test: Type.Boolean({ description: 'a test terminal: its payments and payouts touch no executor and no money (set at creation only)' }),
   api_key: Type.Optional(Type.String({ description: 'shown once, at creation and rotation' })),
 });
 
@@ -34,6 +35,12 @@ export const CreateTerminalBody = Type.Object({
   payin_rate: Type.Optional(Percent),
   payout_rate: Type.Optional(Percent),
   withdrawal_fee: Type.Optional(Type.Number({ minimum: 0 })),
+  is_test: Type.Optional(
+    Type.Boolean({
+      description:
+        'a test terminal (default false): its payments get test requisites from no executor and its payouts go to no one; no money moves. A terminal stays test or live for its life',
+    }),
+  ),
 });
 export type CreateTerminalBody = Static<typeof CreateTerminalBody>;
 
@@ -78,6 +85,7 @@ export function toAdminTerminal(row: TerminalRow, apiKey?: string): Static<typeo
     payout_rate: toNumber(row.payout_rate)!,
     created_at: row.created_at.toISOString(),
     return_url: row.return_url,
+    is_test: row.is_test,
     ...(apiKey ? { api_key: apiKey } : {}),
   };
 }

@@ -52,6 +52,7 @@ export async function createTerminal(
       payinRate: operatorDecimal(body.payin_rate, { field: 'payin_rate', ...PERCENT }) ?? '0',
       payoutRate: operatorDecimal(body.payout_rate, { field: 'payout_rate', ...PERCENT }) ?? '0',
       withdrawalFee: operatorDecimal(body.withdrawal_fee, { field: 'withdrawal_fee', ...FEE }) ?? '0',
+      isTest: body.is_test ?? false,
     });
     await createTerminalAccounts(tx, terminalId, merchantId);
     await repo.insertApiKey(tx, terminalId, merchantId, apiKey.hash, apiKey.prefix);
