@@ -1,8 +1,9 @@
-// Copies non-TypeScript assets (SQL migrations, page templates) from src/ to dist/ after tsc.
+// Copies non-TypeScript assets (SQL migrations, page templates, parser corpora) from src/ to dist/ after tsc.
 import { cpSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { dirname, extname, join, relative } from 'node:path';
 
-const ASSET_EXTENSIONS = new Set(['.sql', '.html', '.css', '.svg', '.txt', '.json']);
+// .tsv: the parser corpora, which a taught form is checked against before it goes live.
+const ASSET_EXTENSIONS = new Set(['.sql', '.html', '.css', '.svg', '.txt', '.json', '.tsv']);
 // Browser files are served as they are (plain JavaScript included), so their folders go whole.
 const WHOLE_DIRS = [join('src', 'pages', 'assets')];
 

@@ -44,6 +44,8 @@ export const ERRORS = {
   RATE_LIMITED: { message: 'Too many requests' },
   VALIDATION: { message: 'Invalid parameters' },
   CONFLICT: { message: 'Conflict' },
+  // A taught message form that would credit a negative line or change what a message read (data.offending).
+  FORM_REFUSED: { message: 'The form would read existing texts wrongly', code: 'FORM_001' },
   UNAVAILABLE: { message: 'Service unavailable' },
 } as const satisfies Record<string, { message: string; code?: string }>;
 

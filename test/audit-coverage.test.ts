@@ -174,6 +174,15 @@ async function disputed(): Promise<{ id: string; amount: number }> {
   return { id: payment.id, amount: Number(opened.json().amount) };
 }
 
+/** A message form a person teaches (docs/devices.md "Teaching a new message form"). */
+const FORM = {
+  name: 'Walk form',
+  bank: 'walk',
+  currency: 'RUB',
+  template: 'WALKBANK {time} prishlo na {card}: {amount}',
+  sample: 'WALKBANK 10:00 prishlo na 1234: 15.00',
+};
+
 /** A message from the executor's phone that nothing can be read from: it waits for a person. */
 async function unreadableMessage(): Promise<string> {
   const res = await device_('POST', '/messages', { text: `Проверка связи ${unique('')}`, sender: 'Friend' });
@@ -322,6 +331,10 @@ const CASES: Record<string, () => Promise<Expected>> = {
     const message = await unreadableMessage();
     ok(await executorCall(app, executor.token, 'POST', `/device-messages/${message}/set-aside`, { note: 'a text from a friend' }));
     return { action: 'device_message.set_aside', actor: exec(), object_type: 'device_message', object_id: message };
+  },
+  'POST /executor/v1/parser-forms': async () => {
+    const res = ok(await executorCall(app, executor.token, 'POST', '/parser-forms', FORM));
+    return { action: 'parser_form.create', actor: exec(), object_type: 'parser_form', object_id: res.id };
   },
   'POST /executor/v1/withdrawals': async () => {
     const res = ok(await executorCall(app, executor.token, 'POST', '/withdrawals', { amount: 1, address: TRON_ADDRESS }));
@@ -705,6 +718,26 @@ const CASES: Record<string, () => Promise<Expected>> = {
     const message = await unreadableMessage();
     ok(await op('POST', `/device-messages/${message}/set-aside`, { note: 'not a bank message' }));
     return { action: 'device_message.set_aside', actor: token, object_type: 'device_message', object_id: message };
+  },
+  'POST /admin/v1/parser-forms': async () => {
+    const res = ok(await op('POST', '/parser-forms', FORM));
+    return { action: 'parser_form.create', actor: token, object_type: 'parser_form', object_id: res.id };
+  },
+  'POST /admin/v1/parser-forms/:id/versions': async () => {
+    const form = ok(await op('POST', '/parser-forms', FORM));
+    ok(await op('POST', `/parser-forms/${form.id}/versions`, { template: FORM.template, sample: FORM.sample }));
+    return { action: 'parser_form.revise', actor: token, object_type: 'parser_form', object_id: form.id };
+  },
+  'POST /admin/v1/parser-forms/:id/versions/:version/publish': async () => {
+    const form = ok(await op('POST', '/parser-forms', FORM));
+    ok(await op('POST', `/parser-forms/${form.id}/versions/1/publish`));
+    return { action: 'parser_form.publish', actor: token, object_type: 'parser_form', object_id: form.id };
+  },
+  'POST /admin/v1/parser-forms/:id/retire': async () => {
+    const form = ok(await op('POST', '/parser-forms', FORM));
+    ok(await op('POST', `/parser-forms/${form.id}/versions/1/publish`));
+    ok(await op('POST', `/parser-forms/${form.id}/retire`));
+    return { action: 'parser_form.retire', actor: token, object_type: 'parser_form', object_id: form.id };
   },
   'POST /admin/v1/webhooks/:id/resend': async () => {
     const event = await webhookEventOf(shop);

@@ -74,6 +74,13 @@ const MATRIX: Record<string, { role: 'support' | 'finance' | 'admin'; confirm?: 
   'GET /device-messages': { role: 'support' },
   'POST /device-messages/{id}/link': { role: 'support' },
   'POST /device-messages/{id}/set-aside': { role: 'support' },
+  'GET /parser-forms': { role: 'support' },
+  'GET /parser-forms/suggest': { role: 'support' },
+  'GET /parser-forms/export': { role: 'support' },
+  'POST /parser-forms': { role: 'support' },
+  'POST /parser-forms/{id}/versions': { role: 'support' },
+  'POST /parser-forms/{id}/versions/{version}/publish': { role: 'support' },
+  'POST /parser-forms/{id}/retire': { role: 'support' },
   'GET /notifications': { role: 'support' },
   'GET /notifications/{id}': { role: 'support' },
   'POST /notifications/{id}/link': { role: 'support' },
@@ -109,6 +116,7 @@ const PARAMS: Record<string, string> = {
   deviceId: '00000000-0000-4000-8000-000000000000',
   currency: 'RUB',
   code: 'no-such-bank',
+  version: '1',
 };
 
 let service: TestService;

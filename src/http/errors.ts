@@ -41,6 +41,7 @@ export const HTTP_STATUS: { [K in ErrorKey]: number } = {
   RATE_LIMITED: 429,
   VALIDATION: 400,
   CONFLICT: 409,
+  FORM_REFUSED: 422,
   UNAVAILABLE: 503,
 };
 

@@ -13,6 +13,8 @@ import { disputeRoutes, paymentReceiptRoutes } from '../disputes/disputes.routes
 import { applyPaymentCallback } from '../disputes/provider-status.service.js';
 import { executorAdminRoutes } from '../executors/executors.admin.js';
 import { executorRoutes } from '../executors/executors.executor.js';
+import { parserFormAdminRoutes } from '../incoming/forms.admin.js';
+import { parserFormExecutorRoutes } from '../incoming/forms.executor.js';
 import { notificationAdminRoutes } from '../incoming/notifications.admin.js';
 import { incomingExecutorRoutes } from '../incoming/notifications.executor.js';
 import { ledgerAdminRoutes } from '../ledger/ledger.admin.js';
@@ -83,7 +85,7 @@ const ROUTE_GROUPS: RouteGroup[] = [
     auth: executorAuth,
     // Notifications and payouts complete money already on its way: served under a load that sheds new payments.
     priority: 'high',
-    routes: [incomingExecutorRoutes, executorRoutes, deviceExecutorRoutes, payoutExecutorRoutes, withdrawalExecutorRoutes],
+    routes: [incomingExecutorRoutes, executorRoutes, deviceExecutorRoutes, parserFormExecutorRoutes, payoutExecutorRoutes, withdrawalExecutorRoutes],
   },
   {
     name: 'device API (device token)',
@@ -128,6 +130,7 @@ const ROUTE_GROUPS: RouteGroup[] = [
       paymentTimelineAdminRoutes,
       ledgerAdminRoutes,
       notificationAdminRoutes,
+      parserFormAdminRoutes,
       deviceAdminRoutes,
       webhookAdminRoutes,
       disputeAdminRoutes,

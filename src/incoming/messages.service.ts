@@ -8,10 +8,11 @@ import { isUuid } from '../lib/validators.js';
 import { changePayment } from '../payments/lifecycle.js';
 import { findPayment } from '../payments/payments.repo.js';
 import { findRequisite } from '../requisites/requisites.repo.js';
+import { readMessage, type TaughtReading } from './forms.service.js';
 import * as repo from './messages.repo.js';
 import * as notifications from './notifications.repo.js';
 import { recordCredit } from './notifications.service.js';
-import { parseNotification } from './parsers/index.js';
+import type { ParsedCredit } from './parsers/index.js';
 
 /**
  * Bank messages forwarded by the executors' phones (incoming money): read with the parsers, matched
@@ -97,7 +98,9 @@ export async function receiveMessage(ctx: AppContext, device: ForwardingPhone, i
   const existing = await repo.findMessageByDedupeKey(ctx.db, dedupeKey);
   if (existing) return toResult(existing, true);
 
-  const parsed = parseNotification(text, { sender });
+  // The built-in parsers first; a form a person taught only when they read nothing.
+  const parsed = await readMessage(ctx.db, text, { sender });
+  const taught = parsed && 'taught' in parsed ? (parsed as TaughtReading).taught : null;
   const amount = parsed?.direction === 'incoming' && money(parsed.amount).lt('1e15') ? parsed.amount : null;
   try {
     return await transaction(ctx.db, async (tx) => {
@@ -116,7 +119,7 @@ export async function receiveMessage(ctx: AppContext, device: ForwardingPhone, i
       };
       if (decision.kind !== 'requisite') {
         const row = await repo.insertMessage(tx, { ...base, status: decision.kind, reason: decision.reason, requisite_id: null, notification_id: null });
-        await auditReceived(audit, tx, row);
+        await auditReceived(audit, tx, row, taught);
         ctx.log.warn({ message: row.id, executor: device.executor_id, status: decision.kind, reason: decision.reason }, 'device message waits for a person');
         return toResult(row, false);
       }
@@ -139,7 +142,7 @@ export async function receiveMessage(ctx: AppContext, device: ForwardingPhone, i
         requisite_id: decision.requisiteId,
         notification_id: notification.id,
       });
-      await auditReceived(audit, tx, { ...row, payment_id: notification.payment_id });
+      await auditReceived(audit, tx, { ...row, payment_id: notification.payment_id }, taught);
       return toResult(row, false);
     });
   } catch (err) {
@@ -156,7 +159,7 @@ export async function receiveMessage(ctx: AppContext, device: ForwardingPhone, i
  * A phone's message is audited as the device's act (a repeat changes nothing and is not): it may
  * have completed a payment (`payment_id`), or waits for a person.
  */
-function auditReceived(audit: AuditRecorder, tx: Tx, row: repo.MessageRow): Promise<void> {
+function auditReceived(audit: AuditRecorder, tx: Tx, row: repo.MessageRow, taught: TaughtReading['taught'] | null): Promise<void> {
   return audit(tx, 'device_message.receive', 'device_message', row.id, null, {
     status: row.status,
     reason: row.reason,
@@ -165,11 +168,13 @@ function auditReceived(audit: AuditRecorder, tx: Tx, row: repo.MessageRow): Prom
     requisite_id: row.requisite_id,
     payment_id: row.payment_id ?? null,
     executor_id: row.executor_id,
+    // Read by a form a person taught (docs/devices.md "Teaching a new message form"), not the built-in parsers.
+    ...(taught ? { read_by_form: taught } : {}),
   });
 }
 
 /** Which of the executor's requisites the message is about, or why that cannot be told. */
-async function decide(ctx: AppContext, executorId: string, parsed: ReturnType<typeof parseNotification>, amount: string | null): Promise<Decision> {
+async function decide(ctx: AppContext, executorId: string, parsed: ParsedCredit | undefined, amount: string | null): Promise<Decision> {
   if (!parsed) return { kind: 'unreadable', reason: 'not a bank message the parsers can read with certainty' };
   if (parsed.direction !== 'incoming') return { kind: 'ignored', reason: 'money going out, not a transfer received' };
   if (amount === null) return { kind: 'unreadable', reason: 'the amount is out of range' };

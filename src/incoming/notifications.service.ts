@@ -9,8 +9,8 @@ import { isUuid } from '../lib/validators.js';
 import { changePayment } from '../payments/lifecycle.js';
 import { findPayment } from '../payments/payments.repo.js';
 import { findRequisite } from '../requisites/requisites.repo.js';
+import { readMessage } from './forms.service.js';
 import * as repo from './notifications.repo.js';
-import { parseIncomingCredit } from './parsers/index.js';
 
 /** An incoming credit reported up to this long after its payment expired is flagged as late for it. */
 const LATE_WINDOW_SECONDS = 3600;
@@ -69,7 +69,9 @@ export async function receiveNotification(
     if (typeof checked === 'string') throw new DomainError('VALIDATION', checked);
     amount = checked.toFixed(2);
   } else if (input.text) {
-    const parsed = parseIncomingCredit(input.text, { bank: requisite.bank_code ?? undefined });
+    // The built-in parsers first; a form a person taught only when they read nothing.
+    const read = await readMessage(ctx.db, input.text, { bank: requisite.bank_code ?? undefined });
+    const parsed = read?.direction === 'incoming' ? read : undefined;
     if (!parsed) {
       throw new DomainError('VALIDATION', 'amount is missing and text is not a recognised incoming-transfer notification; send amount');
     }
