@@ -101,7 +101,11 @@ beforeAll(async () => {
     holder_name: 'Ivan Petrov',
   });
   expect(payout.statusCode, payout.body).toBe(200);
-  const withdrawal = await merchantCall('POST', '/v1/withdrawals', { terminal_id: merchant.terminalId, amount: 20, address: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t' });
+  const withdrawal = await merchantCall('POST', '/v1/withdrawals', {
+    terminal_id: merchant.terminalId,
+    amount: 20,
+    address: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t',
+  });
   expect(withdrawal.statusCode, withdrawal.body).toBe(200);
 
   // The executor's phone, and a forwarded message naming no card that nothing matches.
@@ -173,10 +177,11 @@ async function expectCards(page: Page, screen: string): Promise<void> {
 /** The filters are folded behind the button, which opens them. */
 async function expectFolded(page: Page, filtersLabel: string, field: string | RegExp): Promise<void> {
   const button = page.getByRole('button', { name: new RegExp(`^${filtersLabel}`) });
+  const input = page.getByLabel(field, { exact: typeof field === 'string' }).first();
   await button.waitFor();
-  expect(await page.getByLabel(field, { exact: typeof field === 'string' }).first().isVisible()).toBe(false);
+  expect(await input.isVisible()).toBe(false);
   await button.click();
-  await page.getByLabel(field, { exact: typeof field === 'string' }).first().waitFor({ state: 'visible' });
+  await input.waitFor({ state: 'visible' });
   await expectNoSidewaysScroll(page, `filters open (${String(field)})`);
   await button.click();
 }
@@ -195,7 +200,17 @@ function screens(lang: Lang): { path: string; name: string; list?: boolean; filt
     { path: '/payments', name: 'payments', list: true, filter: t.search, ready: (page) => page.getByLabel(`payment ${payment.ext_id}`).waitFor() },
     { path: `/payments/${payment.id}`, name: 'payment card', ready: (page) => page.getByText(payment.ext_id).first().waitFor() },
     { path: '/payouts?status=all', name: 'payouts', list: true, filter: t.status, ready: (page) => page.getByLabel(`payout ${payoutExtId}`).waitFor() },
-    { path: '/disputes', name: 'disputes', list: true, filter: t.status, ready: (page) => page.getByRole('button', { name: /^dispute / }).first().waitFor() },
+    {
+      path: '/disputes',
+      name: 'disputes',
+      list: true,
+      filter: t.status,
+      ready: (page) =>
+        page
+          .getByRole('button', { name: /^dispute / })
+          .first()
+          .waitFor(),
+    },
     { path: '/withdrawals?status=all', name: 'withdrawals', list: true, filter: t.status, ready: (page) => page.locator('[data-card]').first().waitFor() },
     { path: '/merchants', name: 'merchants', list: true, ready: (page) => page.locator('[data-card]').first().waitFor() },
     { path: `/merchants/${merchant.merchantId}`, name: 'merchant', ready: (page) => page.getByText('Main').first().waitFor() },
@@ -250,10 +265,18 @@ describe('the console on a 360 px phone', () => {
     await page.getByLabel(`payment ${payment.ext_id}`).waitFor();
     // A status tab that is not the screen's first counts as a filter too.
     await page.goto(`${origin}/console/disputes?status=all`);
-    await page.getByRole('button', { name: /^Filters/ }).getByText('1', { exact: true }).waitFor();
+    await page
+      .getByRole('button', { name: /^Filters/ })
+      .getByText('1', { exact: true })
+      .waitFor();
     await page.goto(`${origin}/console/disputes`);
     await page.getByRole('button', { name: /^Filters/ }).waitFor();
-    expect(await page.getByRole('button', { name: /^Filters/ }).getByText(/^\d+$/).count()).toBe(0);
+    expect(
+      await page
+        .getByRole('button', { name: /^Filters/ })
+        .getByText(/^\d+$/)
+        .count(),
+    ).toBe(0);
     expect(problems).toEqual([]);
     await page.context().close();
   });

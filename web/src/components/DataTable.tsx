@@ -24,6 +24,7 @@ export function DataTable<Row>({
   minWidth = 800,
   loaded = true,
   striped = true,
+  fz,
   rowProps,
 }: {
   rows: Row[];
@@ -33,6 +34,8 @@ export function DataTable<Row>({
   minWidth?: number;
   loaded?: boolean;
   striped?: boolean;
+  /** The table's font size on a desk (a dense table: `xs`). */
+  fz?: 'xs' | 'sm';
   /** Extra attributes of a row (its highlight when selected). */
   rowProps?(row: Row): { bg?: string };
 }) {
@@ -84,7 +87,7 @@ export function DataTable<Row>({
   return (
     <>
       <Table.ScrollContainer minWidth={minWidth}>
-        <Table striped={striped} highlightOnHover>
+        <Table striped={striped} highlightOnHover fz={fz}>
           {withHeads && (
             <Table.Thead>
               <Table.Tr>

@@ -82,7 +82,7 @@ export function Webhooks() {
         striped
         columns={[
           {
-            header: '',
+            header: t('webhooks.event'),
             cell: (w) => (
               <>
                 <Text size="sm">{w.event}</Text>
@@ -93,7 +93,8 @@ export function Webhooks() {
             ),
           },
           {
-            header: '',
+            header: t('webhooks.url'),
+            wide: true,
             cell: (w) => (
               <>
                 <Text size="xs">{w.url}</Text>
@@ -106,7 +107,7 @@ export function Webhooks() {
             ),
           },
           {
-            header: '',
+            header: t('common.status'),
             cell: (w) => (
               <>
                 <StatusBadge status={w.status} />{' '}
@@ -117,7 +118,7 @@ export function Webhooks() {
               </>
             ),
           },
-          { header: '', cell: (w) => <When at={w.created_at} /> },
+          { header: t('common.created'), cell: (w) => <When at={w.created_at} /> },
           {
             header: '',
             cell: (w) => (
