@@ -1,5 +1,6 @@
 import '@mantine/core/styles.css';
 import '@mantine/charts/styles.css';
+import './components/phone.css';
 import { Button, Center, Loader, MantineProvider, Stack, Text } from '@mantine/core';
 import { QueryClient, QueryClientProvider, useQueryClient } from '@tanstack/react-query';
 import { createRootRoute, createRoute, createRouter, lazyRouteComponent, Outlet, type RouteComponent, RouterProvider } from '@tanstack/react-router';

@@ -18,6 +18,7 @@ export function useStatusQueue(statuses: readonly string[], defaultStatus: strin
     status: status === 'all' ? undefined : status,
     tabs: {
       value: status,
+      initial: defaultStatus,
       onChange: (value: string) => setFilters({ status: value }),
       options: statuses.map((value) => ({ value, label: value === 'all' ? t('common.all') : value })),
     },

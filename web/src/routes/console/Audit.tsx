@@ -1,8 +1,8 @@
-import { Badge, Code, Group, Select, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Badge, Code, Group, Select, Stack, Text, TextInput } from '@mantine/core';
 import { type AuditEntry, useAudit } from '../../api/users';
-import { CsvLink } from '../../components/CsvLink';
 import { DataTable } from '../../components/DataTable';
 import { ErrorAlert } from '../../components/ErrorAlert';
+import { ListHeader } from '../../components/ListHeader';
 import { Pager } from '../../components/Pager';
 import { pageOf, useUrlFilters } from '../../components/useUrlFilters';
 import { When } from '../../components/When';
@@ -78,14 +78,13 @@ export function Audit() {
   const log = useAudit({ actor: filters.actor, action: filters.action, object_type: filters.object_type, object_id: filters.object_id, ...page });
   return (
     <Stack>
-      <Group>
-        <Title order={2}>{t('audit.title')}</Title>
-        <CsvLink
-          path="/admin/v1/audit"
-          query={{ actor: filters.actor, action: filters.action, object_type: filters.object_type, object_id: filters.object_id, offset: page.offset }}
-        />
-      </Group>
-      <Group>
+      <ListHeader
+        title={t('audit.title')}
+        csv={{
+          path: '/admin/v1/audit',
+          query: { actor: filters.actor, action: filters.action, object_type: filters.object_type, object_id: filters.object_id, offset: page.offset },
+        }}
+      >
         <TextInput label={t('audit.actor')} defaultValue={filters.actor} onChange={(e) => setFilters({ actor: e.currentTarget.value })} />
         <TextInput
           label={t('audit.action')}
@@ -103,12 +102,13 @@ export function Audit() {
           w={200}
         />
         <TextInput label={t('audit.object')} defaultValue={filters.object_id} onChange={(e) => setFilters({ object_id: e.currentTarget.value })} />
-      </Group>
+      </ListHeader>
       <ErrorAlert error={log.error} />
       <DataTable
         rows={log.data?.entries ?? []}
         loaded={log.isSuccess}
         rowKey={(e) => String(e.id)}
+        rowLabel={(e) => `audit ${e.action}`}
         minWidth={900}
         columns={[
           { header: t('common.created'), cell: (e) => <When at={e.created_at} /> },

@@ -2,6 +2,7 @@ import { AreaChart, BarChart } from '@mantine/charts';
 import { Anchor, Card, Group, SegmentedControl, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
 import { Link } from '@tanstack/react-router';
 import { type Figures, useDashboard } from '../../api/dashboard';
+import { DataTable } from '../../components/DataTable';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { Money } from '../../components/Money';
 import { useUrlFilters } from '../../components/useUrlFilters';
@@ -34,28 +35,19 @@ function Stat({ label, value }: { label: MessageKey; value: React.ReactNode }) {
 function FiguresTable({ rows, name }: { rows: (Figures & { key: string; name: string })[]; name: MessageKey }) {
   const { t } = useI18n();
   return (
-    <Table.ScrollContainer minWidth={420}>
-      <Table>
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>{t(name)}</Table.Th>
-            <Table.Th>{t('dashboard.created')}</Table.Th>
-            <Table.Th>{t('dashboard.conversion')}</Table.Th>
-            <Table.Th>{t('dashboard.median')}</Table.Th>
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {rows.map((row) => (
-            <Table.Tr key={row.key}>
-              <Table.Td>{row.name}</Table.Td>
-              <Table.Td>{row.created}</Table.Td>
-              <Table.Td>{percent(row.conversion)}</Table.Td>
-              <Table.Td>{duration(row.median_seconds_to_complete)}</Table.Td>
-            </Table.Tr>
-          ))}
-        </Table.Tbody>
-      </Table>
-    </Table.ScrollContainer>
+    <DataTable
+      rows={rows}
+      rowKey={(row) => row.key}
+      rowLabel={(row) => `${t(name)} ${row.name}`}
+      minWidth={420}
+      striped={false}
+      columns={[
+        { header: t(name), cell: (row) => row.name },
+        { header: t('dashboard.created'), cell: (row) => row.created },
+        { header: t('dashboard.conversion'), cell: (row) => percent(row.conversion) },
+        { header: t('dashboard.median'), cell: (row) => duration(row.median_seconds_to_complete) },
+      ]}
+    />
   );
 }
 

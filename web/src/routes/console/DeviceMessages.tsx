@@ -134,17 +134,18 @@ export function DeviceMessages() {
             { value: 'all', label: t('common.all') },
           ],
         }}
-      />
-      <Select
-        label={t('executors.name')}
-        placeholder={t('common.all')}
-        data={(executors.data?.executors ?? []).map((e) => ({ value: e.id, label: e.name }))}
-        value={filters.executor_id ?? null}
-        onChange={(value) => setFilters({ executor_id: value ?? undefined })}
-        searchable
-        clearable
-        w={300}
-      />
+      >
+        <Select
+          label={t('executors.name')}
+          placeholder={t('common.all')}
+          data={(executors.data?.executors ?? []).map((e) => ({ value: e.id, label: e.name }))}
+          value={filters.executor_id ?? null}
+          onChange={(value) => setFilters({ executor_id: value ?? undefined })}
+          searchable
+          clearable
+          w={300}
+        />
+      </ListHeader>
       <ErrorAlert error={list.error} />
       {list.isSuccess && rows.length === 0 && <Text c="dimmed">{t('common.empty')}</Text>}
       {rows.map((m) => (

@@ -1,8 +1,9 @@
-import { ActionIcon, Badge, Button, Card, Code, Group, Loader, Select, Stack, Switch, Table, TagsInput, Text, TextInput, Title } from '@mantine/core';
+import { ActionIcon, Badge, Button, Card, Code, Group, Loader, Select, Stack, Switch, TagsInput, Text, TextInput, Title } from '@mantine/core';
 import { useState } from 'react';
 import { useBanks, useCreateBank, useUpdateBank } from '../../api/banks';
 import { useCreateProvider, useProviders, useUpdateProvider } from '../../api/providers';
 import { type RouteStep, useSetTerminalRoutes, useTerminalRoutes } from '../../api/terminals';
+import { DataTable } from '../../components/DataTable';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { useI18n } from '../../i18n';
 
@@ -45,29 +46,29 @@ export function Banks() {
         </Group>
       </form>
       <ErrorAlert error={banks.error ?? create.error ?? update.error} />
-      <Table.ScrollContainer minWidth={600}>
-        <Table striped>
-          <Table.Tbody>
-            {banks.data?.banks.map((bank) => (
-              <Table.Tr key={bank.code}>
-                <Table.Td>
-                  <Code>{bank.code}</Code>
-                </Table.Td>
-                <Table.Td>{bank.name}</Table.Td>
-                <Table.Td>{bank.country}</Table.Td>
-                <Table.Td>{bank.kind}</Table.Td>
-                <Table.Td>
-                  <Switch
-                    checked={bank.is_active}
-                    onChange={(e) => update.mutate({ code: bank.code, is_active: e.currentTarget.checked })}
-                    aria-label={`bank ${bank.code}`}
-                  />
-                </Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-      </Table.ScrollContainer>
+      <DataTable
+        rows={banks.data?.banks ?? []}
+        loaded={banks.isSuccess}
+        rowKey={(bank) => bank.code}
+        rowLabel={(bank) => `bank row ${bank.code}`}
+        minWidth={600}
+        columns={[
+          { header: t('banks.code'), cell: (bank) => <Code>{bank.code}</Code> },
+          { header: t('banks.name'), cell: (bank) => bank.name },
+          { header: t('banks.country'), cell: (bank) => bank.country },
+          { header: t('banks.kind'), cell: (bank) => bank.kind },
+          {
+            header: t('common.status'),
+            cell: (bank) => (
+              <Switch
+                checked={bank.is_active}
+                onChange={(e) => update.mutate({ code: bank.code, is_active: e.currentTarget.checked })}
+                aria-label={`bank ${bank.code}`}
+              />
+            ),
+          },
+        ]}
+      />
     </Stack>
   );
 }

@@ -1,7 +1,8 @@
-import { Badge, Button, Card, Code, Grid, Group, NumberInput, ScrollArea, Stack, Table, Text, Title, UnstyledButton } from '@mantine/core';
+import { Badge, Button, Card, Code, Grid, Group, NumberInput, ScrollArea, Stack, Text, Title, UnstyledButton } from '@mantine/core';
 import { useEffect, useState } from 'react';
 import { type DisputeCard, useDecideDispute, useDisputes } from '../../api/disputes';
 import { ConfirmAction } from '../../components/ConfirmAction';
+import { DataTable } from '../../components/DataTable';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { ListHeader } from '../../components/ListHeader';
 import { Money } from '../../components/Money';
@@ -233,6 +234,7 @@ export function Disputes() {
         csv={{ path: '/admin/v1/disputes', query: { status, offset: page.offset } }}
         status={{
           value: status,
+          initial: 'open',
           onChange: (value) => setFilters({ status: value === 'open' ? undefined : value, selected: undefined }),
           options: [
             { value: 'open', label: t('disputes.open') },
@@ -251,25 +253,30 @@ export function Disputes() {
         <Grid>
           <Grid.Col span={{ base: 12, md: 4 }}>
             <ScrollArea.Autosize mah="75vh">
-              <Table highlightOnHover>
-                <Table.Tbody>
-                  {rows.map((d) => (
-                    <Table.Tr key={d.id} bg={d.id === selected?.id ? 'var(--mantine-color-blue-light)' : undefined}>
-                      <Table.Td>
-                        <UnstyledButton onClick={() => select(d.id)} w="100%" aria-label={`dispute ${d.payment.ext_id}`}>
-                          <Group justify="space-between" wrap="nowrap">
-                            <Money value={d.payment.amount} currency={d.payment.currency} />
-                            {d.receipt && <Badge size="xs">{t('disputes.receipt')}</Badge>}
-                          </Group>
-                          <Text size="xs" c="dimmed">
-                            {d.payment.ext_id} · <When at={d.created_at} />
-                          </Text>
-                        </UnstyledButton>
-                      </Table.Td>
-                    </Table.Tr>
-                  ))}
-                </Table.Tbody>
-              </Table>
+              <DataTable
+                rows={rows}
+                rowKey={(d) => d.id}
+                rowLabel={(d) => `dispute row ${d.payment.ext_id}`}
+                minWidth={0}
+                striped={false}
+                rowProps={(d) => ({ bg: d.id === selected?.id ? 'var(--mantine-color-blue-light)' : undefined })}
+                columns={[
+                  {
+                    header: '',
+                    cell: (d) => (
+                      <UnstyledButton onClick={() => select(d.id)} w="100%" aria-label={`dispute ${d.payment.ext_id}`}>
+                        <Group justify="space-between" wrap="nowrap">
+                          <Money value={d.payment.amount} currency={d.payment.currency} />
+                          {d.receipt && <Badge size="xs">{t('disputes.receipt')}</Badge>}
+                        </Group>
+                        <Text size="xs" c="dimmed">
+                          {d.payment.ext_id} · <When at={d.created_at} />
+                        </Text>
+                      </UnstyledButton>
+                    ),
+                  },
+                ]}
+              />
             </ScrollArea.Autosize>
             <Pager offset={page.offset} limit={LIMIT} count={rows.length} onChange={(offset) => setFilters({ offset: String(offset) })} />
           </Grid.Col>

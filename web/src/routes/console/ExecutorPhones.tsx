@@ -1,9 +1,10 @@
-import { Alert, Anchor, Button, Card, Code, Group, NumberInput, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Anchor, Button, Card, Code, Group, NumberInput, Stack, Text, TextInput, Title } from '@mantine/core';
 import { Link } from '@tanstack/react-router';
 import { useState } from 'react';
 import { useMe } from '../../api/auth';
 import { useDevices, useRegisterDevice, useRevokeDevice, useSetDeviceSilence } from '../../api/devices';
 import type { ExecutorView } from '../../api/executors';
+import { DataTable } from '../../components/DataTable';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { When } from '../../components/When';
 import { useI18n } from '../../i18n';
@@ -105,36 +106,27 @@ export function ExecutorPhones({ executor }: { executor: ExecutorView }) {
         <ErrorAlert error={devices.error ?? revoke.error} />
         {devices.isSuccess && rows.length === 0 && <Text c="dimmed">{t('devices.none')}</Text>}
         {rows.length > 0 && (
-          <Table.ScrollContainer minWidth={600}>
-            <Table>
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>{t('devices.name')}</Table.Th>
-                  <Table.Th>{t('devices.lastSeen')}</Table.Th>
-                  <Table.Th>{t('devices.battery')}</Table.Th>
-                  <Table.Th>{t('devices.appVersion')}</Table.Th>
-                  <Table.Th />
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {rows.map((d) => (
-                  <Table.Tr key={d.id} aria-label={`phone ${d.name}`}>
-                    <Table.Td>{d.name}</Table.Td>
-                    <Table.Td>
-                      <When at={d.last_seen_at} />
-                    </Table.Td>
-                    <Table.Td>{d.battery !== null ? `${d.battery}%` : '—'}</Table.Td>
-                    <Table.Td>{d.app_version ?? '—'}</Table.Td>
-                    <Table.Td>
-                      <Button size="xs" variant="light" color="red" onClick={() => revoke.mutate(d.id)} loading={revoke.isPending && revoke.variables === d.id}>
-                        {t('devices.revoke')}
-                      </Button>
-                    </Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
+          <DataTable
+            rows={rows}
+            rowKey={(d) => d.id}
+            rowLabel={(d) => `phone ${d.name}`}
+            minWidth={600}
+            striped={false}
+            columns={[
+              { header: t('devices.name'), cell: (d) => d.name },
+              { header: t('devices.lastSeen'), cell: (d) => <When at={d.last_seen_at} /> },
+              { header: t('devices.battery'), cell: (d) => (d.battery !== null ? `${d.battery}%` : '—') },
+              { header: t('devices.appVersion'), cell: (d) => d.app_version ?? '—' },
+              {
+                header: '',
+                cell: (d) => (
+                  <Button size="xs" variant="light" color="red" onClick={() => revoke.mutate(d.id)} loading={revoke.isPending && revoke.variables === d.id}>
+                    {t('devices.revoke')}
+                  </Button>
+                ),
+              },
+            ]}
+          />
         )}
         {isAdmin && <RegisterPhone executorId={executor.id} />}
         {isAdmin ? (

@@ -1,4 +1,4 @@
-import { Anchor, Badge, Button, Card, Group, NumberInput, Stack, Switch, Table, Text, TextInput, Title } from '@mantine/core';
+import { Anchor, Badge, Button, Card, Group, NumberInput, Stack, Switch, Text, TextInput, Title } from '@mantine/core';
 import { Link, useParams } from '@tanstack/react-router';
 import { useState } from 'react';
 import { useAdjustExecutor, useCreateExecutor, useExecutor, useExecutors, useSwitchRequisite } from '../../api/executors';
@@ -112,32 +112,40 @@ export function ExecutorDetail() {
         <Title order={4} mb="sm">
           {t('executors.requisites')}
         </Title>
-        <Table.ScrollContainer minWidth={600}>
-          <Table>
-            <Table.Tbody>
-              {e?.requisites.map((r) => (
-                <Table.Tr key={r.id}>
-                  <Table.Td>
-                    <Text size="sm" ff="monospace">
-                      {r.value}
-                    </Text>
-                    <Text size="xs" c="dimmed">
-                      {r.type} · {r.bank ?? ''} · {r.methods.join(', ')} · {r.currency}
-                      {r.disabled_reason ? ` · ${r.disabled_reason}` : ''}
-                    </Text>
-                  </Table.Td>
-                  <Table.Td>
-                    <Switch
-                      checked={r.is_active}
-                      onChange={(event) => switchRequisite.mutate({ id: r.id, is_active: event.currentTarget.checked })}
-                      aria-label={`requisite ${r.value}`}
-                    />
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <DataTable
+          rows={e?.requisites ?? []}
+          loaded={e !== undefined}
+          rowKey={(r) => r.id}
+          rowLabel={(r) => `requisite row ${r.value}`}
+          minWidth={600}
+          striped={false}
+          columns={[
+            {
+              header: '',
+              cell: (r) => (
+                <>
+                  <Text size="sm" ff="monospace">
+                    {r.value}
+                  </Text>
+                  <Text size="xs" c="dimmed">
+                    {r.type} · {r.bank ?? ''} · {r.methods.join(', ')} · {r.currency}
+                    {r.disabled_reason ? ` · ${r.disabled_reason}` : ''}
+                  </Text>
+                </>
+              ),
+            },
+            {
+              header: '',
+              cell: (r) => (
+                <Switch
+                  checked={r.is_active}
+                  onChange={(event) => switchRequisite.mutate({ id: r.id, is_active: event.currentTarget.checked })}
+                  aria-label={`requisite ${r.value}`}
+                />
+              ),
+            },
+          ]}
+        />
       </Card>
       {e && <ExecutorPhones executor={e} />}
       <Card withBorder>

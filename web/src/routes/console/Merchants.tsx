@@ -1,9 +1,10 @@
-import { Alert, Anchor, Button, Card, Checkbox, Code, Group, NumberInput, Select, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Anchor, Button, Card, Checkbox, Code, Group, NumberInput, Select, Stack, Text, TextInput, Title } from '@mantine/core';
 import { Link, useParams } from '@tanstack/react-router';
 import { useState } from 'react';
 import { useCreateMerchant, useMerchant, useMerchants } from '../../api/merchants';
 import { useCreateTerminal, useRotateTerminalKey } from '../../api/terminals';
 import { CreateByName } from '../../components/CreateByName';
+import { DataTable } from '../../components/DataTable';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { Money } from '../../components/Money';
 import { Statement } from '../../components/Statement';
@@ -92,23 +93,25 @@ export function Merchants() {
       <Title order={2}>{t('nav.merchants')}</Title>
       <CreateByName label={t('merchants.create')} secretTitle={t('merchants.secretOnce')} create={create} />
       <ErrorAlert error={list.error} />
-      <Table striped>
-        <Table.Tbody>
-          {list.data?.merchants.map((m) => (
-            <Table.Tr key={m.id}>
-              <Table.Td>
-                <Anchor component={Link} to={`/merchants/${m.id}` as never}>
-                  {m.name}
-                </Anchor>
-              </Table.Td>
-              <Table.Td>
-                {m.terminals} {t('merchants.terminals')}
-              </Table.Td>
-              <Table.Td>{new Date(m.created_at).toLocaleDateString()}</Table.Td>
-            </Table.Tr>
-          ))}
-        </Table.Tbody>
-      </Table>
+      <DataTable
+        rows={list.data?.merchants ?? []}
+        loaded={list.isSuccess}
+        rowKey={(m) => m.id}
+        rowLabel={(m) => `merchant ${m.name}`}
+        minWidth={0}
+        columns={[
+          {
+            header: t('banks.name'),
+            cell: (m) => (
+              <Anchor component={Link} to={`/merchants/${m.id}` as never}>
+                {m.name}
+              </Anchor>
+            ),
+          },
+          { header: '', cell: (m) => `${m.terminals} ${t('merchants.terminals')}` },
+          { header: t('common.created'), cell: (m) => new Date(m.created_at).toLocaleDateString() },
+        ]}
+      />
     </Stack>
   );
 }

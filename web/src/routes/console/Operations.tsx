@@ -1,8 +1,9 @@
-import { Alert, Badge, Button, Code, Loader, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Badge, Button, Code, Loader, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useState } from 'react';
 import { useApiBase, useArea } from '../../api/area';
 import { useLedgerCheck } from '../../api/ledger';
 import { useResendWebhook, useWebhook, useWebhooks } from '../../api/webhooks';
+import { DataTable } from '../../components/DataTable';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { ListHeader } from '../../components/ListHeader';
 import { Pager } from '../../components/Pager';
@@ -63,53 +64,71 @@ export function Webhooks() {
           onChange: (value) => setFilters({ status: value }),
           options: ['pending', 'failed', 'delivered', 'all'].map((value) => ({ value, label: value === 'all' ? t('common.all') : value })),
         }}
-      />
-      <TextInput
-        label={t('webhooks.resource')}
-        defaultValue={filters.resource_id}
-        onChange={(e) => setFilters({ resource_id: e.currentTarget.value.trim() })}
-        w={360}
-      />
+      >
+        <TextInput
+          label={t('webhooks.resource')}
+          defaultValue={filters.resource_id}
+          onChange={(e) => setFilters({ resource_id: e.currentTarget.value.trim() })}
+          w={360}
+        />
+      </ListHeader>
       <ErrorAlert error={list.error ?? resend.error} />
-      <Table.ScrollContainer minWidth={900}>
-        <Table striped>
-          <Table.Tbody>
-            {rows.map((w) => (
-              <Table.Tr key={w.id}>
-                <Table.Td>
-                  <Text size="sm">{w.event}</Text>
-                  <Text size="xs" c="dimmed">
-                    {w.resource_type} {w.resource_id}
+      <DataTable
+        rows={rows}
+        loaded={list.isSuccess}
+        rowKey={(w) => w.id}
+        rowLabel={(w) => `webhook ${w.event} ${w.resource_id}`}
+        minWidth={900}
+        striped
+        columns={[
+          {
+            header: t('webhooks.event'),
+            cell: (w) => (
+              <>
+                <Text size="sm">{w.event}</Text>
+                <Text size="xs" c="dimmed">
+                  {w.resource_type} {w.resource_id}
+                </Text>
+              </>
+            ),
+          },
+          {
+            header: t('webhooks.url'),
+            wide: true,
+            cell: (w) => (
+              <>
+                <Text size="xs">{w.url}</Text>
+                {w.last_error && (
+                  <Text size="xs" c="red">
+                    {w.last_error}
                   </Text>
-                </Table.Td>
-                <Table.Td>
-                  <Text size="xs">{w.url}</Text>
-                  {w.last_error && (
-                    <Text size="xs" c="red">
-                      {w.last_error}
-                    </Text>
-                  )}
-                </Table.Td>
-                <Table.Td>
-                  <StatusBadge status={w.status} />{' '}
-                  <Badge variant="outline" component="button" onClick={() => setOpened(opened === w.id ? undefined : w.id)} style={{ cursor: 'pointer' }}>
-                    {w.attempts}
-                  </Badge>
-                  {opened === w.id && <WebhookAttempts id={w.id} />}
-                </Table.Td>
-                <Table.Td>
-                  <When at={w.created_at} />
-                </Table.Td>
-                <Table.Td>
-                  <Button size="xs" variant="light" onClick={() => resend.mutate(w.id)}>
-                    {t('webhooks.resend')}
-                  </Button>
-                </Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-      </Table.ScrollContainer>
+                )}
+              </>
+            ),
+          },
+          {
+            header: t('common.status'),
+            cell: (w) => (
+              <>
+                <StatusBadge status={w.status} />{' '}
+                <Badge variant="outline" component="button" onClick={() => setOpened(opened === w.id ? undefined : w.id)} style={{ cursor: 'pointer' }}>
+                  {w.attempts}
+                </Badge>
+                {opened === w.id && <WebhookAttempts id={w.id} />}
+              </>
+            ),
+          },
+          { header: t('common.created'), cell: (w) => <When at={w.created_at} /> },
+          {
+            header: '',
+            cell: (w) => (
+              <Button size="xs" variant="light" onClick={() => resend.mutate(w.id)}>
+                {t('webhooks.resend')}
+              </Button>
+            ),
+          },
+        ]}
+      />
       <Pager offset={page.offset} limit={page.limit} count={rows.length} onChange={(offset) => setFilters({ offset: String(offset) })} />
     </Stack>
   );

@@ -9,6 +9,7 @@ import { paymentsCsvPath, type TimelineItem, useCancelPayment, usePayment, usePa
 import { ConfirmAction } from '../../components/ConfirmAction';
 import { DataTable } from '../../components/DataTable';
 import { ErrorAlert } from '../../components/ErrorAlert';
+import { ListHeader } from '../../components/ListHeader';
 import { Money } from '../../components/Money';
 import { Pager } from '../../components/Pager';
 import { StatusBadge } from '../../components/StatusBadge';
@@ -91,13 +92,14 @@ export function Payments() {
   const rows = list.data?.payments ?? [];
   return (
     <Stack>
-      <Group justify="space-between">
-        <Title order={2}>{t('payments.title')}</Title>
-        <Anchor href={paymentsCsvPath(base, query)} download>
-          {t('common.exportCsv')}
-        </Anchor>
-      </Group>
-      <Group align="flex-end">
+      <ListHeader
+        title={t('payments.title')}
+        csvLink={
+          <Anchor href={paymentsCsvPath(base, query)} download size="sm">
+            {t('common.exportCsv')}
+          </Anchor>
+        }
+      >
         <TextInput
           label={t('common.search')}
           placeholder={t('payments.search')}
@@ -134,12 +136,13 @@ export function Payments() {
           defaultValue={filters.to?.slice(0, 16)}
           onChange={(e) => setFilters({ to: e.currentTarget.value ? new Date(e.currentTarget.value).toISOString() : undefined })}
         />
-      </Group>
+      </ListHeader>
       <ErrorAlert error={list.error} />
       <DataTable
         rows={rows}
         loaded={list.isSuccess}
         rowKey={(p) => p.id}
+        rowLabel={(p) => `payment ${p.ext_id}`}
         columns={[
           {
             header: 'ext_id',

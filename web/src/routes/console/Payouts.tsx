@@ -90,7 +90,7 @@ export function Payouts() {
             ),
           },
           { header: t('common.created'), cell: (p) => <When at={p.created_at} /> },
-          { header: t('common.actions'), cell: (p) => <PayoutActions payout={p} /> },
+          { header: t('common.actions'), wide: true, cell: (p) => <PayoutActions payout={p} /> },
         ]}
       />
       <Pager offset={page.offset} limit={LIMIT} count={rows.length} total={list.data?.total} onChange={(offset) => setFilters({ offset: String(offset) })} />

@@ -14,7 +14,6 @@ import {
   Select,
   SimpleGrid,
   Stack,
-  Table,
   Text,
   TextInput,
   Title,
@@ -43,6 +42,7 @@ import {
   useSaveRate,
   useTerminalRates,
 } from '../../api/rates';
+import { DataTable } from '../../components/DataTable';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { Money } from '../../components/Money';
 import { When } from '../../components/When';
@@ -381,44 +381,32 @@ export function RateDetail({ scope }: { scope: RateScope }) {
         <Text fw={600} mb="xs">
           {t('rates.refreshes')}
         </Text>
-        <Table.ScrollContainer minWidth={560}>
-          <Table striped fz="xs">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>{t('rates.when')}</Table.Th>
-                <Table.Th>{t('rates.what')}</Table.Th>
-                <Table.Th>{t('rates.rateShort')}</Table.Th>
-                <Table.Th>{t('rates.market')}</Table.Th>
-                <Table.Th>{t('rates.who')}</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {recent.map((r) => (
-                <Table.Tr key={r.id}>
-                  <Table.Td>
-                    <When at={r.at} />
-                  </Table.Td>
-                  <Table.Td>
-                    {KINDS[r.kind] ? t(KINDS[r.kind]!) : r.kind}
-                    {r.error && (
-                      <Text span size="xs" c="red" style={{ overflowWrap: 'anywhere' }}>
-                        {' '}
-                        {r.error}
-                      </Text>
-                    )}
-                  </Table.Td>
-                  <Table.Td>
-                    <Money value={r.rate} />
-                  </Table.Td>
-                  <Table.Td>
-                    <Money value={r.figure} />
-                  </Table.Td>
-                  <Table.Td>{r.actor ?? sourceLabel(r.source) ?? '—'}</Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <DataTable
+          rows={recent}
+          rowKey={(r) => String(r.id)}
+          minWidth={560}
+          fz="xs"
+          columns={[
+            { header: t('rates.when'), cell: (r) => <When at={r.at} /> },
+            {
+              header: t('rates.what'),
+              cell: (r) => (
+                <>
+                  {KINDS[r.kind] ? t(KINDS[r.kind]!) : r.kind}
+                  {r.error && (
+                    <Text span size="xs" c="red" style={{ overflowWrap: 'anywhere' }}>
+                      {' '}
+                      {r.error}
+                    </Text>
+                  )}
+                </>
+              ),
+            },
+            { header: t('rates.rateShort'), cell: (r) => <Money value={r.rate} /> },
+            { header: t('rates.market'), cell: (r) => <Money value={r.figure} /> },
+            { header: t('rates.who'), cell: (r) => r.actor ?? sourceLabel(r.source) ?? '—' },
+          ]}
+        />
       </Card>
     </Stack>
   );
@@ -453,66 +441,65 @@ function LastSample({ history }: { history: RateHistory }) {
               </Text>
             )}
             {s.adverts && s.adverts.length > 0 && (
-              <Table.ScrollContainer minWidth={640}>
-                <Table fz="xs" withRowBorders>
-                  <Table.Thead>
-                    <Table.Tr>
-                      <Table.Th>#</Table.Th>
-                      <Table.Th>{t('rates.price')}</Table.Th>
-                      <Table.Th>{t('rates.available')}</Table.Th>
-                      <Table.Th>{t('rates.limits')}</Table.Th>
-                      <Table.Th>{t('rates.payMethodsShort')}</Table.Th>
-                      <Table.Th>{t('rates.trader')}</Table.Th>
-                      <Table.Th>{t('rates.counted')}</Table.Th>
-                    </Table.Tr>
-                  </Table.Thead>
-                  <Table.Tbody>
-                    {s.adverts.map((a, i) => (
-                      <Table.Tr
-                        // Adverts are kept as the exchange listed them: their place is their identity.
-                        // biome-ignore lint/suspicious/noArrayIndexKey: see above
-                        key={i}
-                        bg={a.left_out ? undefined : 'var(--mantine-color-green-light)'}
-                        aria-label={`advert ${a.price}${a.left_out ? ` ${a.left_out}` : ' used'}`}
-                      >
-                        <Table.Td>{i + 1}</Table.Td>
-                        <Table.Td fw={a.left_out ? undefined : 600}>
-                          <Money value={a.price} />
-                        </Table.Td>
-                        <Table.Td>{a.available === null ? '—' : <Money value={a.available} currency="USDT" />}</Table.Td>
-                        <Table.Td style={{ whiteSpace: 'nowrap' }}>
-                          <Money value={a.min} /> – <Money value={a.max} />
-                        </Table.Td>
-                        <Table.Td>{a.pay_methods.join(', ') || '—'}</Table.Td>
-                        <Table.Td>
-                          {a.trader ? (
-                            <>
-                              {a.trader.name}
-                              <Text span size="xs" c="dimmed">
-                                {a.trader.orders !== null && ` · ${t('rates.orders', { n: a.trader.orders })}`}
-                                {a.trader.completion_percent !== null && ` · ${a.trader.completion_percent} %`}
-                              </Text>
-                            </>
-                          ) : (
-                            '—'
-                          )}
-                        </Table.Td>
-                        <Table.Td>
-                          {a.left_out ? (
-                            <Text span size="xs" c="dimmed">
-                              {LEFT_OUT[a.left_out] ? t(LEFT_OUT[a.left_out]!) : a.left_out}
-                            </Text>
-                          ) : (
-                            <Badge size="xs" color="green">
-                              {t('rates.used')}
-                            </Badge>
-                          )}
-                        </Table.Td>
-                      </Table.Tr>
-                    ))}
-                  </Table.Tbody>
-                </Table>
-              </Table.ScrollContainer>
+              <DataTable
+                // Adverts are kept as the exchange listed them: their place is their identity.
+                rows={s.adverts.map((a, i) => ({ ...a, place: i + 1 }))}
+                rowKey={(a) => String(a.place)}
+                rowLabel={(a) => `advert ${a.price}${a.left_out ? ` ${a.left_out}` : ' used'}`}
+                rowProps={(a) => ({ bg: a.left_out ? undefined : 'var(--mantine-color-green-light)' })}
+                minWidth={640}
+                fz="xs"
+                striped={false}
+                columns={[
+                  { header: '#', cell: (a) => a.place },
+                  {
+                    header: t('rates.price'),
+                    cell: (a) => (
+                      <Text span inherit fw={a.left_out ? undefined : 600}>
+                        <Money value={a.price} />
+                      </Text>
+                    ),
+                  },
+                  { header: t('rates.available'), cell: (a) => (a.available === null ? '—' : <Money value={a.available} currency="USDT" />) },
+                  {
+                    header: t('rates.limits'),
+                    cell: (a) => (
+                      <Text span inherit style={{ whiteSpace: 'nowrap' }}>
+                        <Money value={a.min} /> – <Money value={a.max} />
+                      </Text>
+                    ),
+                  },
+                  { header: t('rates.payMethodsShort'), cell: (a) => a.pay_methods.join(', ') || '—' },
+                  {
+                    header: t('rates.trader'),
+                    cell: (a) =>
+                      a.trader ? (
+                        <>
+                          {a.trader.name}
+                          <Text span size="xs" c="dimmed">
+                            {a.trader.orders !== null && ` · ${t('rates.orders', { n: a.trader.orders })}`}
+                            {a.trader.completion_percent !== null && ` · ${a.trader.completion_percent} %`}
+                          </Text>
+                        </>
+                      ) : (
+                        '—'
+                      ),
+                  },
+                  {
+                    header: t('rates.counted'),
+                    cell: (a) =>
+                      a.left_out ? (
+                        <Text span size="xs" c="dimmed">
+                          {LEFT_OUT[a.left_out] ? t(LEFT_OUT[a.left_out]!) : a.left_out}
+                        </Text>
+                      ) : (
+                        <Badge size="xs" color="green">
+                          {t('rates.used')}
+                        </Badge>
+                      ),
+                  },
+                ]}
+              />
             )}
           </Stack>
         ))}
@@ -829,65 +816,73 @@ export function TerminalRates({ terminalId, name }: { terminalId: string; name: 
     <Stack gap="xs" aria-label={`terminal rates ${name}`}>
       <Text fw={500}>{t('rates.terminalTitle')}</Text>
       <ErrorAlert error={rates.error} />
-      <Table.ScrollContainer minWidth={600}>
-        <Table striped fz="sm">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>{t('rates.currency')}</Table.Th>
-              <Table.Th>{t('rates.rateShort')}</Table.Th>
-              <Table.Th>{t('rates.payoutRate')}</Table.Th>
-              <Table.Th>{t('rates.origin')}</Table.Th>
-              <Table.Th>{t('rates.stateLabel')}</Table.Th>
-              <Table.Th />
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {currencies.map((currency) => {
+      <DataTable
+        rows={currencies}
+        rowKey={(currency) => currency}
+        rowLabel={(currency) => `terminal rate ${currency}`}
+        minWidth={600}
+        fz="sm"
+        columns={[
+          {
+            header: t('rates.currency'),
+            cell: (currency) => (
+              <Text span inherit fw={600}>
+                {currency}
+              </Text>
+            ),
+          },
+          { header: t('rates.rateShort'), cell: (currency) => <Money value={effective.find((x) => x.currency === currency)?.rate} /> },
+          { header: t('rates.payoutRate'), cell: (currency) => <Money value={effective.find((x) => x.currency === currency)?.payout_rate} /> },
+          {
+            header: t('rates.origin'),
+            cell: (currency) => (
+              <Text size="xs">
+                {terminalOrigin(
+                  own.find((x) => x.currency === currency),
+                  effective.find((x) => x.currency === currency),
+                  i18n,
+                )}
+              </Text>
+            ),
+          },
+          {
+            header: t('rates.stateLabel'),
+            cell: (currency) => {
               const e = effective.find((x) => x.currency === currency);
               const o = own.find((x) => x.currency === currency);
-              return (
-                <Table.Tr key={currency} aria-label={`terminal rate ${currency}`}>
-                  <Table.Td fw={600}>{currency}</Table.Td>
-                  <Table.Td>
-                    <Money value={e?.rate} />
-                  </Table.Td>
-                  <Table.Td>
-                    <Money value={e?.payout_rate} />
-                  </Table.Td>
-                  <Table.Td>
-                    <Text size="xs">{terminalOrigin(o, e, i18n)}</Text>
-                  </Table.Td>
-                  <Table.Td>
-                    {o && o.mode === 'feed' ? (
-                      <RateStateBadge state={o.state} />
-                    ) : e?.stale ? (
-                      <RateStateBadge state="stale" />
-                    ) : (
-                      <Badge color="green" variant="light">
-                        {t('rates.usable')}
-                      </Badge>
-                    )}
-                  </Table.Td>
-                  <Table.Td>
-                    <Group gap={4} wrap="nowrap">
-                      {o && o.mode === 'feed' && (
-                        <Button size="compact-xs" variant="default" onClick={() => setDetails(currency)}>
-                          {t('rates.open')}
-                        </Button>
-                      )}
-                      {isAdmin && (
-                        <Button size="compact-xs" variant="light" onClick={() => setEditing(currency)}>
-                          {t('rates.changeShort')}
-                        </Button>
-                      )}
-                    </Group>
-                  </Table.Td>
-                </Table.Tr>
+              return o && o.mode === 'feed' ? (
+                <RateStateBadge state={o.state} />
+              ) : e?.stale ? (
+                <RateStateBadge state="stale" />
+              ) : (
+                <Badge color="green" variant="light">
+                  {t('rates.usable')}
+                </Badge>
               );
-            })}
-          </Table.Tbody>
-        </Table>
-      </Table.ScrollContainer>
+            },
+          },
+          {
+            header: '',
+            cell: (currency) => {
+              const o = own.find((x) => x.currency === currency);
+              return (
+                <Group gap={4} wrap="nowrap">
+                  {o && o.mode === 'feed' && (
+                    <Button size="compact-xs" variant="default" onClick={() => setDetails(currency)}>
+                      {t('rates.open')}
+                    </Button>
+                  )}
+                  {isAdmin && (
+                    <Button size="compact-xs" variant="light" onClick={() => setEditing(currency)}>
+                      {t('rates.changeShort')}
+                    </Button>
+                  )}
+                </Group>
+              );
+            },
+          },
+        ]}
+      />
       {isAdmin && unset.length > 0 && (
         <Group align="flex-end" gap="xs">
           <Select size="xs" aria-label={t('rates.another')} placeholder={t('rates.another')} data={unset} value={another} onChange={setAnother} w={170} />

@@ -1,6 +1,7 @@
-import { Alert, Button, Card, Code, Group, Image, List, PasswordInput, SimpleGrid, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Button, Card, Code, Group, Image, List, PasswordInput, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useState } from 'react';
 import { useChangePassword, useMe, useRevokeSession, useSessions, useTwoFactorEnable, useTwoFactorSetup } from '../../api/auth';
+import { DataTable } from '../../components/DataTable';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { When } from '../../components/When';
 import { useI18n } from '../../i18n';
@@ -75,33 +76,40 @@ function Sessions() {
   const sessions = useSessions();
   const revoke = useRevokeSession();
   return (
-    <Table.ScrollContainer minWidth={500}>
-      <Table>
-        <Table.Tbody>
-          {sessions.data?.sessions.map((s) => (
-            <Table.Tr key={s.id}>
-              <Table.Td>
-                <Text size="sm">{s.user_agent?.slice(0, 60) ?? '—'}</Text>
-                <Text size="xs" c="dimmed">
-                  {s.ip} · <When at={s.last_seen_at} />
-                </Text>
-              </Table.Td>
-              <Table.Td>
-                {s.current ? (
-                  <Text size="sm" c="dimmed">
-                    {t('security.thisSession')}
-                  </Text>
-                ) : (
-                  <Button size="xs" variant="light" color="red" onClick={() => revoke.mutate(s.id)}>
-                    {t('security.revoke')}
-                  </Button>
-                )}
-              </Table.Td>
-            </Table.Tr>
-          ))}
-        </Table.Tbody>
-      </Table>
-    </Table.ScrollContainer>
+    <DataTable
+      rows={sessions.data?.sessions ?? []}
+      loaded={sessions.isSuccess}
+      rowKey={(s) => s.id}
+      rowLabel={(s) => `session ${s.ip}`}
+      minWidth={500}
+      striped={false}
+      columns={[
+        {
+          header: '',
+          cell: (s) => (
+            <>
+              <Text size="sm">{s.user_agent?.slice(0, 60) ?? '—'}</Text>
+              <Text size="xs" c="dimmed">
+                {s.ip} · <When at={s.last_seen_at} />
+              </Text>
+            </>
+          ),
+        },
+        {
+          header: '',
+          cell: (s) =>
+            s.current ? (
+              <Text size="sm" c="dimmed">
+                {t('security.thisSession')}
+              </Text>
+            ) : (
+              <Button size="xs" variant="light" color="red" onClick={() => revoke.mutate(s.id)}>
+                {t('security.revoke')}
+              </Button>
+            ),
+        },
+      ]}
+    />
   );
 }
 

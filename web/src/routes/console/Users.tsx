@@ -1,9 +1,10 @@
-import { Alert, Badge, Button, Code, Group, Modal, Select, Stack, Table, Text, Textarea, TextInput, Title } from '@mantine/core';
+import { Alert, Badge, Button, Code, Group, Modal, Select, Stack, Text, Textarea, TextInput } from '@mantine/core';
 import { useRef, useState } from 'react';
 import { useMe } from '../../api/auth';
 import { type IssuedPassword, type UserView, useCreateUser, useResetPassword, useUpdateUser, useUsers } from '../../api/users';
-import { CsvLink } from '../../components/CsvLink';
+import { DataTable } from '../../components/DataTable';
 import { ErrorAlert } from '../../components/ErrorAlert';
+import { ListHeader } from '../../components/ListHeader';
 import { Pager } from '../../components/Pager';
 import { pageOf, useUrlFilters } from '../../components/useUrlFilters';
 import { useI18n } from '../../i18n';
@@ -114,10 +115,23 @@ export function Users() {
   };
   return (
     <Stack>
-      <Group>
-        <Title order={2}>{t('users.title')}</Title>
-        <CsvLink path="/admin/v1/users" query={{ q: filters.q, role: filters.role, offset: page.offset }} />
-      </Group>
+      <ListHeader title={t('users.title')} csv={{ path: '/admin/v1/users', query: { q: filters.q, role: filters.role, offset: page.offset } }}>
+        <TextInput
+          placeholder={t('common.search')}
+          aria-label={t('common.search')}
+          defaultValue={filters.q}
+          onChange={(e) => setFilters({ q: e.currentTarget.value })}
+          w={260}
+        />
+        <Select
+          placeholder={t('users.role')}
+          data={[...ROLES, 'executor', 'merchant']}
+          value={filters.role ?? null}
+          onChange={(value) => setFilters({ role: value ?? undefined })}
+          clearable
+          w={160}
+        />
+      </ListHeader>
       <form
         onSubmit={(event) => {
           event.preventDefault();
@@ -146,89 +160,67 @@ export function Users() {
         onCancel={() => setPending(null)}
         onConfirm={confirmPending}
       />
-      <Group>
-        <TextInput
-          placeholder={t('common.search')}
-          aria-label={t('common.search')}
-          defaultValue={filters.q}
-          onChange={(e) => setFilters({ q: e.currentTarget.value })}
-          w={260}
-        />
-        <Select
-          placeholder={t('users.role')}
-          data={[...ROLES, 'executor', 'merchant']}
-          value={filters.role ?? null}
-          onChange={(value) => setFilters({ role: value ?? undefined })}
-          clearable
-          w={160}
-        />
-      </Group>
-      <Table.ScrollContainer minWidth={700}>
-        <Table striped>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>{t('login.email')}</Table.Th>
-              <Table.Th>{t('users.role')}</Table.Th>
-              <Table.Th>{t('users.twoFactor')}</Table.Th>
-              <Table.Th>{t('users.active')}</Table.Th>
-              <Table.Th>{t('common.actions')}</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {users.data?.users.map((u) => (
-              <Table.Tr key={u.id}>
-                <Table.Td>{u.email}</Table.Td>
-                <Table.Td>
-                  {ROLES.includes(u.role) ? (
-                    <Select
-                      size="xs"
-                      data={ROLES}
-                      value={u.role}
-                      allowDeselect={false}
-                      onChange={(value) => value && update.mutate({ id: u.id, role: value })}
-                      w={120}
-                      aria-label={`${u.email} role`}
-                    />
-                  ) : (
-                    u.role
-                  )}
-                </Table.Td>
-                <Table.Td>{u.two_factor ? <Badge color="green">on</Badge> : <Badge color="gray">off</Badge>}</Table.Td>
-                <Table.Td>
-                  {u.is_active ? '✓' : '—'}
-                  {u.must_change_password && (
-                    <Badge color="yellow" ml="xs">
-                      {t('users.mustChange')}
-                    </Badge>
-                  )}
-                </Table.Td>
-                <Table.Td>
-                  <Group gap="xs">
-                    <Button
-                      size="xs"
-                      variant="light"
-                      onClick={() => setPending({ kind: 'reset', user: u })}
-                      aria-label={`${t('users.resetPassword')} ${u.email}`}
-                    >
-                      {t('users.resetPassword')}
-                    </Button>
-                    <Button
-                      size="xs"
-                      variant="light"
-                      color={u.is_active ? 'red' : 'green'}
-                      aria-label={`${u.is_active ? t('users.disable') : t('users.enable')} ${u.email}`}
-                      onClick={() => (u.is_active ? setPending({ kind: 'disable', user: u }) : update.mutate({ id: u.id, is_active: true }))}
-                    >
-                      {u.is_active ? t('users.disable') : t('users.enable')}
-                    </Button>
-                  </Group>
-                </Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-      </Table.ScrollContainer>
-      {users.isSuccess && users.data.users.length === 0 && <Text c="dimmed">{t('common.empty')}</Text>}
+      <DataTable
+        rows={users.data?.users ?? []}
+        loaded={users.isSuccess}
+        rowKey={(u) => u.id}
+        rowLabel={(u) => `user ${u.email}`}
+        minWidth={700}
+        columns={[
+          { header: t('login.email'), cell: (u) => u.email },
+          {
+            header: t('users.role'),
+            cell: (u) =>
+              ROLES.includes(u.role) ? (
+                <Select
+                  size="xs"
+                  data={ROLES}
+                  value={u.role}
+                  allowDeselect={false}
+                  onChange={(value) => value && update.mutate({ id: u.id, role: value })}
+                  w={120}
+                  aria-label={`${u.email} role`}
+                />
+              ) : (
+                u.role
+              ),
+          },
+          { header: t('users.twoFactor'), cell: (u) => (u.two_factor ? <Badge color="green">on</Badge> : <Badge color="gray">off</Badge>) },
+          {
+            header: t('users.active'),
+            cell: (u) => (
+              <>
+                {u.is_active ? '✓' : '—'}
+                {u.must_change_password && (
+                  <Badge color="yellow" ml="xs">
+                    {t('users.mustChange')}
+                  </Badge>
+                )}
+              </>
+            ),
+          },
+          {
+            header: t('common.actions'),
+            wide: true,
+            cell: (u) => (
+              <Group gap="xs">
+                <Button size="xs" variant="light" onClick={() => setPending({ kind: 'reset', user: u })} aria-label={`${t('users.resetPassword')} ${u.email}`}>
+                  {t('users.resetPassword')}
+                </Button>
+                <Button
+                  size="xs"
+                  variant="light"
+                  color={u.is_active ? 'red' : 'green'}
+                  aria-label={`${u.is_active ? t('users.disable') : t('users.enable')} ${u.email}`}
+                  onClick={() => (u.is_active ? setPending({ kind: 'disable', user: u }) : update.mutate({ id: u.id, is_active: true }))}
+                >
+                  {u.is_active ? t('users.disable') : t('users.enable')}
+                </Button>
+              </Group>
+            ),
+          },
+        ]}
+      />
       <Pager
         offset={page.offset}
         limit={LIMIT}

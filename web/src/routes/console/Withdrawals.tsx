@@ -63,6 +63,7 @@ export function Withdrawals() {
         rows={rows}
         loaded={list.isSuccess}
         rowKey={(w) => w.id}
+        rowLabel={(w) => `withdrawal ${w.address}`}
         columns={[
           { header: t('common.amount'), cell: (w) => <Money value={w.amount} currency="USDT" /> },
           {
@@ -80,7 +81,7 @@ export function Withdrawals() {
           },
           { header: t('common.status'), cell: (w) => <StatusBadge status={w.status} /> },
           { header: t('common.created'), cell: (w) => <When at={w.created_at} /> },
-          { header: t('common.actions'), cell: (w) => <WithdrawalActions withdrawal={w} /> },
+          { header: t('common.actions'), wide: true, cell: (w) => <WithdrawalActions withdrawal={w} /> },
         ]}
       />
       <Pager offset={page.offset} limit={LIMIT} count={rows.length} total={list.data?.total} onChange={(offset) => setFilters({ offset: String(offset) })} />
