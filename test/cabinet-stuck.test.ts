@@ -420,6 +420,18 @@ describe('the cabinet on a 360 px phone', () => {
     expect((await readFile(path)).equals(TINY_PNG)).toBe(true);
     await fitsThePhone(page);
     await page.screenshot({ path: `${SHOTS}/cabinet-payouts-paid.png` });
+    // In Russian: the tab, the proof, the day's takings.
+    await page.getByRole('banner').getByText('Русский').click();
+    await page.getByRole('tab', { name: 'Оплаченные' }).waitFor();
+    await card.getByRole('link', { name: 'Подтверждение' }).waitFor();
+    await card.getByText('1 800 RUB').waitFor();
+    await page
+      .getByRole('navigation', { name: 'cabinet' })
+      .getByRole('link', { name: /^Сегодня/ })
+      .click();
+    await page.getByLabel('Получено сегодня').waitFor();
+    await fitsThePhone(page);
+    await page.screenshot({ path: `${SHOTS}/cabinet-today-received-ru.png` });
     expect(problems).toEqual([]);
     await page.context().close();
   });

@@ -52,7 +52,7 @@ function MessageCard({ message, executorName }: { message: DeviceMessageView; ex
   return (
     <Card withBorder aria-label={`message ${message.id}`}>
       <Stack gap="xs">
-        <Group justify="space-between" wrap="nowrap">
+        <Group justify="space-between">
           <Group gap="xs">
             {message.amount !== null && (
               <Text fw={600}>
