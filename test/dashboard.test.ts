@@ -272,6 +272,8 @@ describe('GET /admin/v1/dashboard', () => {
     expect((await dashboard()).queues).toEqual({
       disputes_open: 1,
       notifications_unmatched: 1,
+      // No phone here; test/cabinet-stuck.test.ts counts phone messages waiting for people.
+      device_messages_waiting: 0,
       payouts_pending: 1,
       payouts_processing: 1,
       withdrawals_pending: 1,

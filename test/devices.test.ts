@@ -136,6 +136,7 @@ describe('device messages', () => {
       currency: 'RUB',
       valid_until: expect.any(String),
       created_at: expect.any(String),
+      payer_confirmed_at: null,
     });
     const other = await createExecutor(app);
     expect((await executorCall(app, other.token, 'GET', '/payments/pending')).json().payments).toEqual([]);

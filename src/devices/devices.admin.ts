@@ -12,7 +12,7 @@ import {
   AdminSetExecutorDeviceSilenceAnswer,
   NoContent,
 } from './devices.admin.answers.js';
-import { LinkMessageBody, linkMessageErrors } from './devices.schemas.js';
+import { AdminLinkMessageBody, adminLinkRef, linkMessageErrors } from './devices.schemas.js';
 import * as devices from './devices.service.js';
 
 const tags = ['operator'];
@@ -121,13 +121,13 @@ export async function deviceAdminRoutes(app: RouteApp, ctx: AppContext): Promise
         tags,
         summary: 'Link a message that waits for a person to the PENDING payment it is for: the payment completes',
         description:
-          'Moves money as a matched message would have: the payment becomes COMPLETED and the merchant’s terminal is credited. The payment must be on a requisite of the executor whose phone sent the message, for the amount the message reports.',
+          'The payment is named by its id (`payment_id`) or by the merchant’s order id (`ext_id`; with `merchant_id` or `terminal_id` when two merchants use the same one). Moves money as a matched message would have: the payment becomes COMPLETED and the merchant’s terminal is credited. The payment must be on a requisite of the executor whose phone sent the message, for the amount the message reports.',
         params: MessageParams,
-        body: LinkMessageBody,
+        body: AdminLinkMessageBody,
         errors: linkMessageErrors('No message with this id'),
       },
     },
-    async (request) => messages.toMessage(await messages.linkMessage(ctx, null, request.params.id, request.body.payment_id, auditFor(request))),
+    async (request) => messages.toMessage(await messages.linkMessage(ctx, null, request.params.id, adminLinkRef(request.body), auditFor(request))),
   );
 
   app.post(
@@ -137,10 +137,10 @@ export async function deviceAdminRoutes(app: RouteApp, ctx: AppContext): Promise
       schema: {
         documentedResponse: { 200: AdminSetAsideDeviceMessageAnswer },
         tags,
-        summary: 'Set aside an ambiguous or unreadable message, with a note',
+        summary: 'Set aside a message that waits for a person (an unmatched one with its notification), with a note',
         params: MessageParams,
         body: Type.Object({ note: Type.String({ minLength: 1, maxLength: 1000 }) }),
-        errors: { CONFLICT: 'The message is not ambiguous or unreadable (an unmatched one is set aside through its notification)' },
+        errors: { CONFLICT: 'The message does not wait for a person (it is matched, ignored or resolved), or its notification was handled already' },
       },
     },
     async (request) => messages.toMessage(await messages.setAsideMessage(ctx, null, request.params.id, request.body.note, auditFor(request))),

@@ -28,6 +28,36 @@ export const ExecutorListPendingPaymentsAnswer = Type.Object({
       currency: Type.String(),
       valid_until: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
       created_at: Type.String({ format: 'date-time' }),
+      payer_confirmed_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+        description: 'when the payer pressed "I paid" (or the merchant confirmed for them): check your bank app; null when not yet',
+      }),
+    }),
+  ),
+});
+
+/** GET /executor/v1/device-messages/{id}/payments */
+export const ExecutorListMessagePaymentsAnswer = Type.Object({
+  payments: Type.Array(
+    Type.Object({
+      id: Type.String({ format: 'uuid' }),
+      requisite_id: Type.String({ format: 'uuid' }),
+      amount: Type.String(),
+      currency: Type.String(),
+      valid_until: Type.String({ format: 'date-time' }),
+      created_at: Type.String({ format: 'date-time' }),
+      payer_confirmed_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+      named_in_text: Type.Boolean({ description: 'its card or phone ends in the digits the message names' }),
+    }),
+  ),
+});
+
+/** GET /executor/v1/payments/received-today */
+export const ExecutorReceivedTodayAnswer = Type.Object({
+  received: Type.Array(
+    Type.Object({
+      currency: Type.String(),
+      amount: Type.String({ description: 'the completed payments’ amounts summed, as a decimal string' }),
+      count: Type.Integer(),
     }),
   ),
 });

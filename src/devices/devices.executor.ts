@@ -8,7 +8,9 @@ import {
   ExecutorLinkDeviceMessageAnswer,
   ExecutorListDeviceMessagesAnswer,
   ExecutorListDevicesAnswer,
+  ExecutorListMessagePaymentsAnswer,
   ExecutorListPendingPaymentsAnswer,
+  ExecutorReceivedTodayAnswer,
   ExecutorSetAsideDeviceMessageAnswer,
   ExecutorSetDeviceSilenceAnswer,
   NoContent,
@@ -85,12 +87,24 @@ export async function deviceExecutorRoutes(app: RouteApp, ctx: AppContext): Prom
   );
 
   app.get(
+    '/payments/received-today',
+    {
+      schema: {
+        documentedResponse: { 200: ExecutorReceivedTodayAnswer },
+        tags,
+        summary: 'The money your cards received today (UTC): completed payments, per currency',
+      },
+    },
+    async (request) => devices.receivedToday(ctx, request.executor!.id),
+  );
+
+  app.get(
     '/device-messages',
     {
       schema: {
         documentedResponse: { 200: ExecutorListDeviceMessagesAnswer },
         tags,
-        summary: 'Bank messages your phones sent, newest first, by status',
+        summary: 'Bank messages your phones sent, newest first, by status (`waiting`: every one that waits for you)',
         querystring: ListQuery,
       },
     },
@@ -99,6 +113,22 @@ export async function deviceExecutorRoutes(app: RouteApp, ctx: AppContext): Prom
       const { rows, total } = await messages.listMessages(ctx, { executorId: request.executor!.id, status: request.query.status, ...page });
       return { messages: rows.map(messages.toMessage), total, ...page };
     },
+  );
+
+  app.get(
+    '/device-messages/:id/payments',
+    {
+      schema: {
+        documentedResponse: { 200: ExecutorListMessagePaymentsAnswer },
+        tags,
+        summary: 'Your PENDING payments a waiting message of yours may be linked to',
+        description:
+          'Of the amount the message reports (every one when it reports none), on its requisite when it was matched to one; those whose card or phone ends in the digits the text names first. Empty for a message that no longer waits.',
+        params: IdParams,
+        errors: { NOT_FOUND: 'No message with this id among yours' },
+      },
+    },
+    async (request) => ({ payments: await messages.candidatesForMessage(ctx, request.executor!.id, request.params.id) }),
   );
 
   app.post(
@@ -124,10 +154,13 @@ export async function deviceExecutorRoutes(app: RouteApp, ctx: AppContext): Prom
       schema: {
         documentedResponse: { 200: ExecutorSetAsideDeviceMessageAnswer },
         tags,
-        summary: 'Set aside an ambiguous or unreadable message of yours, with a note',
+        summary: 'Set aside a message of yours that waits for you (not a payment, or handled already), with the reason',
         params: IdParams,
         body: Type.Object({ note: Type.String({ minLength: 1, maxLength: 1000 }) }),
-        errors: { CONFLICT: 'The message is not ambiguous or unreadable (an unmatched one is set aside through its notification)' },
+        errors: {
+          NOT_FOUND: 'No message with this id among yours',
+          CONFLICT: 'The message does not wait for a person (it is matched, ignored or resolved), or its notification was handled already',
+        },
       },
     },
     async (request) => messages.toMessage(await messages.setAsideMessage(ctx, request.executor!.id, request.params.id, request.body.note, auditFor(request))),

@@ -116,16 +116,44 @@ export async function claimStamp(db: Queryable, deviceId: string, stamp: string,
   return rows[0]?.body_hash.equals(bodyHash) ?? false;
 }
 
+/** A PENDING payment on one of the executor's requisites, with when its payer pressed "I paid" (null: not yet). */
+export interface PendingRow {
+  id: string;
+  requisite_id: string;
+  payer_amount: string;
+  payer_currency: string;
+  valid_until: Date;
+  created_at: Date;
+  payer_confirmed_at: Date | null;
+}
+
 /** The PENDING payments waiting on the executor's requisites, soonest to expire first (what a kept message may be linked to). */
-export async function pendingOnRequisites(
-  db: Queryable,
-  executorId: string,
-): Promise<{ id: string; requisite_id: string; payer_amount: string; payer_currency: string; valid_until: Date; created_at: Date }[]> {
-  const { rows } = await db.query<{ id: string; requisite_id: string; payer_amount: string; payer_currency: string; valid_until: Date; created_at: Date }>(
-    `SELECT p.id, p.requisite_id, p.payer_amount::text, p.req_currency AS payer_currency, p.valid_until, p.created_at
+export async function pendingOnRequisites(db: Queryable, executorId: string): Promise<PendingRow[]> {
+  const { rows } = await db.query<PendingRow>(
+    `SELECT p.id, p.requisite_id, p.payer_amount::text, p.req_currency AS payer_currency, p.valid_until, p.created_at,
+            (SELECT min(c.created_at) FROM payment_confirmations c WHERE c.payment_id = p.id) AS payer_confirmed_at
        FROM payments p JOIN requisites r ON r.id = p.requisite_id
       WHERE r.executor_id = $1 AND p.status = 'PENDING'
       ORDER BY p.valid_until LIMIT 500`,
+    [executorId],
+  );
+  return rows;
+}
+
+/**
+ * The money the executor's requisites received today (UTC), per currency: the payments completed
+ * since midnight, at the amount the payer sent — not what was handed out, which the cards' limits count.
+ * Read on payments_executor_created: a payment completes within its lifetime (an hour or so) of
+ * being created; one completed by a dispute's decision days later is the dispute's, not today's takings.
+ */
+export async function receivedToday(db: Queryable, executorId: string): Promise<{ currency: string; amount: string; count: number }[]> {
+  const { rows } = await db.query<{ currency: string; amount: string; count: number }>(
+    `WITH today AS (SELECT date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS start)
+     SELECT p.req_currency AS currency, sum(p.payer_amount)::text AS amount, count(*)::int AS count
+       FROM payments p, today
+      WHERE p.executor_id = $1 AND p.created_at >= today.start - interval '1 day'
+        AND p.status IN ('COMPLETED', 'COMPLETED_APPEAL') AND p.completed_at >= today.start
+      GROUP BY p.req_currency ORDER BY p.req_currency`,
     [executorId],
   );
   return rows;

@@ -141,5 +141,11 @@ export async function pendingPayments(ctx: AppContext, executorId: string) {
     currency: row.payer_currency,
     valid_until: row.valid_until.toISOString(),
     created_at: row.created_at.toISOString(),
+    payer_confirmed_at: row.payer_confirmed_at?.toISOString() ?? null,
   }));
+}
+
+/** What the executor's cards received today (completed payments), per currency. */
+export async function receivedToday(ctx: AppContext, executorId: string) {
+  return { received: await repo.receivedToday(ctx.db, executorId) };
 }

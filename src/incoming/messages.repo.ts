@@ -79,16 +79,19 @@ export async function findMessage(db: Queryable, executorId: string | null, id: 
   return rows[0];
 }
 
-/** Messages newest first: one executor's (or every executor's for the operator), optionally in one status. */
+/** The statuses of a message that waits for a person: linked to its payment or set aside by them. */
+export const WAITING_STATUSES: MessageStatus[] = ['unmatched', 'ambiguous', 'unreadable'];
+
+/** Messages newest first: one executor's (or every executor's for the operator), optionally in some statuses. */
 export async function listMessages(
   db: Queryable,
-  filter: { executorId?: string; status?: MessageStatus; limit: number; offset: number },
+  filter: { executorId?: string; statuses?: MessageStatus[]; limit: number; offset: number },
 ): Promise<{ rows: MessageRow[]; total: number }> {
   const { rows } = await db.query<MessageRow & { total: string }>(
     `SELECT ${MESSAGE}, count(*) OVER () AS total FROM device_messages m LEFT JOIN notifications n ON n.id = m.notification_id
-      WHERE ($1::uuid IS NULL OR m.executor_id = $1) AND ($2::text IS NULL OR m.status = $2)
+      WHERE ($1::uuid IS NULL OR m.executor_id = $1) AND ($2::text[] IS NULL OR m.status = ANY($2))
       ORDER BY m.created_at DESC, m.id LIMIT $3 OFFSET $4`,
-    [filter.executorId ?? null, filter.status ?? null, filter.limit, filter.offset],
+    [filter.executorId ?? null, filter.statuses ?? null, filter.limit, filter.offset],
   );
   return { rows, total: Number(rows[0]?.total ?? 0) };
 }
@@ -122,4 +125,62 @@ export async function requisitesWithPending(db: Queryable, requisiteIds: string[
     [requisiteIds, amount],
   );
   return rows.map((row) => row.requisite_id);
+}
+
+/** A PENDING payment a waiting message may be linked to, with whether its payer pressed "I paid". */
+export interface CandidateRow {
+  id: string;
+  requisite_id: string;
+  payer_amount: string;
+  payer_currency: string;
+  valid_until: Date;
+  created_at: Date;
+  /** When the payer (or the merchant for them) first confirmed the transfer; null when not yet. */
+  payer_confirmed_at: Date | null;
+  /** The requisite's value, digits only, to rank those the message's digits name first. */
+  requisite_digits: string;
+}
+
+/**
+ * The executor's own PENDING payments a message may be for: of its amount when it has one, on its
+ * requisite when it was matched to one (an unmatched message), soonest to expire first.
+ */
+export async function candidatePayments(
+  db: Queryable,
+  executorId: string,
+  filter: { amount: string | null; requisiteId: string | null },
+): Promise<CandidateRow[]> {
+  const { rows } = await db.query<CandidateRow>(
+    `SELECT p.id, p.requisite_id, p.payer_amount::text, p.req_currency AS payer_currency, p.valid_until, p.created_at,
+            (SELECT min(c.created_at) FROM payment_confirmations c WHERE c.payment_id = p.id) AS payer_confirmed_at,
+            regexp_replace(r.value, '\\D', '', 'g') AS requisite_digits
+       FROM payments p JOIN requisites r ON r.id = p.requisite_id
+      WHERE r.executor_id = $1 AND p.status = 'PENDING'
+        AND ($2::numeric IS NULL OR p.payer_amount = $2) AND ($3::uuid IS NULL OR p.requisite_id = $3)
+      ORDER BY p.valid_until LIMIT 200`,
+    [executorId, filter.amount, filter.requisiteId],
+  );
+  return rows;
+}
+
+/**
+ * The payments a merchant's order id (`ext_id`) names, optionally of one merchant or terminal, with
+ * the executor whose requisite each was handed: ext_id is unique per merchant only. Read merchant by
+ * merchant on payments_merchant_ext_id_key (there is no index on ext_id alone).
+ */
+export async function paymentsByExtId(
+  db: Queryable,
+  extId: string,
+  filter: { merchantId?: string; terminalId?: string },
+): Promise<{ id: string; merchant_id: string; merchant_name: string; terminal_id: string; executor_id: string | null }[]> {
+  const { rows } = await db.query<{ id: string; merchant_id: string; merchant_name: string; terminal_id: string; executor_id: string | null }>(
+    `SELECT p.id, m.id AS merchant_id, m.name AS merchant_name, p.terminal_id, r.executor_id
+       FROM merchants m
+      CROSS JOIN LATERAL (SELECT p.id, p.terminal_id, p.requisite_id FROM payments p WHERE p.merchant_id = m.id AND p.ext_id = $1) p
+       LEFT JOIN requisites r ON r.id = p.requisite_id
+      WHERE ($2::uuid IS NULL OR m.id = $2) AND ($3::uuid IS NULL OR p.terminal_id = $3)
+      ORDER BY m.name, p.id LIMIT 20`,
+    [extId, filter.merchantId ?? null, filter.terminalId ?? null],
+  );
+  return rows;
 }

@@ -203,12 +203,49 @@ async function decide(ctx: AppContext, executorId: string, parsed: ParsedCredit 
 }
 
 /**
+ * Which payment a link names: its id, or (the operator) the merchant's order id, `ext_id`, with the
+ * merchant or terminal when two merchants use the same one.
+ */
+export type PaymentRef = string | { ext_id: string; merchant_id?: string; terminal_id?: string };
+
+/**
+ * The payment a merchant's order id names for a message. ext_id is unique per merchant only: of
+ * several, the one on a requisite of the executor whose phone sent the message is taken; when that
+ * does not single one out, the caller is asked for the merchant or terminal, or the payment's id.
+ */
+async function paymentByExtId(
+  ctx: AppContext,
+  executorId: string | null,
+  messageId: string,
+  ref: { ext_id: string; merchant_id?: string; terminal_id?: string },
+): Promise<string> {
+  const extId = ref.ext_id.trim();
+  const found = await repo.paymentsByExtId(ctx.db, extId, { merchantId: ref.merchant_id, terminalId: ref.terminal_id });
+  if (found.length === 0) throw new DomainError('PAY_006', `No payment with ext_id ${extId}`);
+  if (found.length === 1) return found[0]!.id;
+  const message = await repo.findMessage(ctx.db, executorId, messageId);
+  const theirs = message ? found.filter((p) => p.executor_id === message.executor_id) : [];
+  if (theirs.length === 1) return theirs[0]!.id;
+  const merchants = [...new Set(found.map((p) => p.merchant_name))].join(', ');
+  throw new DomainError(
+    'VALIDATION',
+    `ext_id ${extId} names ${found.length} payments (merchants: ${merchants}): give the merchant or terminal too, or the payment's id`,
+    {
+      field: 'ext_id',
+      ambiguous: true,
+      payments: found.map((p) => ({ id: p.id, merchant_id: p.merchant_id, merchant_name: p.merchant_name, terminal_id: p.terminal_id })),
+    },
+  );
+}
+
+/**
  * A person (the executor in the cabinet, or the operator) links a waiting message to the PENDING
  * payment it is for: the payment must be on one of the executor's requisites and, when the text
  * gave an amount, of that amount. The payment completes as a matching message would have done it.
  */
-export async function linkMessage(ctx: AppContext, executorId: string | null, id: string, paymentId: string, audit: AuditRecorder): Promise<repo.MessageRow> {
+export async function linkMessage(ctx: AppContext, executorId: string | null, id: string, ref: PaymentRef, audit: AuditRecorder): Promise<repo.MessageRow> {
   if (!isUuid(id)) throw new DomainError('NOT_FOUND', `Message ${id} not found`);
+  const paymentId = typeof ref === 'string' ? ref : await paymentByExtId(ctx, executorId, id, ref);
   const payment = isUuid(paymentId) ? await findPayment(ctx.db, paymentId) : undefined;
   if (!payment) throw new DomainError('PAY_006', `Payment ${paymentId} not found`);
   return transaction(ctx.db, async (tx) => {
@@ -274,17 +311,20 @@ async function recordLinked(tx: Tx, message: repo.MessageRow, requisiteId: strin
   return row.id;
 }
 
-/** Sets a waiting message aside with a note (not a payment, or already handled). */
+/** Sets a waiting message aside with a note (not a payment, or already handled): nothing a person must handle stays waiting for ever. */
 export async function setAsideMessage(ctx: AppContext, executorId: string | null, id: string, note: string, audit: AuditRecorder): Promise<repo.MessageRow> {
   if (!isUuid(id)) throw new DomainError('NOT_FOUND', `Message ${id} not found`);
   return transaction(ctx.db, async (tx) => {
     const message = await repo.findMessage(tx, executorId, id, true);
     if (!message) throw new DomainError('NOT_FOUND', `Message ${id} not found`);
-    if (message.status !== 'ambiguous' && message.status !== 'unreadable') {
-      throw new DomainError(
-        'CONFLICT',
-        `Message is ${message.status}; only ambiguous or unreadable ones are set aside here (an unmatched one through its notification)`,
-      );
+    if (!repo.WAITING_STATUSES.includes(message.status)) {
+      throw new DomainError('CONFLICT', `Message is ${message.status}; only unmatched, ambiguous or unreadable ones are set aside`);
+    }
+    if (message.status === 'unmatched' && message.notification_id) {
+      // The notification kept with it waits for a person too: it is set aside with the message,
+      // so that neither is left for someone to handle twice.
+      const resolved = await notifications.resolveNotification(tx, message.notification_id, { status: 'resolved', paymentId: null, note });
+      if (!resolved) throw new DomainError('CONFLICT', "The message's notification was already linked or set aside");
     }
     await repo.resolveMessage(tx, message.id, { note });
     const after = (await repo.findMessage(tx, null, message.id))!;
@@ -295,11 +335,43 @@ export async function setAsideMessage(ctx: AppContext, executorId: string | null
 
 const STATUSES: repo.MessageStatus[] = ['matched', 'unmatched', 'ambiguous', 'unreadable', 'ignored', 'resolved'];
 
+/** Messages by status; `waiting` is every status a person still has to handle (unmatched, ambiguous, unreadable). */
 export async function listMessages(ctx: AppContext, filter: { executorId?: string; status?: string; limit: number; offset: number }) {
-  if (filter.status !== undefined && !STATUSES.includes(filter.status as repo.MessageStatus)) {
-    throw new DomainError('VALIDATION', `status must be one of ${STATUSES.join(', ')}`);
+  const { status, ...rest } = filter;
+  if (status !== undefined && status !== 'waiting' && !STATUSES.includes(status as repo.MessageStatus)) {
+    throw new DomainError('VALIDATION', `status must be waiting or one of ${STATUSES.join(', ')}`);
   }
-  return repo.listMessages(ctx.db, { ...filter, status: filter.status as repo.MessageStatus | undefined });
+  const statuses = status === undefined ? undefined : status === 'waiting' ? repo.WAITING_STATUSES : [status as repo.MessageStatus];
+  return repo.listMessages(ctx.db, { ...rest, statuses });
+}
+
+/**
+ * The executor's own PENDING payments a waiting message of theirs may be linked to: of the
+ * message's amount (every one when it has none), on its requisite when it was matched to one;
+ * those whose card or phone ends in the digits the text names first. Offered even when the text
+ * names no card, or one the executor does not have, so that a message never waits with nothing to
+ * choose from.
+ */
+export async function candidatesForMessage(ctx: AppContext, executorId: string, id: string) {
+  const message = isUuid(id) ? await repo.findMessage(ctx.db, executorId, id) : undefined;
+  if (!message) throw new DomainError('NOT_FOUND', `Message ${id} not found`);
+  if (!repo.WAITING_STATUSES.includes(message.status)) return [];
+  const rows = await repo.candidatePayments(ctx.db, executorId, {
+    amount: message.amount,
+    requisiteId: message.status === 'unmatched' ? message.requisite_id : null,
+  });
+  const tail = message.digits ? visibleTail(message.digits) : '';
+  const named = (row: repo.CandidateRow) => tail.length >= 2 && row.requisite_digits.endsWith(tail);
+  return [...rows.filter(named), ...rows.filter((row) => !named(row))].map((row) => ({
+    id: row.id,
+    requisite_id: row.requisite_id,
+    amount: row.payer_amount,
+    currency: row.payer_currency,
+    valid_until: row.valid_until.toISOString(),
+    created_at: row.created_at.toISOString(),
+    payer_confirmed_at: row.payer_confirmed_at?.toISOString() ?? null,
+    named_in_text: named(row),
+  }));
 }
 
 export function toMessage(row: repo.MessageRow) {

@@ -25,10 +25,18 @@ const TakenPayout = Type.Object({
   taken_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
 });
 
+/** A payout the executor paid: the recipient masked again, when, and whether its proof is kept. */
+const PaidPayout = Type.Object({
+  ...TakenPayout.properties,
+  completed_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  has_proof: Type.Boolean({ description: 'the proof is kept: GET /executor/v1/payouts/{id}/proof' }),
+});
+
 /** GET /executor/v1/payouts */
 export const ExecutorListPayoutsAnswer = Type.Object({
   available: Type.Array(AvailablePayout),
   taken: Type.Array(TakenPayout),
+  paid: Type.Array(PaidPayout, { description: 'the last 50 payouts you paid, newest first' }),
 });
 
 /** POST /executor/v1/payouts/{id}/take */

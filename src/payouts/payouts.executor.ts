@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { auditFor } from '../admin/audit.service.js';
 import type { AppContext, RouteApp } from '../context.js';
@@ -7,9 +7,9 @@ import { DomainError } from '../errors.js';
 import { RECEIPT_FILES } from '../receipts/upload.js';
 import { ExecutorCompletePayoutAnswer, ExecutorFailPayoutAnswer, ExecutorListPayoutsAnswer, ExecutorTakePayoutAnswer } from './payouts.executor.answers.js';
 import type { PayoutRow } from './payouts.repo.js';
-import { listAvailablePayouts, listExecutorPayouts } from './payouts.repo.js';
-import { toAvailablePayout, toTakenPayout } from './payouts.schemas.js';
-import { actOnPayout } from './payouts.service.js';
+import { listAvailablePayouts, listExecutorPayouts, listPaidPayouts } from './payouts.repo.js';
+import { toAvailablePayout, toPaidPayout, toTakenPayout } from './payouts.schemas.js';
+import { actOnPayout, openOwnProof } from './payouts.service.js';
 
 const tags = ['executor'];
 const IdParams = Type.Object({ id: Type.String() });
@@ -32,11 +32,43 @@ export async function payoutExecutorRoutes(app: RouteApp, ctx: AppContext): Prom
 
   app.get(
     '/payouts',
-    { schema: { documentedResponse: { 200: ExecutorListPayoutsAnswer }, tags, summary: 'Payouts you can take (oldest first), and those you have taken' } },
+    {
+      schema: {
+        documentedResponse: { 200: ExecutorListPayoutsAnswer },
+        tags,
+        summary: 'Payouts you can take (oldest first), those you have taken, and those you paid',
+      },
+    },
     async (request) => ({
       available: (await listAvailablePayouts(ctx.db, 100)).map(toAvailablePayout),
       taken: (await listExecutorPayouts(ctx.db, request.executor!.id)).map(toTakenPayout),
+      paid: (await listPaidPayouts(ctx.db, request.executor!.id, 50)).map(toPaidPayout),
     }),
+  );
+
+  app.get(
+    '/payouts/:id/proof',
+    {
+      schema: {
+        tags,
+        summary: 'Download the proof you sent for one of your payouts',
+        params: IdParams,
+        produces: ['application/octet-stream'],
+        response: { 200: { description: 'The proof file (png, jpeg, webp, heic or pdf)', type: 'string', contentMediaType: 'application/octet-stream' } },
+        errors: { ...NOT_FOUND, NOT_FOUND: 'The payout has no proof (or is not one you took)' },
+      },
+    },
+    async (request, reply) => {
+      const { payout, content, contentType, extension } = await openOwnProof(ctx, request.executor!.id, request.params.id);
+      // As a stored receipt is sent: a download, never sniffed into another type, sandboxed.
+      return (reply as FastifyReply)
+        .header('content-type', contentType)
+        .header('content-disposition', `attachment; filename="payout-${payout.id}-proof.${extension}"`)
+        .header('x-content-type-options', 'nosniff')
+        .header('cache-control', 'private, no-store')
+        .header('content-security-policy', "default-src 'none'; sandbox")
+        .send(content);
+    },
   );
 
   /** Exactly one executor gets a payout, even when several take it at once (guarded on pending). */

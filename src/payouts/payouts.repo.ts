@@ -138,6 +138,21 @@ export async function listExecutorPayouts(db: Queryable, executorId: string): Pr
   return rows;
 }
 
+/** The payouts the executor paid (completed), newest first: its history in the cabinet. */
+export async function listPaidPayouts(db: Queryable, executorId: string, limit: number): Promise<PayoutRow[]> {
+  const { rows } = await db.query<PayoutRow>(
+    `SELECT * FROM payouts WHERE executor_id = $1 AND status = 'completed' ORDER BY completed_at DESC NULLS LAST, id LIMIT $2`,
+    [executorId, limit],
+  );
+  return rows;
+}
+
+/** One of the executor's own payouts (owner-scoped: another executor's is not found). */
+export async function findExecutorPayout(db: Queryable, executorId: string, id: string): Promise<PayoutRow | undefined> {
+  const { rows } = await db.query<PayoutRow>('SELECT * FROM payouts WHERE id = $1 AND executor_id = $2', [id, executorId]);
+  return rows[0];
+}
+
 /** Records the provider that took a payout, and its id there (the payout's status is the provider's to change, by callback). */
 export async function recordProvider(db: Queryable, id: string, providerId: string, providerPayoutId: string): Promise<PayoutRow> {
   const { rows } = await db.query<PayoutRow>('UPDATE payouts SET provider_id = $2, provider_payout_id = $3, updated_at = now() WHERE id = $1 RETURNING *', [

@@ -107,3 +107,15 @@ export function toTakenPayout(row: PayoutRow) {
     taken_at: row.taken_at?.toISOString() ?? null,
   };
 }
+
+/** A payout the executor paid, for its history: the recipient masked again (the transfer is done), when, and whether a proof is kept. */
+export function toPaidPayout(row: PayoutRow) {
+  return {
+    ...toAvailablePayout(row),
+    holder_name: row.holder_name,
+    status: row.status,
+    taken_at: row.taken_at?.toISOString() ?? null,
+    completed_at: row.completed_at?.toISOString() ?? null,
+    has_proof: row.proof_key !== null,
+  };
+}

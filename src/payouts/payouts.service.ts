@@ -14,6 +14,7 @@ import type { CallbackOutcome } from '../providers/providers.routes.js';
 import { requestPayout, routesForPayout, tryRoutes } from '../providers/routing.js';
 import { isUsable, staleRate, toQuote } from '../rates/quote.js';
 import { effectiveRates } from '../rates/rates.repo.js';
+import { RECEIPT_FILES } from '../receipts/upload.js';
 import { findTerminal } from '../terminals/terminals.repo.js';
 import { checkWebhookUrl } from '../webhooks/sender.js';
 import { type ChangeOptions, changePayout, type PayoutEvent, payoutHold, TRANSITIONS } from './lifecycle.js';
@@ -224,4 +225,23 @@ export async function actOnTestPayout(
   return actOnPayout(ctx, payout.id, event, event === 'fail' ? { reason: 'failed in the merchant cabinet (test mode)' } : {}, (tx, before, after) =>
     record(tx, `payout.test_${event}`, 'payout', after.id, { status: before.status }, { status: after.status }),
   );
+}
+
+/**
+ * The proof the executor sent for one of their own payouts, for download: read whole (at most
+ * 10 MB, checked at upload) and typed by its content, as it was accepted.
+ */
+export async function openOwnProof(
+  ctx: AppContext,
+  executorId: string,
+  id: string,
+): Promise<{ payout: repo.PayoutRow; content: Buffer; contentType: string; extension: string }> {
+  const payout = isUuid(id) ? await repo.findExecutorPayout(ctx.db, executorId, id) : undefined;
+  if (!payout) throw new DomainError('PAYOUT_NOT_FOUND', `Payout ${id} not found`);
+  if (!payout.proof_key) throw new DomainError('NOT_FOUND', 'This payout has no proof');
+  const chunks: Buffer[] = [];
+  for await (const chunk of await ctx.files.get(payout.proof_key)) chunks.push(chunk as Buffer);
+  const content = Buffer.concat(chunks);
+  const type = await RECEIPT_FILES.accept(content.subarray(0, RECEIPT_FILES.sniffBytes));
+  return { payout, content, contentType: type?.contentType ?? 'application/octet-stream', extension: type?.extension ?? 'bin' };
 }

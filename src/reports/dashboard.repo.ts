@@ -148,6 +148,7 @@ export async function lostDemand(db: Queryable, w: WindowBounds): Promise<LostDe
 export interface QueueCounts {
   disputes_open: number;
   notifications_unmatched: number;
+  device_messages_waiting: number;
   payouts_pending: number;
   payouts_processing: number;
   withdrawals_pending: number;
@@ -158,7 +159,9 @@ export interface QueueCounts {
  * The work waiting now. Open disputes are read from the disputes table (a payment is in DISPUTE
  * exactly while its dispute is open: both change in one transaction), where disputes_status
  * finds them; payments has no index on its status. Notifications: unmatched and late, the two
- * the operator links or sets aside (notifications_status). Payouts: pending (no executor took it
+ * the operator links or sets aside (notifications_status). Phone messages: the three statuses that
+ * wait for a person (device_messages_for_people, migration 041; an unmatched one's notification is
+ * counted under notifications too, and handling either handles both). Payouts: pending (no executor took it
  * yet; payouts_available) and processing (taken or sent to a provider, not finished). Withdrawals
  * are few; their table is read whole. Test objects (migration 039) wait for no one: left out.
  */
@@ -167,6 +170,7 @@ export async function queueCounts(db: Queryable): Promise<QueueCounts> {
     `SELECT (SELECT count(*) FROM disputes d WHERE d.status = 'open'
                AND NOT EXISTS (SELECT 1 FROM payments p WHERE p.id = d.payment_id AND p.is_test))::int AS disputes_open,
             (SELECT count(*) FROM notifications WHERE status IN ('unmatched', 'late'))::int AS notifications_unmatched,
+            (SELECT count(*) FROM device_messages WHERE status IN ('unmatched', 'ambiguous', 'unreadable'))::int AS device_messages_waiting,
             (SELECT count(*) FROM payouts WHERE status = 'pending' AND NOT is_test)::int AS payouts_pending,
             (SELECT count(*) FROM payouts WHERE status = 'processing' AND NOT is_test)::int AS payouts_processing,
             (SELECT count(*) FROM withdrawals WHERE status = 'pending')::int AS withdrawals_pending,

@@ -65,6 +65,9 @@ export const Dashboard = Type.Object({
     {
       disputes_open: Type.Integer({ description: 'payments in DISPUTE, waiting for the operator’s decision' }),
       notifications_unmatched: Type.Integer({ description: 'executor notifications unmatched or late, waiting to be linked or set aside' }),
+      device_messages_waiting: Type.Integer({
+        description: 'bank messages from executors’ phones waiting for a person (unmatched, ambiguous or unreadable): to be linked or set aside',
+      }),
       payouts_pending: Type.Integer({ description: 'payouts no executor has taken yet' }),
       payouts_processing: Type.Integer({ description: 'payouts taken by an executor or sent to a provider, not finished' }),
       withdrawals_pending: Type.Integer({ description: 'withdrawals not yet sent' }),

@@ -79,6 +79,7 @@ function toDashboard(
     queues: {
       disputes_open: q.disputes_open,
       notifications_unmatched: q.notifications_unmatched,
+      device_messages_waiting: q.device_messages_waiting,
       payouts_pending: q.payouts_pending,
       payouts_processing: q.payouts_processing,
       withdrawals_pending: q.withdrawals_pending,

@@ -71,10 +71,21 @@ export interface Pending {
   amount: string;
   currency: string;
   valid_until: string;
+  /** When the payer pressed "I paid": the executor checks the bank app. */
+  payer_confirmed_at: string | null;
 }
 
 export function usePending() {
   return useQuery({ queryKey: ['cabinet', 'pending'], queryFn: () => get<{ payments: Pending[] }>('/executor/v1/payments/pending'), refetchInterval: 10_000 });
+}
+
+/** What the executor's cards received today: completed payments per currency. */
+export function useReceivedToday() {
+  return useQuery({
+    queryKey: ['cabinet', 'received-today'],
+    queryFn: () => get<{ received: { currency: string; amount: string; count: number }[] }>('/executor/v1/payments/received-today'),
+    refetchInterval: 15_000,
+  });
 }
 
 export interface MyMessage {
@@ -84,14 +95,30 @@ export interface MyMessage {
   status: string;
   reason: string | null;
   amount: string | null;
+  currency: string | null;
+  digits: string | null;
   payment_id: string | null;
   created_at: string;
 }
 
+/** The phone's messages, by status (`waiting`: every one the executor still has to link or set aside); `total` counts them all. */
 export function useMyMessages(status?: string) {
   return useQuery({
     queryKey: ['cabinet', 'messages', status],
-    queryFn: () => get<{ messages: MyMessage[] }>('/executor/v1/device-messages', { status, limit: 100 }),
+    queryFn: () => get<{ messages: MyMessage[]; total: number }>('/executor/v1/device-messages', { status, limit: 100 }),
+    refetchInterval: 10_000,
+  });
+}
+
+/** A payment a waiting message may be for: the executor's own, of its amount; those on the card the text names first. */
+export interface MessagePayment extends Pending {
+  named_in_text: boolean;
+}
+
+export function useMessagePayments(messageId: string) {
+  return useQuery({
+    queryKey: ['cabinet', 'messages', messageId, 'payments'],
+    queryFn: () => get<{ payments: MessagePayment[] }>(`/executor/v1/device-messages/${messageId}/payments`),
     refetchInterval: 10_000,
   });
 }
@@ -100,6 +127,15 @@ export function useLinkMyMessage() {
   const client = useQueryClient();
   return useMutation({
     mutationFn: (input: { id: string; paymentId: string }) => post<MyMessage>(`/executor/v1/device-messages/${input.id}/link`, { payment_id: input.paymentId }),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['cabinet'] }),
+  });
+}
+
+/** Set a waiting message aside with the reason (not a payment, or handled already): it leaves "To link". */
+export function useSetAsideMyMessage() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (input: { id: string; note: string }) => post<MyMessage>(`/executor/v1/device-messages/${input.id}/set-aside`, { note: input.note }),
     onSuccess: () => client.invalidateQueries({ queryKey: ['cabinet'] }),
   });
 }
@@ -148,12 +184,14 @@ export interface CabinetPayout {
   holder_name?: string;
   status?: string;
   taken_at?: string | null;
+  completed_at?: string | null;
+  has_proof?: boolean;
 }
 
 export function useMyPayouts() {
   return useQuery({
     queryKey: ['cabinet', 'payouts'],
-    queryFn: () => get<{ available: CabinetPayout[]; taken: CabinetPayout[] }>('/executor/v1/payouts'),
+    queryFn: () => get<{ available: CabinetPayout[]; taken: CabinetPayout[]; paid: CabinetPayout[] }>('/executor/v1/payouts'),
     refetchInterval: 10_000,
   });
 }

@@ -22,6 +22,7 @@ export interface Dashboard {
   queues: {
     disputes_open: number;
     notifications_unmatched: number;
+    device_messages_waiting: number;
     payouts_pending: number;
     payouts_processing: number;
     withdrawals_pending: number;

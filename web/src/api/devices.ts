@@ -79,11 +79,13 @@ export function useDeviceMessages(filters: { status?: string; executor_id?: stri
 }
 
 /** Linking completes the payment (money moves): one Idempotency-Key per intended link, one request at a time. */
+/** The payment a link names: its id, or the merchant's order id (ext_id) with the merchant when two merchants use it. */
+export type PaymentRef = { payment_id: string } | { ext_id: string; merchant_id?: string };
+
 export function useLinkDeviceMessage() {
   const client = useQueryClient();
   return useMoneyMutation(
-    (input: { id: string; paymentId: string }, headers) =>
-      post<DeviceMessageView>(`/admin/v1/device-messages/${input.id}/link`, { payment_id: input.paymentId }, headers),
+    (input: { id: string; ref: PaymentRef }, headers) => post<DeviceMessageView>(`/admin/v1/device-messages/${input.id}/link`, input.ref, headers),
     { onSuccess: () => client.invalidateQueries({ queryKey: ['device-messages'] }) },
   );
 }

@@ -1,9 +1,10 @@
 import { Alert, Badge, Card, Group, Stack, Switch, Text, Title } from '@mantine/core';
 import { useInterval } from '@mantine/hooks';
 import { useEffect, useState } from 'react';
-import { useMyBalance, useMyRequisites, useMyStatus, usePending, useShift } from '../../api/cabinet';
+import { useMyBalance, useMyRequisites, useMyStatus, usePending, useReceivedToday, useShift } from '../../api/cabinet';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { Money } from '../../components/Money';
+import { When } from '../../components/When';
 import { useI18n } from '../../i18n';
 import { cardName } from './cardName';
 
@@ -23,13 +24,14 @@ function Countdown({ until }: { until: string }) {
   );
 }
 
-/** Today: the shift, why payments may not come, the deposit, and what is waiting on each card. */
+/** Today: the shift, why payments may not come, the money received today, the deposit, and what is waiting on each card. */
 export function CabinetHome() {
   const { t } = useI18n();
   const status = useMyStatus();
   const balance = useMyBalance();
   const shift = useShift();
   const pending = usePending();
+  const received = useReceivedToday();
   const requisites = useMyRequisites();
   const s = status.data;
   return (
@@ -51,6 +53,27 @@ export function CabinetHome() {
         )}
         <ErrorAlert error={status.error ?? shift.error} />
       </Card>
+      <Card withBorder aria-label={t('cabinet.receivedToday')}>
+        <Text size="sm" c="dimmed">
+          {t('cabinet.receivedToday')}
+        </Text>
+        {received.data?.received.length === 0 && (
+          <Title order={3}>
+            <Money value="0" />
+          </Title>
+        )}
+        {received.data?.received.map((r) => (
+          <Group key={r.currency} justify="space-between" wrap="nowrap">
+            <Title order={3}>
+              <Money value={r.amount} currency={r.currency} />
+            </Title>
+            <Text size="sm" c="dimmed">
+              {t('cabinet.receivedCount', { count: r.count })}
+            </Text>
+          </Group>
+        ))}
+        <ErrorAlert error={received.error} />
+      </Card>
       <Card withBorder>
         <Text size="sm" c="dimmed">
           {t('executors.available')}
@@ -65,9 +88,15 @@ export function CabinetHome() {
       <Title order={4}>{t('cabinet.waiting')}</Title>
       {pending.data?.payments.length === 0 && <Text c="dimmed">{t('common.empty')}</Text>}
       {pending.data?.payments.map((p) => (
-        <Card withBorder key={p.id} padding="sm">
+        <Card
+          withBorder
+          key={p.id}
+          padding="sm"
+          aria-label={`payment ${p.id}`}
+          style={p.payer_confirmed_at ? { borderColor: 'var(--mantine-color-green-6)' } : undefined}
+        >
           <Group justify="space-between" wrap="nowrap">
-            <div>
+            <div style={{ minWidth: 0 }}>
               <Text fw={600}>
                 <Money value={p.amount} currency={p.currency} />
               </Text>
@@ -77,6 +106,11 @@ export function CabinetHome() {
             </div>
             <Countdown until={p.valid_until} />
           </Group>
+          {p.payer_confirmed_at && (
+            <Text size="sm" c="green.8" fw={600} mt={4}>
+              {t('cabinet.payerPaidCheck')} · <When at={p.payer_confirmed_at} />
+            </Text>
+          )}
         </Card>
       ))}
     </Stack>

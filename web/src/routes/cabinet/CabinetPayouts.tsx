@@ -1,4 +1,4 @@
-import { ActionIcon, Badge, Button, Card, CopyButton, FileInput, Group, Stack, Text, Textarea, Title, Tooltip } from '@mantine/core';
+import { ActionIcon, Anchor, Badge, Button, Card, CopyButton, FileInput, Group, Stack, Tabs, Text, Textarea, Title, Tooltip } from '@mantine/core';
 import { IconCheck, IconCopy } from '@tabler/icons-react';
 import { useState } from 'react';
 import { type CabinetPayout, useMyPayouts, usePayoutAction } from '../../api/cabinet';
@@ -121,24 +121,74 @@ function AvailablePayout({ payout }: { payout: CabinetPayout }) {
   );
 }
 
-/** Payouts: the ones the executor is paying now first, then the ones it may take. */
+/** A payout the executor paid: the amount, whom (masked again), when, and the proof they sent. */
+function PaidPayout({ payout }: { payout: CabinetPayout }) {
+  const { t } = useI18n();
+  return (
+    <Card withBorder padding="sm" aria-label={`paid payout ${payout.id}`}>
+      <Group justify="space-between" wrap="nowrap" align="flex-start">
+        <div style={{ minWidth: 0 }}>
+          <Text fw={600}>
+            <Money value={payout.amount} currency={payout.currency} />
+          </Text>
+          <Text size="xs" c="dimmed" style={{ overflowWrap: 'anywhere' }}>
+            {payout.method === 'sbp' ? t('cabinet.bySbp') : t('cabinet.toCard')} · {payout.requisites}
+            {payout.holder_name ? ` · ${payout.holder_name}` : ''}
+          </Text>
+          <Text size="xs" c="dimmed">
+            {t('cabinet.paidAt')}: <When at={payout.completed_at ?? null} />
+          </Text>
+        </div>
+        {payout.has_proof ? (
+          <Anchor href={`/executor/v1/payouts/${payout.id}/proof`} download size="sm" style={{ flexShrink: 0 }}>
+            {t('cabinet.proofLink')}
+          </Anchor>
+        ) : (
+          <Text size="xs" c="dimmed" style={{ flexShrink: 0 }}>
+            {t('cabinet.noProof')}
+          </Text>
+        )}
+      </Group>
+    </Card>
+  );
+}
+
+/** Payouts: the ones the executor is paying now first, then the ones it may take; the ones it paid on their own tab. */
 export function CabinetPayouts() {
   const { t } = useI18n();
   const payouts = useMyPayouts();
   const taken = payouts.data?.taken ?? [];
   const available = payouts.data?.available ?? [];
+  const paid = payouts.data?.paid ?? [];
   return (
-    <Stack>
-      <ErrorAlert error={payouts.error} />
-      {taken.length > 0 && <Title order={4}>{t('cabinet.payingNow')}</Title>}
-      {taken.map((p) => (
-        <TakenPayout key={p.id} payout={p} />
-      ))}
-      <Title order={4}>{t('cabinet.toTake')}</Title>
-      {payouts.isSuccess && available.length === 0 && <Text c="dimmed">{t('common.empty')}</Text>}
-      {available.map((p) => (
-        <AvailablePayout key={p.id} payout={p} />
-      ))}
-    </Stack>
+    <Tabs defaultValue="open" keepMounted={false}>
+      <Tabs.List grow mb="sm">
+        <Tabs.Tab value="open">{t('cabinet.toPay')}</Tabs.Tab>
+        <Tabs.Tab value="paid">{t('cabinet.paidTab')}</Tabs.Tab>
+      </Tabs.List>
+      <Tabs.Panel value="open">
+        <Stack>
+          <ErrorAlert error={payouts.error} />
+          {taken.length > 0 && <Title order={4}>{t('cabinet.payingNow')}</Title>}
+          {taken.map((p) => (
+            <TakenPayout key={p.id} payout={p} />
+          ))}
+          <Title order={4}>{t('cabinet.toTake')}</Title>
+          {payouts.isSuccess && available.length === 0 && <Text c="dimmed">{t('common.empty')}</Text>}
+          {available.map((p) => (
+            <AvailablePayout key={p.id} payout={p} />
+          ))}
+        </Stack>
+      </Tabs.Panel>
+      <Tabs.Panel value="paid">
+        <Stack>
+          <ErrorAlert error={payouts.error} />
+          {payouts.isSuccess && paid.length === 0 && <Text c="dimmed">{t('common.empty')}</Text>}
+          {paid.map((p) => (
+            <PaidPayout key={p.id} payout={p} />
+          ))}
+        </Stack>
+      </Tabs.Panel>
+    </Tabs>
   );
 }

@@ -110,6 +110,9 @@ export function Dashboard() {
                 <Anchor component={Link} to={'/notifications' as never}>
                   {t('nav.notifications')}: {d.queues.notifications_unmatched}
                 </Anchor>
+                <Anchor component={Link} to={'/device-messages' as never} search={{ status: 'waiting' } as never}>
+                  {t('nav.deviceMessages')}: {d.queues.device_messages_waiting}
+                </Anchor>
                 <Anchor component={Link} to={'/payouts' as never}>
                   {t('nav.payouts')}: {d.queues.payouts_pending + d.queues.payouts_processing}
                 </Anchor>

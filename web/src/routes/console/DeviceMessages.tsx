@@ -1,7 +1,8 @@
 import { Anchor, Badge, Button, Card, Group, Select, Stack, Text, TextInput } from '@mantine/core';
 import { Link } from '@tanstack/react-router';
 import { useState } from 'react';
-import { type DeviceMessageView, useDeviceMessages, useLinkDeviceMessage, useSetAsideDeviceMessage } from '../../api/devices';
+import { ApiError } from '../../api/client';
+import { type DeviceMessageView, type PaymentRef, useDeviceMessages, useLinkDeviceMessage, useSetAsideDeviceMessage } from '../../api/devices';
 import { useExecutors } from '../../api/executors';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { ListHeader } from '../../components/ListHeader';
@@ -11,6 +12,23 @@ import { When } from '../../components/When';
 import { useI18n } from '../../i18n';
 
 const LIMIT = 50;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** What the operator typed: a payment's id, or else the merchant's order id (with the merchant picked when several use it). */
+function paymentRef(typed: string, merchantId: string | null): PaymentRef {
+  const value = typed.trim();
+  if (UUID.test(value)) return { payment_id: value };
+  return merchantId ? { ext_id: value, merchant_id: merchantId } : { ext_id: value };
+}
+
+/** The merchants an ambiguous ext_id names, from the error's data (payments of several merchants). */
+function ambiguousMerchants(error: unknown): { value: string; label: string }[] {
+  if (!(error instanceof ApiError) || error.data?.ambiguous !== true || !Array.isArray(error.data.payments)) return [];
+  const seen = new Map<string, string>();
+  for (const p of error.data.payments as { merchant_id: string; merchant_name: string }[]) seen.set(p.merchant_id, p.merchant_name);
+  return [...seen].map(([value, label]) => ({ value, label }));
+}
 
 const COLORS: Record<string, string> = {
   ambiguous: 'orange',
@@ -26,14 +44,15 @@ function MessageCard({ message, executorName }: { message: DeviceMessageView; ex
   const link = useLinkDeviceMessage();
   const setAside = useSetAsideDeviceMessage();
   const [paymentId, setPaymentId] = useState(message.payment_id ?? '');
+  const [merchantId, setMerchantId] = useState<string | null>(null);
   const [note, setNote] = useState('');
+  // Every message that waits for a person is linked or set aside here (an unmatched one with its notification).
   const linkable = message.status === 'ambiguous' || message.status === 'unreadable' || message.status === 'unmatched';
-  // An unmatched message has its notification: it is set aside there.
-  const settable = message.status === 'ambiguous' || message.status === 'unreadable';
+  const merchants = ambiguousMerchants(link.error);
   return (
     <Card withBorder aria-label={`message ${message.id}`}>
       <Stack gap="xs">
-        <Group justify="space-between" wrap="nowrap">
+        <Group justify="space-between">
           <Group gap="xs">
             {message.amount !== null && (
               <Text fw={600}>
@@ -75,29 +94,30 @@ function MessageCard({ message, executorName }: { message: DeviceMessageView; ex
         {message.resolved_note && <Text size="sm">{message.resolved_note}</Text>}
         {linkable && (
           <Group align="flex-end">
-            <TextInput label={t('notifications.paymentId')} value={paymentId} onChange={(e) => setPaymentId(e.currentTarget.value)} w={340} />
-            <Button onClick={() => link.mutate({ id: message.id, paymentId: paymentId.trim() })} loading={link.isPending} disabled={!paymentId.trim()}>
+            <TextInput
+              label={t('deviceMessages.paymentRef')}
+              value={paymentId}
+              onChange={(e) => {
+                setPaymentId(e.currentTarget.value);
+                setMerchantId(null);
+              }}
+              w={{ base: '100%', sm: 340 }}
+            />
+            {merchants.length > 0 && !UUID.test(paymentId.trim()) && (
+              <Select label={t('deviceMessages.whichMerchant')} data={merchants} value={merchantId} onChange={setMerchantId} w={{ base: '100%', sm: 340 }} />
+            )}
+            <Button
+              onClick={() => link.mutate({ id: message.id, ref: paymentRef(paymentId, merchantId) })}
+              loading={link.isPending}
+              disabled={!paymentId.trim()}
+            >
               {t('notifications.link')}
             </Button>
-            {settable && (
-              <>
-                <TextInput label={t('notifications.note')} value={note} onChange={(e) => setNote(e.currentTarget.value)} w={260} />
-                <Button
-                  variant="light"
-                  onClick={() => setAside.mutate({ id: message.id, note: note.trim() })}
-                  loading={setAside.isPending}
-                  disabled={!note.trim()}
-                >
-                  {t('notifications.setAside')}
-                </Button>
-              </>
-            )}
+            <TextInput label={t('notifications.note')} value={note} onChange={(e) => setNote(e.currentTarget.value)} w={{ base: '100%', sm: 260 }} />
+            <Button variant="light" onClick={() => setAside.mutate({ id: message.id, note: note.trim() })} loading={setAside.isPending} disabled={!note.trim()}>
+              {t('notifications.setAside')}
+            </Button>
           </Group>
-        )}
-        {message.status === 'unmatched' && (
-          <Text size="xs" c="dimmed">
-            {t('deviceMessages.unmatchedHint')}
-          </Text>
         )}
         <ErrorAlert error={link.error ?? setAside.error} />
       </Stack>
@@ -109,7 +129,7 @@ function MessageCard({ message, executorName }: { message: DeviceMessageView; ex
 export function DeviceMessages() {
   const { t } = useI18n();
   const [filters, setFilters] = useUrlFilters();
-  const status = filters.status ?? 'ambiguous';
+  const status = filters.status ?? 'waiting';
   const page = pageOf(filters, LIMIT);
   const query = { status: status === 'all' ? undefined : status, executor_id: filters.executor_id };
   const list = useDeviceMessages({ ...query, ...page });
@@ -125,6 +145,7 @@ export function DeviceMessages() {
           value: status,
           onChange: (value) => setFilters({ status: value }),
           options: [
+            { value: 'waiting', label: t('deviceMessages.waiting') },
             { value: 'ambiguous', label: t('deviceMessages.ambiguous') },
             { value: 'unreadable', label: t('deviceMessages.unreadable') },
             { value: 'unmatched', label: t('deviceMessages.unmatched') },
@@ -143,7 +164,7 @@ export function DeviceMessages() {
           onChange={(value) => setFilters({ executor_id: value ?? undefined })}
           searchable
           clearable
-          w={300}
+          w={{ base: '100%', sm: 300 }}
         />
       </ListHeader>
       <ErrorAlert error={list.error} />
