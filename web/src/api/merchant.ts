@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { get, post } from './client';
-import { useIdempotencyKey } from './idempotency';
+import { useIdempotencyKey, useMoneyMutation } from './idempotency';
 
 // The merchant cabinet: every hook on the merchant's own API (/merchant/v1), under the person's
 // session; the shared screens (payments, webhooks) read their API from the area (api/area.tsx).
@@ -13,6 +13,8 @@ export interface MerchantTerminal {
   withdrawal_fee: number;
   currency: 'USDT';
   is_active: boolean;
+  /** A test terminal: its payments and payouts move no money (test mode). */
+  is_test: boolean;
 }
 
 export interface MerchantMe {
@@ -40,6 +42,7 @@ export interface MerchantPayout {
   completed_at: string | null;
   terminal_id: string;
   failure_reason: string | null;
+  is_test: boolean;
 }
 
 export function useMerchantPayouts(filters: { status?: string; limit: number; offset: number }) {
@@ -106,4 +109,68 @@ export function useRotateSecret() {
     mutationFn: (graceSeconds: number) =>
       post<{ id: string; secret_key: string; previous_valid_until: string }>('/merchant/v1/secret-key/rotate', { grace_seconds: graceSeconds }),
   });
+}
+
+/** Test mode: what the cabinet does to a test payment on a click (the API refuses it for a live one). */
+export type TestPaymentAction = 'complete' | 'expire' | 'dispute/approve' | 'dispute/reject';
+
+/** A click on a test payment goes through its one lifecycle and sends the merchant's webhook: sent once per intended click. */
+export function useTestPaymentAction() {
+  const client = useQueryClient();
+  return useMoneyMutation(
+    (input: { id: string; action: TestPaymentAction }, headers) =>
+      post<{ id: string; status: string }>(`/merchant/v1/payments/${input.id}/test/${input.action}`, {}, headers),
+    { onSettled: () => client.invalidateQueries({ queryKey: ['payments'] }) },
+  );
+}
+
+export interface NewDispute {
+  id: string;
+  amount?: number;
+  comment?: string;
+  receipt?: File | null;
+}
+
+/** Opens a dispute on a cancelled payment, with the receipt file as the merchant API takes it (multipart: the fields as JSON in `data`). */
+export function useOpenDispute() {
+  const client = useQueryClient();
+  return useMoneyMutation(
+    (input: NewDispute, headers) => {
+      const fields = { ...(input.amount ? { amount: input.amount } : {}), ...(input.comment ? { comment: input.comment } : {}) };
+      if (!input.receipt) return post(`/merchant/v1/payments/${input.id}/dispute`, fields, headers);
+      const form = new FormData();
+      form.append('data', JSON.stringify(fields));
+      form.append('receipt', input.receipt);
+      return post(`/merchant/v1/payments/${input.id}/dispute`, form, headers);
+    },
+    { onSettled: () => client.invalidateQueries({ queryKey: ['payments'] }) },
+  );
+}
+
+export interface NewPayout {
+  terminal_id: string;
+  ext_id: string;
+  amount: number;
+  method: 'card' | 'sbp';
+  requisites: string;
+  holder_name: string;
+  bank?: string;
+  notify_url?: string;
+}
+
+/** Creates a payout through one of the merchant's terminals: its value is reserved, so it is sent once per intended payout. */
+export function useCreatePayout() {
+  const client = useQueryClient();
+  return useMoneyMutation((input: NewPayout, headers) => post<MerchantPayout>('/merchant/v1/payouts', input, headers), {
+    onSuccess: () => client.invalidateQueries({ queryKey: ['merchant'] }),
+  });
+}
+
+/** Test mode: completes or fails a test payout on a click (its payout.* webhook goes out). */
+export function useTestPayoutAction() {
+  const client = useQueryClient();
+  return useMoneyMutation(
+    (input: { id: string; event: 'complete' | 'fail' }, headers) => post<MerchantPayout>(`/merchant/v1/payouts/${input.id}/test/${input.event}`, {}, headers),
+    { onSettled: () => client.invalidateQueries({ queryKey: ['merchant'] }) },
+  );
 }

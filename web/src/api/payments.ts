@@ -17,6 +17,8 @@ export interface PaymentView {
   cancel_reason?: string | null;
   /** The words of whoever cancelled it or rejected its dispute (the operator's view only). */
   cancel_note?: string | null;
+  /** A test terminal's payment (test mode): test requisites, no money moved. */
+  is_test?: boolean;
   [key: string]: unknown;
 }
 

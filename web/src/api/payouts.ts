@@ -17,6 +17,8 @@ export interface PayoutView {
   merchant_id: string;
   executor_id: string | null;
   failure_reason: string | null;
+  /** A test terminal's payout (test mode): reserved nothing, offered to no executor. */
+  is_test?: boolean;
 }
 
 export function usePayouts(filters: { status?: string; limit?: number; offset?: number }) {

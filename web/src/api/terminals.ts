@@ -12,6 +12,8 @@ export interface TerminalView {
   payment_currency: string;
   payin_rate: number;
   payout_rate: number;
+  /** A test terminal (test mode): set at creation only. */
+  is_test: boolean;
 }
 
 export function useRotateTerminalKey() {
@@ -21,12 +23,13 @@ export function useRotateTerminalKey() {
 export function useCreateTerminal() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (input: { merchantId: string; name: string; currency: string; payin_rate: number; payout_rate: number }) =>
+    mutationFn: (input: { merchantId: string; name: string; currency: string; payin_rate: number; payout_rate: number; is_test: boolean }) =>
       post<TerminalView & { api_key: string }>(`/admin/v1/merchants/${input.merchantId}/terminals`, {
         name: input.name,
         currency: input.currency,
         payin_rate: input.payin_rate,
         payout_rate: input.payout_rate,
+        is_test: input.is_test,
       }),
     onSuccess: () => client.invalidateQueries({ queryKey: ['merchants'] }),
   });

@@ -1,4 +1,4 @@
-import { Alert, Anchor, Button, Card, Code, Group, NumberInput, Select, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Anchor, Button, Card, Checkbox, Code, Group, NumberInput, Select, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { Link, useParams } from '@tanstack/react-router';
 import { useState } from 'react';
 import { useCreateMerchant, useMerchant, useMerchants } from '../../api/merchants';
@@ -7,6 +7,7 @@ import { CreateByName } from '../../components/CreateByName';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { Money } from '../../components/Money';
 import { Statement } from '../../components/Statement';
+import { TestBadge } from '../../components/TestBadge';
 import { useI18n } from '../../i18n';
 import { TerminalRoutes } from './Directory';
 import { TerminalRates } from './Rates';
@@ -17,14 +18,21 @@ const CURRENCIES = ['RUB', 'KZT', 'AZN', 'TJS'];
 function NewTerminal({ merchantId }: { merchantId: string }) {
   const { t } = useI18n();
   const create = useCreateTerminal();
-  const [form, setForm] = useState({ name: '', currency: 'RUB', payin_rate: 0 as number | string, payout_rate: 0 as number | string });
+  const [form, setForm] = useState({ name: '', currency: 'RUB', payin_rate: 0 as number | string, payout_rate: 0 as number | string, is_test: false });
   return (
     <Card withBorder>
       <form
         onSubmit={(event) => {
           event.preventDefault();
           create.mutate(
-            { merchantId, name: form.name.trim(), currency: form.currency, payin_rate: Number(form.payin_rate), payout_rate: Number(form.payout_rate) },
+            {
+              merchantId,
+              name: form.name.trim(),
+              currency: form.currency,
+              payin_rate: Number(form.payin_rate),
+              payout_rate: Number(form.payout_rate),
+              is_test: form.is_test,
+            },
             { onSuccess: () => setForm({ ...form, name: '' }) },
           );
         }}
@@ -52,6 +60,13 @@ function NewTerminal({ merchantId }: { merchantId: string }) {
             onChange={(v) => setForm({ ...form, payout_rate: v })}
             decimalScale={2}
             w={130}
+          />
+          <Checkbox
+            label={t('test.terminal')}
+            description={t('test.terminalHint')}
+            checked={form.is_test}
+            onChange={(e) => setForm({ ...form, is_test: e.currentTarget.checked })}
+            maw={320}
           />
           <Button type="submit" loading={create.isPending} disabled={!form.name.trim()}>
             {t('merchants.newTerminal')}
@@ -116,7 +131,10 @@ export function MerchantDetail() {
       <NewTerminal merchantId={id} />
       {merchant.data?.terminals.map((terminal) => (
         <Card withBorder key={terminal.id}>
-          <Text fw={500}>{terminal.name}</Text>
+          <Group gap="xs">
+            <Text fw={500}>{terminal.name}</Text>
+            <TestBadge show={terminal.is_test} />
+          </Group>
           <Text size="sm">
             <Money value={terminal.balance} currency="USDT" /> · {t('executors.frozen')} <Money value={terminal.balance_frozen} currency="USDT" /> ·{' '}
             {terminal.payment_currency} · pay-in {terminal.payin_rate}% · payout {terminal.payout_rate}%

@@ -12,9 +12,11 @@ import { ErrorAlert } from '../../components/ErrorAlert';
 import { Money } from '../../components/Money';
 import { Pager } from '../../components/Pager';
 import { StatusBadge } from '../../components/StatusBadge';
+import { TestBadge } from '../../components/TestBadge';
 import { pageOf, useUrlFilters } from '../../components/useUrlFilters';
 import { When } from '../../components/When';
 import { useI18n } from '../../i18n';
+import { MerchantPaymentActions } from '../merchant/PaymentActions';
 
 const LIMIT = 50;
 const STATUSES = ['PENDING', 'PROCESSING', 'COMPLETED', 'COMPLETED_APPEAL', 'CANCELLED', 'CANCELLED_APPEAL', 'DISPUTE'];
@@ -142,9 +144,12 @@ export function Payments() {
           {
             header: 'ext_id',
             cell: (p) => (
-              <Anchor component={Link} to={`/payments/${p.id}` as never}>
-                {p.ext_id}
-              </Anchor>
+              <Group gap={6} wrap="nowrap">
+                <Anchor component={Link} to={`/payments/${p.id}` as never}>
+                  {p.ext_id}
+                </Anchor>
+                <TestBadge show={p.is_test === true} />
+              </Group>
             ),
           },
           { header: t('common.amount'), cell: (p) => <Money value={p.amount} currency={p.currency} /> },
@@ -211,7 +216,10 @@ export function PaymentDetail() {
             <Title order={3}>
               <Money value={p.amount} currency={p.currency} /> · {p.method}
             </Title>
-            <StatusBadge status={p.status} />
+            <Group gap="xs">
+              <TestBadge show={p.is_test === true} />
+              <StatusBadge status={p.status} />
+            </Group>
           </Group>
           <Text size="sm" c="dimmed">
             {p.id}
@@ -262,6 +270,7 @@ export function PaymentDetail() {
           </ConfirmAction>
         </Card>
       )}
+      {p && area === 'merchant' && <MerchantPaymentActions payment={p} />}
       <Card withBorder>
         <Title order={4} mb="sm">
           {t('payments.timeline')}

@@ -7,6 +7,7 @@ import { ListHeader } from '../../components/ListHeader';
 import { Money } from '../../components/Money';
 import { Pager } from '../../components/Pager';
 import { StatusBadge } from '../../components/StatusBadge';
+import { TestBadge } from '../../components/TestBadge';
 import { useStatusQueue } from '../../components/useStatusQueue';
 import { When } from '../../components/When';
 import { useI18n } from '../../i18n';
@@ -79,7 +80,15 @@ export function Payouts() {
               </>
             ),
           },
-          { header: t('common.status'), cell: (p) => <StatusBadge status={p.status} /> },
+          {
+            header: t('common.status'),
+            cell: (p) => (
+              <Group gap={4} wrap="nowrap">
+                <StatusBadge status={p.status} />
+                <TestBadge show={p.is_test === true} />
+              </Group>
+            ),
+          },
           { header: t('common.created'), cell: (p) => <When at={p.created_at} /> },
           { header: t('common.actions'), cell: (p) => <PayoutActions payout={p} /> },
         ]}

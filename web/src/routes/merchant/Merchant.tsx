@@ -1,7 +1,24 @@
-import { Alert, Anchor, Badge, Button, Card, Code, Group, NumberInput, Select, SimpleGrid, Stack, Text, Title } from '@mantine/core';
+import {
+  Alert,
+  Anchor,
+  Badge,
+  Button,
+  Card,
+  Code,
+  Group,
+  NumberInput,
+  SegmentedControl,
+  Select,
+  SimpleGrid,
+  Stack,
+  Text,
+  TextInput,
+  Title,
+} from '@mantine/core';
 import { useState } from 'react';
 import {
   type MerchantTerminal,
+  useCreatePayout,
   useMerchantMe,
   useMerchantPayouts,
   useMerchantTransfer,
@@ -9,6 +26,7 @@ import {
   useMerchantWithdrawals,
   useRotateApiKey,
   useRotateSecret,
+  useTestPayoutAction,
 } from '../../api/merchant';
 import { CsvLink } from '../../components/CsvLink';
 import { DataTable } from '../../components/DataTable';
@@ -18,13 +36,14 @@ import { Money } from '../../components/Money';
 import { Pager } from '../../components/Pager';
 import { Statement } from '../../components/Statement';
 import { StatusBadge } from '../../components/StatusBadge';
+import { TestBadge } from '../../components/TestBadge';
 import { isTronAddress, TronAddressInput } from '../../components/TronAddressInput';
 import { pageOf, useUrlFilters } from '../../components/useUrlFilters';
 import { When } from '../../components/When';
 import { useI18n } from '../../i18n';
 
-function terminalOptions(terminals: MerchantTerminal[] | undefined) {
-  return (terminals ?? []).map((terminal) => ({ value: terminal.id, label: terminal.name }));
+function terminalOptions(terminals: MerchantTerminal[] | undefined, t?: (key: 'test.badge') => string) {
+  return (terminals ?? []).map((terminal) => ({ value: terminal.id, label: terminal.is_test && t ? `${terminal.name} · ${t('test.badge')}` : terminal.name }));
 }
 
 /** Move USDT between two of the merchant's terminals (asks to confirm it is the person). */
@@ -127,7 +146,10 @@ export function MerchantBalances() {
           >
             <Group justify="space-between">
               <Text fw={600}>{terminal.name}</Text>
-              {!terminal.is_active && <Badge color="gray">off</Badge>}
+              <Group gap={4}>
+                <TestBadge show={terminal.is_test} />
+                {!terminal.is_active && <Badge color="gray">off</Badge>}
+              </Group>
             </Group>
             <Title order={3}>
               <Money value={terminal.balance} currency="USDT" />
@@ -180,6 +202,83 @@ export function MerchantBalances() {
 
 const PAYOUT_STATUSES = ['pending', 'processing', 'completed', 'failed', 'cancelled'];
 
+/** A new payout through one of the merchant's terminals (as POST /v1/payouts with its key); one Idempotency-Key per intended payout. */
+function PayoutForm({ terminals }: { terminals: MerchantTerminal[] }) {
+  const { t } = useI18n();
+  const create = useCreatePayout();
+  const [terminal, setTerminal] = useState<string | null>(null);
+  const [extId, setExtId] = useState('');
+  const [amount, setAmount] = useState<string | number>('');
+  const [method, setMethod] = useState<'card' | 'sbp'>('card');
+  const [requisites, setRequisites] = useState('');
+  const [holder, setHolder] = useState('');
+  const [bank, setBank] = useState('');
+  const [notifyUrl, setNotifyUrl] = useState('');
+  const ready = terminal && extId.trim() && Number(amount) > 0 && requisites.trim() && holder.trim() && (method === 'card' || bank.trim());
+  return (
+    <Card withBorder>
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          if (!ready) return;
+          create.mutate(
+            {
+              terminal_id: terminal,
+              ext_id: extId.trim(),
+              amount: Number(amount),
+              method,
+              requisites: requisites.trim(),
+              holder_name: holder.trim(),
+              ...(bank.trim() ? { bank: bank.trim() } : {}),
+              ...(notifyUrl.trim() ? { notify_url: notifyUrl.trim() } : {}),
+            },
+            { onSuccess: () => setExtId('') },
+          );
+        }}
+      >
+        <Stack gap="xs">
+          <Title order={4}>{t('payout.create')}</Title>
+          <Text size="xs" c="dimmed">
+            {t('payout.createHint')}
+          </Text>
+          <SimpleGrid cols={{ base: 1, sm: 2, lg: 4 }}>
+            <Select label={t('merchant.terminal')} data={terminalOptions(terminals, t)} value={terminal} onChange={setTerminal} />
+            <TextInput label={t('payout.extId')} value={extId} onChange={(e) => setExtId(e.currentTarget.value)} maxLength={255} />
+            <NumberInput label={t('payout.amount')} value={amount} onChange={setAmount} min={0} decimalScale={2} />
+            <Stack gap={4}>
+              <Text size="sm" fw={500}>
+                {t('payout.method')}
+              </Text>
+              <SegmentedControl
+                value={method}
+                onChange={(v) => setMethod(v as 'card' | 'sbp')}
+                data={[
+                  { value: 'card', label: 'card' },
+                  { value: 'sbp', label: 'sbp' },
+                ]}
+              />
+            </Stack>
+            <TextInput
+              label={method === 'card' ? t('payout.card') : t('payout.phone')}
+              value={requisites}
+              onChange={(e) => setRequisites(e.currentTarget.value)}
+              placeholder={method === 'card' ? '2200 7001 2345 6781' : '+7 900 123-45-67'}
+            />
+            <TextInput label={t('payout.holder')} value={holder} onChange={(e) => setHolder(e.currentTarget.value)} maxLength={200} />
+            <TextInput label={t('payout.bank')} value={bank} onChange={(e) => setBank(e.currentTarget.value)} placeholder="sberbank" />
+            <TextInput label="notify_url" value={notifyUrl} onChange={(e) => setNotifyUrl(e.currentTarget.value)} placeholder="https://…" />
+          </SimpleGrid>
+          <Button type="submit" w="fit-content" disabled={!ready} loading={create.isPending}>
+            {t('payout.send')}
+          </Button>
+          <ErrorAlert error={create.error} />
+          {create.isSuccess && <Text c="green">{t('payout.created')}</Text>}
+        </Stack>
+      </form>
+    </Card>
+  );
+}
+
 /** The merchant's payouts, newest first, by status; CSV of the same view. */
 export function MerchantPayouts() {
   const { t } = useI18n();
@@ -187,6 +286,8 @@ export function MerchantPayouts() {
   const page = pageOf(filters, 50);
   const status = filters.status ?? 'all';
   const list = useMerchantPayouts({ status: status === 'all' ? undefined : status, ...page });
+  const me = useMerchantMe();
+  const act = useTestPayoutAction();
   const rows = list.data?.payouts ?? [];
   return (
     <Stack>
@@ -199,18 +300,50 @@ export function MerchantPayouts() {
           options: ['all', ...PAYOUT_STATUSES].map((value) => ({ value, label: value === 'all' ? t('common.all') : value })),
         }}
       />
-      <ErrorAlert error={list.error} />
+      <PayoutForm terminals={me.data?.terminals ?? []} />
+      <ErrorAlert error={list.error ?? act.error} />
       <DataTable
         rows={rows}
         loaded={list.isSuccess}
         rowKey={(p) => p.id}
         columns={[
-          { header: 'ext_id', cell: (p) => p.ext_id },
+          {
+            header: 'ext_id',
+            cell: (p) => (
+              <Group gap={6} wrap="nowrap">
+                {p.ext_id}
+                <TestBadge show={p.is_test} />
+              </Group>
+            ),
+          },
           { header: t('common.amount'), cell: (p) => <Money value={p.amount} currency={p.currency} /> },
           { header: t('payouts.requisites'), cell: (p) => `${p.method} · ${p.requisites} · ${p.holder_name}` },
           { header: t('common.status'), cell: (p) => <StatusBadge status={p.status} /> },
           { header: t('payouts.reason'), cell: (p) => p.failure_reason ?? '' },
           { header: t('common.created'), cell: (p) => <When at={p.created_at} /> },
+          {
+            header: t('common.actions'),
+            // Test mode: a pending test payout is settled here, as an executor would settle a live one.
+            cell: (p) =>
+              p.is_test && (p.status === 'pending' || p.status === 'processing') ? (
+                <Group gap={4} wrap="nowrap">
+                  {(['complete', 'fail'] as const).map((event) => (
+                    <Button
+                      key={event}
+                      size="compact-sm"
+                      variant="light"
+                      color={event === 'complete' ? 'green' : 'red'}
+                      loading={act.isPending && act.variables?.id === p.id && act.variables.event === event}
+                      disabled={act.isPending}
+                      aria-label={`${t(event === 'complete' ? 'test.payoutComplete' : 'test.payoutFail')} ${p.ext_id}`}
+                      onClick={() => act.mutate({ id: p.id, event })}
+                    >
+                      {t(event === 'complete' ? 'test.payoutComplete' : 'test.payoutFail')}
+                    </Button>
+                  ))}
+                </Group>
+              ) : null,
+          },
         ]}
       />
       <Pager

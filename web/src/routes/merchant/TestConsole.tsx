@@ -1,4 +1,4 @@
-import { Alert, Button, Card, Code, Group, NumberInput, PasswordInput, Select, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Anchor, Button, Card, Code, Group, NumberInput, PasswordInput, Select, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useState } from 'react';
 import { useMerchantMe } from '../../api/merchant';
 import { useI18n } from '../../i18n';
@@ -12,6 +12,8 @@ interface Exchange {
   stringToSign: string;
   request: { method: string; url: string; headers: Record<string, string>; body: string };
   response: { status: number; body: string };
+  /** The created payment's page, for the payer: a link to open. */
+  paymentUrl?: string;
 }
 
 /** base64(HMAC-SHA1(secret, text)), as the merchant API's X-Signature; computed in the browser, the keys never sent anywhere else. */
@@ -64,12 +66,20 @@ export function MerchantTestConsole() {
       const response = await fetch(path, { method: 'POST', headers, body, credentials: 'omit' });
       const text = await response.text();
       let shown = text;
+      let paymentUrl: string | undefined;
       try {
-        shown = JSON.stringify(JSON.parse(text), null, 2);
+        const parsed = JSON.parse(text) as { payment_url?: unknown };
+        shown = JSON.stringify(parsed, null, 2);
+        if (typeof parsed.payment_url === 'string' && /^https?:\/\//.test(parsed.payment_url)) paymentUrl = parsed.payment_url;
       } catch {
         // Not JSON: shown as it came.
       }
-      setExchange({ stringToSign, request: { method: 'POST', url: `${base}${path}`, headers, body }, response: { status: response.status, body: shown } });
+      setExchange({
+        stringToSign,
+        request: { method: 'POST', url: `${base}${path}`, headers, body },
+        response: { status: response.status, body: shown },
+        paymentUrl,
+      });
     } catch (err) {
       setProblem(err instanceof Error ? err.message : String(err));
     } finally {
@@ -130,6 +140,14 @@ export function MerchantTestConsole() {
             <Title order={4}>
               {t('merchant.testResponse')} · {exchange.response.status}
             </Title>
+            {exchange.paymentUrl && (
+              <Text size="sm" mt="xs">
+                {t('merchant.testPaymentUrl')}:{' '}
+                <Anchor href={exchange.paymentUrl} target="_blank" rel="noopener noreferrer" style={WRAP}>
+                  {exchange.paymentUrl}
+                </Anchor>
+              </Text>
+            )}
             <Code block mt="xs" c={exchange.response.status >= 400 ? 'red' : undefined}>
               {exchange.response.body}
             </Code>
