@@ -94,6 +94,14 @@ describe('test mode in the merchant cabinet', () => {
     const body = JSON.parse((await page.getByLabel('response').locator('pre, code').last().textContent()) ?? '{}');
     expect(href).toBe(body.payment_url);
     expect(body.requisites.value).toMatch(/^400000/);
+    // The payer's page says it is a test payment.
+    const payPage = await page.context().newPage();
+    await payPage.goto(href);
+    await payPage
+      .getByRole('note')
+      .getByText(/^(TEST: a test payment|ТЕСТ: тестовый платёж)/)
+      .waitFor();
+    await payPage.close();
     await page.screenshot({ path: `${SHOTS}/merchant-test-console-link.png`, fullPage: true });
 
     await page.getByRole('navigation').getByRole('link', { name: 'Payments' }).click();

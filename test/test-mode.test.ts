@@ -171,6 +171,9 @@ describe('test mode', () => {
       expect(opened.json()).toMatchObject({ id: p.id, status: 'dispute', dispute: { comment: 'paid at 10:07' } });
       await webhook(p.id, 'payment.dispute');
     }
+    // The operator's dispute queue marks them as test disputes.
+    const cards = await adminOk<{ disputes: { payment: { id: string; is_test: boolean } }[] }>(app, 'GET', '/disputes');
+    expect(cards.disputes.find((d) => d.payment.id === approved.id)?.payment.is_test).toBe(true);
     const approve = await as(session, 'POST', `/merchant/v1/payments/${approved.id}/test/dispute/approve`, { amount: 1500 });
     expect(approve.json()).toEqual({ id: approved.id, status: 'COMPLETED_APPEAL' });
     expect((await webhook(approved.id, 'payment.completed_appeal')).data.received_amount).toBe(1500);

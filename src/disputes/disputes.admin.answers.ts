@@ -34,6 +34,7 @@ const Dispute = Type.Object({
     ...PaymentAnswer.properties,
     merchant_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
     cancel_reason: Type.Union([Type.String(), Type.Null()]),
+    is_test: Type.Boolean({ description: 'a test terminal’s payment: its merchant decides the dispute in the cabinet (test mode)' }),
   }),
   receipts: Type.Array(DisputeReceipt),
   confirmations: Type.Array(

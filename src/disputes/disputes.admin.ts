@@ -52,7 +52,12 @@ async function disputeCards(ctx: AppContext, disputes: repo.DisputeRow[]) {
       decided_at: d.decided_at,
       decision_reason: d.decision_reason,
       created_at: d.created_at,
-      payment: { ...toPayment(payment, ctx.config.paymentPageUrl), merchant_id: payment.merchant_id, cancel_reason: payment.cancel_reason },
+      payment: {
+        ...toPayment(payment, ctx.config.paymentPageUrl),
+        merchant_id: payment.merchant_id,
+        cancel_reason: payment.cancel_reason,
+        is_test: payment.is_test,
+      },
       receipts: receipts.filter((r) => r.payment_id === d.payment_id).map(receiptView),
       confirmations: confirmations
         .filter((c) => c.payment_id === d.payment_id)

@@ -42,6 +42,7 @@ export function fill(template: string, vars: Record<string, string>): string {
 const ru = {
   htmlTitle: 'Оплата {amount}',
   brand: 'Защищённая оплата',
+  testBanner: 'ТЕСТ: тестовый платёж, настоящие деньги по этим реквизитам не переводятся',
   language: 'Язык',
   toPay: 'К оплате',
   orderAmount: 'Сумма заказа: {amount}',
@@ -127,6 +128,7 @@ export type ErrorText = keyof Texts['errors'];
 const en: Texts = {
   htmlTitle: 'Payment of {amount}',
   brand: 'Secure payment',
+  testBanner: 'TEST: a test payment; no real money is sent to these requisites',
   language: 'Language',
   toPay: 'Amount to pay',
   orderAmount: 'Order amount: {amount}',

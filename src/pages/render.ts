@@ -227,6 +227,7 @@ export async function renderPage(view: PageView): Promise<string> {
   <p class="brand">${icon('lock')}<span>${t.brand}</span></p>
   ${langSwitch(t, lang)}
 </header>
+${payment.is_test ? html`<p class="test-banner" role="note">${t.testBanner}</p>` : ''}
 <h1 class="sr-only">${fill(t.htmlTitle, { amount: sums.pay.text })}</h1>
 <div id="announce" class="sr-only" role="status" aria-live="polite"></div>
 ${result('success', state, 'ok', t.successTitle, fill(t.successText, { amount: sums.pay.text }), returnLink)}

@@ -23,7 +23,18 @@ export interface DisputeCard {
   /** Why the person rejected it, in their words. */
   decision_reason: string | null;
   created_at: string;
-  payment: { id: string; ext_id: string; amount: number; currency: string; method: string; status: string; merchant_id: string; created_at: string };
+  payment: {
+    id: string;
+    ext_id: string;
+    amount: number;
+    currency: string;
+    method: string;
+    status: string;
+    merchant_id: string;
+    created_at: string;
+    /** A test terminal's payment (test mode). */
+    is_test?: boolean;
+  };
   receipts: Receipt[];
   confirmations: { source: string; receipt_id: string | null; created_at: string }[];
   notifications: { id: string; amount: number; status: string; text: string; received_at: string | null; created_at: string }[];

@@ -9,6 +9,7 @@ import { Money } from '../../components/Money';
 import { Pager } from '../../components/Pager';
 import { ReceiptViewer } from '../../components/ReceiptViewer';
 import { StatusBadge } from '../../components/StatusBadge';
+import { TestBadge } from '../../components/TestBadge';
 import { pageOf, useUrlFilters } from '../../components/useUrlFilters';
 import { When } from '../../components/When';
 import { useI18n } from '../../i18n';
@@ -267,7 +268,10 @@ export function Disputes() {
                       <UnstyledButton onClick={() => select(d.id)} w="100%" aria-label={`dispute ${d.payment.ext_id}`}>
                         <Group justify="space-between" wrap="nowrap">
                           <Money value={d.payment.amount} currency={d.payment.currency} />
-                          {d.receipt && <Badge size="xs">{t('disputes.receipt')}</Badge>}
+                          <Group gap={4} wrap="nowrap">
+                            <TestBadge show={d.payment.is_test === true} />
+                            {d.receipt && <Badge size="xs">{t('disputes.receipt')}</Badge>}
+                          </Group>
                         </Group>
                         <Text size="xs" c="dimmed">
                           {d.payment.ext_id} · <When at={d.created_at} />
