@@ -208,6 +208,9 @@ export const BANK_FORMS: readonly BankForm[] = [
       r`Telecard; Card{card};.*? Zachislenie; {amount}(?:; dostupno: {balance})?`,
       // "Карта *1234 Зачисление 1 500.00 RUB Баланс 5 000.00 RUB"
       r`Карта {card} Зачисление {amount}(?: Баланс {balance})?`,
+      // "*3164 Зачисление 26090р 30.08.18 09:26 Доступно 26090р", "*8641 Пополнение 4000р IPT GPB KAZAN 28.07.18 09:39:52",
+      // "*7726 Получен перевод 0.1р PEREVOD MEZHDU KARTAMI …", "*5563 Внесение 35000р GAZPROMBANK …", "*3193 +1500р 07.03.18 …"
+      r`^{card} (?:{time} )?(?:(?:Зачисление(?: зарплаты)?|Пополнение|Внесение|Получен перевод) )?(?=\+|\d){amount}(?:.*? Доступно {balance})?`,
     ],
   },
   {
@@ -493,6 +496,8 @@ export const BANK_FORMS: readonly BankForm[] = [
     credit: [
       // "MKB: 10.01.2018 18:20 5*3758 POPOLNENIE: 10 000.00 RUB TRM 11821. Balance: 244 255.10 RUB."
       r`MKB: {date} {time} {card} (?:POPOLNENIE|ZACHISLENIE|POSTUPLENIE): {amount}(?:.*? Balance: {balance})?`,
+      // "Карта*1686 Пополнение 15660.00р Баланс 22624.28р"
+      r`Карта ?{card} (?:Пополнение|Зачисление) {amount}(?: Баланс {balance})?`,
     ],
   },
   {

@@ -325,9 +325,11 @@ function ordered(table: CompiledTable, bank: string | undefined, sender: string 
  * is only ever read by a credit reading. Forms refine what is read (the payer, the balance); the
  * recipient's digits are taken wherever the text shows them when the form names none.
  *
- * The bank reported is the hint's when there is one (the requisite's bank, or the bank the SMS
- * sender or app belongs to): a form of another bank that happens to match never renames it, and a
- * sender no bank uses leaves it "unknown".
+ * The bank reported is the one the SMS sender or app belongs to when the hint names one: a form
+ * of another bank that happens to match never renames it, and a sender no bank uses leaves it
+ * "unknown". Without a sender, the requisite's bank (`hint.bank`) orders the forms and names the
+ * bank of a reading no bank's form made; a form of another bank names its own (the text is that
+ * bank's, whatever the requisite claims).
  */
 export function parseWith(table: CompiledTable, text: string, hint: ParseHint = {}): ParsedCredit | undefined {
   let normalized = normalize(text);
@@ -337,13 +339,14 @@ export function parseWith(table: CompiledTable, text: string, hint: ParseHint = 
 
   const bySender = bankForSender(table, hint.sender);
   const hinted = bankCode(table, hint.bank) ?? bySender;
-  // A sender that no bank of the table uses names no bank: a form that matches does not either.
-  const unknownSender = hinted === undefined && hint.sender !== undefined && hint.sender.trim() !== '';
-  const bankOf = (compiled: CompiledForm) => hinted ?? (unknownSender || compiled.form.form === 'any' ? 'unknown' : compiled.form.bank);
+  // Where the message came from (the SMS sender, the app) names its bank: a form of another bank
+  // that happens to match never renames it, and a sender no bank uses names none ("unknown").
+  const named = hint.sender?.trim() ? (bySender ?? 'unknown') : undefined;
+  const bankOf = (compiled: CompiledForm) => named ?? (compiled.form.form === 'any' ? (hinted ?? 'unknown') : compiled.form.bank);
   const forms = ordered(table, hinted, hint.sender);
   const own = hinted === undefined ? [] : table.forms.filter((f) => f.form.bank === hinted);
   // The form (SMS or push) is the reading form's when it is the reported bank's, else the one the sender names.
-  const senderForm = hint.sender ? table.senders.get(hint.sender.trim().toLowerCase())?.find((f) => f.form.bank === hinted) : undefined;
+  const senderForm = named ? table.senders.get(hint.sender!.trim().toLowerCase())?.find((f) => f.form.bank === named) : undefined;
   const formOf = (parsed: ParsedCredit, compiled?: CompiledForm): ParsedCredit => {
     const { form: _form, ...rest } = parsed;
     const form = compiled && compiled.form.form !== 'any' && compiled.form.bank === parsed.bank ? compiled.form.form : senderForm?.form.form;
@@ -362,7 +365,7 @@ export function parseWith(table: CompiledTable, text: string, hint: ParseHint = 
   if (!own.some((compiled) => compiled.unless.some((pattern) => pattern.test(normalized)))) {
     // A marked amount says its currency; an unmarked one is in the hinted bank's.
     const read = readUniversal(normalized, own[0]?.form.currency, CURRENCIES);
-    if (read) return formOf({ direction: 'incoming', ...read, bank: hinted ?? 'unknown' });
+    if (read) return formOf({ direction: 'incoming', ...read, bank: named ?? hinted ?? 'unknown' });
   }
 
   for (const compiled of [...forms, ...table.generic]) {
