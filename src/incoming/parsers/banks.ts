@@ -767,8 +767,9 @@ export const BANK_FORMS: readonly BankForm[] = [
     currency: 'TJS',
     senders: ['Vasl Pay', 'Vasl'],
     credit: [
-      // "Перевод от Сбербанк на сумму 49.35 смн." (the payer's bank, not the payer)
-      r`Перевод от {words} на сумму {amount}`,
+      // "Перевод от Сбербанк на сумму 49.35 смн." (the payer's bank, not the payer); the app's
+      // body alone without its title: "от MtcSbp на сумму 47.54 смн."
+      r`^(?:Перевод )?от {words} на сумму {amount}`,
     ],
   },
 ];
