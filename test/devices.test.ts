@@ -108,6 +108,36 @@ describe('device messages', () => {
     expect(await statusOf(first.id)).toBe('PENDING');
   });
 
+  it.each([
+    [
+      'Sber SMS "МИР Сберкарта1234"',
+      (d: string, a: number) => `МИР Сберкарта${d} 26.07.23 зачислен перевод ${a}р из Тинькофф Банк от МАКСИМ ВИКТОРОВИЧ П.`,
+      '900',
+    ],
+    ['Sber SMS "МИР1234 … перевел(а) вам"', (d: string, a: number) => `МИР${d} 10:59 Любовь П. перевел(а) вам ${a}р.`, '900'],
+    [
+      'a transliterated SMS, "Karta *1234 … Postuplenie"',
+      (d: string, a: number) => `Karta *${d}. 04.10.24 20:29. Postuplenie ${a}.00 RUB. Tinkoff Card2Card. Balans 8937.00 RUB`,
+      'URALSIB',
+    ],
+    ['an app no bank of the table uses ("ABR Direct МИР1234")', (d: string, a: number) => `ABR Direct МИР${d} Пополнение ${a}p`, 'ABR Direct'],
+    [
+      'the payer’s card first ("с карты *0000 … на карту *1234")',
+      (d: string, a: number) => `Зачислен перевод ${a} RUB с карты *0000 на карту *${d}`,
+      'Raiffeisen',
+    ],
+  ])('digits first: %s picks the card among two waiting for the same amount', async (_, text, sender) => {
+    const { requisites, device } = await executorWithPhone();
+    const amount = nextAmount();
+    const first = await pay(amount);
+    const second = await pay(amount);
+    expect(first.requisiteId).not.toBe(second.requisiteId);
+    const secondCard = requisites.find((r) => r.id === second.requisiteId)!;
+    const res = await deviceCall(device.token, '/messages', { text: text(secondCard.value.slice(-4), amount), sender });
+    expect(res.json()).toMatchObject({ matched: true, payment_id: second.id });
+    expect(await statusOf(first.id)).toBe('PENDING');
+  });
+
   it('a text without digits is decided by the amount when exactly one card waits for it', async () => {
     const { device } = await executorWithPhone();
     const amount = nextAmount();

@@ -1,7 +1,7 @@
 import { Decimal } from 'decimal.js';
 
 /**
- * Amounts as Russian, Kazakh and Tajik banks print them: "1 500,00 ₽", "1 500.00 р.", "+1500 RUB",
+ * Amounts as Russian, Kazakh and Tajik banks print them: "1 500,00 ₽", "1 500.00 р.", "10000 r.", "+1500 RUB",
  * "1500р", "₽ 1 500", "14466.00 KZT", "139 296,44т", "9 990,00 тг", "49.35 смн.", "112.00 TJS",
  * thousands grouped by an ordinary, no-break (U+00A0), narrow no-break (U+202F), thin (U+2009) or
  * figure (U+2007) space, or by "," / "." when the other one is the decimal separator.
@@ -25,7 +25,7 @@ const NOT_A_WORD = '(?![A-Za-zА-Яа-яЁёӣӢ])';
  * "р" are marks only when written against the digits: spaced, they are words.
  */
 const MARKS: Record<Currency, { spaced: string; attached: string }> = {
-  RUB: { spaced: '₽|RUB|RUR|руб(?:лей|ля|ль|\\.)?|р\\.?', attached: 'p\\.?' },
+  RUB: { spaced: '₽|RUB|RUR|руб(?:лей|ля|ль|\\.)?|р\\.?|r\\.', attached: 'p\\.?|r\\.?' },
   KZT: { spaced: '₸|KZT|тенге|тг\\.?', attached: 'т' },
   TJS: { spaced: 'TJS|сомон[иӣ]|смн\\.?', attached: '' },
 };

@@ -45,8 +45,12 @@ export const BANK_FORMS: readonly BankForm[] = [
       // Older SMS: "Сбербанк Онлайн. ИВАН ИВАНОВИЧ И. перевел(а) Вам 1000.00 RUB"
       r`Сбербанк Онлайн\. {name} перевел\(а\) вам {amount}`,
     ],
+    debit: [
+      // "Исполнение Автоплатежа "…" прошло успешно. Ваш счет на сумму 66.56 руб. с карты *1404 оплачен."
+      r`Ваш сч[её]т на сумму {amount}(?: с карты {card})? оплачен`,
+    ],
     // Money from the client's own deposit or savings is not a payer's transfer.
-    unless: [r`с Вашего вклада|копилк|вклад`],
+    unless: [r`с Вашего вклада|копилк|вклад|vklad|займ|kredita|кредита`],
   },
   {
     bank: 'sberbank',
@@ -204,6 +208,9 @@ export const BANK_FORMS: readonly BankForm[] = [
       r`Telecard; Card{card};.*? Zachislenie; {amount}(?:; dostupno: {balance})?`,
       // "Карта *1234 Зачисление 1 500.00 RUB Баланс 5 000.00 RUB"
       r`Карта {card} Зачисление {amount}(?: Баланс {balance})?`,
+      // "*3164 Зачисление 26090р 30.08.18 09:26 Доступно 26090р", "*8641 Пополнение 4000р IPT GPB KAZAN 28.07.18 09:39:52",
+      // "*7726 Получен перевод 0.1р PEREVOD MEZHDU KARTAMI …", "*5563 Внесение 35000р GAZPROMBANK …", "*3193 +1500р 07.03.18 …"
+      r`^{card} (?:{time} )?(?:(?:Зачисление(?: зарплаты)?|Пополнение|Внесение|Получен перевод) )?(?=\+|\d){amount}(?:.*? Доступно {balance})?`,
     ],
   },
   {
@@ -489,6 +496,8 @@ export const BANK_FORMS: readonly BankForm[] = [
     credit: [
       // "MKB: 10.01.2018 18:20 5*3758 POPOLNENIE: 10 000.00 RUB TRM 11821. Balance: 244 255.10 RUB."
       r`MKB: {date} {time} {card} (?:POPOLNENIE|ZACHISLENIE|POSTUPLENIE): {amount}(?:.*? Balance: {balance})?`,
+      // "Карта*1686 Пополнение 15660.00р Баланс 22624.28р"
+      r`Карта ?{card} (?:Пополнение|Зачисление) {amount}(?: Баланс {balance})?`,
     ],
   },
   {
@@ -758,8 +767,9 @@ export const BANK_FORMS: readonly BankForm[] = [
     currency: 'TJS',
     senders: ['Vasl Pay', 'Vasl'],
     credit: [
-      // "Перевод от Сбербанк на сумму 49.35 смн." (the payer's bank, not the payer)
-      r`Перевод от {words} на сумму {amount}`,
+      // "Перевод от Сбербанк на сумму 49.35 смн." (the payer's bank, not the payer); the app's
+      // body alone without its title: "от MtcSbp на сумму 47.54 смн."
+      r`^(?:Перевод )?от {words} на сумму {amount}`,
     ],
   },
 ];
@@ -786,8 +796,10 @@ const GENERIC_FORMS: readonly BankForm[] = [
     ],
     // Without a bank's exact format, a text that also speaks of a debit is not trusted: a phone
     // or savings top-up ("Пополнение вклада 10 000 ₽ со счёта") is money leaving the card.
-    unless: [r`списан|покупк|оплат|телефон|на номер|вклад|накопительн|копилк|депозит|deposit|vklad`],
+    unless: [r`списан|покупк|оплат|телефон|на номер|вклад|накопительн|копилк|депозит|deposit|vklad|займ|kredita|кредита|корректировк`],
     debit: [
+      // A signed amount: "*1691 -3900р Комиссия 19.5р …", "Karta *0017.Spisanie: -10.00 RUB"
+      r`(?:^|[\s;:.])(?=[-−] ?\d){amount}`,
       r`(?<![а-яёa-z])(?:покупка|оплата|списание|списано|снятие|выдача|получение наличных|платеж|платёж|комиссия|погашение|перевод(?! от| из)|переведено|вы заплатили|вы сняли|вы перевели|заплатили|pokupka|oplata|spisanie|spisano|spisan|snyatie|snjatie|vydacha|perevod|platezh|komissiya|predauth|nalichnie|umenshen balans|расход|rashod)(?![а-яёa-z]){any}{amount}`,
     ],
   },
@@ -803,6 +815,8 @@ const REFUSE: readonly string[] = [
   r`(?<![а-яё])код(?![а-яё])(?! (?:операции|транзакции|авторизации))|(?<![a-z])(?:kod|code)(?![a-z])|парол|parol`,
   r`(?<![а-яё])(?:отказ|отклон[её]н|недостаточно средств|не выполнен|не зачислен|отмен[её]н|отмена)|(?<![a-z])(?:otkaz|otmena|otklonen)`,
   r`возврат|vozvrat`,
+  // A correction of an earlier credit is neither money in nor a payment out.
+  r`корректировк|korrektirovk`,
   r`кешб[эе]к|кэшб[эе]к|cashback|бонус|(?<![a-z])bonus|(?<![а-яё])акци[яи]|получите|розыгрыш|\d ?%`,
   r`процент|protsent|procent`,
 ];

@@ -1,89 +1,38 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { BANK_FORMS } from './banks.js';
-import { bankOfSender, type ParsedCredit, parseIncomingCredit, parseNotification } from './index.js';
+import { expectedOf, readCorpus, reportTable, type Sample, scoreCorpus } from './corpus.js';
+import { bankOfSender, parseIncomingCredit, parseNotification } from './index.js';
 
 /**
  * Every line of every corpus file (corpus/<bank>.tsv) is checked: an incoming sample must read
- * exactly (amount, currency, the requisite's digits, the payer, the balance) with its bank's own
- * form, and still keep its amount whatever bank the requisite claims; a debit must never read as
- * money received; a refused text must not read at all, under any bank's hint.
+ * exactly what it labels (amount, currency, the requisite's digits, the payer, the balance; a
+ * field the source does not label, "?", is not compared) under its bank and its sender, and still
+ * keep its amount whatever bank the requisite claims; a debit must never read as money received;
+ * a refused text must not read at all, under any bank's hint.
  */
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const CORPUS = join(HERE, 'corpus');
-const HEADER = ['form', 'sender', 'sign', 'amount', 'currency', 'digits', 'payer', 'balance', 'text', 'source'];
-
-interface Sample {
-  bank: string;
-  line: number;
-  form: 'sms' | 'push';
-  sender: string;
-  sign: '+' | '-' | 'x';
-  amount: string;
-  currency: string;
-  digits: string;
-  payer: string;
-  balance: string;
-  text: string;
-  source: string;
-}
-
-function readCorpus(file: string): Sample[] {
-  const bank = basename(file, '.tsv');
-  const lines = readFileSync(join(CORPUS, file), 'utf8').split('\n');
-  const samples: Sample[] = [];
-  let header: string[] | undefined;
-  lines.forEach((raw, index) => {
-    if (!raw.trim() || raw.startsWith('#')) return;
-    const fields = raw.split('\t');
-    if (!header) {
-      header = fields;
-      expect(header, `${file}: header`).toEqual(HEADER);
-      return;
-    }
-    expect(fields, `${file}:${index + 1} has ${HEADER.length} tab-separated fields`).toHaveLength(HEADER.length);
-    const [form, sender, sign, amount, currency, digits, payer, balance, text, source] = fields as [string, ...string[]];
-    expect(['sms', 'push'], `${file}:${index + 1} form`).toContain(form);
-    expect(['+', '-', 'x'], `${file}:${index + 1} sign`).toContain(sign);
-    expect(source, `${file}:${index + 1} names its source`).toMatch(/^(?:https?:\/\/|derived: )\S/);
-    samples.push({
-      bank,
-      line: index + 1,
-      form: form as Sample['form'],
-      sender: sender!,
-      sign: sign as Sample['sign'],
-      amount: amount!,
-      currency: currency!,
-      digits: digits!,
-      payer: payer!,
-      balance: balance!,
-      text: text!.replace(/\\n/g, '\n'),
-      source: source!,
-    });
-  });
-  return samples;
-}
-
-const FILES = readdirSync(CORPUS)
-  .filter((f) => f.endsWith('.tsv'))
-  .sort();
-const SAMPLES = FILES.flatMap(readCorpus);
+const SAMPLES = readCorpus();
 const BANKS = [...new Set(SAMPLES.map((s) => s.bank))];
 const label = (s: Sample) => `${s.bank}.tsv:${s.line} ${s.text.replace(/\n/g, ' ⏎ ')}`;
 
-function expected(s: Sample): ParsedCredit {
-  const result: ParsedCredit = { direction: 'incoming', amount: s.amount, currency: s.currency as ParsedCredit['currency'], bank: s.bank, form: s.form };
-  if (s.digits) {
-    const [kind, digits] = s.digits.split(':') as [ParsedCredit['digitsKind'], string];
-    result.digits = digits;
-    result.digitsKind = kind;
-  }
-  if (s.payer) result.sender = s.payer;
-  if (s.balance) result.balance = s.balance;
-  return result;
+/** The fields a read must have: the labelled ones, and those the source leaves unlabelled ("?"). */
+function keysOf(s: Sample, withForm: boolean): string[] {
+  const keys = Object.keys(expectedOf(s)).filter((k) => withForm || k !== 'form');
+  if (s.digits.startsWith('?:')) keys.push('digitsKind');
+  if (s.payer === '?') keys.push('sender');
+  if (s.balance === '?') keys.push('balance');
+  return keys.sort();
+}
+
+/** A read's fields: exactly the labelled ones, and any of the unlabelled ones. */
+function fieldsFit(s: Sample, read: object, withForm: boolean): void {
+  const optional = new Set([s.digits.startsWith('?:') ? 'digitsKind' : '', s.payer === '?' ? 'sender' : '', s.balance === '?' ? 'balance' : '']);
+  const keys = Object.keys(read).filter((k) => withForm || k !== 'form');
+  expect(keys.filter((k) => !optional.has(k)).sort(), 'no other field').toEqual(keysOf(s, withForm).filter((k) => !optional.has(k)));
 }
 
 /** The Russian, Kazakh and Tajik banks of the directory (kind 'bank'). */
@@ -116,6 +65,23 @@ describe('the corpus', () => {
     expect(own.filter((s) => s.sign === 'x').length).toBeGreaterThanOrEqual(1);
   });
 
+  it('reads to the goal: ≥ 97 % of incoming lines, ≥ 95 % of the digits they show, no false credit', () => {
+    const scores = scoreCorpus(SAMPLES);
+    const total = scores.reduce(
+      (t, b) => ({
+        incoming: t.incoming + b.incoming,
+        read: t.read + b.read,
+        withDigits: t.withDigits + b.withDigits,
+        digitsRead: t.digitsRead + b.digitsRead,
+        falseCredits: t.falseCredits + b.falseCredits,
+      }),
+      { incoming: 0, read: 0, withDigits: 0, digitsRead: 0, falseCredits: 0 },
+    );
+    expect(total.read / total.incoming, reportTable(scores)).toBeGreaterThanOrEqual(0.97);
+    expect(total.digitsRead / total.withDigits).toBeGreaterThanOrEqual(0.95);
+    expect(total.falseCredits).toBe(0);
+  }, 120_000);
+
   it('has no sample twice', () => {
     const texts = SAMPLES.map((s) => s.text);
     expect(texts.filter((t, i) => texts.indexOf(t) !== i)).toEqual([]);
@@ -127,17 +93,21 @@ describe.each(BANKS)('%s', (bank) => {
   const positive = own.filter((s) => s.sign === '+');
   const debit = own.filter((s) => s.sign === '-');
   const refused = own.filter((s) => s.sign === 'x');
+  const leftToAPerson = own.filter((s) => s.sign === '?');
 
   it.each(positive.map((s) => [label(s), s] as const))('reads %s', (_, s) => {
     // The requisite's bank as the hint (how notifications.service calls it); only the sender
     // tells an SMS from a push worded alike, so the form is checked with the sender below…
-    const { form: _form, ...withoutForm } = expected(s);
-    expect(parseIncomingCredit(s.text, { bank }), 'with the bank').toMatchObject(withoutForm);
-    expect(Object.keys(parseIncomingCredit(s.text, { bank })!).sort(), 'no other field').toEqual(Object.keys(expected(s)).sort());
+    const { form: _form, ...withoutForm } = expectedOf(s);
+    const withBank = parseIncomingCredit(s.text, { bank });
+    expect(withBank, 'with the bank').toMatchObject(withoutForm);
+    fieldsFit(s, withBank!, false);
     // …the SMS sender or app alone (how a device reports it)…
     if (s.sender) {
       expect(bankOfSender(s.sender), `sender ${s.sender}`).toBe(bank);
-      expect(parseIncomingCredit(s.text, { sender: s.sender }), 'with the sender').toStrictEqual(expected(s));
+      const withSender = parseIncomingCredit(s.text, { sender: s.sender });
+      expect(withSender, 'with the sender').toMatchObject(expectedOf(s));
+      fieldsFit(s, withSender!, true);
     }
     // …and nothing known: the same amount and currency.
     expect(parseIncomingCredit(s.text), 'without a hint').toMatchObject({ direction: 'incoming', amount: s.amount, currency: s.currency });
@@ -154,6 +124,12 @@ describe.each(BANKS)('%s', (bank) => {
     });
   }
 
+  if (leftToAPerson.length) {
+    it.each(leftToAPerson.map((s) => [label(s), s] as const))('leaves to a person %s', (_, s) => {
+      for (const hint of [{ bank }, { sender: s.sender }, {}]) expect(parseIncomingCredit(s.text, hint), JSON.stringify(hint)).toBeUndefined();
+    });
+  }
+
   it.each(refused.map((s) => [label(s), s] as const))('refuses %s', (_, s) => {
     expect(parseNotification(s.text, { bank })).toBeUndefined();
     expect(parseNotification(s.text, { sender: s.sender })).toBeUndefined();
@@ -162,7 +138,7 @@ describe.each(BANKS)('%s', (bank) => {
 });
 
 describe('every sample under every bank hint', () => {
-  const negatives = SAMPLES.filter((s) => s.sign !== '+');
+  const negatives = SAMPLES.filter((s) => s.sign === '-' || s.sign === 'x');
   const positives = SAMPLES.filter((s) => s.sign === '+');
 
   it.each(BANKS)('no negative sample of any bank reads as a credit with hint %s', (bank) => {

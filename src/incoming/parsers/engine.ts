@@ -1,4 +1,6 @@
-import { type Currency, moneyGroup, readMoney } from './amount.js';
+import { CURRENCIES, type Currency, moneyGroup, readMoney } from './amount.js';
+import { recipientMask } from './masks.js';
+import { readUniversal } from './universal.js';
 
 /**
  * The one matching engine behind every bank's notification formats. It knows nothing about any
@@ -96,7 +98,7 @@ export interface ParseHint {
 const MASK = /[*•xX]/;
 
 /** Where a free-words payer's name ends in the notifications we know. */
-const NAME_END = '(?=,? (?:по|через) СБП|\\.? (?:Баланс|Доступно|Остаток|Сообщение|Сч[её]т|Карта|Balans|Dostupno|Ostatok)|[.,]?$)';
+const NAME_END = '(?= ?[«"“„]|,? (?:по|через) СБП|\\.? (?:Баланс|Доступно|Остаток|Сообщение|Сч[её]т|Карта|Balans|Dostupno|Ostatok)|[.,]?$)';
 
 /** Placeholders that capture: the group each one fills. */
 const CAPTURING: Record<string, (direction: Direction) => string> = {
@@ -147,7 +149,7 @@ export function compilePattern(template: string, direction: Direction): RegExp {
     return plain;
   });
   if (!seen.has('amount')) throw new Error(`"${template}": a pattern names {amount} or {sum}`);
-  return new RegExp(source, 'i');
+  return new RegExp(source, 'id');
 }
 
 interface CompiledForm {
@@ -200,14 +202,48 @@ export function compileTable(table: ParserTable): CompiledTable {
 /** A bank notification is a few hundred characters; longer text is not one. */
 const MAX_LENGTH = 1000;
 
-/** One line, ordinary spaces and a plain hyphen-minus, as the patterns expect. */
+/** Cyrillic letters that look Latin, as some banks type them inside Latin words ("Рostupleniyе"). */
+const LOOKALIKES: Record<string, string> = {
+  А: 'A',
+  В: 'B',
+  Е: 'E',
+  К: 'K',
+  М: 'M',
+  Н: 'H',
+  О: 'O',
+  Р: 'P',
+  С: 'C',
+  Т: 'T',
+  Х: 'X',
+  а: 'a',
+  е: 'e',
+  о: 'o',
+  р: 'p',
+  с: 'c',
+  у: 'y',
+  х: 'x',
+};
+
+/** One line, ordinary spaces and a plain hyphen-minus, Latin words in Latin letters, as the patterns expect. */
 function normalize(text: string): string {
-  return text
-    .replace(/[\u00A0\u202F\u2009\u2007]/g, ' ')
-    .replace(/[−–]/g, '-')
-    .replace(/\s+/g, ' ')
-    .trim();
+  return (
+    text
+      // "P2P" is a kind of transfer, not 2 roubles
+      .replace(/(?<![A-Za-z])P2P(?![A-Za-z])/gi, 'P-to-P')
+      .replace(/[A-Za-zА-Яа-яЁё]+/g, (word) =>
+        /[A-Za-z]/.test(word) && /[А-Яа-яЁё]/.test(word) && !/[^АВЕКМНОРСТХаеорсухA-Za-z]/.test(word)
+          ? word.replace(/[А-Яа-я]/g, (c) => LOOKALIKES[c] ?? c)
+          : word,
+      )
+      .replace(/[\u00A0\u202F\u2009\u2007]/g, ' ')
+      .replace(/[−–]/g, '-')
+      .replace(/\s+/g, ' ')
+      .trim()
+  );
 }
+
+/** A cash deposit names the machine where a payer would stand: it is not a transfer from anyone. */
+const NOT_A_PAYER = /^(?:банкомат|терминал|atm|ATM \d+|терминал \d+|ITT \d+)$/i;
 
 /**
  * "ИВАН ИВАНОВ." → "ИВАН ИВАНОВ", "ИВАН И" → "ИВАН И.": a trailing dot is sentence punctuation
@@ -218,7 +254,7 @@ function cleanSender(raw: string | undefined): string | undefined {
     ?.trim()
     .replace(/[.,:;]+$/, '')
     .trim();
-  if (!name) return undefined;
+  if (!name || NOT_A_PAYER.test(name)) return undefined;
   return /(?:^|[\s.])[A-Za-zА-Яа-яЁё]$/.test(name) ? `${name}.` : name;
 }
 
@@ -234,9 +270,15 @@ function requisiteDigits(groups: Record<string, string | undefined>): Pick<Parse
   return {};
 }
 
+const AFTER_BALANCE = /(?:баланс|доступно|остаток|лимит|balans|dostupno|ostatok|limit|balance)[^\d]{0,12}$/i;
+
 /** Applies one compiled pattern; undefined unless its amount reads as one of `direction`. */
 function applyPattern(pattern: RegExp, text: string, form: BankForm, direction: Direction): Omit<ParsedCredit, 'bank'> | undefined {
-  const groups = pattern.exec(text)?.groups;
+  const match = pattern.exec(text);
+  const groups = match?.groups;
+  // A debit shape that reaches past a balance word has found the balance, not the operation.
+  const at = match?.indices?.groups?.amount?.[0];
+  if (direction === 'outgoing' && at !== undefined && AFTER_BALANCE.test(text.slice(Math.max(0, at - 24), at))) return undefined;
   const money = groups?.amount === undefined ? undefined : readMoney(groups.amount);
   if (!groups || !money || (money.negative && direction === 'incoming')) return undefined;
   const currency = money.currency ?? form.currency;
@@ -275,9 +317,19 @@ function ordered(table: CompiledTable, bank: string | undefined, sender: string 
 
 /**
  * Reads what a bank SMS or push says: an incoming transfer, an outgoing operation, or nothing
- * (undefined) when the text is refused (codes, declines, adverts) or its format is unknown.
- * Every form's credit patterns are tried before any debit pattern, so a debit shape can never
- * hide a credit and a credit is only ever read by a credit pattern.
+ * (undefined) when the text is refused (codes, declines, adverts) or cannot be read with certainty.
+ *
+ * Incoming first: every bank's credit forms (the hinted bank's first), the generic shapes, then
+ * the universal reader (universal.ts: any wording whose amount, direction and recipient are
+ * unambiguous); only then the debit shapes, so a debit shape never hides a credit and a credit
+ * is only ever read by a credit reading. Forms refine what is read (the payer, the balance); the
+ * recipient's digits are taken wherever the text shows them when the form names none.
+ *
+ * The bank reported is the one the SMS sender or app belongs to when the hint names one: a form
+ * of another bank that happens to match never renames it, and a sender no bank uses leaves it
+ * "unknown". Without a sender, the requisite's bank (`hint.bank`) orders the forms and names the
+ * bank of a reading no bank's form made; a form of another bank names its own (the text is that
+ * bank's, whatever the requisite claims).
  */
 export function parseWith(table: CompiledTable, text: string, hint: ParseHint = {}): ParsedCredit | undefined {
   let normalized = normalize(text);
@@ -285,19 +337,49 @@ export function parseWith(table: CompiledTable, text: string, hint: ParseHint = 
   for (const footer of table.footers) normalized = normalized.replace(footer, '').trim();
   if (table.refuse.some((pattern) => pattern.test(normalized))) return undefined;
 
-  const bank = bankCode(table, hint.bank) ?? bankForSender(table, hint.sender);
-  const forms = ordered(table, bank, hint.sender);
-  for (const direction of ['incoming', 'outgoing'] as const) {
-    for (const compiled of [...forms, ...table.generic]) {
-      const patterns = direction === 'incoming' ? compiled.credit : compiled.debit;
-      if (direction === 'incoming' && compiled.unless.some((pattern) => pattern.test(normalized))) continue;
-      for (const pattern of patterns) {
-        const parsed = applyPattern(pattern, normalized, compiled.form, direction);
-        if (!parsed) continue;
-        const generic = compiled.form.form === 'any';
-        return { ...parsed, bank: generic ? (bank ?? 'unknown') : compiled.form.bank };
-      }
+  const bySender = bankForSender(table, hint.sender);
+  const hinted = bankCode(table, hint.bank) ?? bySender;
+  // Where the message came from (the SMS sender, the app) names its bank: a form of another bank
+  // that happens to match never renames it, and a sender no bank uses names none ("unknown").
+  const named = hint.sender?.trim() ? (bySender ?? 'unknown') : undefined;
+  const bankOf = (compiled: CompiledForm) => named ?? (compiled.form.form === 'any' ? (hinted ?? 'unknown') : compiled.form.bank);
+  const forms = ordered(table, hinted, hint.sender);
+  const own = hinted === undefined ? [] : table.forms.filter((f) => f.form.bank === hinted);
+  // The form (SMS or push) is the reading form's when it is the reported bank's, else the one the sender names.
+  const senderForm = named ? table.senders.get(hint.sender!.trim().toLowerCase())?.find((f) => f.form.bank === named) : undefined;
+  const formOf = (parsed: ParsedCredit, compiled?: CompiledForm): ParsedCredit => {
+    const { form: _form, ...rest } = parsed;
+    const form = compiled && compiled.form.form !== 'any' && compiled.form.bank === parsed.bank ? compiled.form.form : senderForm?.form.form;
+    return form && form !== 'any' ? { ...rest, form } : rest;
+  };
+
+  for (const compiled of [...forms, ...table.generic]) {
+    if (compiled.unless.some((pattern) => pattern.test(normalized))) continue;
+    for (const pattern of compiled.credit) {
+      const parsed = applyPattern(pattern, normalized, compiled.form, 'incoming');
+      if (parsed) return withDigits(formOf({ ...parsed, bank: bankOf(compiled) }, compiled), normalized);
+    }
+  }
+
+  // Any wording: the hinted bank's own refusals (its savings, its deposits…) still apply.
+  if (!own.some((compiled) => compiled.unless.some((pattern) => pattern.test(normalized)))) {
+    // A marked amount says its currency; an unmarked one is in the hinted bank's.
+    const read = readUniversal(normalized, own[0]?.form.currency, CURRENCIES);
+    if (read) return formOf({ direction: 'incoming', ...read, bank: named ?? hinted ?? 'unknown' });
+  }
+
+  for (const compiled of [...forms, ...table.generic]) {
+    for (const pattern of compiled.debit) {
+      const parsed = applyPattern(pattern, normalized, compiled.form, 'outgoing');
+      if (parsed) return formOf({ ...parsed, bank: bankOf(compiled) }, compiled);
     }
   }
   return undefined;
+}
+
+/** The recipient's digits from anywhere in the text, when the form that read it names none. */
+function withDigits(parsed: ParsedCredit, text: string): ParsedCredit {
+  if (parsed.digits !== undefined) return parsed;
+  const mask = recipientMask(text);
+  return mask ? { ...parsed, digits: mask.digits, digitsKind: mask.kind } : parsed;
 }

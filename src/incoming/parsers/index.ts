@@ -11,7 +11,9 @@ const TABLE = compileTable(PARSER_TABLE);
  * payment, transfer out, fee, withdrawal), or undefined when the text is refused (one-time
  * codes, declines, refunds, cashback, adverts, balance-only messages) or its format is unknown.
  * `hint.bank` (the requisite's bank) or `hint.sender` (the SMS sender id or app) picks whose
- * formats are tried first; every other bank's follow, then the generic shapes.
+ * formats are tried first; every other bank's follow, then the generic shapes, then any wording
+ * whose amount, direction and recipient are unambiguous. The sender, when given, names the bank
+ * reported (an unknown sender: "unknown"); the recipient's digits are read wherever they stand.
  */
 export function parseNotification(text: string, hint?: ParseHint): ParsedCredit | undefined {
   return parseWith(TABLE, text, hint);
