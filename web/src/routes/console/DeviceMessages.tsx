@@ -6,6 +6,7 @@ import { useExecutors } from '../../api/executors';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { ListHeader } from '../../components/ListHeader';
 import { Pager } from '../../components/Pager';
+import { TeachForm } from '../../components/TeachForm';
 import { pageOf, useUrlFilters } from '../../components/useUrlFilters';
 import { When } from '../../components/When';
 import { useI18n } from '../../i18n';
@@ -21,12 +22,24 @@ const COLORS: Record<string, string> = {
   ignored: 'gray',
 };
 
-function MessageCard({ message, executorName }: { message: DeviceMessageView; executorName: string | undefined }) {
+function MessageCard({
+  message,
+  executorName,
+  onLinkedUnread,
+}: {
+  message: DeviceMessageView;
+  executorName: string | undefined;
+  /** The message was read by nothing and a person just linked it: the screen offers to teach its form. */
+  onLinkedUnread: (message: DeviceMessageView) => void;
+}) {
   const { t } = useI18n();
   const link = useLinkDeviceMessage();
   const setAside = useSetAsideDeviceMessage();
   const [paymentId, setPaymentId] = useState(message.payment_id ?? '');
   const [note, setNote] = useState('');
+  const [teaching, setTeaching] = useState(false);
+  // A message nothing could read (waiting, or linked by a person since): its form can be taught.
+  const teachable = message.amount === null && (message.status === 'unreadable' || message.status === 'resolved');
   const linkable = message.status === 'ambiguous' || message.status === 'unreadable' || message.status === 'unmatched';
   // An unmatched message has its notification: it is set aside there.
   const settable = message.status === 'ambiguous' || message.status === 'unreadable';
@@ -76,7 +89,16 @@ function MessageCard({ message, executorName }: { message: DeviceMessageView; ex
         {linkable && (
           <Group align="flex-end">
             <TextInput label={t('notifications.paymentId')} value={paymentId} onChange={(e) => setPaymentId(e.currentTarget.value)} w={340} />
-            <Button onClick={() => link.mutate({ id: message.id, paymentId: paymentId.trim() })} loading={link.isPending} disabled={!paymentId.trim()}>
+            <Button
+              onClick={() =>
+                link.mutate(
+                  { id: message.id, paymentId: paymentId.trim() },
+                  { onSuccess: () => (message.amount === null ? onLinkedUnread(message) : undefined) },
+                )
+              }
+              loading={link.isPending}
+              disabled={!paymentId.trim()}
+            >
               {t('notifications.link')}
             </Button>
             {settable && (
@@ -100,6 +122,14 @@ function MessageCard({ message, executorName }: { message: DeviceMessageView; ex
           </Text>
         )}
         <ErrorAlert error={link.error ?? setAside.error} />
+        {teachable && !teaching && (
+          <Group>
+            <Button variant="outline" size="xs" onClick={() => setTeaching(true)}>
+              {t('teach.button')}
+            </Button>
+          </Group>
+        )}
+        {teaching && <TeachForm area="console" kind="device_message" id={message.id} onDone={() => setTeaching(false)} />}
       </Stack>
     </Card>
   );
@@ -116,6 +146,7 @@ export function DeviceMessages() {
   const executors = useExecutors();
   const names = new Map((executors.data?.executors ?? []).map((e) => [e.id, e.name]));
   const rows = list.data?.messages ?? [];
+  const [linkedUnread, setLinkedUnread] = useState<DeviceMessageView | null>(null);
   return (
     <Stack>
       <ListHeader
@@ -146,9 +177,17 @@ export function DeviceMessages() {
         w={300}
       />
       <ErrorAlert error={list.error} />
+      {linkedUnread && (
+        <Card withBorder aria-label={t('teach.button')}>
+          <Stack gap="xs">
+            <Text fw={600}>{t('teach.linkedTitle')}</Text>
+            <TeachForm area="console" kind="device_message" id={linkedUnread.id} onDone={() => setLinkedUnread(null)} />
+          </Stack>
+        </Card>
+      )}
       {list.isSuccess && rows.length === 0 && <Text c="dimmed">{t('common.empty')}</Text>}
       {rows.map((m) => (
-        <MessageCard key={m.id} message={m} executorName={names.get(m.executor_id)} />
+        <MessageCard key={m.id} message={m} executorName={names.get(m.executor_id)} onLinkedUnread={setLinkedUnread} />
       ))}
       <Pager offset={page.offset} limit={LIMIT} count={rows.length} total={list.data?.total} onChange={(offset) => setFilters({ offset: String(offset) })} />
     </Stack>
