@@ -14,6 +14,7 @@ import { executorCommands } from './cli/executor.js';
 import { ledgerCommands } from './cli/ledger.js';
 import { merchantCommands } from './cli/merchant.js';
 import { notificationCommands } from './cli/notification.js';
+import { parserCommands } from './cli/parsers.js';
 import { paymentCommands } from './cli/payment.js';
 import { providerCommands } from './cli/provider.js';
 import { rateCommands } from './cli/rate.js';
@@ -44,6 +45,7 @@ function buildProgram(env: NodeJS.ProcessEnv): Command {
   bankCommands(program);
   paymentCommands(program);
   notificationCommands(program);
+  parserCommands(program);
   webhookCommands(program);
   providerCommands(program);
   ledgerCommands(program);

@@ -665,6 +665,25 @@ describe('kassir CLI: providers and terminal routes', { timeout: 120_000 }, () =
   });
 });
 
+describe('kassir CLI: taught message forms', { timeout: 120_000 }, () => {
+  it('parsers forms lists them; parsers export-forms prints the live ones as corpus lines, one section per bank', async () => {
+    const sample = 'NORD 10:00 na 1234 prishlo 250,00 ot OLGA P.';
+    const form = await adminOk<{ id: string }>(service.app, 'POST', '/parser-forms', {
+      name: 'Nord SMS',
+      bank: 'nord',
+      currency: 'RUB',
+      template: 'NORD {time} na {card} prishlo {amount} ot {payer}',
+      sample,
+    });
+    expect(await ok(['parsers', 'forms'])).toMatch(new RegExp(`^${form.id}\\s+Nord SMS\\s+nord\\s+RUB\\s+draft\\s`, 'm'));
+    expect(await ok(['parsers', 'export-forms'])).not.toContain('NORD');
+    await adminOk(service.app, 'POST', `/parser-forms/${form.id}/versions/1/publish`);
+    const exported = await ok(['parsers', 'export-forms']);
+    expect(exported).toContain('# corpus/nord.tsv\n');
+    expect(exported).toContain(['sms', '', '+', '250.00', 'RUB', 'card:1234', 'OLGA P.', '', sample].join('\t'));
+  });
+});
+
 describe('kassir CLI: reports', { timeout: 120_000 }, () => {
   const today = new Date().toISOString().slice(0, 10);
 

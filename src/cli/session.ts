@@ -35,6 +35,8 @@ const TOKEN_HELP =
 export interface Session {
   json: boolean;
   api<T = JsonObject>(method: string, path: string, body?: Json): Promise<T>;
+  /** A GET of a route that answers text (a TSV export): the body as sent. */
+  text(path: string): Promise<string>;
 }
 
 export function session(command: Command): Session {
@@ -52,20 +54,21 @@ export function session(command: Command): Session {
   return {
     json: options.json === true,
     api: (method, path, body) => request(root, token, method, path, body),
+    text: (path) => request(root, token, 'GET', path, undefined, true),
   };
 }
 
 const TIMEOUT_MS = 30_000;
 
 /** One call to the operator API; answers the parsed body or throws a CliError naming the failure. */
-async function request<T>(root: string, token: string, method: string, path: string, body?: Json): Promise<T> {
+async function request<T>(root: string, token: string, method: string, path: string, body?: Json, asText = false): Promise<T> {
   let response: Response;
   try {
     response = await fetch(`${root}/admin/v1${path}`, {
       method,
       headers: {
         authorization: `Bearer ${token}`,
-        accept: 'application/json',
+        accept: asText ? 'text/*' : 'application/json',
         // No content-type without a body: the server refuses an empty JSON body.
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         // One key per invocation: the operator's money routes do this call once, however often it reaches them (docs/idempotency.md).
@@ -86,6 +89,7 @@ async function request<T>(root: string, token: string, method: string, path: str
     throw new CliError(`request to ${root} failed: ${cause?.message ?? (err as Error).message}`);
   }
   const text = await response.text();
+  if (asText && response.ok) return text as T;
   let parsed: unknown;
   try {
     parsed = text === '' ? null : JSON.parse(text);

@@ -150,10 +150,19 @@ export interface CheckReport {
   reads_newly: CheckedLine[];
 }
 
+/**
+ * A reading and how long it took. A slow first measure is taken again (twice more, the least
+ * kept): the pattern's first run compiles it, and a busy machine or a collection pauses any run.
+ */
 function timed(compiledVersion: CompiledTemplate, text: string): { reading: FormReading | undefined; ms: number } {
-  const start = performance.now();
-  const reading = readTemplate(compiledVersion, text);
-  return { reading, ms: performance.now() - start };
+  let least = Number.POSITIVE_INFINITY;
+  let reading: FormReading | undefined;
+  for (let run = 0; run < 3 && least > SLOW_MS; run++) {
+    const start = performance.now();
+    reading = readTemplate(compiledVersion, text);
+    least = Math.min(least, performance.now() - start);
+  }
+  return { reading, ms: least };
 }
 
 const same = (a: { amount: string; digits?: string } | undefined, b: { amount: string; digits?: string } | undefined) =>
@@ -169,6 +178,7 @@ const same = (a: { amount: string; digits?: string } | undefined, b: { amount: s
  */
 export async function checkCandidate(db: Queryable, form: repo.FormRow, template: string): Promise<CheckReport> {
   const candidate = compileTemplate(template);
+  readTemplate(candidate, ''); // compiled by its first run, before anything is timed
   const offending: CheckedLine[] = [];
   const readsNewly: CheckedLine[] = [];
   let slowest = 0;

@@ -2,6 +2,7 @@ import { Badge, Button, Card, Group, Select, Stack, Text, Textarea, Title } from
 import { useState } from 'react';
 import { type MyMessage, useLinkMyMessage, useMessagePayments, useMyMessages, useMyRequisites, useSetAsideMyMessage } from '../../api/cabinet';
 import { ErrorAlert } from '../../components/ErrorAlert';
+import { TeachForm } from '../../components/TeachForm';
 import { When } from '../../components/When';
 import { type MessageKey, useI18n } from '../../i18n';
 import { cardName } from './cardName';
@@ -98,6 +99,31 @@ function WaitingMessage({ message, requisites }: { message: MyMessage; requisite
   );
 }
 
+/** A message of the executor's nothing could read: the executor may propose its form, which support reviews. */
+function RecentMessage({ message }: { message: MyMessage }) {
+  const { t } = useI18n();
+  const [teaching, setTeaching] = useState(false);
+  const teachable = message.amount === null && (message.status === 'unreadable' || message.status === 'resolved');
+  return (
+    <Card withBorder padding="xs">
+      <Group justify="space-between" wrap="nowrap">
+        <Text size="xs" lineClamp={2} style={{ minWidth: 0 }}>
+          {message.text}
+        </Text>
+        <Badge variant="light" color={COLORS[message.status] ?? 'gray'} style={{ flexShrink: 0 }}>
+          {t(`deviceMessages.${message.status}` as MessageKey)}
+        </Badge>
+      </Group>
+      {teachable && !teaching && (
+        <Button mt="xs" size="xs" variant="subtle" onClick={() => setTeaching(true)}>
+          {t('teach.proposeButton')}
+        </Button>
+      )}
+      {teaching && <TeachForm area="cabinet" kind="device_message" id={message.id} onDone={() => setTeaching(false)} />}
+    </Card>
+  );
+}
+
 /** Messages the phone sent that wait for the executor: link each to the payment it is for, or set it aside. */
 export function CabinetMessages() {
   const { t } = useI18n();
@@ -114,16 +140,7 @@ export function CabinetMessages() {
       ))}
       <Title order={4}>{t('cabinet.recent')}</Title>
       {recent.data?.messages.slice(0, 30).map((m) => (
-        <Card withBorder padding="xs" key={m.id}>
-          <Group justify="space-between" wrap="nowrap">
-            <Text size="xs" lineClamp={2} style={{ minWidth: 0 }}>
-              {m.text}
-            </Text>
-            <Badge variant="light" color={COLORS[m.status] ?? 'gray'} style={{ flexShrink: 0 }}>
-              {t(`deviceMessages.${m.status}` as MessageKey)}
-            </Badge>
-          </Group>
-        </Card>
+        <RecentMessage key={m.id} message={m} />
       ))}
     </Stack>
   );

@@ -7,6 +7,7 @@ import { useExecutors } from '../../api/executors';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { ListHeader } from '../../components/ListHeader';
 import { Pager } from '../../components/Pager';
+import { TeachForm } from '../../components/TeachForm';
 import { pageOf, useUrlFilters } from '../../components/useUrlFilters';
 import { When } from '../../components/When';
 import { useI18n } from '../../i18n';
@@ -39,13 +40,25 @@ const COLORS: Record<string, string> = {
   ignored: 'gray',
 };
 
-function MessageCard({ message, executorName }: { message: DeviceMessageView; executorName: string | undefined }) {
+function MessageCard({
+  message,
+  executorName,
+  onLinkedUnread,
+}: {
+  message: DeviceMessageView;
+  executorName: string | undefined;
+  /** The message was read by nothing and a person just linked it: the screen offers to teach its form. */
+  onLinkedUnread: (message: DeviceMessageView) => void;
+}) {
   const { t } = useI18n();
   const link = useLinkDeviceMessage();
   const setAside = useSetAsideDeviceMessage();
   const [paymentId, setPaymentId] = useState(message.payment_id ?? '');
   const [merchantId, setMerchantId] = useState<string | null>(null);
   const [note, setNote] = useState('');
+  const [teaching, setTeaching] = useState(false);
+  // A message nothing could read (waiting, or linked by a person since): its form can be taught.
+  const teachable = message.amount === null && (message.status === 'unreadable' || message.status === 'resolved');
   // Every message that waits for a person is linked or set aside here (an unmatched one with its notification).
   const linkable = message.status === 'ambiguous' || message.status === 'unreadable' || message.status === 'unmatched';
   const merchants = ambiguousMerchants(link.error);
@@ -107,7 +120,12 @@ function MessageCard({ message, executorName }: { message: DeviceMessageView; ex
               <Select label={t('deviceMessages.whichMerchant')} data={merchants} value={merchantId} onChange={setMerchantId} w={{ base: '100%', sm: 340 }} />
             )}
             <Button
-              onClick={() => link.mutate({ id: message.id, ref: paymentRef(paymentId, merchantId) })}
+              onClick={() =>
+                link.mutate(
+                  { id: message.id, ref: paymentRef(paymentId, merchantId) },
+                  { onSuccess: () => (message.amount === null ? onLinkedUnread(message) : undefined) },
+                )
+              }
               loading={link.isPending}
               disabled={!paymentId.trim()}
             >
@@ -120,6 +138,14 @@ function MessageCard({ message, executorName }: { message: DeviceMessageView; ex
           </Group>
         )}
         <ErrorAlert error={link.error ?? setAside.error} />
+        {teachable && !teaching && (
+          <Group>
+            <Button variant="outline" size="xs" onClick={() => setTeaching(true)}>
+              {t('teach.button')}
+            </Button>
+          </Group>
+        )}
+        {teaching && <TeachForm area="console" kind="device_message" id={message.id} onDone={() => setTeaching(false)} />}
       </Stack>
     </Card>
   );
@@ -136,6 +162,7 @@ export function DeviceMessages() {
   const executors = useExecutors();
   const names = new Map((executors.data?.executors ?? []).map((e) => [e.id, e.name]));
   const rows = list.data?.messages ?? [];
+  const [linkedUnread, setLinkedUnread] = useState<DeviceMessageView | null>(null);
   return (
     <Stack>
       <ListHeader
@@ -168,9 +195,17 @@ export function DeviceMessages() {
         />
       </ListHeader>
       <ErrorAlert error={list.error} />
+      {linkedUnread && (
+        <Card withBorder aria-label={t('teach.button')}>
+          <Stack gap="xs">
+            <Text fw={600}>{t('teach.linkedTitle')}</Text>
+            <TeachForm area="console" kind="device_message" id={linkedUnread.id} onDone={() => setLinkedUnread(null)} />
+          </Stack>
+        </Card>
+      )}
       {list.isSuccess && rows.length === 0 && <Text c="dimmed">{t('common.empty')}</Text>}
       {rows.map((m) => (
-        <MessageCard key={m.id} message={m} executorName={names.get(m.executor_id)} />
+        <MessageCard key={m.id} message={m} executorName={names.get(m.executor_id)} onLinkedUnread={setLinkedUnread} />
       ))}
       <Pager offset={page.offset} limit={LIMIT} count={rows.length} total={list.data?.total} onChange={(offset) => setFilters({ offset: String(offset) })} />
     </Stack>

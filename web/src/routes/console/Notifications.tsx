@@ -6,6 +6,7 @@ import { ListHeader } from '../../components/ListHeader';
 import { Money } from '../../components/Money';
 import { Pager } from '../../components/Pager';
 import { StatusBadge } from '../../components/StatusBadge';
+import { TeachForm } from '../../components/TeachForm';
 import { pageOf, useUrlFilters } from '../../components/useUrlFilters';
 import { When } from '../../components/When';
 import { useI18n } from '../../i18n';
@@ -19,6 +20,9 @@ function NotificationCard({ notification }: { notification: NotificationView }) 
   const [paymentId, setPaymentId] = useState(notification.candidate_payment_id ?? '');
   const [note, setNote] = useState('');
   const open = notification.status === 'unmatched' || notification.status === 'late';
+  const [teaching, setTeaching] = useState(false);
+  // The app sent the amount and a text nothing could read: its form can be taught.
+  const teachable = !!notification.text && !notification.parsed_bank;
   return (
     <Card withBorder aria-label={`notification ${notification.id}`}>
       <Stack gap="xs">
@@ -55,6 +59,14 @@ function NotificationCard({ notification }: { notification: NotificationView }) 
           </Group>
         )}
         <ErrorAlert error={link.error ?? resolve.error} />
+        {teachable && !teaching && (
+          <Group>
+            <Button variant="outline" size="xs" onClick={() => setTeaching(true)}>
+              {t('teach.button')}
+            </Button>
+          </Group>
+        )}
+        {teaching && <TeachForm area="console" kind="notification" id={notification.id} onDone={() => setTeaching(false)} />}
       </Stack>
     </Card>
   );
