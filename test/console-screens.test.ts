@@ -38,11 +38,8 @@ let origin: string;
 
 beforeAll(async () => {
   ensureWebBuilt();
-  // The worker delivers webhooks; a failed attempt is retried only after a minute, so it stays failing while the test looks.
-  ({ service, origin } = await startWebTestService(
-    { WEBHOOK_ALLOW_PRIVATE: 'true', KASSIR_WEBHOOK_RETRY_BASE_MS: '60000', KASSIR_WEBHOOK_TIMEOUT_MS: '1000' },
-    { worker: true },
-  ));
+  // As installed: webhooks to internal addresses are refused (the terminal's notify_url guard is tested on it).
+  ({ service, origin } = await startWebTestService({ WEBHOOK_ALLOW_PRIVATE: 'false' }));
   browser = await launchChromium(inject('chromiumPath'));
 });
 afterAll(async () => {
@@ -149,7 +146,17 @@ describe('webhooks', () => {
   let receiver: Server;
   let receiverUrl: string;
   let merchant: MerchantCredentials;
+  let deliverer: Awaited<ReturnType<TestService['startAnother']>>;
   beforeAll(async () => {
+    // A second instance on the same database, allowed to call this machine, delivers the webhooks
+    // (its worker); a failed attempt is retried only after a minute, so it stays failing while the test looks.
+    deliverer = await service.startAnother({
+      PORT: '0',
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      KASSIR_WORKER: 'true',
+      KASSIR_WEBHOOK_RETRY_BASE_MS: '60000',
+      KASSIR_WEBHOOK_TIMEOUT_MS: '1000',
+    });
     // A receiver that answers every delivery 500: the merchant's endpoint is broken.
     receiver = createServer((req, res) => {
       req.resume();
@@ -168,7 +175,7 @@ describe('webhooks', () => {
     timeout: 90_000,
   }, async () => {
     const created = await signed(
-      service.app,
+      deliverer.app,
       merchant,
       'POST',
       '/v1/payments',
@@ -439,6 +446,71 @@ describe('phones', () => {
       executor.id,
     ]);
     expect(rows).toEqual([{ text: 'Test message from the forwarder' }]);
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+});
+
+describe('terminals', () => {
+  it("sets a terminal's webhook address (an internal one refused on its field, as the API refuses it) and its ways back; a payment without its own notify_url uses it, a cancelled one's page links to fail_url; the route is said in words", {
+    timeout: 90_000,
+  }, async () => {
+    await setRate(service.app, 'RUB', 95.5);
+    const merchant = await createMerchant(service.app, { name: 'Settings terminal' });
+    const executor = await createExecutor(service.app, 'Route trader');
+    await createRequisite(service.app, executor.id);
+    const { page, problems } = await open();
+    const me = await adminInBrowser(page);
+    await page.goto(`${origin}/console/merchants/${merchant.merchantId}`);
+    const form = page.getByRole('form', { name: 'Addresses of Settings terminal' });
+    await form.getByLabel('Webhook address (notify_url)').fill('http://127.0.0.1:8080/hooks');
+    await form.getByRole('button', { name: 'Save' }).click();
+    await form.getByText('An absolute http(s) address on the internet, not an internal or private one').waitFor();
+    const refused = await admin(service.app, 'PATCH', `/terminals/${merchant.terminalId}`, { notify_url: 'http://10.0.0.5/hooks' });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json()).toMatchObject({ error: 'VALIDATION', data: { field: 'notify_url' } });
+    expect((await adminOk<{ notify_url: string | null }>(service.app, 'GET', `/terminals/${merchant.terminalId}`)).notify_url).toBeNull();
+
+    const urls = { notify_url: 'https://shop.example/kassir/hooks', return_url: 'https://shop.example/thanks', fail_url: 'https://shop.example/try-again' };
+    await form.getByLabel('Webhook address (notify_url)').fill(urls.notify_url);
+    await form.getByLabel('After a successful payment').fill(urls.return_url);
+    await form.getByLabel('After a payment that did not go through').fill(urls.fail_url);
+    await form.getByRole('button', { name: 'Save' }).click();
+    await form.getByText('Saved').waitFor();
+    expect(await adminOk(service.app, 'GET', `/terminals/${merchant.terminalId}`)).toMatchObject(urls);
+    expect(await auditRows('terminal.update', merchant.terminalId)).toEqual([
+      { actor: me.email, before: expect.objectContaining({ notify_url: null, fail_url: null }), after: expect.objectContaining(urls) },
+    ]);
+
+    // A payment created without a notify_url of its own sends its webhooks to the terminal's address.
+    const created = await signed(
+      service.app,
+      merchant,
+      'POST',
+      '/v1/payments',
+      { ext_id: uniqueExtId(), amount: 777, currency: 'RUB', method: 'CARD' },
+      origin,
+    );
+    expect(created.statusCode).toBe(200);
+    const payment = created.json() as { id: string; payment_url: string };
+    await adminOk(service.app, 'POST', `/payments/${payment.id}/cancel`);
+    const { rows } = await service.ctx.db.query('SELECT event, url FROM webhook_events WHERE resource_id = $1', [payment.id]);
+    expect(rows).toEqual([{ event: 'payment.cancelled', url: urls.notify_url }]);
+    // Its page sends the payer back to fail_url.
+    const payer = await open({ width: 390, height: 844 });
+    await payer.page.goto(payment.payment_url);
+    expect(await payer.page.getByRole('link', { name: 'Return to the store' }).getAttribute('href')).toBe(urls.fail_url);
+    await payer.page.context().close();
+
+    // The route editor says what each step means.
+    await page.getByText("No steps: the terminal's payments go to its own executors only.").waitFor();
+    await page.getByRole('button', { name: 'Add step' }).click();
+    expect(await page.getByTestId('route-step-1').textContent()).toBe(
+      "Kassir's own executors take it (any currency; any method). If it cannot, the payment is refused: no requisite free.",
+    );
+    await page.getByRole('button', { name: 'Add step' }).click();
+    expect(await page.getByTestId('route-step-1').textContent()).toMatch(/If it cannot, the next step\.$/);
+    await page.screenshot({ path: `${SHOTS}/console-terminal-settings.png`, fullPage: true });
     expect(problems).toEqual([]);
     await page.context().close();
   });

@@ -21,6 +21,8 @@ export interface MerchantIdentity {
   merchantId: string;
   terminalId: string;
   terminalName: string;
+  /** The terminal's webhook address, for payments and payouts created without their own (null: none). */
+  terminalNotifyUrl: string | null;
   terminalCurrency: string;
   terminalActive: boolean;
   payinRate: string;
@@ -55,6 +57,7 @@ export async function findIdentity(sources: IdentitySources, apiKey: string): Pr
       merchantId: row.merchant_id,
       terminalId: row.terminal_id,
       terminalName: row.terminal_name,
+      terminalNotifyUrl: row.terminal_notify_url,
       terminalCurrency: row.currency,
       terminalActive: row.is_active,
       payinRate: row.payin_rate,
