@@ -67,6 +67,7 @@ const MATRIX: Record<string, { role: 'support' | 'finance' | 'admin'; confirm?: 
   'GET /reports/merchants': { role: 'support' },
   'GET /reports/executors': { role: 'support' },
   'GET /dashboard': { role: 'support' },
+  'GET /first-steps': { role: 'support' },
   'POST /executors/{id}/devices': { role: 'admin' },
   'PUT /executors/{id}/device-silence': { role: 'admin' },
   'GET /executors/{id}/devices': { role: 'support' },

@@ -484,7 +484,7 @@ export async function merchantCabinetRoutes(app: RouteApp, ctx: AppContext): Pro
       const { terminal_id: terminalId, ...body } = request.body;
       const terminal = await ownTerminal(ctx, request, terminalId);
       if (!terminal.is_active) throw new DomainError('AUTH_003', `Terminal ${terminal.name} is switched off`);
-      const identity = { merchantId: terminal.merchant_id, terminalId: terminal.id, terminalTest: terminal.is_test };
+      const identity = { merchantId: terminal.merchant_id, terminalId: terminal.id, terminalTest: terminal.is_test, terminalNotifyUrl: terminal.notify_url };
       return cabinetPayout(await createPayout(ctx, identity, body, auditFor(request)));
     },
   );

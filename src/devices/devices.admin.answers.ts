@@ -24,6 +24,10 @@ export const NewDeviceAnswer = Type.Object({
   ...DeviceAnswer.properties,
   token: Type.String(),
   signing_secret: Type.String(),
+  forwarder_urls: Type.Object(
+    { smsforwarder: Type.String(), 'sms-gateway': Type.String(), 'incoming-sms': Type.String() },
+    { description: "each forwarder app's webhook address for this phone (docs/devices.md), on PUBLIC_BASE_URL; it holds the token" },
+  ),
 });
 
 /** The devices of an executor. */

@@ -42,7 +42,9 @@ export async function deviceAdminRoutes(app: RouteApp, ctx: AppContext): Promise
     },
     async (request, reply) => {
       const { device, token, signingSecret } = await devices.registerDevice(ctx, request.params.id, request.body.name, auditFor(request));
-      return reply.status(201).send({ ...devices.toDevice(device), token, signing_secret: signingSecret });
+      return reply
+        .status(201)
+        .send({ ...devices.toDevice(device), token, signing_secret: signingSecret, forwarder_urls: devices.forwarderUrls(ctx.config.publicBaseUrl, token) });
     },
   );
 

@@ -39,7 +39,9 @@ export async function deviceExecutorRoutes(app: RouteApp, ctx: AppContext): Prom
     },
     async (request, reply) => {
       const { device, token, signingSecret } = await devices.registerDevice(ctx, request.executor!.id, request.body.name, auditFor(request));
-      return reply.status(201).send({ ...devices.toDevice(device), token, signing_secret: signingSecret });
+      return reply
+        .status(201)
+        .send({ ...devices.toDevice(device), token, signing_secret: signingSecret, forwarder_urls: devices.forwarderUrls(ctx.config.publicBaseUrl, token) });
     },
   );
 

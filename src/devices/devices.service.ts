@@ -83,6 +83,16 @@ export const FORWARDERS = {
 export type ForwarderFormat = keyof typeof FORWARDERS;
 
 /**
+ * The address each forwarder app posts to for this phone (docs/devices.md "The forwarder apps"),
+ * on the service's public address, ready to paste into the app: the token is in the path because
+ * the apps cannot add headers.
+ */
+export function forwarderUrls(publicBaseUrl: string, token: string): Record<ForwarderFormat, string> {
+  const base = `${publicBaseUrl.replace(/\/+$/, '')}/device/v1/hooks/${encodeURIComponent(token)}`;
+  return { smsforwarder: `${base}/smsforwarder`, 'sms-gateway': `${base}/sms-gateway`, 'incoming-sms': `${base}/incoming-sms` };
+}
+
+/**
  * A forwarder app's webhook (`/device/v1/hooks/<token>/<format>`): verified with the device's
  * signing secret, then a message goes the way of `POST /device/v1/messages`, a ping marks the
  * device alive, anything else is acknowledged so the app stops retrying it.

@@ -31,6 +31,7 @@ import { providerCallbackRoutes } from '../providers/providers.routes.js';
 import { rateAdminRoutes } from '../rates/rates.admin.js';
 import { receiptRoutes } from '../receipts/receipts.routes.js';
 import { dashboardAdminRoutes } from '../reports/dashboard.admin.js';
+import { firstStepsAdminRoutes } from '../reports/first-steps.admin.js';
 import { reportAdminRoutes } from '../reports/reports.admin.js';
 import { paymentTimelineAdminRoutes } from '../reports/timeline.admin.js';
 import { terminalAdminRoutes } from '../terminals/terminals.admin.js';
@@ -139,6 +140,7 @@ const ROUTE_GROUPS: RouteGroup[] = [
       providerAdminRoutes,
       reportAdminRoutes,
       dashboardAdminRoutes,
+      firstStepsAdminRoutes,
     ],
   },
   // Each callback checks its provider's signature itself (the provider is named in the path), then

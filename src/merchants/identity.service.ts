@@ -21,6 +21,8 @@ export interface MerchantIdentity {
   merchantId: string;
   terminalId: string;
   terminalName: string;
+  /** The terminal's webhook address, for payments and payouts created without their own (null: none). */
+  terminalNotifyUrl: string | null;
   terminalCurrency: string;
   terminalActive: boolean;
   /** A test terminal (migration 039): its payments and payouts touch no executor and no money. */
@@ -57,6 +59,7 @@ export async function findIdentity(sources: IdentitySources, apiKey: string): Pr
       merchantId: row.merchant_id,
       terminalId: row.terminal_id,
       terminalName: row.terminal_name,
+      terminalNotifyUrl: row.terminal_notify_url,
       terminalCurrency: row.currency,
       terminalActive: row.is_active,
       terminalTest: row.is_test,

@@ -46,6 +46,7 @@ export interface IdentityRow {
   merchant_id: string;
   terminal_id: string;
   terminal_name: string;
+  terminal_notify_url: string | null;
   currency: string;
   is_active: boolean;
   is_test: boolean;
@@ -65,7 +66,7 @@ export interface IdentityRow {
 const IDENTITY_SQL = `SELECT i.*,
             (SELECT coalesce(json_agg(x), '[]') FROM (${effectiveRatesSql('i.terminal_id', null)}) x) AS rates,
             (SELECT coalesce(json_agg(y ORDER BY y.position), '[]') FROM (${terminalRoutesSql('i.terminal_id')}) y) AS routes
-       FROM (SELECT k.merchant_id, k.terminal_id, t.name AS terminal_name, t.currency, t.is_active, t.is_test, t.payin_rate,
+       FROM (SELECT k.merchant_id, k.terminal_id, t.name AS terminal_name, t.notify_url AS terminal_notify_url, t.currency, t.is_active, t.is_test, t.payin_rate,
                     ARRAY(SELECT s.secret_enc FROM merchant_secrets s
                            WHERE s.merchant_id = k.merchant_id AND (s.expires_at IS NULL OR s.expires_at > now())) AS secrets,
                     least(k.expires_at, (SELECT min(s.expires_at) FROM merchant_secrets s

@@ -1,9 +1,10 @@
 import type { Queryable } from '../db/pool.js';
 import type { PaymentRow } from '../payments/payments.repo.js';
 
-/** A payment as its page sees it: the payment plus the terminal's return link. */
+/** A payment as its page sees it: the payment plus the terminal's return links (after success, after a payment that did not go through). */
 export interface PagePaymentRow extends PaymentRow {
   return_url: string | null;
+  fail_url: string | null;
 }
 
 /**
@@ -13,7 +14,7 @@ export interface PagePaymentRow extends PaymentRow {
  */
 export async function findPaymentByPageToken(db: Queryable, token: string): Promise<PagePaymentRow | undefined> {
   const { rows } = await db.query<PagePaymentRow>(
-    `SELECT p.*, t.name AS terminal_name, t.return_url, b.name AS req_bank_name
+    `SELECT p.*, t.name AS terminal_name, t.return_url, t.fail_url, b.name AS req_bank_name
        FROM payments p
        JOIN terminals t ON t.id = p.terminal_id
        LEFT JOIN banks b ON b.code = p.req_bank_code

@@ -218,6 +218,10 @@ export async function renderPage(view: PageView): Promise<string> {
   const returnLink = payment.return_url
     ? html`\n  <p><a class="button primary" href="${payment.return_url}" rel="noreferrer noopener">${t.returnLink}</a></p>`
     : html`\n  <p class="muted">${t.closePage}</p>`;
+  // A payment that did not go through sends the payer back where the terminal says (its fail_url), when it says.
+  const failLink = payment.fail_url
+    ? html`\n  <p><a class="button primary" href="${payment.fail_url}" rel="noreferrer noopener">${t.returnLink}</a></p>`
+    : undefined;
 
   const body = html`<body>
 <main id="app" class="page" data-base="${base}" data-lang="${lang}" data-state="${state}" data-valid-until="${payment.valid_until.toISOString()}" data-server-time="${now.toISOString()}"
@@ -231,9 +235,9 @@ ${payment.is_test ? html`<p class="test-banner" role="note">${t.testBanner}</p>`
 <h1 class="sr-only">${fill(t.htmlTitle, { amount: sums.pay.text })}</h1>
 <div id="announce" class="sr-only" role="status" aria-live="polite"></div>
 ${result('success', state, 'ok', t.successTitle, fill(t.successText, { amount: sums.pay.text }), returnLink)}
-${result('expired', state, 'stop', t.expiredTitle, t.expiredText)}
+${result('expired', state, 'stop', t.expiredTitle, t.expiredText, failLink)}
 ${result('unverified', state, 'stop', t.unverifiedTitle, t.unverifiedText)}
-${result('cancelled', state, 'stop', t.cancelledTitle, t.cancelledText)}
+${result('cancelled', state, 'stop', t.cancelledTitle, t.cancelledText, failLink)}
 ${result('dispute', state, 'wait', t.disputeTitle, t.disputeText)}
 ${live ? result('checking', state, 'wait', t.checkingTitle, t.checkingText, html`\n  <p class="muted">${t.checkingRequisites}</p>`) : ''}
 ${

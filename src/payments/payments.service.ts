@@ -111,7 +111,8 @@ async function validateCreate(ctx: AppContext, identity: MerchantIdentity, body:
     bank = entry.code;
   }
 
-  let notifyUrl: string | null = null;
+  // Without one of its own, the payment's webhooks go to its terminal's address (set by the operator, guarded the same way).
+  let notifyUrl: string | null = identity.terminalNotifyUrl;
   if (body.notify_url !== undefined && body.notify_url !== '') {
     // The cheap, syntactic part of the SSRF guard; the real check is on the resolved address at
     // every delivery (src/webhooks/sender.ts).

@@ -26,7 +26,7 @@ function invalid(message: string, data?: Record<string, unknown>): never {
 }
 
 /** Validates a payout request (spec "POST /v1/payouts") into the row to store. */
-async function validateCreate(ctx: AppContext, body: CreatePayoutBody) {
+async function validateCreate(ctx: AppContext, identity: Pick<MerchantIdentity, 'terminalNotifyUrl'>, body: CreatePayoutBody) {
   const amount = checkDecimal(body.amount, { field: 'amount', places: 2, min: 0, minExclusive: true, max: '1e12', maxExclusive: true });
   if (typeof amount === 'string') invalid(amount);
   const method = body.method.toLowerCase();
@@ -51,7 +51,8 @@ async function validateCreate(ctx: AppContext, body: CreatePayoutBody) {
   } else if (method === 'sbp') {
     invalid('bank is required for an sbp payout: the fast payment system needs the recipient bank');
   }
-  let notifyUrl: string | null = null;
+  // Without one of its own, the payout's webhooks go to its terminal's address (set by the operator, guarded the same way).
+  let notifyUrl: string | null = identity.terminalNotifyUrl;
   if (body.notify_url !== undefined && body.notify_url !== '') {
     const problem = checkWebhookUrl(body.notify_url, ctx.config.webhookAllowPrivate);
     if (problem) invalid(`notify_url must be an absolute http(s) URL the service may call: ${problem}`, { notify_url: body.notify_url });
@@ -66,12 +67,12 @@ async function validateCreate(ctx: AppContext, body: CreatePayoutBody) {
  */
 export async function createPayout(
   ctx: AppContext,
-  identity: Pick<MerchantIdentity, 'merchantId' | 'terminalId' | 'terminalTest'>,
+  identity: Pick<MerchantIdentity, 'merchantId' | 'terminalId' | 'terminalTest' | 'terminalNotifyUrl'>,
   body: CreatePayoutBody,
   /** A person's creation (the merchant cabinet) is audited in the payout's transaction. */
   record?: AuditRecorder,
 ): Promise<repo.PayoutRow> {
-  const input = await validateCreate(ctx, body);
+  const input = await validateCreate(ctx, identity, body);
   const [row] = await effectiveRates(ctx.db, identity.terminalId, ['RUB']);
   if (!row) throw new DomainError('UNAVAILABLE', 'Payouts are not available: no USDT rate is set for RUB (operator: PUT /admin/v1/rates/RUB)');
   // Payouts price with the sell side's markup where the operator set one; a stale feed refuses them as it refuses payments.

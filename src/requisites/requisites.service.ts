@@ -10,22 +10,23 @@ import { countLimit, turnoverLimit } from './limits.js';
 import * as repo from './requisites.repo.js';
 import { type CreateRequisiteBody, toRequisite } from './requisites.schemas.js';
 
-function invalid(message: string): never {
-  throw new DomainError('VALIDATION', message);
+/** A requisite refused: `data.field` names the field it concerns, so a form shows the message on it (the value is not echoed: it may be a card number). */
+function invalid(message: string, field: keyof CreateRequisiteBody): never {
+  throw new DomainError('VALIDATION', message, { field });
 }
 
 /** The value as payers will use it: a Luhn-valid card, an E.164 phone, or a checked EMV payload. */
 function normalizeValue(type: RequisiteType, value: string): string {
   switch (type) {
     case 'card':
-      return normalizeCard(value) ?? invalid('value must be a card number of 13–19 digits that passes the Luhn check');
+      return normalizeCard(value) ?? invalid('value must be a card number of 13–19 digits that passes the Luhn check', 'value');
     case 'sbp':
     case 'phone':
     case 'sim':
-      return normalizePhone(value) ?? invalid('value must be a phone number in international format, e.g. +79123456789');
+      return normalizePhone(value) ?? invalid('value must be a phone number in international format, e.g. +79123456789', 'value');
     case 'qr': {
       const problem = emvProblem(value.trim());
-      if (problem) invalid(`value must be an EMV QR payload: ${problem}`);
+      if (problem) invalid(`value must be an EMV QR payload: ${problem}`, 'value');
       return value.trim();
     }
   }
@@ -36,29 +37,29 @@ async function validate(db: Queryable, executorId: string, body: CreateRequisite
   const type = body.type;
   for (const method of body.methods as Method[]) {
     if (!METHOD_TYPES[method].includes(type)) {
-      invalid(`a ${type} requisite cannot serve method ${method} (it takes ${METHOD_TYPES[method].join(' or ')})`);
+      invalid(`a ${type} requisite cannot serve method ${method} (it takes ${METHOD_TYPES[method].join(' or ')})`, 'methods');
     }
   }
   const expectedCurrency = COUNTRY_CURRENCY[body.country];
-  if (!expectedCurrency) invalid(`country ${body.country} is not supported; use one of ${Object.keys(COUNTRY_CURRENCY).join(', ')}`);
-  if (expectedCurrency !== body.currency) invalid(`requisites in ${body.country} are paid in ${expectedCurrency}, not ${body.currency}`);
+  if (!expectedCurrency) invalid(`country ${body.country} is not supported; use one of ${Object.keys(COUNTRY_CURRENCY).join(', ')}`, 'country');
+  if (expectedCurrency !== body.currency) invalid(`requisites in ${body.country} are paid in ${expectedCurrency}, not ${body.currency}`, 'currency');
   let bankCode: string | null = null;
   if (body.bank) {
     // A sim requisite is a phone account with a mobile operator (mts there means МТС, the operator).
     const bank = await findBankAs(db, body.bank, type === 'sim' ? 'operator' : 'bank');
-    if (!bank) invalid(`bank ${body.bank} is not in the directory; add it with POST /admin/v1/banks`);
-    if (bank.country !== body.country) invalid(`bank ${body.bank} is in ${bank.country}, not ${body.country}`);
-    if (type === 'sim' && bank.kind !== 'operator') invalid(`a sim requisite needs a mobile operator code, ${body.bank} is a bank`);
+    if (!bank) invalid(`bank ${body.bank} is not in the directory; add it with POST /admin/v1/banks`, 'bank');
+    if (bank.country !== body.country) invalid(`bank ${body.bank} is in ${bank.country}, not ${body.country}`, 'bank');
+    if (type === 'sim' && bank.kind !== 'operator') invalid(`a sim requisite needs a mobile operator code, ${body.bank} is a bank`, 'bank');
     bankCode = bank.code;
   } else if (type === 'sim') {
-    invalid('a sim requisite needs its mobile operator code in bank');
+    invalid('a sim requisite needs its mobile operator code in bank', 'bank');
   }
   const min = checkDecimal(body.min_amount ?? 0, { field: 'min_amount', places: 2, min: 0 });
-  if (typeof min === 'string') invalid(min);
+  if (typeof min === 'string') invalid(min, 'min_amount');
   let max: string | null = null;
   if (body.max_amount !== undefined && body.max_amount !== null) {
     const checked = checkDecimal(body.max_amount, { field: 'max_amount', places: 2, min });
-    if (typeof checked === 'string') invalid(checked);
+    if (typeof checked === 'string') invalid(checked, 'max_amount');
     max = checked.toFixed();
   }
   return {

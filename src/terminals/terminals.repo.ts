@@ -15,11 +15,15 @@ export interface TerminalRow {
   balance: string;
   balance_frozen: string;
   return_url: string | null;
+  /** Where the terminal's payments and payouts created without a notify_url of their own send their webhooks. */
+  notify_url: string | null;
+  /** Where the payment page sends a payer whose payment did not go through (expired, cancelled). */
+  fail_url: string | null;
 }
 
 // Balances come from the terminal's ledger accounts, never from a copy on the terminal row.
 const SELECT = `
-  SELECT t.id, t.merchant_id, t.name, t.currency, t.payin_rate, t.payout_rate, t.withdrawal_fee, t.is_active, t.is_test, t.created_at, t.return_url,
+  SELECT t.id, t.merchant_id, t.name, t.currency, t.payin_rate, t.payout_rate, t.withdrawal_fee, t.is_active, t.is_test, t.created_at, t.return_url, t.notify_url, t.fail_url,
          coalesce((SELECT balance FROM ledger_accounts a WHERE a.terminal_id = t.id AND a.kind = 'terminal_available'), 0)::text AS balance,
          coalesce((SELECT balance FROM ledger_accounts a WHERE a.terminal_id = t.id AND a.kind = 'terminal_frozen'), 0)::text AS balance_frozen
     FROM terminals t`;
@@ -56,13 +60,24 @@ export async function listMerchantTerminals(db: Queryable, merchantId: string): 
 export async function updateTerminal(
   db: Queryable,
   id: string,
-  patch: { name?: string; isActive?: boolean; payinRate?: string; payoutRate?: string; withdrawalFee?: string; returnUrl?: string | null },
+  patch: {
+    name?: string;
+    isActive?: boolean;
+    payinRate?: string;
+    payoutRate?: string;
+    withdrawalFee?: string;
+    returnUrl?: string | null;
+    notifyUrl?: string | null;
+    failUrl?: string | null;
+  },
 ): Promise<void> {
-  // return_url may be cleared (null), so "not given" is told apart from null by $7.
+  // The URLs may be cleared (null), so "not given" is told apart from null by a flag each ($7, $9, $11).
   await db.query(
     `UPDATE terminals SET name = coalesce($2, name), is_active = coalesce($3, is_active), payin_rate = coalesce($4, payin_rate),
             payout_rate = coalesce($5, payout_rate), withdrawal_fee = coalesce($6, withdrawal_fee),
-            return_url = CASE WHEN $7::boolean THEN $8 ELSE return_url END, updated_at = now()
+            return_url = CASE WHEN $7::boolean THEN $8 ELSE return_url END,
+            notify_url = CASE WHEN $9::boolean THEN $10 ELSE notify_url END,
+            fail_url = CASE WHEN $11::boolean THEN $12 ELSE fail_url END, updated_at = now()
       WHERE id = $1`,
     [
       id,
@@ -73,6 +88,10 @@ export async function updateTerminal(
       patch.withdrawalFee ?? null,
       patch.returnUrl !== undefined,
       patch.returnUrl ?? null,
+      patch.notifyUrl !== undefined,
+      patch.notifyUrl ?? null,
+      patch.failUrl !== undefined,
+      patch.failUrl ?? null,
     ],
   );
 }

@@ -26,6 +26,12 @@ export const AdminTerminal = Type.Object({
   created_at: Type.String({ format: 'date-time' }),
   return_url: Type.Union([Type.String(), Type.Null()], { description: 'where the payment page sends the payer after a successful payment' }),
   is_test: Type.Boolean({ description: 'a test terminal: its payments and payouts touch no executor and no money (set at creation only)' }),
+  fail_url: Type.Union([Type.String(), Type.Null()], {
+    description: 'where the payment page sends the payer when the payment did not go through (expired or cancelled)',
+  }),
+  notify_url: Type.Union([Type.String(), Type.Null()], {
+    description: "webhook address for the terminal's payments and payouts created without a notify_url of their own",
+  }),
   api_key: Type.Optional(Type.String({ description: 'shown once, at creation and rotation' })),
 });
 
@@ -51,6 +57,17 @@ export const UpdateTerminalBody = Type.Object({
   payout_rate: Type.Optional(Percent),
   withdrawal_fee: Type.Optional(Type.Number({ minimum: 0 })),
   return_url: Type.Optional(Type.Union([Type.String({ maxLength: 2048 }), Type.Null()], { description: 'absolute http(s) URL; null clears it' })),
+  fail_url: Type.Optional(
+    Type.Union([Type.String({ maxLength: 2048 }), Type.Null()], {
+      description: 'absolute http(s) URL for a payment that did not go through; null clears it',
+    }),
+  ),
+  notify_url: Type.Optional(
+    Type.Union([Type.String({ maxLength: 2048 }), Type.Null()], {
+      description:
+        "webhook address for the terminal's payments and payouts created without their own: an absolute http(s) URL the service may call (no internal addresses, as for a payment's notify_url); null clears it",
+    }),
+  ),
 });
 export type UpdateTerminalBody = Static<typeof UpdateTerminalBody>;
 
@@ -86,6 +103,8 @@ export function toAdminTerminal(row: TerminalRow, apiKey?: string): Static<typeo
     created_at: row.created_at.toISOString(),
     return_url: row.return_url,
     is_test: row.is_test,
+    fail_url: row.fail_url,
+    notify_url: row.notify_url,
     ...(apiKey ? { api_key: apiKey } : {}),
   };
 }

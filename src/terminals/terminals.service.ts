@@ -7,6 +7,7 @@ import { isInsufficientFunds } from '../ledger/holds.js';
 import { accountStatement, createTerminalAccounts, hasPosting, post } from '../ledger/ledger.repo.js';
 import { hashToken, randomToken } from '../lib/crypto.js';
 import { checkDecimal, type DecimalRule, USDT_DECIMALS } from '../lib/money.js';
+import { checkWebhookUrl } from '../webhooks/sender.js';
 import * as repo from './terminals.repo.js';
 import { type AdjustmentBody, type CreateTerminalBody, toAdminTerminal, type UpdateTerminalBody } from './terminals.schemas.js';
 
@@ -74,7 +75,9 @@ export async function updateTerminal(ctx: AppContext, id: string, body: UpdateTe
       payinRate: operatorDecimal(body.payin_rate, { field: 'payin_rate', ...PERCENT }),
       payoutRate: operatorDecimal(body.payout_rate, { field: 'payout_rate', ...PERCENT }),
       withdrawalFee: operatorDecimal(body.withdrawal_fee, { field: 'withdrawal_fee', ...FEE }),
-      returnUrl: returnUrl(body.return_url),
+      returnUrl: returnUrl(body.return_url, 'return_url'),
+      failUrl: returnUrl(body.fail_url, 'fail_url'),
+      notifyUrl: notifyUrl(body.notify_url, ctx.config.webhookAllowPrivate),
     });
     const after = (await repo.findTerminal(tx, id))!;
     await record(tx, 'terminal.update', 'terminal', id, toAdminTerminal(before), toAdminTerminal(after));
@@ -83,18 +86,34 @@ export async function updateTerminal(ctx: AppContext, id: string, body: UpdateTe
 }
 
 /** The payment page links the payer to it: only an absolute http(s) URL, never javascript: or data:. */
-function returnUrl(value: string | null | undefined): string | null | undefined {
+function returnUrl(value: string | null | undefined, field: 'return_url' | 'fail_url'): string | null | undefined {
   if (value === undefined || value === null) return value;
   let parsed: URL;
   try {
     parsed = new URL(value);
   } catch {
-    throw new DomainError('VALIDATION', 'return_url must be an absolute http(s) URL', { return_url: value });
+    throw new DomainError('VALIDATION', `${field} must be an absolute http(s) URL`, { field, [field]: value });
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw new DomainError('VALIDATION', 'return_url must be an absolute http(s) URL', { return_url: value });
+    throw new DomainError('VALIDATION', `${field} must be an absolute http(s) URL`, { field, [field]: value });
   }
   return parsed.href;
+}
+
+/**
+ * The terminal's webhook address: the same guard as a payment's notify_url (an absolute http(s)
+ * URL, no internal or private address unless WEBHOOK_ALLOW_PRIVATE), checked again on the resolved
+ * address at every delivery (src/webhooks/sender.ts). An empty string clears it, as null does.
+ */
+function notifyUrl(value: string | null | undefined, allowPrivate: boolean): string | null | undefined {
+  if (value === undefined || value === null || value === '') return value === '' ? null : value;
+  const problem = checkWebhookUrl(value, allowPrivate);
+  if (problem)
+    throw new DomainError('VALIDATION', `notify_url must be an absolute http(s) URL the service may call: ${problem}`, {
+      field: 'notify_url',
+      notify_url: value,
+    });
+  return value;
 }
 
 /** Issues a new API key; the old one keeps working for `graceSeconds`. Audited in the transaction of the change. */

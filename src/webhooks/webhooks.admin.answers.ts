@@ -19,6 +19,7 @@ const WebhookDelivery = Type.Object({
   last_error: Type.Union([Type.String(), Type.Null()]),
   created_at: Type.String({ format: 'date-time' }),
   delivered_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  failing: Type.Boolean({ description: 'pending, but its last attempt failed: retried at next_attempt_at until given up (failed)' }),
 });
 
 /** GET /admin/v1/webhooks */

@@ -21,7 +21,12 @@ export async function webhookAdminRoutes(app: RouteApp, ctx: AppContext): Promis
         summary: 'The webhook delivery log, newest first, by resource and status',
         querystring: Type.Object({
           resource_id: Type.Optional(Type.String()),
-          status: Type.Optional(Type.String()),
+          status: Type.Optional(
+            Type.String({
+              description:
+                'pending, delivered or failed; failing: pending after a failed attempt (retried for 24 h before it is failed); attention: failing or failed',
+            }),
+          ),
           limit: Type.Optional(Type.String()),
           offset: Type.Optional(Type.String()),
         }),

@@ -159,15 +159,23 @@ export async function recordAttempt(db: Queryable, outcome: AttemptOutcome): Pro
   );
 }
 
-/** The delivery log, newest first, optionally of one resource and/or in one status. */
+/** A pending event whose last attempt failed: it is retried, but the receiver is not answering 2xx. */
+const FAILING = `(status = 'pending' AND attempts > 0 AND last_error IS NOT NULL)`;
+
 /** The delivery log, newest first; with `merchantId`, that merchant's events only (the merchant cabinet). */
 export async function listEvents(
   db: Queryable,
   filter: { resourceId?: string; status?: string; merchantId?: string; limit: number; offset: number },
 ): Promise<WebhookEventRow[]> {
+  // `failing`: still pending, but its last attempt failed (retried for 24 h before it becomes
+  // `failed`); `attention`: failing or failed, what a person should look at.
   const { rows } = await db.query<WebhookEventRow>(
     `SELECT id, resource_type, resource_id, event, url, status, attempts, next_attempt_at, last_error, created_at, delivered_at
-       FROM webhook_events WHERE ($1::uuid IS NULL OR resource_id = $1) AND ($2::text IS NULL OR status = $2) AND ($5::uuid IS NULL OR merchant_id = $5)
+       FROM webhook_events
+      WHERE ($1::uuid IS NULL OR resource_id = $1) AND ($5::uuid IS NULL OR merchant_id = $5)
+        AND CASE $2::text WHEN 'failing' THEN ${FAILING}
+                          WHEN 'attention' THEN ${FAILING} OR status = 'failed'
+                          ELSE $2::text IS NULL OR status = $2 END
       ORDER BY seq DESC LIMIT $3 OFFSET $4`,
     [filter.resourceId ?? null, filter.status ?? null, filter.limit, filter.offset, filter.merchantId ?? null],
   );

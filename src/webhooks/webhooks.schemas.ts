@@ -7,7 +7,10 @@ import type { WebhookAttemptRow, WebhookEventDetailRow, WebhookEventRow } from '
 export type WebhookEvent = Pick<
   WebhookEventRow,
   'id' | 'resource_type' | 'resource_id' | 'event' | 'url' | 'status' | 'attempts' | 'next_attempt_at' | 'last_error' | 'created_at' | 'delivered_at'
->;
+> & {
+  /** Still pending, but its last attempt failed: retried at `next_attempt_at` until it is given up (`failed`). */
+  failing: boolean;
+};
 
 /** One attempt at delivering an event: what the receiver answered, and how fast. */
 export type WebhookAttempt = Pick<WebhookAttemptRow, 'attempt' | 'started_at' | 'status_code' | 'latency_ms' | 'error' | 'response_snippet'>;
@@ -32,6 +35,7 @@ export function toWebhookEvent(row: WebhookEventRow): WebhookEvent {
     last_error: row.last_error,
     created_at: row.created_at,
     delivered_at: row.delivered_at,
+    failing: row.status === 'pending' && row.attempts > 0 && row.last_error !== null,
   };
 }
 

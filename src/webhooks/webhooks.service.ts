@@ -5,16 +5,17 @@ import { scheduleDispatch } from './outbox.js';
 import * as repo from './webhooks.repo.js';
 import { toWebhookEvent, toWebhookEventDetail, type WebhookEvent, type WebhookEventDetail } from './webhooks.schemas.js';
 
-const STATUSES = ['pending', 'delivered', 'failed'];
+/** A status, or `failing` (pending after a failed attempt) or `attention` (failing or failed). */
+const STATUSES = ['pending', 'delivered', 'failed', 'failing', 'attention'];
 
-/** The delivery log, newest first: all events, or one resource's, or those in one status. */
+/** The delivery log, newest first: all events, or one resource's, or those in one status (or failing, or needing attention). */
 export async function listWebhookEvents(
   ctx: AppContext,
   filter: { resourceId?: string; status?: string; merchantId?: string; limit: number; offset: number },
 ): Promise<WebhookEvent[]> {
   if (filter.resourceId !== undefined && !/^[0-9a-f-]{36}$/i.test(filter.resourceId)) throw new DomainError('VALIDATION', 'resource_id must be a UUID');
   if (filter.status !== undefined && !STATUSES.includes(filter.status)) {
-    throw new DomainError('VALIDATION', 'status must be one of pending, delivered, failed');
+    throw new DomainError('VALIDATION', 'status must be one of pending, delivered, failed, failing, attention');
   }
   return (await repo.listEvents(ctx.db, filter)).map(toWebhookEvent);
 }

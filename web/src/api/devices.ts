@@ -44,11 +44,23 @@ export function useDevices(executorId: string) {
   });
 }
 
-/** Registers a phone (admin): its token and signing secret are answered this once. */
+/** The forwarder apps a phone can post through (docs/devices.md), by the format in their webhook address. */
+export const FORWARDER_APPS = [
+  { format: 'smsforwarder', label: 'devices.app.smsforwarder' },
+  { format: 'sms-gateway', label: 'devices.app.smsGateway' },
+  { format: 'incoming-sms', label: 'devices.app.incomingSms' },
+] as const;
+export type ForwarderFormat = (typeof FORWARDER_APPS)[number]['format'];
+
+/** Registers a phone (admin): its token and signing secret are answered this once, with each forwarder app's address. */
 export function useRegisterDevice(executorId: string) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (name: string) => post<DeviceView & { token: string; signing_secret: string }>(`/admin/v1/executors/${executorId}/devices`, { name }),
+    mutationFn: (name: string) =>
+      post<DeviceView & { token: string; signing_secret: string; forwarder_urls: Record<ForwarderFormat, string> }>(
+        `/admin/v1/executors/${executorId}/devices`,
+        { name },
+      ),
     onSuccess: () => client.invalidateQueries({ queryKey: ['devices', executorId] }),
   });
 }

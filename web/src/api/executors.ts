@@ -30,10 +30,53 @@ export interface RequisiteView {
   bank: string | null;
   holder: string | null;
   currency: string;
+  country: string;
   methods: string[];
+  min_amount: number;
+  max_amount: number | null;
   is_active: boolean;
+  daily_turnover_limit: number | null;
+  monthly_turnover_limit: number | null;
+  daily_count_limit: number | null;
+  monthly_count_limit: number | null;
   disabled_reason: string | null;
   last_used_at: string | null;
+}
+
+/** What the operator sends to add a requisite, or a part of it to change one (absent: kept; null: cleared). */
+export interface RequisiteInput {
+  type: string;
+  value: string;
+  bank: string | null;
+  holder: string;
+  currency: string;
+  country: string;
+  methods: string[];
+  min_amount: number;
+  max_amount: number | null;
+  is_active: boolean;
+  daily_turnover_limit: number | null;
+  monthly_turnover_limit: number | null;
+  daily_count_limit: number | null;
+  monthly_count_limit: number | null;
+}
+
+/** Adds a requisite to an executor; the server checks it as it checks the CLI's (a card's Luhn digit, a phone's format, an EMV payload). */
+export function useCreateRequisite(executorId: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (input: RequisiteInput) => post<RequisiteView>(`/admin/v1/executors/${executorId}/requisites`, input),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['executors'] }),
+  });
+}
+
+/** Changes a requisite: only the fields given. */
+export function useUpdateRequisite() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: ({ id, ...input }: Partial<RequisiteInput> & { id: string }) => patch<RequisiteView>(`/admin/v1/requisites/${id}`, input),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['executors'] }),
+  });
 }
 
 export function useExecutors() {

@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { get, post, put } from './client';
+import { get, patch, post, put } from './client';
 
 // A merchant's terminals as the operator sees them: creating one, its API key, its route.
 
@@ -14,6 +14,27 @@ export interface TerminalView {
   payout_rate: number;
   /** A test terminal (test mode): set at creation only. */
   is_test: boolean;
+  /** Where the payment page sends the payer after a successful payment. */
+  return_url: string | null;
+  /** Where it sends a payer whose payment did not go through (expired, cancelled). */
+  fail_url: string | null;
+  /** The webhook address of the terminal's payments and payouts created without their own. */
+  notify_url: string | null;
+}
+
+/** The terminal's addresses: webhooks and the payer's way back; null clears one. */
+export interface TerminalUrls {
+  notify_url?: string | null;
+  return_url?: string | null;
+  fail_url?: string | null;
+}
+
+export function useUpdateTerminalUrls() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: ({ id, ...urls }: TerminalUrls & { id: string }) => patch<TerminalView>(`/admin/v1/terminals/${id}`, urls),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['merchants'] }),
+  });
 }
 
 export function useRotateTerminalKey() {

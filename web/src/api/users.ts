@@ -31,6 +31,28 @@ export function useCreateUser() {
   });
 }
 
+/** A sign-in to a cabinet: an executor's (POST /executors/:id/login) or a merchant's (POST /merchants/:id/users); its password is shown once. */
+export function useCreateCabinetSignIn() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (input: { email: string; role: 'executor' | 'merchant'; ownerId: string }) =>
+      post<IssuedPassword & { role: string }>(
+        input.role === 'executor' ? `/admin/v1/executors/${input.ownerId}/login` : `/admin/v1/merchants/${input.ownerId}/users`,
+        { email: input.email },
+      ),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['users'] }),
+  });
+}
+
+/** Clears a person's lost second factor (audited); their sessions end and they enrol again. */
+export function useResetTwoFactor() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) => post<void>(`/admin/v1/users/${id}/two-factor/reset`),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['users'] }),
+  });
+}
+
 export function useUpdateUser() {
   const client = useQueryClient();
   return useMutation({

@@ -16,6 +16,8 @@ export interface WebhookView {
   last_error: string | null;
   created_at: string;
   delivered_at: string | null;
+  /** Pending, but its last attempt failed: retried at next_attempt_at until it is given up. */
+  failing: boolean;
 }
 
 export function useWebhooks(filters: { status?: string; resource_id?: string; limit: number; offset: number }) {

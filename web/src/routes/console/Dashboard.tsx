@@ -7,6 +7,7 @@ import { ErrorAlert } from '../../components/ErrorAlert';
 import { Money } from '../../components/Money';
 import { useUrlFilters } from '../../components/useUrlFilters';
 import { type MessageKey, useI18n } from '../../i18n';
+import { FirstSteps } from './FirstSteps';
 
 function percent(conversion: string | null): string {
   return conversion === null ? '—' : `${(Number(conversion) * 100).toFixed(1)} %`;
@@ -61,6 +62,7 @@ export function Dashboard() {
   const time = (iso: string) => new Date(iso).toLocaleTimeString(lang === 'ru' ? 'ru-RU' : 'en-GB', { hour: '2-digit', minute: '2-digit' });
   return (
     <Stack>
+      <FirstSteps />
       <Group justify="space-between">
         <Title order={2}>{t('dashboard.title')}</Title>
         <SegmentedControl

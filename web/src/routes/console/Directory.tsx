@@ -1,4 +1,4 @@
-import { ActionIcon, Badge, Button, Card, Code, Group, Loader, Select, Stack, Switch, TagsInput, Text, TextInput, Title } from '@mantine/core';
+import { ActionIcon, Badge, Button, Card, Code, Group, List, Loader, Select, Stack, Switch, TagsInput, Text, TextInput, Title } from '@mantine/core';
 import { useState } from 'react';
 import { useBanks, useCreateBank, useUpdateBank } from '../../api/banks';
 import { useCreateProvider, useProviders, useUpdateProvider } from '../../api/providers';
@@ -136,6 +136,16 @@ export function TerminalRoutes({ terminalId }: { terminalId: string }) {
   return <RouteEditor key={routes.dataUpdatedAt} terminalId={terminalId} initial={routes.data} />;
 }
 
+/** A route step in plain words: who gets the payment, for which currencies and methods, and what happens when it cannot. */
+function describeStep(t: ReturnType<typeof useI18n>['t'], step: RouteStep, providers: { id: string; name: string }[], last: boolean): string {
+  const who = step.provider_id
+    ? t('routes.say.provider', { name: providers.find((p) => p.id === step.provider_id)?.name ?? step.provider_id })
+    : t('routes.say.executors');
+  const currencies = step.currencies?.length ? step.currencies.join(', ') : t('routes.say.anyCurrency');
+  const methods = step.methods?.length ? step.methods.join(', ') : t('routes.say.anyMethod');
+  return `${who} ${t('routes.say.scope', { currencies, methods })} ${t(last ? 'routes.say.last' : 'routes.say.next')}`;
+}
+
 function RouteEditor({ terminalId, initial }: { terminalId: string; initial: RouteStep[] }) {
   const { t } = useI18n();
   const providers = useProviders();
@@ -148,6 +158,20 @@ function RouteEditor({ terminalId, initial }: { terminalId: string; initial: Rou
       <Text size="sm" fw={500}>
         {t('routes.title')}
       </Text>
+      <Text size="xs" c="dimmed">
+        {t('routes.explain')}
+      </Text>
+      <List size="xs" c="dimmed" spacing={2}>
+        <List.Item>{t('routes.explainExecutors')}</List.Item>
+        <List.Item>{t('routes.explainProvider')}</List.Item>
+        <List.Item>{t('routes.explainScope')}</List.Item>
+        <List.Item>{t('routes.explainPayouts')}</List.Item>
+      </List>
+      {steps.length === 0 && (
+        <Text size="sm" role="status">
+          {t('routes.none')}
+        </Text>
+      )}
       {steps.map((step, index) => (
         // Steps have no identity but their place in the order.
         // biome-ignore lint/suspicious/noArrayIndexKey: see above
@@ -180,6 +204,9 @@ function RouteEditor({ terminalId, initial }: { terminalId: string; initial: Rou
           <ActionIcon variant="subtle" color="red" onClick={() => setSteps(steps.filter((_, i) => i !== index))} aria-label={t('routes.remove')}>
             ×
           </ActionIcon>
+          <Text size="xs" c="dimmed" w="100%" data-testid={`route-step-${index + 1}`}>
+            {describeStep(t, step, providers.data?.providers ?? [], index === steps.length - 1)}
+          </Text>
         </Group>
       ))}
       <Group>

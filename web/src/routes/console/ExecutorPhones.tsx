@@ -1,15 +1,45 @@
-import { Alert, Anchor, Button, Card, Code, Group, NumberInput, Stack, Text, TextInput, Title } from '@mantine/core';
+import { ActionIcon, Alert, Anchor, Button, Card, Code, CopyButton, Group, NumberInput, Stack, Text, TextInput, Title, Tooltip } from '@mantine/core';
+import { IconCheck, IconCopy } from '@tabler/icons-react';
 import { Link } from '@tanstack/react-router';
 import { useState } from 'react';
 import { useMe } from '../../api/auth';
-import { useDevices, useRegisterDevice, useRevokeDevice, useSetDeviceSilence } from '../../api/devices';
+import { FORWARDER_APPS, useDevices, useRegisterDevice, useRevokeDevice, useSetDeviceSilence } from '../../api/devices';
 import type { ExecutorView } from '../../api/executors';
 import { DataTable } from '../../components/DataTable';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { When } from '../../components/When';
 import { useI18n } from '../../i18n';
 
-/** Registers a phone by name; its token and signing secret stay on screen until the next one, shown this once. */
+/** A value to paste into an app on the phone, with a button that copies it. */
+function Pasteable({ label, value, testId }: { label: string; value: string; testId: string }) {
+  const { t } = useI18n();
+  return (
+    <div>
+      <Text size="xs" mt="xs">
+        {label}
+      </Text>
+      <Group gap="xs" wrap="nowrap" align="flex-start">
+        <Code block data-testid={testId} style={{ flex: 1, wordBreak: 'break-all', whiteSpace: 'pre-wrap' }}>
+          {value}
+        </Code>
+        <CopyButton value={value}>
+          {({ copied, copy }) => (
+            <Tooltip label={copied ? t('common.copied') : t('common.copy')}>
+              <ActionIcon variant="light" size="lg" onClick={copy} aria-label={`${t('common.copy')}: ${label}`}>
+                {copied ? <IconCheck size={18} /> : <IconCopy size={18} />}
+              </ActionIcon>
+            </Tooltip>
+          )}
+        </CopyButton>
+      </Group>
+    </div>
+  );
+}
+
+/**
+ * Registers a phone by name; its token and signing secret stay on screen until the next one, shown
+ * this once, with the address each forwarder app posts to (docs/devices.md), ready to paste.
+ */
 function RegisterPhone({ executorId }: { executorId: string }) {
   const { t } = useI18n();
   const register = useRegisterDevice(executorId);
@@ -32,16 +62,17 @@ function RegisterPhone({ executorId }: { executorId: string }) {
       <ErrorAlert error={register.error} />
       {register.data && (
         <Alert color="yellow" title={`${register.data.name}: ${t('devices.once')}`}>
-          <Text size="xs">{t('devices.token')}</Text>
-          <Code block data-testid="device-token">
-            {register.data.token}
-          </Code>
-          <Text size="xs" mt="xs">
-            {t('devices.signingSecret')}
+          <Pasteable label={t('devices.token')} value={register.data.token} testId="device-token" />
+          <Pasteable label={t('devices.signingSecret')} value={register.data.signing_secret} testId="device-signing-secret" />
+          <Text size="sm" fw={600} mt="md">
+            {t('devices.forwarders')}
           </Text>
-          <Code block data-testid="device-signing-secret">
-            {register.data.signing_secret}
-          </Code>
+          <Text size="xs" c="dimmed">
+            {t('devices.forwardersHint')}
+          </Text>
+          {FORWARDER_APPS.map((app) => (
+            <Pasteable key={app.format} label={t(app.label)} value={register.data.forwarder_urls[app.format]} testId={`forwarder-url-${app.format}`} />
+          ))}
         </Alert>
       )}
     </>

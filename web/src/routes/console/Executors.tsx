@@ -1,7 +1,7 @@
 import { Anchor, Badge, Button, Card, Group, NumberInput, Stack, Switch, Text, TextInput, Title } from '@mantine/core';
 import { Link, useParams } from '@tanstack/react-router';
 import { useState } from 'react';
-import { useAdjustExecutor, useCreateExecutor, useExecutor, useExecutors, useSwitchRequisite } from '../../api/executors';
+import { type RequisiteView, useAdjustExecutor, useCreateExecutor, useExecutor, useExecutors, useSwitchRequisite } from '../../api/executors';
 import { CreateByName } from '../../components/CreateByName';
 import { CsvLink } from '../../components/CsvLink';
 import { DataTable } from '../../components/DataTable';
@@ -10,6 +10,7 @@ import { Money } from '../../components/Money';
 import { Statement } from '../../components/Statement';
 import { useI18n } from '../../i18n';
 import { ExecutorPhones } from './ExecutorPhones';
+import { RequisiteForm } from './RequisiteForm';
 
 /** Executors with their deposits at a glance. */
 export function Executors() {
@@ -84,13 +85,15 @@ function Adjust({ id }: { id: string }) {
   );
 }
 
-/** One executor: deposit, requisites (switch each on or off), its phones, the deposit's statement from the ledger. */
+/** One executor: deposit, requisites (add one, change one, switch each on or off), its phones, the deposit's statement from the ledger. */
 export function ExecutorDetail() {
   const { t } = useI18n();
   const { id } = useParams({ strict: false }) as { id: string };
   const executor = useExecutor(id);
   const switchRequisite = useSwitchRequisite();
   const e = executor.data;
+  // The requisite form open: a new one (null) or one to change.
+  const [editing, setEditing] = useState<RequisiteView | null | undefined>(undefined);
   return (
     <Stack>
       <ErrorAlert error={executor.error ?? switchRequisite.error} />
@@ -109,9 +112,15 @@ export function ExecutorDetail() {
         </Card>
       )}
       <Card withBorder>
-        <Title order={4} mb="sm">
-          {t('executors.requisites')}
-        </Title>
+        <Group justify="space-between" mb="sm">
+          <Title order={4}>{t('executors.requisites')}</Title>
+          <Button size="xs" onClick={() => setEditing(null)} disabled={!e}>
+            {t('requisites.add')}
+          </Button>
+        </Group>
+        {editing !== undefined && (
+          <RequisiteForm key={editing?.id ?? 'new'} executorId={id} requisite={editing ?? undefined} onClose={() => setEditing(undefined)} />
+        )}
         <DataTable
           rows={e?.requisites ?? []}
           loaded={e !== undefined}
@@ -128,10 +137,19 @@ export function ExecutorDetail() {
                     {r.value}
                   </Text>
                   <Text size="xs" c="dimmed">
-                    {r.type} · {r.bank ?? ''} · {r.methods.join(', ')} · {r.currency}
+                    {r.type} · {r.bank ?? ''} · {r.holder ? `${r.holder} · ` : ''}
+                    {r.methods.join(', ')} · {r.currency}
                     {r.disabled_reason ? ` · ${r.disabled_reason}` : ''}
                   </Text>
                 </>
+              ),
+            },
+            {
+              header: '',
+              cell: (r) => (
+                <Button size="xs" variant="light" onClick={() => setEditing(r)} aria-label={`${t('requisites.edit')} ${r.value}`}>
+                  {t('requisites.edit')}
+                </Button>
               ),
             },
             {

@@ -12,6 +12,7 @@ import { TestBadge } from '../../components/TestBadge';
 import { useI18n } from '../../i18n';
 import { TerminalRoutes } from './Directory';
 import { TerminalRates } from './Rates';
+import { TerminalSettings } from './TerminalSettings';
 
 const CURRENCIES = ['RUB', 'KZT', 'AZN', 'TJS'];
 
@@ -145,7 +146,10 @@ export function MerchantDetail() {
           <Button mt="xs" mb="sm" size="xs" variant="light" w="fit-content" onClick={() => rotate.mutate(terminal.id)}>
             {t('merchants.rotateKey')}
           </Button>
-          <TerminalRoutes terminalId={terminal.id} />
+          <TerminalSettings terminal={terminal} />
+          <Stack mt="md">
+            <TerminalRoutes terminalId={terminal.id} />
+          </Stack>
           <Stack mt="md">
             <TerminalRates terminalId={terminal.id} name={terminal.name} />
           </Stack>

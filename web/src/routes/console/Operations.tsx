@@ -41,14 +41,22 @@ function WebhookAttempts({ id }: { id: string }) {
   );
 }
 
-/** The webhook log: every event with its delivery attempts; support re-sends one. */
+/** The log's tabs: what needs attention first (failing or failed), then each status. */
+const WEBHOOK_TABS = ['attention', 'failing', 'failed', 'pending', 'delivered', 'all'] as const;
+
+/**
+ * The webhook log: every event with its delivery attempts; support re-sends one. A delivery whose
+ * attempt failed is shown as failing from that first failure (it stays `pending` in the API while
+ * it is retried, for 24 h), with its last error and when it is tried next.
+ */
 export function Webhooks() {
   const { t } = useI18n();
   const [filters, setFilters] = useUrlFilters();
   const page = pageOf(filters, 50);
-  // The operator starts from what failed; a merchant from everything that was sent to it.
+  // The operator starts from what needs attention — failing (still retried) or failed; a merchant
+  // from everything that was sent to it.
   const area = useArea();
-  const status = filters.status ?? (area === 'merchant' ? 'all' : 'failed');
+  const status = filters.status ?? (area === 'merchant' ? 'all' : 'attention');
   const list = useWebhooks({ status: status === 'all' ? undefined : status, resource_id: filters.resource_id, ...page });
   const resend = useResendWebhook();
   const base = useApiBase();
@@ -62,7 +70,7 @@ export function Webhooks() {
         status={{
           value: status,
           onChange: (value) => setFilters({ status: value }),
-          options: ['pending', 'failed', 'delivered', 'all'].map((value) => ({ value, label: value === 'all' ? t('common.all') : value })),
+          options: WEBHOOK_TABS.map((value) => ({ value, label: t(`webhooks.tab.${value}`) })),
         }}
       >
         <TextInput
@@ -100,7 +108,12 @@ export function Webhooks() {
                 <Text size="xs">{w.url}</Text>
                 {w.last_error && (
                   <Text size="xs" c="red">
-                    {w.last_error}
+                    {t('webhooks.lastError')}: {w.last_error}
+                  </Text>
+                )}
+                {w.failing && (
+                  <Text size="xs" c="dimmed">
+                    {t('webhooks.nextRetry')}: <When at={w.next_attempt_at} />
                   </Text>
                 )}
               </>
@@ -110,7 +123,13 @@ export function Webhooks() {
             header: t('common.status'),
             cell: (w) => (
               <>
-                <StatusBadge status={w.status} />{' '}
+                {w.failing ? (
+                  <Badge color="orange" variant="light">
+                    {t('webhooks.failing')}
+                  </Badge>
+                ) : (
+                  <StatusBadge status={w.status} />
+                )}{' '}
                 <Badge variant="outline" component="button" onClick={() => setOpened(opened === w.id ? undefined : w.id)} style={{ cursor: 'pointer' }}>
                   {w.attempts}
                 </Badge>

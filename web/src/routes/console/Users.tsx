@@ -1,7 +1,18 @@
 import { Alert, Badge, Button, Code, Group, Modal, Select, Stack, Text, Textarea, TextInput } from '@mantine/core';
 import { useRef, useState } from 'react';
 import { useMe } from '../../api/auth';
-import { type IssuedPassword, type UserView, useCreateUser, useResetPassword, useUpdateUser, useUsers } from '../../api/users';
+import { useExecutors } from '../../api/executors';
+import { useMerchants } from '../../api/merchants';
+import {
+  type IssuedPassword,
+  type UserView,
+  useCreateCabinetSignIn,
+  useCreateUser,
+  useResetPassword,
+  useResetTwoFactor,
+  useUpdateUser,
+  useUsers,
+} from '../../api/users';
 import { DataTable } from '../../components/DataTable';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { ListHeader } from '../../components/ListHeader';
@@ -11,9 +22,19 @@ import { useI18n } from '../../i18n';
 
 const LIMIT = 50;
 const ROLES = ['support', 'finance', 'admin'];
+/** Sign-ins to the cabinets: each belongs to one executor or one merchant, chosen beside the email. */
+const CABINET_ROLES = ['executor', 'merchant'] as const;
+type CabinetRole = (typeof CABINET_ROLES)[number];
+const isCabinetRole = (role: string | null): role is CabinetRole => CABINET_ROLES.includes(role as CabinetRole);
 
-/** What waits for a yes: resetting a user's password, or switching their sign-in off (with a reason). */
-type Pending = { kind: 'reset' | 'disable'; user: UserView } | null;
+/** What waits for a yes: resetting a user's password or two-factor, or switching their sign-in off (with a reason). */
+type Pending = { kind: 'reset' | 'disable' | 'twoFactor'; user: UserView } | null;
+
+const CONFIRM_TEXTS = {
+  reset: { title: 'users.resetTitle', body: 'users.resetBody', self: 'users.resetSelf', button: 'users.resetPassword' },
+  disable: { title: 'users.disableTitle', body: 'users.disableBody', self: 'users.disableSelf', button: 'users.disable' },
+  twoFactor: { title: 'users.twoFactorResetTitle', body: 'users.twoFactorResetBody', self: 'users.twoFactorResetSelf', button: 'users.twoFactorReset' },
+} as const;
 
 /**
  * Confirms an irreversible act on a user, naming them and what follows (saying so when it is the
@@ -35,7 +56,8 @@ function ConfirmUserAction({
   const { t } = useI18n();
   const [reason, setReason] = useState('');
   const disabling = pending?.kind === 'disable';
-  const title = pending ? t(disabling ? 'users.disableTitle' : 'users.resetTitle', { email: pending.user.email }) : '';
+  const texts = CONFIRM_TEXTS[pending?.kind ?? 'reset'];
+  const title = pending ? t(texts.title, { email: pending.user.email }) : '';
   const blocked = disabling && self;
   return (
     <Modal opened={pending !== null} onClose={onCancel} title={title} centered>
@@ -46,10 +68,10 @@ function ConfirmUserAction({
         }}
       >
         <Stack>
-          <Text size="sm">{t(disabling ? 'users.disableBody' : 'users.resetBody')}</Text>
+          <Text size="sm">{t(texts.body)}</Text>
           {self && (
             <Alert color="red" role="alert">
-              {t(disabling ? 'users.disableSelf' : 'users.resetSelf')}
+              {t(texts.self)}
             </Alert>
           )}
           {disabling && !self && (
@@ -60,7 +82,7 @@ function ConfirmUserAction({
               {t('common.cancel')}
             </Button>
             <Button type="submit" color="red" loading={busy} disabled={blocked || (disabling && reason.trim() === '')}>
-              {disabling ? t('users.disable') : t('users.resetPassword')}
+              {t(texts.button)}
             </Button>
           </Group>
         </Stack>
@@ -69,7 +91,10 @@ function ConfirmUserAction({
   );
 }
 
-/** Staff sign-ins: create one (its password shown once), change a role, reset a password, switch a sign-in off. */
+/**
+ * Sign-ins: create a staff member's, an executor's or a merchant's (its password shown once), change
+ * a staff role, reset a password or a lost two-factor, switch a sign-in off.
+ */
 export function Users() {
   const { t } = useI18n();
   const me = useMe();
@@ -77,6 +102,10 @@ export function Users() {
   const page = pageOf(filters, LIMIT);
   const users = useUsers({ q: filters.q, role: filters.role, ...page });
   const create = useCreateUser();
+  const createCabinet = useCreateCabinetSignIn();
+  const resetTwoFactor = useResetTwoFactor();
+  const [owner, setOwner] = useState<string | null>(null);
+  const [done, setDone] = useState<string | null>(null);
   const update = useUpdateUser();
   const reset = useResetPassword();
   const [email, setEmail] = useState('');
@@ -90,25 +119,33 @@ export function Users() {
     if (creating.current) return;
     creating.current = true;
     setShown(null);
-    create.mutate(
-      { email, role: role ?? 'support' },
-      {
-        onSuccess: (issued) => {
-          setShown(issued);
-          setEmail('');
-        },
-        onSettled: () => {
-          creating.current = false;
-        },
+    setDone(null);
+    const handlers = {
+      onSuccess: (issued: IssuedPassword) => {
+        setShown(issued);
+        setEmail('');
       },
-    );
+      onSettled: () => {
+        creating.current = false;
+      },
+    };
+    if (isCabinetRole(role)) {
+      if (!owner) {
+        creating.current = false;
+        return;
+      }
+      createCabinet.mutate({ email, role, ownerId: owner }, handlers);
+    } else create.mutate({ email, role: role ?? 'support' }, handlers);
   };
   const confirmPending = (reason: string) => {
     if (!pending) return;
     const { kind, user } = pending;
+    setDone(null);
     if (kind === 'reset') {
       setShown(null);
       reset.mutate(user.id, { onSuccess: (issued) => setShown(issued), onSettled: () => setPending(null) });
+    } else if (kind === 'twoFactor') {
+      resetTwoFactor.mutate(user.id, { onSuccess: () => setDone(t('users.twoFactorResetDone', { email: user.email })), onSettled: () => setPending(null) });
     } else {
       update.mutate({ id: user.id, is_active: false, reason }, { onSettled: () => setPending(null) });
     }
@@ -140,13 +177,33 @@ export function Users() {
       >
         <Group align="flex-end">
           <TextInput label={t('login.email')} type="email" required value={email} onChange={(e) => setEmail(e.currentTarget.value)} w={280} />
-          <Select label={t('users.role')} data={ROLES} value={role} onChange={setRole} w={140} allowDeselect={false} />
-          <Button type="submit" loading={create.isPending} disabled={create.isPending}>
+          <Select
+            label={t('users.role')}
+            data={[...ROLES, ...CABINET_ROLES]}
+            value={role}
+            onChange={(value) => {
+              setRole(value);
+              setOwner(null);
+            }}
+            w={140}
+            allowDeselect={false}
+          />
+          {isCabinetRole(role) && <OwnerSelect role={role} value={owner} onChange={setOwner} />}
+          <Button
+            type="submit"
+            loading={create.isPending || createCabinet.isPending}
+            disabled={create.isPending || createCabinet.isPending || (isCabinetRole(role) && !owner)}
+          >
             {t('users.create')}
           </Button>
         </Group>
       </form>
-      <ErrorAlert error={create.error ?? update.error ?? reset.error} />
+      <ErrorAlert error={create.error ?? createCabinet.error ?? update.error ?? reset.error ?? resetTwoFactor.error} />
+      {done && (
+        <Alert color="green" role="status">
+          {done}
+        </Alert>
+      )}
       {shown && (
         <Alert color="yellow" title={t('users.passwordFor', { email: shown.email })}>
           {shown.email}: <Code data-testid="one-time-password">{shown.password}</Code>
@@ -156,7 +213,7 @@ export function Users() {
         key={pending ? `${pending.kind}:${pending.user.id}` : 'none'}
         pending={pending}
         self={pending?.user.id === me.data?.user.id}
-        busy={reset.isPending || update.isPending}
+        busy={reset.isPending || update.isPending || resetTwoFactor.isPending}
         onCancel={() => setPending(null)}
         onConfirm={confirmPending}
       />
@@ -207,6 +264,17 @@ export function Users() {
                 <Button size="xs" variant="light" onClick={() => setPending({ kind: 'reset', user: u })} aria-label={`${t('users.resetPassword')} ${u.email}`}>
                   {t('users.resetPassword')}
                 </Button>
+                {u.two_factor && (
+                  <Button
+                    size="xs"
+                    variant="light"
+                    color="orange"
+                    onClick={() => setPending({ kind: 'twoFactor', user: u })}
+                    aria-label={`${t('users.twoFactorReset')} ${u.email}`}
+                  >
+                    {t('users.twoFactorReset')}
+                  </Button>
+                )}
                 <Button
                   size="xs"
                   variant="light"
@@ -229,5 +297,28 @@ export function Users() {
         onChange={(offset) => setFilters({ offset: String(offset) })}
       />
     </Stack>
+  );
+}
+
+/** Whose cabinet a new sign-in opens: one executor or one merchant, by name. */
+function OwnerSelect({ role, value, onChange }: { role: CabinetRole; value: string | null; onChange(value: string | null): void }) {
+  const { t } = useI18n();
+  const executors = useExecutors();
+  const merchants = useMerchants();
+  const data =
+    role === 'executor'
+      ? (executors.data?.executors ?? []).map((e) => ({ value: e.id, label: e.name }))
+      : (merchants.data?.merchants ?? []).map((m) => ({ value: m.id, label: m.name }));
+  return (
+    <Select
+      label={t(role === 'executor' ? 'users.ownerExecutor' : 'users.ownerMerchant')}
+      data={data}
+      value={value}
+      onChange={onChange}
+      searchable
+      required
+      w={240}
+      nothingFoundMessage={t('common.empty')}
+    />
   );
 }
