@@ -464,7 +464,7 @@ describe('terminals', () => {
     await page.goto(`${origin}/console/merchants/${merchant.merchantId}`);
     const form = page.getByRole('form', { name: 'Addresses of Settings terminal' });
     await form.getByLabel('Webhook address (notify_url)').fill('http://127.0.0.1:8080/hooks');
-    await form.getByRole('button', { name: 'Save' }).click();
+    await form.getByRole('button', { name: 'Save addresses' }).click();
     await form.getByText('An absolute http(s) address on the internet, not an internal or private one').waitFor();
     const refused = await admin(service.app, 'PATCH', `/terminals/${merchant.terminalId}`, { notify_url: 'http://10.0.0.5/hooks' });
     expect(refused.statusCode).toBe(400);
@@ -475,7 +475,7 @@ describe('terminals', () => {
     await form.getByLabel('Webhook address (notify_url)').fill(urls.notify_url);
     await form.getByLabel('After a successful payment').fill(urls.return_url);
     await form.getByLabel('After a payment that did not go through').fill(urls.fail_url);
-    await form.getByRole('button', { name: 'Save' }).click();
+    await form.getByRole('button', { name: 'Save addresses' }).click();
     await form.getByText('Saved').waitFor();
     expect(await adminOk(service.app, 'GET', `/terminals/${merchant.terminalId}`)).toMatchObject(urls);
     expect(await auditRows('terminal.update', merchant.terminalId)).toEqual([

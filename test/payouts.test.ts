@@ -648,7 +648,7 @@ describe('executor side', () => {
 });
 
 describe('operator side', () => {
-  const adminKeys = ['executor_id', 'failure_reason', 'has_proof', 'merchant_id', 'reserve', 'terminal_id', 'completed_at', ...PAYOUT_KEYS].sort();
+  const adminKeys = ['executor_id', 'failure_reason', 'has_proof', 'is_test', 'merchant_id', 'reserve', 'terminal_id', 'completed_at', ...PAYOUT_KEYS].sort();
 
   async function processing(): Promise<Record<string, any>> {
     const payout = await createdPayout(m, { amount: 150 });

@@ -66,7 +66,7 @@ export function TerminalSettings({ terminal }: { terminal: TerminalView }) {
         )}
         <Group>
           <Button type="submit" size="xs" loading={save.isPending} disabled={!changed || save.isPending}>
-            {t('common.save')}
+            {t('terminals.saveUrls')}
           </Button>
         </Group>
       </Stack>
