@@ -13,11 +13,17 @@ export interface TerminalRow {
   balance: string;
   balance_frozen: string;
   return_url: string | null;
+  /** What a dispute its executor did not answer in time comes to (migration 044). */
+  dispute_timeout: 'escalate' | 'approve';
+  /** The executor's answer window for this terminal's disputes, by day and at night; null: DISPUTE_ANSWER_SECONDS. */
+  dispute_answer_seconds: number | null;
+  dispute_night_answer_seconds: number | null;
 }
 
 // Balances come from the terminal's ledger accounts, never from a copy on the terminal row.
 const SELECT = `
   SELECT t.id, t.merchant_id, t.name, t.currency, t.payin_rate, t.payout_rate, t.withdrawal_fee, t.is_active, t.created_at, t.return_url,
+         t.dispute_timeout, t.dispute_answer_seconds, t.dispute_night_answer_seconds,
          coalesce((SELECT balance FROM ledger_accounts a WHERE a.terminal_id = t.id AND a.kind = 'terminal_available'), 0)::text AS balance,
          coalesce((SELECT balance FROM ledger_accounts a WHERE a.terminal_id = t.id AND a.kind = 'terminal_frozen'), 0)::text AS balance_frozen
     FROM terminals t`;
@@ -54,13 +60,26 @@ export async function listMerchantTerminals(db: Queryable, merchantId: string): 
 export async function updateTerminal(
   db: Queryable,
   id: string,
-  patch: { name?: string; isActive?: boolean; payinRate?: string; payoutRate?: string; withdrawalFee?: string; returnUrl?: string | null },
+  patch: {
+    name?: string;
+    isActive?: boolean;
+    payinRate?: string;
+    payoutRate?: string;
+    withdrawalFee?: string;
+    returnUrl?: string | null;
+    disputeTimeout?: 'escalate' | 'approve';
+    disputeAnswerSeconds?: number | null;
+    disputeNightAnswerSeconds?: number | null;
+  },
 ): Promise<void> {
   // return_url may be cleared (null), so "not given" is told apart from null by $7.
   await db.query(
     `UPDATE terminals SET name = coalesce($2, name), is_active = coalesce($3, is_active), payin_rate = coalesce($4, payin_rate),
             payout_rate = coalesce($5, payout_rate), withdrawal_fee = coalesce($6, withdrawal_fee),
-            return_url = CASE WHEN $7::boolean THEN $8 ELSE return_url END, updated_at = now()
+            return_url = CASE WHEN $7::boolean THEN $8 ELSE return_url END, dispute_timeout = coalesce($9, dispute_timeout),
+            dispute_answer_seconds = CASE WHEN $10::boolean THEN $11::integer ELSE dispute_answer_seconds END,
+            dispute_night_answer_seconds = CASE WHEN $12::boolean THEN $13::integer ELSE dispute_night_answer_seconds END,
+            updated_at = now()
       WHERE id = $1`,
     [
       id,
@@ -71,6 +90,11 @@ export async function updateTerminal(
       patch.withdrawalFee ?? null,
       patch.returnUrl !== undefined,
       patch.returnUrl ?? null,
+      patch.disputeTimeout ?? null,
+      patch.disputeAnswerSeconds !== undefined,
+      patch.disputeAnswerSeconds ?? null,
+      patch.disputeNightAnswerSeconds !== undefined,
+      patch.disputeNightAnswerSeconds ?? null,
     ],
   );
 }

@@ -25,6 +25,11 @@ export const AdminTerminal = Type.Object({
   payout_rate: Type.Number(),
   created_at: Type.String({ format: 'date-time' }),
   return_url: Type.Union([Type.String(), Type.Null()], { description: 'where the payment page sends the payer after a successful payment' }),
+  dispute_timeout: Type.String({ description: 'what a dispute its executor did not answer in time comes to: escalate (to support) or approve' }),
+  dispute_answer_seconds: Type.Union([Type.Integer(), Type.Null()], { description: 'the executor’s answer window; null: DISPUTE_ANSWER_SECONDS' }),
+  dispute_night_answer_seconds: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'the window for disputes opened at night (22:00-08:00 in DISPUTE_TIMEZONE); null: the day window',
+  }),
   api_key: Type.Optional(Type.String({ description: 'shown once, at creation and rotation' })),
 });
 
@@ -44,6 +49,24 @@ export const UpdateTerminalBody = Type.Object({
   payout_rate: Type.Optional(Percent),
   withdrawal_fee: Type.Optional(Type.Number({ minimum: 0 })),
   return_url: Type.Optional(Type.Union([Type.String({ maxLength: 2048 }), Type.Null()], { description: 'absolute http(s) URL; null clears it' })),
+  dispute_timeout: Type.Optional(
+    Type.Unsafe<'escalate' | 'approve'>({
+      type: 'string',
+      enum: ['escalate', 'approve'],
+      description:
+        'a dispute its executor did not answer by answer_due_at: escalate (default: to the support queue) or approve (with the merchant’s claimed amount)',
+    }),
+  ),
+  dispute_answer_seconds: Type.Optional(
+    Type.Union([Type.Integer({ minimum: 60, maximum: 604800 }), Type.Null()], {
+      description: 'the executor’s answer window for this terminal’s disputes; null: DISPUTE_ANSWER_SECONDS',
+    }),
+  ),
+  dispute_night_answer_seconds: Type.Optional(
+    Type.Union([Type.Integer({ minimum: 60, maximum: 604800 }), Type.Null()], {
+      description: 'the window for disputes opened at night (22:00-08:00 in DISPUTE_TIMEZONE); null: the day window',
+    }),
+  ),
 });
 export type UpdateTerminalBody = Static<typeof UpdateTerminalBody>;
 
@@ -78,6 +101,9 @@ export function toAdminTerminal(row: TerminalRow, apiKey?: string): Static<typeo
     payout_rate: toNumber(row.payout_rate)!,
     created_at: row.created_at.toISOString(),
     return_url: row.return_url,
+    dispute_timeout: row.dispute_timeout,
+    dispute_answer_seconds: row.dispute_answer_seconds,
+    dispute_night_answer_seconds: row.dispute_night_answer_seconds,
     ...(apiKey ? { api_key: apiKey } : {}),
   };
 }

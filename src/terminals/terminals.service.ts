@@ -74,6 +74,9 @@ export async function updateTerminal(ctx: AppContext, id: string, body: UpdateTe
       payoutRate: operatorDecimal(body.payout_rate, { field: 'payout_rate', ...PERCENT }),
       withdrawalFee: operatorDecimal(body.withdrawal_fee, { field: 'withdrawal_fee', ...FEE }),
       returnUrl: returnUrl(body.return_url),
+      disputeTimeout: body.dispute_timeout,
+      disputeAnswerSeconds: body.dispute_answer_seconds,
+      disputeNightAnswerSeconds: body.dispute_night_answer_seconds,
     });
     const after = (await repo.findTerminal(tx, id))!;
     await record(tx, 'terminal.update', 'terminal', id, toAdminTerminal(before), toAdminTerminal(after));
