@@ -22,7 +22,9 @@ import { toPayment } from './payments.schemas.js';
  * statement (payment_create_window / executor_hold_take, migration 017), and from then on changes
  * only here: a payment leaving PENDING (or PROCESSING) unpaid releases it; a completion from
  * there settles it; a completion from DISPUTE, whose hold was released when it was cancelled,
- * debits the executor's available balance instead. Provider-executed payments hold nothing.
+ * takes the payer's money from what the dispute froze on the executor when it opened (issue 35:
+ * `disputeHold`; the rest from its available balance), and a rejection or the merchant's cancel
+ * releases that freeze. Provider-executed payments hold nothing.
  *
  * A hand-out also counts towards its requisite's limits from the create on (requisite_usage,
  * migration 019); the release of a cancelled one takes it off the count (freeLimitRoom).
