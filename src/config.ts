@@ -16,6 +16,15 @@ export interface Config {
   masterKey: string | undefined;
   paymentTtlSeconds: number;
   confirmVerifySeconds: number;
+  /** Disputes (DESIGN.md "Disputes with the executor in them"): the executor's answer window, support's for escalated ones. */
+  disputes: {
+    answerSeconds: number;
+    supportSeconds: number;
+    /** Where "night" (22:00-08:00) is, for a terminal's night answer window. */
+    timezone: string;
+    /** Percent of its last 7 days' hand-outs disputed above which an executor is switched off; 0: never. */
+    ratioLimit: number;
+  };
   sameAmountLimit: number;
   /** Connections of this instance's PostgreSQL pool (the API and the job worker share it). */
   dbPoolSize: number;
@@ -128,6 +137,15 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0
     throw new ConfigError(`${name} must be an integer >= ${min}, got "${raw}"`);
   }
   return Number(raw);
+}
+
+function timezone(raw: string): string {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: raw });
+  } catch {
+    throw new ConfigError(`DISPUTE_TIMEZONE must be an IANA time zone (Europe/Moscow, UTC), got "${raw}"`);
+  }
+  return raw;
 }
 
 function boolean(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
@@ -244,6 +262,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     masterKey: env.KASSIR_MASTER_KEY || undefined,
     paymentTtlSeconds: integer(env, 'PAYMENT_TTL_SECONDS', 900, 1),
     confirmVerifySeconds: integer(env, 'CONFIRM_VERIFY_SECONDS', 1800, 1),
+    disputes: {
+      answerSeconds: integer(env, 'DISPUTE_ANSWER_SECONDS', 1800, 1),
+      supportSeconds: integer(env, 'DISPUTE_SUPPORT_SECONDS', 3600, 1),
+      timezone: timezone(env.DISPUTE_TIMEZONE || 'Europe/Moscow'),
+      ratioLimit: integer(env, 'DISPUTE_RATIO_LIMIT_PERCENT', 0, 0),
+    },
     sameAmountLimit: integer(env, 'SAME_AMOUNT_LIMIT', 3, 1),
     dbPoolSize: integer(env, 'KASSIR_DB_POOL_SIZE', DEFAULT_DB_POOL_SIZE, 6),
     createBatchSize: integer(env, 'KASSIR_CREATE_BATCH_SIZE', DEFAULT_CREATE_BATCH_SIZE, 1),

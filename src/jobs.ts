@@ -4,6 +4,7 @@ import { createTronClient } from './chain/tron.js';
 import type { AppContext } from './context.js';
 import { transaction } from './db/pool.js';
 import { sweepSilence } from './devices/devices.service.js';
+import { DEADLINES_TASK, deadlinesTask } from './disputes/disputes.jobs.js';
 import { POLL_TASK, pollTask } from './disputes/provider-status.service.js';
 import { DEPOSITS_TASK, depositsTask } from './executors/deposits.jobs.js';
 import { refreshScores } from './executors/executors.repo.js';
@@ -72,7 +73,7 @@ const SCORE_TASK = 'executors_score';
 /** Every minute: the executors' scores that order the cascade, phones gone silent, and old usage counters dropped. */
 function scoreTask(ctx: AppContext): Task {
   return async () => {
-    const changed = await refreshScores(ctx.db);
+    const changed = await refreshScores(ctx.db, ctx.config.disputes.ratioLimit);
     if (changed) ctx.log.info({ executors: changed }, 'executor scores changed');
     await sweepSilence(ctx);
     await purgeOldUsage(ctx.db);
@@ -107,6 +108,7 @@ export function taskList(ctx: AppContext): TaskList {
     [ACTIONS_TASK]: actionsTask(ctx),
     [POLL_TASK]: pollTask(ctx),
     [SCORE_TASK]: scoreTask(ctx),
+    [DEADLINES_TASK]: deadlinesTask(ctx),
     [LEDGER_CHECK_TASK]: ledgerCheckTask(ctx),
     [REFRESH_TASK]: refreshTask(ctx, (source, outcome) => ctx.metrics.rateFetched(source, outcome)),
   };
@@ -121,6 +123,8 @@ export function featureJobs(ctx: AppContext, databaseUrl: string): Jobs {
       `17 * * * * ${CLEANUP_TASK} ?jobKey=${CLEANUP_TASK}`,
       `* * * * * ${POLL_TASK} ?jobKey=${POLL_TASK}`,
       `* * * * * ${SCORE_TASK} ?jobKey=${SCORE_TASK}`,
+      // Disputes whose executor did not answer in time: the terminal's dispute_timeout decides.
+      `* * * * * ${DEADLINES_TASK} ?jobKey=${DEADLINES_TASK}`,
       // The ledger's invariants, for /metrics (kassir_ledger_check_*).
       `41 * * * * ${LEDGER_CHECK_TASK} ?jobKey=${LEDGER_CHECK_TASK}`,
       // The rate feeds: the job sleeps until the next feed is due; this line wakes it should the chain break.

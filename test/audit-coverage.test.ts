@@ -183,6 +183,12 @@ const FORM = {
   sample: 'WALKBANK 10:00 prishlo na 1234: 15.00',
 };
 
+/** The open dispute of a payment, by the executor's list (issue 35). */
+async function disputeOf(paymentId: string): Promise<string> {
+  const list = await executorCall(app, executor.token, 'GET', '/disputes?limit=1000');
+  return list.json().disputes.find((d: { payment_id: string; status: string }) => d.payment_id === paymentId && d.status === 'awaiting_executor').id;
+}
+
 /** A message from the executor's phone that nothing can be read from: it waits for a person. */
 async function unreadableMessage(): Promise<string> {
   const res = await device_('POST', '/messages', { text: `Проверка связи ${unique('')}`, sender: 'Friend' });
@@ -302,6 +308,18 @@ const CASES: Record<string, () => Promise<Expected>> = {
     ok(await executorTakesPayout(app, executor.token, id));
     ok(await executorCall(app, executor.token, 'POST', `/payouts/${id}/fail`, { reason: 'the bank refused the card' }));
     return { action: 'payout.fail', actor: exec(), object_type: 'payout', object_id: id };
+  },
+  'POST /executor/v1/disputes/:id/accept': async () => {
+    const { id } = await disputed();
+    const dispute = await disputeOf(id);
+    ok(await executorCall(app, executor.token, 'POST', `/disputes/${dispute}/accept`, {}));
+    return { action: 'dispute.accept', actor: exec(), object_type: 'dispute', object_id: dispute };
+  },
+  'POST /executor/v1/disputes/:id/contest': async () => {
+    const { id } = await disputed();
+    const dispute = await disputeOf(id);
+    ok(await executorCall(app, executor.token, 'POST', `/disputes/${dispute}/contest`, { comment: 'nothing came' }));
+    return { action: 'dispute.contest', actor: exec(), object_type: 'dispute', object_id: dispute };
   },
   'PATCH /executor/v1/requisites/:id': async () => {
     const spare = await createRequisite(app, executor.id);

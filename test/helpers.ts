@@ -145,10 +145,18 @@ export async function setRate(app: FastifyInstance, currency: string, rate: numb
  * An executor, its deposit topped up with `deposit` USDT (default a million: enough that no test
  * about something else runs out; 0 leaves it unfunded, so that it receives no payments).
  */
-export async function createExecutor(app: FastifyInstance, name = 'Trader', options: { deposit?: number } = {}): Promise<{ id: string; token: string }> {
+export async function createExecutor(
+  app: FastifyInstance,
+  name = 'Trader',
+  options: { deposit?: number; maxOpenDisputes?: number } = {},
+): Promise<{ id: string; token: string }> {
   const executor = await adminOk<{ id: string; token: string }>(app, 'POST', '/executors', { name });
   const deposit = options.deposit ?? 1_000_000;
   if (deposit !== 0) await adminOk(app, 'POST', `/executors/${executor.id}/adjustments`, { amount: deposit, reason: 'test deposit' });
+  // The cap of open disputes (default 5, issue 35) would stop the hand-outs of suites that leave
+  // dozens of disputes open on their one executor; test/disputes.executor.test.ts tests the cap.
+  const cap = options.maxOpenDisputes ?? 1000;
+  if (cap !== 5) await adminOk(app, 'PATCH', `/executors/${executor.id}`, { max_open_disputes: cap });
   return executor;
 }
 

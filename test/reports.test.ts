@@ -140,8 +140,9 @@ beforeAll(async () => {
   await complete(shopA, 999, 'Y', '2.5');
   await complete(shopB, 5000, 'Y', '4');
   await complete(shopB, 777.77, 'Y', '4');
-  // Cancelled (the hold returned), disputed and approved for less: Y pays v from its available
-  // balance, and is still rewarded on it.
+  // Cancelled (the hold returned), disputed and approved for less: Y pays v from what the dispute
+  // froze on it when it opened (issue 35; the freeze's remainder returns by a dispute_release), and
+  // is still rewarded on it.
   const { body } = await createPayment(service.app, shopA, { ext_id: uniqueExtId(), amount: 1800, currency: 'RUB', method: 'CARD' });
   await adminOk(service.app, 'POST', `/payments/${body.id}/cancel`);
   expect((await signed(service.app, shopA, 'POST', `/v1/payments/${body.id}/dispute`, {})).statusCode).toBe(200);
@@ -154,7 +155,7 @@ beforeAll(async () => {
     [body.id],
   );
   expect(entries).toEqual([
-    { kind: 'executor_available', amount: disputed.gross.negated().toFixed(6) },
+    { kind: 'executor_frozen', amount: disputed.gross.negated().toFixed(6) },
     { kind: 'executor_available', amount: disputed.reward.toFixed(6) },
   ]);
 

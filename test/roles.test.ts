@@ -91,6 +91,7 @@ const MATRIX: Record<string, { role: 'support' | 'finance' | 'admin'; confirm?: 
   'POST /webhooks/{id}/resend': { role: 'support' },
   'GET /disputes': { role: 'support' },
   'GET /disputes/{id}': { role: 'support' },
+  'GET /disputes/{id}/executor-file': { role: 'support' },
   'POST /payments/{id}/dispute/approve': { role: 'support' },
   'POST /payments/{id}/dispute/reject': { role: 'support' },
   'GET /receipts/{id}': { role: 'support' },

@@ -15,6 +15,15 @@ export function auditFor(request: FastifyRequest): AuditRecorder {
 }
 
 /**
+ * The recorder of an actor outside any request: the service itself (`system:<what>`, e.g. a
+ * deadline job) or a party named by its id (`merchant:<id>` for a merchant's API key).
+ */
+export function systemAudit(actor: string): AuditRecorder {
+  return (db, action, objectType, objectId, before, after) =>
+    insertAuditEntry(db, { actor, userId: null, ip: null, action, objectType, objectId, before: jsonOrNull(before), after: jsonOrNull(after) });
+}
+
+/**
  * Who acts in a request: a signed-in person (staff, an executor's or a merchant's person in their
  * cabinet) or the bearer ADMIN_TOKEN as the access check resolved them, else an executor's apps
  * (its bearer token) or a phone (device token).

@@ -30,6 +30,33 @@ const Dispute = Type.Object({
   decided_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   decision_reason: Type.Unknown(),
   created_at: Type.String({ format: 'date-time' }),
+  stage: Type.Union([Type.String(), Type.Null()], { description: 'while open: awaiting_executor, contested or escalated; null for a provider’s payment' }),
+  executor_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
+  answer_due_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'the executor’s deadline' }),
+  support_due_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'support’s deadline, once contested or escalated' }),
+  overdue: Type.Boolean(),
+  hold: Type.Union([Type.Number(), Type.Null()], { description: 'USDT frozen on the executor while open' }),
+  uncovered: Type.Boolean(),
+  timed_out: Type.Union([Type.String(), Type.Null()]),
+  executor_answer: Type.Union([
+    Type.Object({
+      kind: Type.String({ description: 'accepted or contested' }),
+      amount: Type.Union([Type.Number(), Type.Null()]),
+      comment: Type.Union([Type.String(), Type.Null()]),
+      file: Type.Union([
+        Type.Object({
+          url: Type.String(),
+          content_type: Type.Union([Type.String(), Type.Null()]),
+          size_bytes: Type.Union([Type.Number(), Type.Null()]),
+          sha256: Type.Union([Type.String(), Type.Null()]),
+        }),
+        Type.Null(),
+      ]),
+      at: Type.String({ format: 'date-time' }),
+      late: Type.Boolean(),
+    }),
+    Type.Null(),
+  ]),
   payment: Type.Object({
     ...PaymentAnswer.properties,
     merchant_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),

@@ -13,8 +13,9 @@ import { listPaymentConfirmations, listPaymentReceipts, type ReceiptRow } from '
 import { sendReceiptFile } from '../receipts/receipts.routes.js';
 import { openReceiptFile } from '../receipts/receipts.service.js';
 import { AdminApprovePaymentDisputeAnswer, AdminGetDisputeAnswer, AdminListDisputesAnswer, AdminRejectPaymentDisputeAnswer } from './disputes.admin.answers.js';
+import { sendContestFile } from './disputes.executor.js';
 import * as repo from './disputes.repo.js';
-import { decideDispute } from './disputes.service.js';
+import { decideDispute, openContestFile } from './disputes.service.js';
 
 const tags = ['operator'];
 const IdParams = Type.Object({ id: Type.String() });
@@ -52,6 +53,33 @@ async function disputeCards(ctx: AppContext, disputes: repo.DisputeRow[]) {
       decided_at: d.decided_at,
       decision_reason: d.decision_reason,
       created_at: d.created_at,
+      // Issue 35: the executor in it, its deadline and answer, support's deadline.
+      stage: d.stage,
+      executor_id: d.executor_id,
+      answer_due_at: d.answer_due_at,
+      support_due_at: d.support_due_at,
+      overdue: d.status === 'open' && (d.support_due_at ?? d.answer_due_at) !== null && (d.support_due_at ?? d.answer_due_at)! <= new Date(),
+      hold: toNumber(d.hold),
+      uncovered: d.uncovered,
+      timed_out: d.timed_out,
+      executor_answer:
+        d.executor_answer && d.answered_at
+          ? {
+              kind: d.executor_answer,
+              amount: toNumber(d.executor_amount),
+              comment: d.executor_comment,
+              file: d.executor_file_key
+                ? {
+                    url: `${ctx.config.publicBaseUrl}/admin/v1/disputes/${d.id}/executor-file`,
+                    content_type: d.executor_file_type,
+                    size_bytes: d.executor_file_size,
+                    sha256: d.executor_file_sha256?.toString('hex') ?? null,
+                  }
+                : null,
+              at: d.answered_at,
+              late: d.answer_due_at !== null && d.answered_at > d.answer_due_at,
+            }
+          : null,
       payment: {
         ...toPayment(payment, ctx.config.paymentPageUrl),
         merchant_id: payment.merchant_id,
@@ -78,9 +106,13 @@ export async function disputeAdminRoutes(app: RouteApp, ctx: AppContext): Promis
       schema: {
         documentedResponse: { 200: AdminListDisputesAnswer },
         tags,
-        summary: 'Dispute cards, newest first (open ones unless `status` says otherwise), each with the payment, receipts and notifications',
+        summary:
+          'Dispute cards (open ones unless `status` says otherwise), each with the payment, receipts, notifications and the executor’s answer: open ones nearest deadline first (support’s own once contested or escalated), closed ones newest first',
         querystring: Type.Object({
           status: Type.Optional(Type.String({ description: 'open (default), cancelled, approved, rejected or all' })),
+          stage: Type.Optional(
+            Type.String({ description: 'open ones only in this stage: awaiting_executor, contested, escalated, or overdue (a deadline passed)' }),
+          ),
           limit: Type.Optional(Type.String()),
           offset: Type.Optional(Type.String()),
         }),
@@ -92,7 +124,11 @@ export async function disputeAdminRoutes(app: RouteApp, ctx: AppContext): Promis
       if (!['open', 'cancelled', 'approved', 'rejected', 'all'].includes(status)) {
         throw new DomainError('VALIDATION', 'status must be one of open, cancelled, approved, rejected, all');
       }
-      const rows = await repo.listDisputes(ctx.db, { status: status === 'all' ? undefined : status, limit, offset });
+      const stage = request.query.stage;
+      if (stage !== undefined && !['awaiting_executor', 'contested', 'escalated', 'overdue'].includes(stage)) {
+        throw new DomainError('VALIDATION', 'stage must be one of awaiting_executor, contested, escalated, overdue');
+      }
+      const rows = await repo.listDisputes(ctx.db, { status: status === 'all' ? undefined : status, stage, limit, offset });
       return { disputes: await disputeCards(ctx, rows), limit, offset };
     },
   );
@@ -107,6 +143,26 @@ export async function disputeAdminRoutes(app: RouteApp, ctx: AppContext): Promis
     },
   );
 
+  app.get(
+    '/disputes/:id/executor-file',
+    {
+      config: { access: 'support' },
+      schema: {
+        tags,
+        summary: 'The file the executor contested a dispute with (its bank’s history)',
+        params: IdParams,
+        documentedResponse: { 200: { description: 'The file (png, jpeg, webp, heic or pdf)', type: 'string', contentMediaType: 'application/octet-stream' } },
+        errors: { NOT_FOUND: 'No dispute with this id, or its executor sent no file' },
+      },
+    },
+    async (request, reply) => {
+      const row = /^[0-9a-f-]{36}$/i.test(request.params.id) ? await repo.findDispute(ctx.db, request.params.id) : undefined;
+      if (!row) throw new DomainError('NOT_FOUND', `Dispute ${request.params.id} not found`);
+      const { contentType, content } = await openContestFile(ctx, row);
+      return sendContestFile(reply, row.id, contentType, content);
+    },
+  );
+
   app.post(
     '/payments/:id/dispute/approve',
     {
@@ -116,7 +172,7 @@ export async function disputeAdminRoutes(app: RouteApp, ctx: AppContext): Promis
         tags,
         summary: 'Approve a dispute: the payment becomes COMPLETED, or COMPLETED_APPEAL for another amount',
         description:
-          'Moves money: the merchant’s terminal is credited for `amount`, the amount actually received, as for any completion (at most once). The executor’s hold was released when the payment was cancelled, so its deposit pays: refused with `409 EXE_001` when the deposit and credit line cannot cover it.',
+          'Moves money: the merchant’s terminal is credited for `amount`, the amount actually received, as for any completion (at most once). The executor pays from the value frozen on its deposit when the dispute opened (the claimed amount / rate), the rest of its deposit for more; the freeze’s remainder is returned. Refused with `409 EXE_001` when the deposit and credit line cannot cover it (an uncovered dispute).',
         params: IdParams,
         body: ApproveBody,
         errors: {

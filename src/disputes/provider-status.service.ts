@@ -123,7 +123,18 @@ async function applyProviderStatus(ctx: AppContext, tx: Tx, payment: PaymentRow,
       {
         const result = await changed('openDispute');
         if (result)
-          await insertDispute(tx, { paymentId: payment.id, merchantId: payment.merchant_id, amount: null, comment: 'opened at the provider', receiptId: null });
+          await insertDispute(tx, {
+            paymentId: payment.id,
+            merchantId: payment.merchant_id,
+            amount: null,
+            comment: 'opened at the provider',
+            receiptId: null,
+            // A provider's payment has no executor here: no stage, no deadline (the provider decides).
+            executorId: null,
+            terminalId: payment.terminal_id,
+            answerSeconds: ctx.config.disputes.answerSeconds,
+            timezone: ctx.config.disputes.timezone,
+          });
         return result;
       }
     default:

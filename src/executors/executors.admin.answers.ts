@@ -33,6 +33,11 @@ const AdminExecutor = Type.Object({
     completed: Type.Number(),
     conversion: Type.Unknown(),
     median_minutes_to_complete: Type.Unknown(),
+    disputes_7d: Type.Number({ description: 'disputes opened on its payments in the last 7 days' }),
+    disputes_lost_7d: Type.Number({ description: 'of them, approved without its acceptance (a person, its deadline or a provider approved them)' }),
+    disputes_late_7d: Type.Number({ description: 'of them, not answered by their deadline' }),
+    handed_out_7d: Type.Number({ description: 'its hand-outs in the last 7 days' }),
+    dispute_ratio_7d: Type.Unknown(),
     computed_at: Type.Unknown(),
   }),
   default_daily_turnover_limit: Type.Unknown(),
@@ -42,6 +47,14 @@ const AdminExecutor = Type.Object({
   disable_after_expired: Type.Number(),
   device_silence_minutes: Type.Union([Type.Number(), Type.Null()]),
   devices_silent: Type.Boolean(),
+  max_open_disputes: Type.Number({ description: 'at this many open disputes on its payments it gets no new hand-outs' }),
+  open_disputes: Type.Number(),
+  uncovered_disputes: Type.Number({ description: 'open disputes its deposit could not cover: while any, no hand-outs' }),
+  off_reason: Type.Union([Type.String(), Type.Null()], { description: 'why a rule switched it off (`dispute_ratio`)' }),
+  takes_payments: Type.Boolean(),
+  why_not: Type.Array(Type.String(), {
+    description: 'why its requisites are not handed out: switched_off, dispute_ratio, paused, devices_silent, dispute_cap, dispute_uncovered',
+  }),
 });
 
 /** The ledger of an account: its balances and a page of entries. */

@@ -34,6 +34,9 @@ const UpdateExecutorBody = Type.Object({
   disable_after_expired: Type.Optional(
     Type.Integer({ description: 'switch a requisite off after this many consecutive hand-outs ended unpaid; 0 never; default 5' }),
   ),
+  max_open_disputes: Type.Optional(
+    Type.Integer({ description: 'at this many open disputes on its payments (awaiting it, contested or escalated) it gets no new hand-outs; default 5' }),
+  ),
   default_daily_turnover_limit: Type.Optional(
     NullableNumber('default for requisites without their own: most handed out in a UTC day, in the requisite’s currency'),
   ),

@@ -13,7 +13,17 @@ const Status = Type.Object({
   devices_silent: Type.Boolean({
     description: 'its phones have been silent longer than its device_silence_minutes: requisites not handed out until one reports',
   }),
-  takes_payments: Type.Boolean({ description: 'active, not paused, phones heard from: its requisites are handed out' }),
+  takes_payments: Type.Boolean({
+    description: 'active, not paused, phones heard from, under the cap of open disputes, none uncovered: its requisites are handed out',
+  }),
+  why_not: Type.Array(Type.String(), {
+    description:
+      'why your requisites are not handed out: switched_off (by the operator), dispute_ratio (switched off: too many disputes in 7 days), paused, devices_silent, dispute_cap (max_open_disputes disputes open), dispute_uncovered (an open dispute your deposit could not cover)',
+  }),
+  off_reason: Type.Union([Type.String(), Type.Null()], { description: 'why a rule switched you off (`dispute_ratio`)' }),
+  open_disputes: Type.Integer({ description: 'disputes on your payments still open' }),
+  max_open_disputes: Type.Integer({ description: 'at this many open disputes no new hand-outs until one closes' }),
+  uncovered_disputes: Type.Integer(),
   priority: Type.Integer({ description: "the operator's priority in the cascade (higher first)" }),
   score: Type.Number({ description: 'conversion × speed over the last 24 hours, in tenths; orders executors of equal priority' }),
 });

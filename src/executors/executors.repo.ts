@@ -41,12 +41,26 @@ export interface ExecutorRow {
   device_silence_minutes: number | null;
   /** Its phones have been silent longer than that: its requisites are not handed out. */
   devices_silent: boolean;
+  /** At this many open disputes on its payments it gets no new hand-outs (migration 044). */
+  max_open_disputes: number;
+  open_disputes: number;
+  /** Open disputes its deposit could not cover: while any, no hand-outs. */
+  uncovered_disputes: number;
+  /** Why a rule switched it off (`dispute_ratio`); null when a person did, or it is on. */
+  off_reason: string | null;
+  /** The dispute figures of its score, over 7 days (executors_score job). */
+  score_disputes: number;
+  score_disputes_lost: number;
+  score_disputes_late: number;
+  score_handed_out_7d: number;
 }
 
 const COLUMNS = `e.id, e.name, e.is_active, e.created_at, e.credit_limit, e.payin_reward, e.payout_reward,
   e.is_paused, e.priority, e.score, e.score_handed_out, e.score_completed, e.score_median_minutes, e.score_updated_at,
   e.default_daily_turnover_limit, e.default_monthly_turnover_limit, e.default_daily_count_limit, e.default_monthly_count_limit,
   e.disable_after_expired, e.deposit_index, e.deposit_address, e.device_silence_minutes, e.devices_silent,
+  e.max_open_disputes, e.open_disputes, e.uncovered_disputes, e.off_reason, e.score_disputes, e.score_disputes_lost, e.score_disputes_late,
+  e.score_handed_out_7d,
   coalesce((SELECT a.balance FROM ledger_accounts a WHERE a.executor_id = e.id AND a.kind = 'executor_available'), 0) AS balance,
   coalesce((SELECT a.balance FROM ledger_accounts a WHERE a.executor_id = e.id AND a.kind = 'executor_frozen'), 0) AS balance_frozen`;
 
@@ -94,6 +108,7 @@ export interface ExecutorPatch {
   isPaused?: boolean;
   priority?: number;
   disableAfterExpired?: number;
+  maxOpenDisputes?: number;
   /** Each present key is set (null clears the default). */
   limits?: Partial<Record<DefaultLimit, string | number | null>>;
 }
@@ -122,6 +137,9 @@ export async function updateExecutor(tx: Tx, id: string, patch: ExecutorPatch): 
             default_monthly_turnover_limit = CASE WHEN $11 THEN $15::numeric ELSE default_monthly_turnover_limit END,
             default_daily_count_limit = CASE WHEN $12 THEN $16::integer ELSE default_daily_count_limit END,
             default_monthly_count_limit = CASE WHEN $13 THEN $17::integer ELSE default_monthly_count_limit END,
+            max_open_disputes = coalesce($18, max_open_disputes),
+            -- A person switching it on or off overrides a rule's reason.
+            off_reason = CASE WHEN $3::boolean IS NULL THEN off_reason ELSE NULL END,
             updated_at = now()
       WHERE id = $1`,
     [
@@ -136,6 +154,7 @@ export async function updateExecutor(tx: Tx, id: string, patch: ExecutorPatch): 
       patch.disableAfterExpired ?? null,
       ...DEFAULT_LIMITS.map((key) => key in limits),
       ...DEFAULT_LIMITS.map((key) => limits[key] ?? null),
+      patch.maxOpenDisputes ?? null,
     ],
   );
   if (!rowCount) return undefined;
@@ -204,14 +223,21 @@ export async function setPaused(db: Queryable, id: string, paused: boolean): Pro
 }
 
 /**
- * Recomputes every executor's score from its hand-outs of the last 24 hours (the executors_score
- * job): handed out = those ended by now (completed or cancelled; open ones are not judged yet),
- * conversion = completed ÷ handed out, speed = 30 / (30 + median minutes from hand-out to
- * completion), score = conversion × speed rounded to tenths; 0.5 with nothing ended. Only rows
- * whose figures change are written; a changed score reaches the executor's requisites through
- * the trigger (migration 019). Returns how many executors' scores changed.
+ * Recomputes every executor's score from its hand-outs of the last 24 hours and its disputes of
+ * the last 7 days (the executors_score job):
+ * - handed out = hand-outs of 24 hours ended by now (completed or cancelled; open ones are not
+ *   judged yet), conversion = completed ÷ handed out, speed = 30 / (30 + median minutes from
+ *   hand-out to completion); 0.5 for conversion × speed with nothing ended;
+ * - disputes = disputes opened on its payments in 7 days; lost = those of them approved without
+ *   its acceptance (a person, its deadline, or a provider approved them); late = those it did not
+ *   answer by answer_due_at (answered after it, or never and the deadline decided);
+ * - score = conversion × speed ÷ (1 + lost + late ÷ 2), rounded to tenths.
+ * Only rows whose figures change are written; a changed score reaches the executor's requisites
+ * through the trigger (migration 019). When `ratioLimit` (percent) is above 0, an active executor
+ * with at least 3 disputes in 7 days whose disputes exceed that percent of its 7 days' hand-outs
+ * is switched off, reason `dispute_ratio`. Returns how many scores changed and who was switched off.
  */
-export async function refreshScores(db: Queryable): Promise<number> {
+export async function refreshScores(db: Queryable, ratioLimit = 0): Promise<number> {
   const { rows } = await db.query<{ changed: boolean }>(
     `WITH stats AS (
        SELECT e.id,
@@ -222,21 +248,42 @@ export async function refreshScores(db: Queryable): Promise<number> {
          FROM executors e
          LEFT JOIN payments p ON p.executor_id = e.id AND p.created_at > now() - interval '24 hours'
         GROUP BY e.id
+     ), disputed AS (
+       SELECT e.id,
+              count(d.id)::int AS disputes,
+              count(d.id) FILTER (WHERE d.status = 'approved' AND d.executor_answer IS DISTINCT FROM 'accepted')::int AS lost,
+              count(d.id) FILTER (WHERE d.answer_due_at IS NOT NULL
+                                    AND ((d.answered_at IS NOT NULL AND d.answered_at > d.answer_due_at) OR d.timed_out IS NOT NULL))::int AS late,
+              (SELECT count(*) FROM payments p7 WHERE p7.executor_id = e.id AND p7.created_at > now() - interval '7 days')::int AS handed_out_7d
+         FROM executors e
+         LEFT JOIN disputes d ON d.executor_id = e.id AND d.created_at > now() - interval '7 days'
+        GROUP BY e.id
      ), scored AS (
-       SELECT s.*, CASE WHEN s.handed_out = 0 THEN 0.5
-                        WHEN s.completed = 0 THEN 0
-                        ELSE round(least(1, s.completed::numeric / s.handed_out) * 30 / (30 + greatest(s.median, 0)), 1) END AS score
-         FROM stats s
+       SELECT s.*, x.disputes, x.lost, x.late, x.handed_out_7d,
+              round(CASE WHEN s.handed_out = 0 THEN 0.5
+                         WHEN s.completed = 0 THEN 0
+                         ELSE least(1, s.completed::numeric / s.handed_out) * 30 / (30 + greatest(s.median, 0)) END
+                    / (1 + x.lost + x.late / 2.0), 1) AS score
+         FROM stats s JOIN disputed x USING (id)
      ), locked AS (
        SELECT e.id, e.score AS old_score FROM executors e JOIN scored s ON s.id = e.id
-        WHERE (e.score, e.score_handed_out, e.score_completed, e.score_median_minutes) IS DISTINCT FROM (s.score, s.handed_out, s.completed, s.median)
+        WHERE (e.score, e.score_handed_out, e.score_completed, e.score_median_minutes, e.score_disputes, e.score_disputes_lost, e.score_disputes_late,
+               e.score_handed_out_7d)
+              IS DISTINCT FROM (s.score, s.handed_out, s.completed, s.median, s.disputes, s.lost, s.late, s.handed_out_7d)
+           OR ($1::numeric > 0 AND e.is_active AND s.disputes >= 3 AND s.disputes * 100.0 > $1::numeric * greatest(s.handed_out_7d, 1))
         ORDER BY e.id FOR NO KEY UPDATE OF e
      )
      UPDATE executors e SET score = s.score, score_handed_out = s.handed_out, score_completed = s.completed,
-            score_median_minutes = s.median, score_updated_at = now()
+            score_median_minutes = s.median, score_disputes = s.disputes, score_disputes_lost = s.lost, score_disputes_late = s.late,
+            score_handed_out_7d = s.handed_out_7d, score_updated_at = now(),
+            is_active = CASE WHEN $1::numeric > 0 AND e.is_active AND s.disputes >= 3 AND s.disputes * 100.0 > $1::numeric * greatest(s.handed_out_7d, 1)
+                             THEN false ELSE e.is_active END,
+            off_reason = CASE WHEN $1::numeric > 0 AND e.is_active AND s.disputes >= 3 AND s.disputes * 100.0 > $1::numeric * greatest(s.handed_out_7d, 1)
+                              THEN 'dispute_ratio' ELSE e.off_reason END
        FROM scored s JOIN locked l ON l.id = s.id
       WHERE e.id = s.id
      RETURNING e.score <> l.old_score AS changed`,
+    [ratioLimit],
   );
   return rows.filter((row) => row.changed).length;
 }

@@ -30,6 +30,12 @@ export function toExecutor(row: repo.ExecutorRow) {
     disable_after_expired: row.disable_after_expired,
     device_silence_minutes: row.device_silence_minutes,
     devices_silent: row.devices_silent,
+    max_open_disputes: row.max_open_disputes,
+    open_disputes: row.open_disputes,
+    uncovered_disputes: row.uncovered_disputes,
+    off_reason: row.off_reason,
+    takes_payments: notHandedOutBecause(row).length === 0,
+    why_not: notHandedOutBecause(row),
   };
 }
 
@@ -54,6 +60,11 @@ export function toScore(row: repo.ExecutorRow) {
       completed: row.score_completed,
       conversion: row.score_handed_out > 0 ? Math.round((row.score_completed / row.score_handed_out) * 1000) / 1000 : null,
       median_minutes_to_complete: toNumber(row.score_median_minutes),
+      disputes_7d: row.score_disputes,
+      disputes_lost_7d: row.score_disputes_lost,
+      disputes_late_7d: row.score_disputes_late,
+      handed_out_7d: row.score_handed_out_7d,
+      dispute_ratio_7d: row.score_handed_out_7d > 0 ? Math.round((row.score_disputes / row.score_handed_out_7d) * 1000) / 1000 : null,
       computed_at: row.score_updated_at,
     },
   };
@@ -65,10 +76,31 @@ export function toStatus(row: repo.ExecutorRow) {
     is_active: row.is_active,
     is_paused: row.is_paused,
     devices_silent: row.devices_silent,
-    takes_payments: row.is_active && !row.is_paused && !row.devices_silent,
+    takes_payments: notHandedOutBecause(row).length === 0,
+    why_not: notHandedOutBecause(row),
+    off_reason: row.off_reason,
+    open_disputes: row.open_disputes,
+    max_open_disputes: row.max_open_disputes,
+    uncovered_disputes: row.uncovered_disputes,
     priority: row.priority,
     score: Number(row.score),
   };
+}
+
+/**
+ * Why the executor's requisites are not handed out, each reason a word (none: they are):
+ * `switched_off` (by the operator, or `dispute_ratio` when the dispute rule did it), `paused`,
+ * `devices_silent`, `dispute_cap` (max_open_disputes disputes open), `dispute_uncovered` (an open
+ * dispute its deposit could not cover). The same rule as executor_takes_payments (migration 044).
+ */
+export function notHandedOutBecause(row: repo.ExecutorRow): string[] {
+  const why: string[] = [];
+  if (!row.is_active) why.push(row.off_reason ?? 'switched_off');
+  if (row.is_paused) why.push('paused');
+  if (row.devices_silent) why.push('devices_silent');
+  if (row.open_disputes >= row.max_open_disputes) why.push('dispute_cap');
+  if (row.uncovered_disputes > 0) why.push('dispute_uncovered');
+  return why;
 }
 
 /** Pauses (`paused`) or resumes the executor's hand-outs. */
@@ -131,6 +163,7 @@ export interface ExecutorUpdate {
   is_paused?: boolean;
   priority?: number;
   disable_after_expired?: number;
+  max_open_disputes?: number;
   default_daily_turnover_limit?: number | null;
   default_monthly_turnover_limit?: number | null;
   default_daily_count_limit?: number | null;
@@ -161,6 +194,9 @@ export async function updateExecutor(ctx: AppContext, id: string, patch: Executo
   const payoutReward = percent(patch.payout_reward, 'payout_reward');
   if (patch.priority !== undefined && (!Number.isInteger(patch.priority) || Math.abs(patch.priority) > 1_000_000)) {
     throw new DomainError('VALIDATION', 'priority must be a whole number from -1000000 to 1000000 (higher is handed out first)', { priority: patch.priority });
+  }
+  if (patch.max_open_disputes !== undefined && (!Number.isInteger(patch.max_open_disputes) || patch.max_open_disputes < 0 || patch.max_open_disputes > 1000)) {
+    throw new DomainError('VALIDATION', 'max_open_disputes must be a whole number from 0 to 1000', { max_open_disputes: patch.max_open_disputes });
   }
   const disableAfterExpired = patch.disable_after_expired;
   if (disableAfterExpired !== undefined && (!Number.isInteger(disableAfterExpired) || disableAfterExpired < 0 || disableAfterExpired > 1000)) {
@@ -196,6 +232,7 @@ export async function updateExecutor(ctx: AppContext, id: string, patch: Executo
         isPaused: patch.is_paused,
         priority: patch.priority,
         disableAfterExpired,
+        maxOpenDisputes: patch.max_open_disputes,
         limits,
       });
       if (!updated) throw new DomainError('NOT_FOUND', `Executor ${id} not found`);

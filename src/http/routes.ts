@@ -9,6 +9,7 @@ import { deviceRoutes } from '../devices/devices.device.js';
 import { deviceExecutorRoutes } from '../devices/devices.executor.js';
 import { deviceHookRoutes } from '../devices/devices.hooks.js';
 import { disputeAdminRoutes } from '../disputes/disputes.admin.js';
+import { disputeExecutorRoutes } from '../disputes/disputes.executor.js';
 import { disputeRoutes, paymentReceiptRoutes } from '../disputes/disputes.routes.js';
 import { applyPaymentCallback } from '../disputes/provider-status.service.js';
 import { executorAdminRoutes } from '../executors/executors.admin.js';
@@ -86,7 +87,15 @@ const ROUTE_GROUPS: RouteGroup[] = [
     auth: executorAuth,
     // Notifications and payouts complete money already on its way: served under a load that sheds new payments.
     priority: 'high',
-    routes: [incomingExecutorRoutes, executorRoutes, deviceExecutorRoutes, parserFormExecutorRoutes, payoutExecutorRoutes, withdrawalExecutorRoutes],
+    routes: [
+      incomingExecutorRoutes,
+      executorRoutes,
+      deviceExecutorRoutes,
+      parserFormExecutorRoutes,
+      payoutExecutorRoutes,
+      withdrawalExecutorRoutes,
+      disputeExecutorRoutes,
+    ],
   },
   {
     name: 'device API (device token)',

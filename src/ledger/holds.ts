@@ -7,8 +7,12 @@ import { type AccountRef, type Posting, post } from './ledger.repo.js';
  * released — on a merchant's terminal, or (an executor's withdrawal of its deposit) on an executor.
  */
 export type Hold = {
-  /** 'payout' or 'withdrawal': the postings are `<kind>_reserve`, `<kind>_settle`, `<kind>_release`. */
-  kind: 'payout' | 'withdrawal';
+  /**
+   * 'payout' or 'withdrawal': the postings are `<kind>_reserve`, `<kind>_settle`, `<kind>_release`;
+   * 'dispute': the claimed value frozen on the executor while its dispute is open (released by
+   * payments/lifecycle.ts, or taken by the pay-in of its approval).
+   */
+  kind: 'payout' | 'withdrawal' | 'dispute';
   refId: string;
   /** The whole amount frozen. */
   amount: Decimal;

@@ -239,6 +239,9 @@ export async function executorFrozenApartFromHolds(db: Queryable): Promise<Array
            SELECT executor_id, hold AS held FROM payments WHERE hold IS NOT NULL AND status IN ('PENDING', 'PROCESSING')
            UNION ALL
            SELECT executor_id, reserve FROM withdrawals WHERE executor_id IS NOT NULL AND status IN ('pending', 'processing')
+           UNION ALL
+           -- The claimed value an open dispute froze on its executor (migration 044).
+           SELECT executor_id, hold FROM disputes WHERE executor_id IS NOT NULL AND hold IS NOT NULL AND status = 'open'
          ) open GROUP BY executor_id
        ) h ON h.executor_id = a.executor_id
       WHERE a.kind = 'executor_frozen' AND a.balance <> coalesce(h.held, 0)`,

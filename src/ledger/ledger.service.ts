@@ -49,7 +49,8 @@ export async function checkLedger(db: Queryable): Promise<{ ok: boolean; problem
     });
   }
 
-  // An executor's frozen funds are exactly the holds of its payments still open, and every
+  // An executor's frozen funds are exactly the holds of its payments still open (and the claimed
+  // value of its open disputes), and every
   // payment handed to an executor's requisite took its hold. An executor's withdrawals in progress
   // count in its frozen sum; a terminal's frozen counts only its terminal's withdrawals.
   for (const row of await repo.executorFrozenApartFromHolds(db)) {

@@ -22,7 +22,9 @@ import { toPayment } from './payments.schemas.js';
  * statement (payment_create_window / executor_hold_take, migration 017), and from then on changes
  * only here: a payment leaving PENDING (or PROCESSING) unpaid releases it; a completion from
  * there settles it; a completion from DISPUTE, whose hold was released when it was cancelled,
- * debits the executor's available balance instead. Provider-executed payments hold nothing.
+ * takes the payer's money from what the dispute froze on the executor when it opened (issue 35:
+ * `disputeHold`; the rest from its available balance), and a rejection or the merchant's cancel
+ * releases that freeze. Provider-executed payments hold nothing.
  *
  * A hand-out also counts towards its requisite's limits from the create on (requisite_usage,
  * migration 019); the release of a cancelled one takes it off the count (freeLimitRoom).
@@ -101,6 +103,20 @@ export interface ChangeOptions {
   note?: string;
   /** What the payer actually paid, for an event that completes the payment. */
   receivedAmount?: string;
+  /**
+   * The dispute's freeze on the executor (issue 35: the claimed value frozen when the dispute
+   * opened), for the events that close a dispute: an approval settles it (the pay-in takes the
+   * payer's money from it), a rejection or the merchant's cancel releases it.
+   */
+  disputeHold?: DisputeHold;
+}
+
+/** What a dispute froze on its executor: `dispute_reserve` posted with the dispute's id. */
+export interface DisputeHold {
+  disputeId: string;
+  executorId: string;
+  /** USDT; 0 when the deposit could not cover it (nothing frozen). */
+  amount: string;
 }
 
 /** What a payment's change needs of the service: its settings, and the metrics it is counted in. */
@@ -129,10 +145,11 @@ export async function changePayment(
   // A test payment's completion credits nobody (issue 33 item 4): test money never reaches the
   // ledger. Its webhook goes out as any other's.
   if (CREDITING_EVENTS.has(event) && !change.is_test) {
-    await creditPayin(tx, config, change);
+    await creditPayin(tx, config, change, options.disputeHold);
   } else {
     await paymentsChanged(tx, config, [paymentId]);
     if (stillHeld(change)) await releaseHolds(tx, [change]);
+    if (options.disputeHold && (event === 'rejectDispute' || event === 'cancelDispute')) await releaseDisputeHold(tx, change, options.disputeHold);
   }
   afterCommit(tx, () => countPaymentChanges(ctx.metrics, [change]));
   return change;
@@ -201,11 +218,15 @@ async function transition(db: Queryable, paymentId: string, event: PaymentEvent,
  * remainder. A provider-executed payment's value comes from system_incoming instead. The ledger's
  * unique (kind, ref_id) index makes a second credit of one payment impossible.
  */
-async function creditPayin(tx: Tx, config: Config, change: PaymentChange): Promise<void> {
+async function creditPayin(tx: Tx, config: Config, change: PaymentChange, disputeHold: DisputeHold | undefined): Promise<void> {
   const payment = await findCreditTerms(tx, change.id);
   const executorId = change.executor_id;
+  // What the executor has frozen for this payment: its hand-out's hold while still held, or what
+  // its dispute froze (issue 35), which an approval settles.
+  const dispute = disputeHold && disputeHold.executorId === executorId && !stillHeld(change) ? disputeHold : undefined;
+  const held = stillHeld(change) ? money(payment.hold ?? '0') : money(dispute?.amount ?? '0');
   const { entries, remainder } =
-    executorId === null ? { entries: providerEntries(payment), remainder: money(0) } : await executorEntries(tx, payment, executorId, stillHeld(change));
+    executorId === null ? { entries: providerEntries(payment), remainder: money(0) } : await executorEntries(tx, payment, executorId, held);
   await paymentsChanged(tx, config, [change.id]);
   try {
     // Every completion on the terminal credits its one balance row: added at COMMIT, the row is
@@ -217,8 +238,8 @@ async function creditPayin(tx: Tx, config: Config, change: PaymentChange): Promi
       executorId === null || remainder.isZero()
         ? undefined
         : {
-            kind: 'payin_hold_release',
-            refId: change.id,
+            kind: dispute ? 'dispute_release' : 'payin_hold_release',
+            refId: dispute ? dispute.disputeId : change.id,
             merchantId: payment.merchant_id,
             memo: null,
             entries: [
@@ -254,9 +275,8 @@ function providerEntries(payment: CreditTerms): Posting['entries'] {
  * `payin_hold_release` posting of its own (made by creditPayin from the `remainder` returned), so
  * that remainder is never mixed with the reward.
  */
-async function executorEntries(tx: Tx, payment: CreditTerms, executorId: string, held: boolean): Promise<{ entries: Posting['entries']; remainder: Decimal }> {
+async function executorEntries(tx: Tx, payment: CreditTerms, executorId: string, hold: Decimal): Promise<{ entries: Posting['entries']; remainder: Decimal }> {
   const s = payinSettlement(payment.received_amount, payment.rate, payment.payin_rate, payment.payin_reward);
-  const hold = held ? money(payment.hold ?? '0') : money(0);
   // What the executor's available balance gains over both postings: the hold's remainder beyond v
   // (0 for a full payment) and the reward, less v when nothing was held.
   const availableChange = hold.minus(s.gross).plus(s.reward);
@@ -288,6 +308,24 @@ function depositShort(executorId: string, needed: string | undefined, deposit: {
     `Executor ${executorId}${figures}; top the deposit up (POST /admin/v1/executors/${executorId}/adjustments) or raise its credit_limit, then try again`,
     { executor_id: executorId, ...(needed ? { needed: Number(needed) } : {}), ...(deposit ? { available: Number(deposit.balance) } : {}) },
   );
+}
+
+/** Returns a dispute's freeze to its executor's available balance (rejected, or cancelled by the merchant). */
+async function releaseDisputeHold(tx: Tx, change: PaymentChange, hold: DisputeHold): Promise<void> {
+  const amount = money(hold.amount);
+  if (amount.isZero()) return;
+  await postMany(tx, [
+    {
+      kind: 'dispute_release',
+      refId: hold.disputeId,
+      merchantId: change.merchant_id,
+      memo: null,
+      entries: [
+        { account: { executorId: hold.executorId, kind: 'executor_frozen' }, amount: amount.negated() },
+        { account: { executorId: hold.executorId, kind: 'executor_available' }, amount },
+      ],
+    },
+  ]);
 }
 
 /**

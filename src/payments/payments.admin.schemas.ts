@@ -91,6 +91,8 @@ export const TIMELINE_KINDS = [
   'receipt',
   'notification',
   'dispute_opened',
+  'dispute_answered',
+  'dispute_escalated',
   'dispute_decided',
   'ledger_posting',
   'webhook_enqueued',
@@ -123,7 +125,7 @@ export const TIMELINE_DESCRIPTION = `Everything that happened to one payment, ol
 - \`notification\`: an executor's notification of a transfer: relation \`matched\` (it completed this payment, or the
   operator linked it) or \`candidate\` (it came late and probably belongs to this payment); notification_id,
   executor_id, requisite_id, amount, status, received_at, parsed_bank, text (card and phone numbers masked).
-- \`dispute_opened\`: dispute_id, amount, comment (numbers masked), receipt_id. \`dispute_decided\`: dispute_id, outcome, decided_amount, decided_by, decision_reason.
+- \`dispute_opened\`: dispute_id, amount, comment (numbers masked), receipt_id, answer_due_at (the executor's deadline). \`dispute_answered\`: dispute_id, answer (accepted or contested), late, support_due_at. \`dispute_escalated\`: dispute_id, support_due_at (the executor's deadline passed). \`dispute_decided\`: dispute_id, outcome, decided_amount, decided_by, decision_reason.
 - \`ledger_posting\`: transaction_id, posting (payin_hold, payin, payin_hold_release), currency (USDT) and entries
   \`{account_id, account, owner_type, owner_id, amount}\`, which sum to zero.
 - \`webhook_enqueued\`: event_id, event, url, delivery_status, attempts, delivered_at. \`webhook_attempt\`: event_id,

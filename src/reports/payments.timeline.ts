@@ -32,6 +32,8 @@ const RANK: Record<Item['kind'], number> = {
   confirmation: 3,
   notification: 4,
   dispute_opened: 5,
+  dispute_answered: 5,
+  dispute_escalated: 5,
   dispute_decided: 6,
   status_changed: 7,
   ledger_posting: 8,
@@ -112,7 +114,24 @@ export async function paymentTimeline(ctx: AppContext, id: string, merchantId?: 
           amount: toNumber(d.amount),
           comment: d.comment === null ? null : maskSensitive(d.comment),
           receipt_id: d.receipt_id,
+          answer_due_at: d.answer_due_at?.toISOString() ?? null,
         },
+        // The dispute's progress (issue 35): the executor's answer, or its deadline escalating it.
+        ...(d.executor_answer && d.answered_at
+          ? [
+              {
+                at: d.answered_at,
+                kind: 'dispute_answered' as const,
+                dispute_id: d.id,
+                answer: d.executor_answer,
+                late: d.answer_due_at !== null && d.answered_at > d.answer_due_at,
+                support_due_at: d.executor_answer === 'contested' ? (d.support_due_at?.toISOString() ?? null) : null,
+              },
+            ]
+          : []),
+        ...(d.timed_out === 'escalated' && d.answer_due_at
+          ? [{ at: d.answer_due_at, kind: 'dispute_escalated' as const, dispute_id: d.id, support_due_at: d.support_due_at?.toISOString() ?? null }]
+          : []),
         ...(d.decided_at
           ? [
               {
@@ -333,6 +352,8 @@ const MERCHANT_KINDS = new Set<TimelineKind>([
   'receipt',
   'confirmation',
   'dispute_opened',
+  'dispute_answered',
+  'dispute_escalated',
   'dispute_decided',
   'status_changed',
   'webhook_enqueued',

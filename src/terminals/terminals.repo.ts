@@ -19,11 +19,17 @@ export interface TerminalRow {
   notify_url: string | null;
   /** Where the payment page sends a payer whose payment did not go through (expired, cancelled). */
   fail_url: string | null;
+  /** What a dispute its executor did not answer in time comes to (migration 044). */
+  dispute_timeout: 'escalate' | 'approve';
+  /** The executor's answer window for this terminal's disputes, by day and at night; null: DISPUTE_ANSWER_SECONDS. */
+  dispute_answer_seconds: number | null;
+  dispute_night_answer_seconds: number | null;
 }
 
 // Balances come from the terminal's ledger accounts, never from a copy on the terminal row.
 const SELECT = `
   SELECT t.id, t.merchant_id, t.name, t.currency, t.payin_rate, t.payout_rate, t.withdrawal_fee, t.is_active, t.is_test, t.created_at, t.return_url, t.notify_url, t.fail_url,
+         t.dispute_timeout, t.dispute_answer_seconds, t.dispute_night_answer_seconds,
          coalesce((SELECT balance FROM ledger_accounts a WHERE a.terminal_id = t.id AND a.kind = 'terminal_available'), 0)::text AS balance,
          coalesce((SELECT balance FROM ledger_accounts a WHERE a.terminal_id = t.id AND a.kind = 'terminal_frozen'), 0)::text AS balance_frozen
     FROM terminals t`;
@@ -69,6 +75,9 @@ export async function updateTerminal(
     returnUrl?: string | null;
     notifyUrl?: string | null;
     failUrl?: string | null;
+    disputeTimeout?: 'escalate' | 'approve';
+    disputeAnswerSeconds?: number | null;
+    disputeNightAnswerSeconds?: number | null;
   },
 ): Promise<void> {
   // The URLs may be cleared (null), so "not given" is told apart from null by a flag each ($7, $9, $11).
@@ -77,7 +86,10 @@ export async function updateTerminal(
             payout_rate = coalesce($5, payout_rate), withdrawal_fee = coalesce($6, withdrawal_fee),
             return_url = CASE WHEN $7::boolean THEN $8 ELSE return_url END,
             notify_url = CASE WHEN $9::boolean THEN $10 ELSE notify_url END,
-            fail_url = CASE WHEN $11::boolean THEN $12 ELSE fail_url END, updated_at = now()
+            fail_url = CASE WHEN $11::boolean THEN $12 ELSE fail_url END, dispute_timeout = coalesce($13, dispute_timeout),
+            dispute_answer_seconds = CASE WHEN $14::boolean THEN $15::integer ELSE dispute_answer_seconds END,
+            dispute_night_answer_seconds = CASE WHEN $16::boolean THEN $17::integer ELSE dispute_night_answer_seconds END,
+            updated_at = now()
       WHERE id = $1`,
     [
       id,
@@ -92,6 +104,11 @@ export async function updateTerminal(
       patch.notifyUrl ?? null,
       patch.failUrl !== undefined,
       patch.failUrl ?? null,
+      patch.disputeTimeout ?? null,
+      patch.disputeAnswerSeconds !== undefined,
+      patch.disputeAnswerSeconds ?? null,
+      patch.disputeNightAnswerSeconds !== undefined,
+      patch.disputeNightAnswerSeconds ?? null,
     ],
   );
 }

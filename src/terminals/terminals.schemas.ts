@@ -32,6 +32,11 @@ export const AdminTerminal = Type.Object({
   notify_url: Type.Union([Type.String(), Type.Null()], {
     description: "webhook address for the terminal's payments and payouts created without a notify_url of their own",
   }),
+  dispute_timeout: Type.String({ description: 'what a dispute its executor did not answer in time comes to: escalate (to support) or approve' }),
+  dispute_answer_seconds: Type.Union([Type.Integer(), Type.Null()], { description: 'the executor’s answer window; null: DISPUTE_ANSWER_SECONDS' }),
+  dispute_night_answer_seconds: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'the window for disputes opened at night (22:00-08:00 in DISPUTE_TIMEZONE); null: the day window',
+  }),
   api_key: Type.Optional(Type.String({ description: 'shown once, at creation and rotation' })),
 });
 
@@ -66,6 +71,24 @@ export const UpdateTerminalBody = Type.Object({
     Type.Union([Type.String({ maxLength: 2048 }), Type.Null()], {
       description:
         "webhook address for the terminal's payments and payouts created without their own: an absolute http(s) URL the service may call (no internal addresses, as for a payment's notify_url); null clears it",
+    }),
+  ),
+  dispute_timeout: Type.Optional(
+    Type.Unsafe<'escalate' | 'approve'>({
+      type: 'string',
+      enum: ['escalate', 'approve'],
+      description:
+        'a dispute its executor did not answer by answer_due_at: escalate (default: to the support queue) or approve (with the merchant’s claimed amount)',
+    }),
+  ),
+  dispute_answer_seconds: Type.Optional(
+    Type.Union([Type.Integer({ minimum: 60, maximum: 604800 }), Type.Null()], {
+      description: 'the executor’s answer window for this terminal’s disputes; null: DISPUTE_ANSWER_SECONDS',
+    }),
+  ),
+  dispute_night_answer_seconds: Type.Optional(
+    Type.Union([Type.Integer({ minimum: 60, maximum: 604800 }), Type.Null()], {
+      description: 'the window for disputes opened at night (22:00-08:00 in DISPUTE_TIMEZONE); null: the day window',
     }),
   ),
 });
@@ -105,6 +128,9 @@ export function toAdminTerminal(row: TerminalRow, apiKey?: string): Static<typeo
     is_test: row.is_test,
     fail_url: row.fail_url,
     notify_url: row.notify_url,
+    dispute_timeout: row.dispute_timeout,
+    dispute_answer_seconds: row.dispute_answer_seconds,
+    dispute_night_answer_seconds: row.dispute_night_answer_seconds,
     ...(apiKey ? { api_key: apiKey } : {}),
   };
 }

@@ -78,6 +78,9 @@ export async function updateTerminal(ctx: AppContext, id: string, body: UpdateTe
       returnUrl: returnUrl(body.return_url, 'return_url'),
       failUrl: returnUrl(body.fail_url, 'fail_url'),
       notifyUrl: notifyUrl(body.notify_url, ctx.config.webhookAllowPrivate),
+      disputeTimeout: body.dispute_timeout,
+      disputeAnswerSeconds: body.dispute_answer_seconds,
+      disputeNightAnswerSeconds: body.dispute_night_answer_seconds,
     });
     const after = (await repo.findTerminal(tx, id))!;
     await record(tx, 'terminal.update', 'terminal', id, toAdminTerminal(before), toAdminTerminal(after));

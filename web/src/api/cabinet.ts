@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { del, get, patch, post, put } from './client';
-import { useIdempotencyKey } from './idempotency';
+import { useIdempotencyKey, useMoneyMutation } from './idempotency';
 
 // The executor's cabinet: every hook on the executor API (/executor/v1), which takes the
 // executor's own session as it takes the executor's token.
@@ -10,6 +10,10 @@ export interface MyStatus {
   is_paused: boolean;
   devices_silent: boolean;
   takes_payments: boolean;
+  /** Why the cards are not handed out (switched_off, dispute_ratio, paused, devices_silent, dispute_cap, dispute_uncovered). */
+  why_not: string[];
+  open_disputes: number;
+  max_open_disputes: number;
 }
 
 export function useMyStatus() {
@@ -255,5 +259,69 @@ export function useRequestWithdrawal() {
       key.renew();
       return client.invalidateQueries({ queryKey: ['cabinet'] });
     },
+  });
+}
+
+/** A dispute on one of the executor's payments (GET /executor/v1/disputes). */
+export interface MyDispute {
+  id: string;
+  payment_id: string;
+  status: 'awaiting_executor' | 'contested' | 'escalated' | 'approved' | 'rejected' | 'cancelled';
+  amount: number;
+  order_amount: number;
+  currency: string;
+  payer_amount: number;
+  payer_currency: string;
+  requisite: { id: string | null; type: string; value: string; bank: string | null };
+  comment: string | null;
+  receipt: { url: string; content_type: string | null } | null;
+  opened_at: string;
+  answer_due_at: string | null;
+  support_due_at: string | null;
+  hold: number;
+  uncovered: boolean;
+  answer: { kind: 'accepted' | 'contested'; amount: number | null; comment: string | null; file: boolean; at: string; late: boolean } | null;
+  timed_out: string | null;
+  decided_amount: number | null;
+  decided_at: string | null;
+  late_money: { notification_id: string; amount: number; text: string | null; received_at: string | null; created_at: string }[];
+}
+
+export function useMyDisputes() {
+  return useQuery({
+    queryKey: ['cabinet', 'disputes'],
+    queryFn: () => get<{ disputes: MyDispute[] }>('/executor/v1/disputes', { limit: 100 }),
+    refetchInterval: 15_000,
+  });
+}
+
+/**
+ * Accept a dispute (the money came: it moves money, so one Idempotency-Key per intended answer),
+ * optionally with the amount received or the late bank message that was its money.
+ */
+export function useAcceptDispute() {
+  const client = useQueryClient();
+  return useMoneyMutation(
+    (input: { id: string; amount?: number; notificationId?: string }, headers) =>
+      post<MyDispute>(
+        `/executor/v1/disputes/${input.id}/accept`,
+        input.notificationId ? { notification_id: input.notificationId } : input.amount !== undefined ? { amount: input.amount } : {},
+        headers,
+      ),
+    { onSettled: () => client.invalidateQueries({ queryKey: ['cabinet'] }) },
+  );
+}
+
+/** Contest a dispute (the money did not come): a comment and a photo of the bank's history. */
+export function useContestDispute() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (input: { id: string; comment: string; file: File | null }) => {
+      const form = new FormData();
+      form.append('comment', input.comment);
+      if (input.file) form.append('file', input.file);
+      return post<MyDispute>(`/executor/v1/disputes/${input.id}/contest`, form);
+    },
+    onSettled: () => client.invalidateQueries({ queryKey: ['cabinet'] }),
   });
 }

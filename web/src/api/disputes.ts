@@ -23,6 +23,22 @@ export interface DisputeCard {
   /** Why the person rejected it, in their words. */
   decision_reason: string | null;
   created_at: string;
+  /** While open: awaiting_executor, contested or escalated (null for a provider's payment). */
+  stage: 'awaiting_executor' | 'contested' | 'escalated' | null;
+  answer_due_at: string | null;
+  support_due_at: string | null;
+  overdue: boolean;
+  hold: number | null;
+  uncovered: boolean;
+  timed_out: string | null;
+  executor_answer: {
+    kind: 'accepted' | 'contested';
+    amount: number | null;
+    comment: string | null;
+    file: { url: string; content_type: string | null; size_bytes: number | null } | null;
+    at: string;
+    late: boolean;
+  } | null;
   payment: {
     id: string;
     ext_id: string;
@@ -32,7 +48,6 @@ export interface DisputeCard {
     status: string;
     merchant_id: string;
     created_at: string;
-    /** A test terminal's payment (test mode). */
     is_test?: boolean;
   };
   receipts: Receipt[];
@@ -42,6 +57,8 @@ export interface DisputeCard {
 
 export interface DisputeFilters {
   status?: string;
+  /** Open ones in one stage: awaiting_executor, contested, escalated, or overdue. */
+  stage?: string;
   limit?: number;
   offset?: number;
 }

@@ -21,6 +21,11 @@ export interface ExecutorView {
   device_silence_minutes: number | null;
   /** Its phones have been silent longer than that: its requisites are not handed out. */
   devices_silent: boolean;
+  /** Open disputes on its payments, and the cap at which its requisites are not handed out (issue 35). */
+  open_disputes?: number;
+  max_open_disputes?: number;
+  /** Why its requisites are not handed out (dispute_cap, dispute_uncovered, dispute_ratio, …). */
+  why_not?: string[];
 }
 
 export interface RequisiteView {

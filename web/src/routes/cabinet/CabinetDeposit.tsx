@@ -13,6 +13,8 @@ const KINDS: Record<string, MessageKey> = {
   executor_adjustment: 'ledger.executor_adjustment',
   payin_hold: 'ledger.payin_hold',
   payin_hold_release: 'ledger.payin_hold_release',
+  dispute_reserve: 'ledger.dispute_reserve',
+  dispute_release: 'ledger.dispute_release',
   payin: 'ledger.payin',
   payout_settle: 'ledger.payout_settle',
   withdrawal_reserve: 'ledger.withdrawal_reserve',

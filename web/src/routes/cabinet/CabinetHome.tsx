@@ -5,7 +5,7 @@ import { useMyBalance, useMyRequisites, useMyStatus, usePending, useReceivedToda
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { Money } from '../../components/Money';
 import { When } from '../../components/When';
-import { useI18n } from '../../i18n';
+import { type MessageKey, useI18n } from '../../i18n';
 import { cardName } from './cardName';
 
 /** Minutes and seconds left until a payment expires, ticking. */
@@ -51,6 +51,13 @@ export function CabinetHome() {
             {t('cabinet.silent')}
           </Alert>
         )}
+        {s?.why_not
+          ?.filter((why) => why.startsWith('dispute_'))
+          .map((why) => (
+            <Alert key={why} color="orange" mt="xs">
+              {t(`cabinet.why.${why}` as MessageKey)}
+            </Alert>
+          ))}
         <ErrorAlert error={status.error ?? shift.error} />
       </Card>
       <Card withBorder aria-label={t('cabinet.receivedToday')}>

@@ -1,5 +1,15 @@
 import { ActionIcon, AppShell, Badge, Group, Text, UnstyledButton } from '@mantine/core';
-import { IconCashBanknote, IconCreditCard, IconDeviceMobile, IconHome, IconLogout, IconMessage, IconShieldLock, IconWallet } from '@tabler/icons-react';
+import {
+  IconCashBanknote,
+  IconCreditCard,
+  IconDeviceMobile,
+  IconGavel,
+  IconHome,
+  IconLogout,
+  IconMessage,
+  IconShieldLock,
+  IconWallet,
+} from '@tabler/icons-react';
 import { Link, Outlet, useRouterState } from '@tanstack/react-router';
 import { type Me, useLogout } from '../../api/auth';
 import { useMyMessages, useMyPayouts, usePending } from '../../api/cabinet';
@@ -11,6 +21,7 @@ const TABS: { to: string; label: MessageKey; icon: typeof IconHome }[] = [
   { to: '/', label: 'cabinet.home', icon: IconHome },
   { to: '/cards', label: 'cabinet.cards', icon: IconCreditCard },
   { to: '/payouts', label: 'cabinet.payouts', icon: IconCashBanknote },
+  { to: '/disputes', label: 'cabinet.disputes', icon: IconGavel },
   { to: '/messages', label: 'cabinet.messages', icon: IconMessage },
   { to: '/deposit', label: 'cabinet.deposit', icon: IconWallet },
   { to: '/phones', label: 'cabinet.phones', icon: IconDeviceMobile },

@@ -1,4 +1,20 @@
-import { Badge, Button, Card, Code, Grid, Group, NumberInput, ScrollArea, Stack, Text, Title, UnstyledButton } from '@mantine/core';
+import {
+  Anchor,
+  Badge,
+  Button,
+  Card,
+  Code,
+  Grid,
+  Group,
+  Image,
+  NumberInput,
+  ScrollArea,
+  SegmentedControl,
+  Stack,
+  Text,
+  Title,
+  UnstyledButton,
+} from '@mantine/core';
 import { useEffect, useState } from 'react';
 import { type DisputeCard, useDecideDispute, useDisputes } from '../../api/disputes';
 import { ConfirmAction } from '../../components/ConfirmAction';
@@ -133,6 +149,63 @@ function Decision({ dispute, onDecided }: { dispute: DisputeCard; onDecided(): v
   );
 }
 
+/** The executor's side (issue 35): its deadline, what it answered, and its bank history beside the merchant's receipt. */
+function ExecutorAnswer({ dispute }: { dispute: DisputeCard }) {
+  const { t } = useI18n();
+  if (!dispute.stage && !dispute.executor_answer) return null;
+  const answer = dispute.executor_answer;
+  const deadline = dispute.support_due_at ?? dispute.answer_due_at;
+  return (
+    <Card withBorder padding="sm" aria-label={t('disputes.executorAnswer')}>
+      <Group justify="space-between">
+        <Text fw={500}>{t('disputes.executorAnswer')}</Text>
+        {dispute.stage && <Badge color={STAGE_COLOR[dispute.stage]}>{t(STAGE_LABEL[dispute.stage])}</Badge>}
+      </Group>
+      {dispute.status === 'open' && deadline && (
+        <Text size="sm" c={dispute.overdue ? 'red' : undefined}>
+          {t('disputes.deadline')}: <When at={deadline} /> {dispute.overdue && `· ${t('disputes.overdue')}`}
+        </Text>
+      )}
+      {dispute.hold !== null && (
+        <Text size="sm">
+          {t('disputes.frozen')}: <Money value={dispute.hold} currency="USDT" /> {dispute.uncovered && `· ${t('disputes.uncovered')}`}
+        </Text>
+      )}
+      {dispute.timed_out && <Text size="sm">{t('disputes.timedOut', { what: dispute.timed_out })}</Text>}
+      {!answer ? (
+        <Text size="sm" c="dimmed">
+          {t('disputes.executorNone')}
+        </Text>
+      ) : (
+        <Stack gap={4}>
+          <Text size="sm">
+            {t(answer.kind === 'accepted' ? 'disputes.executorAccepted' : 'disputes.executorContested')} · <When at={answer.at} />
+            {answer.late && ` · ${t('disputes.answeredLate')}`}
+          </Text>
+          {answer.comment && <Text size="sm">«{answer.comment}»</Text>}
+          {answer.file && (
+            <>
+              <Text size="sm" fw={500}>
+                {t('disputes.executorFile')}
+              </Text>
+              {answer.file.content_type?.startsWith('image/') ? (
+                <Image src={`/admin/v1/disputes/${dispute.id}/executor-file`} alt={t('disputes.executorFile')} mah={360} fit="contain" radius="sm" />
+              ) : (
+                <Anchor href={`/admin/v1/disputes/${dispute.id}/executor-file`} target="_blank" rel="noreferrer">
+                  {t('common.open')} ({answer.file.content_type ?? '?'})
+                </Anchor>
+              )}
+            </>
+          )}
+        </Stack>
+      )}
+    </Card>
+  );
+}
+
+const STAGE_COLOR = { awaiting_executor: 'orange', contested: 'grape', escalated: 'red' } as const;
+const STAGE_LABEL = { awaiting_executor: 'disputes.awaiting', contested: 'disputes.contested', escalated: 'disputes.escalated' } as const;
+
 function DisputeDetail({ dispute, onDecided }: { dispute: DisputeCard; onDecided(): void }) {
   const { t } = useI18n();
   const p = dispute.payment;
@@ -200,6 +273,7 @@ function DisputeDetail({ dispute, onDecided }: { dispute: DisputeCard; onDecided
             </Stack>
           </Grid.Col>
         </Grid>
+        <ExecutorAnswer dispute={dispute} />
         <Decision dispute={dispute} onDecided={onDecided} />
       </Stack>
     </Card>
@@ -211,8 +285,9 @@ export function Disputes() {
   const { t } = useI18n();
   const [filters, setFilters] = useUrlFilters();
   const status = filters.status ?? 'open';
+  const stage = status === 'open' ? filters.stage : undefined;
   const page = pageOf(filters, LIMIT);
-  const disputes = useDisputes({ status, ...page });
+  const disputes = useDisputes({ status, stage, ...page });
   const rows = disputes.data?.disputes ?? [];
   const selected = rows.find((d) => d.id === filters.selected) ?? rows[0];
   const select = (id: string | undefined) => setFilters({ selected: id, offset: filters.offset });
@@ -245,6 +320,19 @@ export function Disputes() {
           ],
         }}
       />
+      {status === 'open' && (
+        <SegmentedControl
+          aria-label={t('disputes.stage')}
+          value={stage ?? 'all'}
+          onChange={(value) => setFilters({ stage: value === 'all' ? undefined : value, selected: undefined, offset: undefined })}
+          data={[
+            { value: 'all', label: t('common.all') },
+            { value: 'awaiting_executor', label: t('disputes.awaiting') },
+            { value: 'contested', label: t('disputes.contested') },
+            { value: 'overdue', label: t('disputes.overdue') },
+          ]}
+        />
+      )}
       <Text size="xs" c="dimmed">
         {t('disputes.keys')}
       </Text>
@@ -276,6 +364,11 @@ export function Disputes() {
                         <Text size="xs" c="dimmed">
                           {d.payment.ext_id} · <When at={d.created_at} />
                         </Text>
+                        {d.status === 'open' && d.stage && (
+                          <Text size="xs" c={d.overdue ? 'red' : 'dimmed'}>
+                            {t(STAGE_LABEL[d.stage])} · {t('disputes.deadline')} <When at={d.support_due_at ?? d.answer_due_at} />
+                          </Text>
+                        )}
                       </UnstyledButton>
                     ),
                   },

@@ -45,8 +45,14 @@ export function Executors() {
           {
             header: t('common.status'),
             cell: (e) =>
-              !e.is_active ? (
+              e.why_not?.includes('dispute_ratio') ? (
+                <Badge color="red">{t('executors.disputeRatio')}</Badge>
+              ) : !e.is_active ? (
                 <Badge color="gray">off</Badge>
+              ) : e.why_not?.includes('dispute_cap') || e.why_not?.includes('dispute_uncovered') ? (
+                <Badge color="orange">
+                  {t('executors.disputeStop')} {e.open_disputes}/{e.max_open_disputes}
+                </Badge>
               ) : e.is_paused ? (
                 <Badge color="yellow">{t('executors.paused')}</Badge>
               ) : e.devices_silent ? (

@@ -200,6 +200,34 @@ const FIELDS = [
 ];
 
 /** One payment: who and what, and its whole life in order (hand-out, signals, notifications, disputes, ledger, webhooks). */
+/**
+ * Where the payment's open dispute stands (issue 35), read from its timeline: waiting for the
+ * executor's answer until its deadline, or with support (contested by the executor, or its
+ * deadline passed) until support's.
+ */
+function DisputeProgress({ items }: { items: TimelineItem[] }) {
+  const { t } = useI18n();
+  const opened = [...items].reverse().find((i) => i.kind === 'dispute_opened');
+  if (!opened) return null;
+  const later = items.filter((i) => i.dispute_id === opened.dispute_id);
+  const answered = later.find((i) => i.kind === 'dispute_answered');
+  const escalated = later.find((i) => i.kind === 'dispute_escalated');
+  const withSupport = answered?.answer === 'contested' ? answered : escalated;
+  const due = (withSupport?.support_due_at ?? opened.answer_due_at) as string | null | undefined;
+  const step = withSupport ? (answered?.answer === 'contested' ? 'payments.disputeContested' : 'payments.disputeEscalated') : 'payments.disputeAwaiting';
+  return (
+    <Card withBorder aria-label={t('payments.disputeProgress')}>
+      <Title order={4}>{t('payments.disputeProgress')}</Title>
+      <Text size="sm">{t(step)}</Text>
+      {due && (
+        <Text size="sm" c="dimmed">
+          {t('disputes.deadline')}: <When at={due} />
+        </Text>
+      )}
+    </Card>
+  );
+}
+
 export function PaymentDetail() {
   const { t } = useI18n();
   const { id } = useParams({ strict: false }) as { id: string };
@@ -274,6 +302,7 @@ export function PaymentDetail() {
         </Card>
       )}
       {p && area === 'merchant' && <MerchantPaymentActions payment={p} />}
+      {p?.status === 'DISPUTE' && <DisputeProgress items={items} />}
       <Card withBorder>
         <Title order={4} mb="sm">
           {t('payments.timeline')}
