@@ -2,6 +2,7 @@ import { Badge, Button, Card, Group, Select, Stack, Text, Title } from '@mantine
 import { useState } from 'react';
 import { type MyMessage, type Pending, useLinkMyMessage, useMyMessages, useMyRequisites, usePending } from '../../api/cabinet';
 import { ErrorAlert } from '../../components/ErrorAlert';
+import { useStatusName } from '../../components/StatusBadge';
 import { When } from '../../components/When';
 import { useI18n } from '../../i18n';
 import { cardName } from './cardName';
@@ -51,6 +52,7 @@ function WaitingMessage({
 /** Messages the phone sent that wait for the executor: link each to the payment it is for. */
 export function CabinetMessages() {
   const { t } = useI18n();
+  const { statusName } = useStatusName();
   const waiting = useMyMessages('ambiguous');
   const recent = useMyMessages();
   const pending = usePending();
@@ -70,7 +72,7 @@ export function CabinetMessages() {
               {m.text}
             </Text>
             <Badge variant="light" color={m.status === 'matched' ? 'green' : m.status === 'ambiguous' ? 'orange' : 'gray'}>
-              {m.status}
+              {statusName(m.status)}
             </Badge>
           </Group>
         </Card>
