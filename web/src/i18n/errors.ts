@@ -1,5 +1,6 @@
 import { ApiError } from '../api/client';
 import type { MessageKey } from './index';
+import { parseValidation } from './validation';
 
 /**
  * The API's errors in the person's language: the spec's error body (`{error, message, data}`,
@@ -22,30 +23,6 @@ type Has = (key: string) => key is MessageKey;
 
 /** Codes that say the request's input was refused: their message names a field and a rule. */
 const INVALID = new Set(['VALIDATION', 'PAY_002', 'WDR_001', 'TRF_001']);
-
-const RULES: [RegExp, (m: RegExpExecArray) => { rule: string; values?: Record<string, string> }][] = [
-  [/^(?:query parameter |path parameter )?([a-z][a-z0-9_.]*) is required$/, () => ({ rule: 'required' })],
-  [/^([a-z][a-z0-9_.]*) is required$/, () => ({ rule: 'required' })],
-  [
-    /^(?:query parameter |path parameter )?([a-z][a-z0-9_.]*) must be (?:a|an) (number|integer|string|boolean|array|JSON object)$/,
-    (m) => ({ rule: `type.${m[2]!.replace('JSON ', '')}` }),
-  ],
-  [/^(?:query parameter |path parameter )?([a-z][a-z0-9_.]*) must be one of: (.*)$/, (m) => ({ rule: 'oneOf', values: { allowed: m[2]! } })],
-  [/^(?:query parameter |path parameter )?([a-z][a-z0-9_.]*) must be at most (\d+) characters$/, (m) => ({ rule: 'maxLength', values: { limit: m[2]! } })],
-  [/^(?:query parameter |path parameter )?([a-z][a-z0-9_.]*) must not be empty$/, () => ({ rule: 'empty' })],
-  [/^(?:query parameter |path parameter )?([a-z][a-z0-9_.]*) must be a valid (\S+)$/, (m) => ({ rule: 'format', values: { format: m[2]! } })],
-  [/^([a-z][a-z0-9_.]*) must be (?:a )?positive.*$/, () => ({ rule: 'positive' })],
-  [/^([a-z][a-z0-9_.]*) (?:must|should|is|has) .*$/, () => ({ rule: 'invalid' })],
-];
-
-/** The field and the rule a validation message names, or nothing when it names none. */
-export function parseValidation(message: string): { field: string; rule: string; values?: Record<string, string> } | undefined {
-  for (const [pattern, read] of RULES) {
-    const match = pattern.exec(message.trim());
-    if (match) return { field: match[1]!, ...read(match) };
-  }
-  return undefined;
-}
 
 /** A field's name as the screen calls it ("amount" → "Сумма"); one not listed, as the API names it. */
 export function fieldName(field: string, t: T, has: Has): string {

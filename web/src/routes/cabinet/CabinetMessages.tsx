@@ -2,7 +2,6 @@ import { Badge, Button, Card, Group, Select, Stack, Text, Title } from '@mantine
 import { useState } from 'react';
 import { type MyMessage, type Pending, useLinkMyMessage, useMyMessages, useMyRequisites, usePending } from '../../api/cabinet';
 import { ErrorAlert } from '../../components/ErrorAlert';
-import { useStatusName } from '../../components/StatusBadge';
 import { When } from '../../components/When';
 import { useI18n } from '../../i18n';
 import { cardName } from './cardName';
@@ -52,7 +51,6 @@ function WaitingMessage({
 /** Messages the phone sent that wait for the executor: link each to the payment it is for. */
 export function CabinetMessages() {
   const { t } = useI18n();
-  const { statusName } = useStatusName();
   const waiting = useMyMessages('ambiguous');
   const recent = useMyMessages();
   const pending = usePending();
@@ -72,7 +70,7 @@ export function CabinetMessages() {
               {m.text}
             </Text>
             <Badge variant="light" color={m.status === 'matched' ? 'green' : m.status === 'ambiguous' ? 'orange' : 'gray'}>
-              {statusName(m.status)}
+              {m.status}
             </Badge>
           </Group>
         </Card>

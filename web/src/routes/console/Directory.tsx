@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { useBanks, useCreateBank, useUpdateBank } from '../../api/banks';
 import { useCreateProvider, useProviders, useUpdateProvider } from '../../api/providers';
 import { type RouteStep, useSetTerminalRoutes, useTerminalRoutes } from '../../api/terminals';
-import { ErrorAlert } from '../../components/ErrorAlert';
+import { ErrorAlert, useFieldError } from '../../components/ErrorAlert';
 import { useI18n } from '../../i18n';
 
 /** The bank and operator directory: what requisites and payers may name; switch an entry off, add one. */
@@ -11,6 +11,7 @@ export function Banks() {
   const { t } = useI18n();
   const banks = useBanks();
   const create = useCreateBank();
+  const fieldError = useFieldError(create.error);
   const update = useUpdateBank();
   const [form, setForm] = useState({ code: '', name: '', country: 'RU', kind: 'bank' as 'bank' | 'operator' });
   return (
@@ -23,17 +24,30 @@ export function Banks() {
         }}
       >
         <Group align="flex-end">
-          <TextInput label={t('banks.code')} value={form.code} onChange={(e) => setForm({ ...form, code: e.currentTarget.value.trim() })} w={160} />
-          <TextInput label={t('banks.name')} value={form.name} onChange={(e) => setForm({ ...form, name: e.currentTarget.value })} w={220} />
+          <TextInput
+            label={t('banks.code')}
+            value={form.code}
+            onChange={(e) => setForm({ ...form, code: e.currentTarget.value.trim() })}
+            error={fieldError('code')}
+            w={160}
+          />
+          <TextInput
+            label={t('banks.name')}
+            value={form.name}
+            onChange={(e) => setForm({ ...form, name: e.currentTarget.value })}
+            error={fieldError('name')}
+            w={220}
+          />
           <TextInput
             label={t('banks.country')}
             value={form.country}
             onChange={(e) => setForm({ ...form, country: e.currentTarget.value.toUpperCase() })}
+            error={fieldError('country')}
             w={90}
           />
           <Select
             label={t('banks.kind')}
-            data={['bank', 'operator']}
+            data={(['bank', 'operator'] as const).map((value) => ({ value, label: t(`bankKind.${value}`) }))}
             value={form.kind}
             onChange={(v) => setForm({ ...form, kind: (v ?? 'bank') as 'bank' | 'operator' })}
             w={130}
@@ -44,7 +58,7 @@ export function Banks() {
           </Button>
         </Group>
       </form>
-      <ErrorAlert error={banks.error ?? create.error ?? update.error} />
+      <ErrorAlert error={banks.error ?? create.error ?? update.error} onFields={['code', 'name', 'country']} />
       <Table.ScrollContainer minWidth={600}>
         <Table striped>
           <Table.Tbody>
@@ -55,7 +69,7 @@ export function Banks() {
                 </Table.Td>
                 <Table.Td>{bank.name}</Table.Td>
                 <Table.Td>{bank.country}</Table.Td>
-                <Table.Td>{bank.kind}</Table.Td>
+                <Table.Td>{t(`bankKind.${bank.kind}`)}</Table.Td>
                 <Table.Td>
                   <Switch
                     checked={bank.is_active}
@@ -74,7 +88,7 @@ export function Banks() {
 
 /** Upstream providers: add one (our keys at the provider are sealed at rest), see its circuit breaker, switch it off. */
 export function Providers() {
-  const { t } = useI18n();
+  const { t, f } = useI18n();
   const providers = useProviders();
   const create = useCreateProvider();
   const update = useUpdateProvider();
@@ -97,7 +111,7 @@ export function Providers() {
           </Text>
           <Text size="xs" c={p.breaker.open_until ? 'red' : 'dimmed'}>
             {t('providers.breaker')}: {p.breaker.failures}
-            {p.breaker.open_until ? ` · ${t('providers.openUntil')} ${new Date(p.breaker.open_until).toLocaleTimeString()}` : ''}
+            {p.breaker.open_until ? ` · ${t('providers.openUntil')} ${f.time(p.breaker.open_until, true)}` : ''}
           </Text>
         </Card>
       ))}

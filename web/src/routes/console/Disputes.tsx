@@ -8,6 +8,7 @@ import { Money } from '../../components/Money';
 import { Pager } from '../../components/Pager';
 import { ReceiptViewer } from '../../components/ReceiptViewer';
 import { StatusBadge } from '../../components/StatusBadge';
+import { useNames } from '../../components/useNames';
 import { pageOf, useUrlFilters } from '../../components/useUrlFilters';
 import { When } from '../../components/When';
 import { useI18n } from '../../i18n';
@@ -133,13 +134,14 @@ function Decision({ dispute, onDecided }: { dispute: DisputeCard; onDecided(): v
 
 function DisputeDetail({ dispute, onDecided }: { dispute: DisputeCard; onDecided(): void }) {
   const { t } = useI18n();
+  const names = useNames();
   const p = dispute.payment;
   return (
     <Card withBorder>
       <Stack>
         <Group justify="space-between">
           <Title order={4}>
-            <Money value={p.amount} currency={p.currency} /> · {p.method}
+            <Money value={p.amount} currency={p.currency} /> · {names.method(p.method)}
           </Title>
           <StatusBadge status={p.status} />
         </Group>

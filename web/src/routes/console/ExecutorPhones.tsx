@@ -82,7 +82,7 @@ function Silence({ executor }: { executor: ExecutorView }) {
 
 /** The executor's phones: when each last reported, revoke one; an admin registers one and sets the silence rule. */
 export function ExecutorPhones({ executor }: { executor: ExecutorView }) {
-  const { t } = useI18n();
+  const { t, f } = useI18n();
   const me = useMe();
   const devices = useDevices(executor.id);
   const revoke = useRevokeDevice(executor.id);
@@ -123,7 +123,7 @@ export function ExecutorPhones({ executor }: { executor: ExecutorView }) {
                     <Table.Td>
                       <When at={d.last_seen_at} />
                     </Table.Td>
-                    <Table.Td>{d.battery !== null ? `${d.battery}%` : '—'}</Table.Td>
+                    <Table.Td>{f.percent(d.battery, { digits: 0 })}</Table.Td>
                     <Table.Td>{d.app_version ?? '—'}</Table.Td>
                     <Table.Td>
                       <Button size="xs" variant="light" color="red" onClick={() => revoke.mutate(d.id)} loading={revoke.isPending && revoke.variables === d.id}>

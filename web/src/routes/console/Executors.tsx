@@ -5,15 +5,17 @@ import { useAdjustExecutor, useCreateExecutor, useExecutor, useExecutors, useSwi
 import { CreateByName } from '../../components/CreateByName';
 import { CsvLink } from '../../components/CsvLink';
 import { DataTable } from '../../components/DataTable';
-import { ErrorAlert } from '../../components/ErrorAlert';
+import { ErrorAlert, useFieldError } from '../../components/ErrorAlert';
 import { Money } from '../../components/Money';
 import { Statement } from '../../components/Statement';
+import { useNames } from '../../components/useNames';
 import { useI18n } from '../../i18n';
 import { ExecutorPhones } from './ExecutorPhones';
 
 /** Executors with their deposits at a glance. */
 export function Executors() {
   const { t } = useI18n();
+  const names = useNames();
   const list = useExecutors();
   const create = useCreateExecutor();
   return (
@@ -45,13 +47,13 @@ export function Executors() {
             header: t('common.status'),
             cell: (e) =>
               !e.is_active ? (
-                <Badge color="gray">off</Badge>
+                <Badge color="gray">{names.onOff(false)}</Badge>
               ) : e.is_paused ? (
                 <Badge color="yellow">{t('executors.paused')}</Badge>
               ) : e.devices_silent ? (
                 <Badge color="orange">{t('executors.phonesSilent')}</Badge>
               ) : (
-                <Badge color="green">on</Badge>
+                <Badge color="green">{names.onOff(true)}</Badge>
               ),
           },
         ]}
@@ -63,6 +65,7 @@ export function Executors() {
 function Adjust({ id }: { id: string }) {
   const { t } = useI18n();
   const adjust = useAdjustExecutor();
+  const fieldError = useFieldError(adjust.error);
   const [amount, setAmount] = useState<number | string>('');
   const [reason, setReason] = useState('');
   return (
@@ -73,13 +76,13 @@ function Adjust({ id }: { id: string }) {
       }}
     >
       <Group align="flex-end">
-        <NumberInput label={t('executors.adjustAmount')} value={amount} onChange={setAmount} decimalScale={6} w={200} />
-        <TextInput label={t('payouts.reason')} value={reason} onChange={(e) => setReason(e.currentTarget.value)} w={260} />
+        <NumberInput label={t('executors.adjustAmount')} value={amount} onChange={setAmount} decimalScale={6} error={fieldError('amount')} w={200} />
+        <TextInput label={t('payouts.reason')} value={reason} onChange={(e) => setReason(e.currentTarget.value)} error={fieldError('reason')} w={260} />
         <Button type="submit" loading={adjust.isPending} disabled={amount === '' || !reason.trim()}>
           {t('executors.adjust')}
         </Button>
       </Group>
-      <ErrorAlert error={adjust.error} />
+      <ErrorAlert error={adjust.error} onFields={['amount', 'reason']} />
     </form>
   );
 }
@@ -87,6 +90,7 @@ function Adjust({ id }: { id: string }) {
 /** One executor: deposit, requisites (switch each on or off), its phones, the deposit's statement from the ledger. */
 export function ExecutorDetail() {
   const { t } = useI18n();
+  const names = useNames();
   const { id } = useParams({ strict: false }) as { id: string };
   const executor = useExecutor(id);
   const switchRequisite = useSwitchRequisite();
@@ -119,10 +123,10 @@ export function ExecutorDetail() {
                 <Table.Tr key={r.id}>
                   <Table.Td>
                     <Text size="sm" ff="monospace">
-                      {r.value}
+                      {names.card(r.value)}
                     </Text>
                     <Text size="xs" c="dimmed">
-                      {r.type} · {r.bank ?? ''} · {r.methods.join(', ')} · {r.currency}
+                      {names.requisiteType(r.type)} · {names.bank(r.bank)} · {r.methods.map(names.method).join(', ')} · {r.currency}
                       {r.disabled_reason ? ` · ${r.disabled_reason}` : ''}
                     </Text>
                   </Table.Td>

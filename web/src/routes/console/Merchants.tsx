@@ -4,7 +4,7 @@ import { useState } from 'react';
 import { useCreateMerchant, useMerchant, useMerchants } from '../../api/merchants';
 import { useCreateTerminal, useRotateTerminalKey } from '../../api/terminals';
 import { CreateByName } from '../../components/CreateByName';
-import { ErrorAlert } from '../../components/ErrorAlert';
+import { ErrorAlert, useFieldError } from '../../components/ErrorAlert';
 import { Money } from '../../components/Money';
 import { Statement } from '../../components/Statement';
 import { useI18n } from '../../i18n';
@@ -17,6 +17,7 @@ const CURRENCIES = ['RUB', 'KZT', 'AZN', 'TJS'];
 function NewTerminal({ merchantId }: { merchantId: string }) {
   const { t } = useI18n();
   const create = useCreateTerminal();
+  const fieldError = useFieldError(create.error);
   const [form, setForm] = useState({ name: '', currency: 'RUB', payin_rate: 0 as number | string, payout_rate: 0 as number | string });
   return (
     <Card withBorder>
@@ -30,7 +31,13 @@ function NewTerminal({ merchantId }: { merchantId: string }) {
         }}
       >
         <Group align="flex-end">
-          <TextInput label={t('banks.name')} value={form.name} onChange={(e) => setForm({ ...form, name: e.currentTarget.value })} w={200} />
+          <TextInput
+            label={t('banks.name')}
+            value={form.name}
+            onChange={(e) => setForm({ ...form, name: e.currentTarget.value })}
+            error={fieldError('name')}
+            w={200}
+          />
           <Select
             label={t('rates.currency')}
             data={CURRENCIES}
@@ -43,6 +50,7 @@ function NewTerminal({ merchantId }: { merchantId: string }) {
             label={t('merchants.payinRate')}
             value={form.payin_rate}
             onChange={(v) => setForm({ ...form, payin_rate: v })}
+            error={fieldError('payin_rate')}
             decimalScale={2}
             w={130}
           />
@@ -50,6 +58,7 @@ function NewTerminal({ merchantId }: { merchantId: string }) {
             label={t('merchants.payoutRate')}
             value={form.payout_rate}
             onChange={(v) => setForm({ ...form, payout_rate: v })}
+            error={fieldError('payout_rate')}
             decimalScale={2}
             w={130}
           />
@@ -58,7 +67,7 @@ function NewTerminal({ merchantId }: { merchantId: string }) {
           </Button>
         </Group>
       </form>
-      <ErrorAlert error={create.error} />
+      <ErrorAlert error={create.error} onFields={['name', 'payin_rate', 'payout_rate']} />
       {create.data && (
         <Alert mt="sm" color="yellow" title={`${create.data.name}: ${t('merchants.keyOnce')}`}>
           <Code>{create.data.api_key}</Code>
@@ -69,7 +78,7 @@ function NewTerminal({ merchantId }: { merchantId: string }) {
 }
 
 export function Merchants() {
-  const { t } = useI18n();
+  const { t, f } = useI18n();
   const list = useMerchants();
   const create = useCreateMerchant();
   return (
@@ -89,7 +98,7 @@ export function Merchants() {
               <Table.Td>
                 {m.terminals} {t('merchants.terminals')}
               </Table.Td>
-              <Table.Td>{new Date(m.created_at).toLocaleDateString()}</Table.Td>
+              <Table.Td>{f.date(m.created_at)}</Table.Td>
             </Table.Tr>
           ))}
         </Table.Tbody>
@@ -100,7 +109,7 @@ export function Merchants() {
 
 /** A merchant's terminals with their USDT balances and rates; an admin rotates a terminal's API key (shown once). */
 export function MerchantDetail() {
-  const { t } = useI18n();
+  const { t, f } = useI18n();
   const { id } = useParams({ strict: false }) as { id: string };
   const merchant = useMerchant(id);
   const rotate = useRotateTerminalKey();
@@ -115,11 +124,12 @@ export function MerchantDetail() {
       )}
       <NewTerminal merchantId={id} />
       {merchant.data?.terminals.map((terminal) => (
-        <Card withBorder key={terminal.id}>
+        <Card withBorder key={terminal.id} id={`terminal-${terminal.id}`}>
           <Text fw={500}>{terminal.name}</Text>
           <Text size="sm">
             <Money value={terminal.balance} currency="USDT" /> · {t('executors.frozen')} <Money value={terminal.balance_frozen} currency="USDT" /> ·{' '}
-            {terminal.payment_currency} · pay-in {terminal.payin_rate}% · payout {terminal.payout_rate}%
+            {terminal.payment_currency} · {t('merchants.payinRateShort')} {f.percent(terminal.payin_rate, { digits: 2 })} · {t('merchants.payoutRateShort')}{' '}
+            {f.percent(terminal.payout_rate, { digits: 2 })}
           </Text>
           <Button mt="xs" mb="sm" size="xs" variant="light" w="fit-content" onClick={() => rotate.mutate(terminal.id)}>
             {t('merchants.rotateKey')}

@@ -6,7 +6,7 @@ import { useResendWebhook, useWebhook, useWebhooks } from '../../api/webhooks';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { ListHeader } from '../../components/ListHeader';
 import { Pager } from '../../components/Pager';
-import { StatusBadge } from '../../components/StatusBadge';
+import { StatusBadge, useStatusName } from '../../components/StatusBadge';
 import { pageOf, useUrlFilters } from '../../components/useUrlFilters';
 import { When } from '../../components/When';
 import { useI18n } from '../../i18n';
@@ -43,6 +43,7 @@ function WebhookAttempts({ id }: { id: string }) {
 /** The webhook log: every event with its delivery attempts; support re-sends one. */
 export function Webhooks() {
   const { t } = useI18n();
+  const { statusName } = useStatusName();
   const [filters, setFilters] = useUrlFilters();
   const page = pageOf(filters, 50);
   // The operator starts from what failed; a merchant from everything that was sent to it.
@@ -61,7 +62,7 @@ export function Webhooks() {
         status={{
           value: status,
           onChange: (value) => setFilters({ status: value }),
-          options: ['pending', 'failed', 'delivered', 'all'].map((value) => ({ value, label: value === 'all' ? t('common.all') : value })),
+          options: ['pending', 'failed', 'delivered', 'all'].map((value) => ({ value, label: value === 'all' ? t('common.all') : statusName(value) })),
         }}
       />
       <TextInput

@@ -5,6 +5,7 @@ import { type IssuedPassword, type UserView, useCreateUser, useResetPassword, us
 import { CsvLink } from '../../components/CsvLink';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { Pager } from '../../components/Pager';
+import { useNames } from '../../components/useNames';
 import { pageOf, useUrlFilters } from '../../components/useUrlFilters';
 import { useI18n } from '../../i18n';
 
@@ -71,6 +72,8 @@ function ConfirmUserAction({
 /** Staff sign-ins: create one (its password shown once), change a role, reset a password, switch a sign-in off. */
 export function Users() {
   const { t } = useI18n();
+  const names = useNames();
+  const roleOptions = (roles: string[]) => roles.map((value) => ({ value, label: names.role(value) }));
   const me = useMe();
   const [filters, setFilters] = useUrlFilters();
   const page = pageOf(filters, LIMIT);
@@ -126,7 +129,7 @@ export function Users() {
       >
         <Group align="flex-end">
           <TextInput label={t('login.email')} type="email" required value={email} onChange={(e) => setEmail(e.currentTarget.value)} w={280} />
-          <Select label={t('users.role')} data={ROLES} value={role} onChange={setRole} w={140} allowDeselect={false} />
+          <Select label={t('users.role')} data={roleOptions(ROLES)} value={role} onChange={setRole} w={140} allowDeselect={false} />
           <Button type="submit" loading={create.isPending} disabled={create.isPending}>
             {t('users.create')}
           </Button>
@@ -156,7 +159,7 @@ export function Users() {
         />
         <Select
           placeholder={t('users.role')}
-          data={[...ROLES, 'executor', 'merchant']}
+          data={roleOptions([...ROLES, 'executor', 'merchant'])}
           value={filters.role ?? null}
           onChange={(value) => setFilters({ role: value ?? undefined })}
           clearable
@@ -182,7 +185,7 @@ export function Users() {
                   {ROLES.includes(u.role) ? (
                     <Select
                       size="xs"
-                      data={ROLES}
+                      data={roleOptions(ROLES)}
                       value={u.role}
                       allowDeselect={false}
                       onChange={(value) => value && update.mutate({ id: u.id, role: value })}
@@ -190,10 +193,10 @@ export function Users() {
                       aria-label={`${u.email} role`}
                     />
                   ) : (
-                    u.role
+                    names.role(u.role)
                   )}
                 </Table.Td>
-                <Table.Td>{u.two_factor ? <Badge color="green">on</Badge> : <Badge color="gray">off</Badge>}</Table.Td>
+                <Table.Td>{u.two_factor ? <Badge color="green">{names.onOff(true)}</Badge> : <Badge color="gray">{names.onOff(false)}</Badge>}</Table.Td>
                 <Table.Td>
                   {u.is_active ? '✓' : '—'}
                   {u.must_change_password && (
