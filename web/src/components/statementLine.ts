@@ -30,7 +30,8 @@ export function useStatementLine() {
       if (!about) return line.memo ?? '';
       const key = `statement.about.${about.type}`;
       const values = {
-        amount: f.money(about.amount, about.currency),
+        // As a person says it: "1 500 ₽", not "1 500,00 ₽" (a whole amount's zero cents dropped, nothing else).
+        amount: f.money(String(about.amount).replace(/\.0+$/, ''), about.currency),
         order: about.ext_id ?? '',
         status: statusName(about.status).toLocaleLowerCase(),
       };

@@ -40,7 +40,7 @@ function Entry({ entry }: { entry: StatementEntry }) {
 
 /** Ask to withdraw: the amount and the TRC-20 wallet, checked here for shape and by Kassir for the balance. */
 function WithdrawForm({ available }: { available: number | undefined }) {
-  const { t } = useI18n();
+  const { t, f } = useI18n();
   const request = useRequestWithdrawal();
   const [amount, setAmount] = useState<string | number>('');
   const [address, setAddress] = useState('');
@@ -56,7 +56,7 @@ function WithdrawForm({ available }: { available: number | undefined }) {
           <Title order={5}>{t('cabinet.withdraw')}</Title>
           <NumberInput
             label={t('cabinet.withdrawAmount')}
-            description={available !== undefined ? `${t('executors.available')}: ${available} USDT` : undefined}
+            description={available !== undefined ? `${t('executors.available')}: ${f.money(available, 'USDT')}` : undefined}
             value={amount}
             onChange={setAmount}
             min={0}

@@ -127,9 +127,18 @@ export function Providers() {
         >
           <Group align="flex-end">
             <TextInput label={t('banks.name')} value={form.name} onChange={(e) => setForm({ ...form, name: e.currentTarget.value })} />
-            <TextInput label="Base URL" value={form.base_url} onChange={(e) => setForm({ ...form, base_url: e.currentTarget.value.trim() })} w={280} />
-            <TextInput label="API key" value={form.api_key} onChange={(e) => setForm({ ...form, api_key: e.currentTarget.value.trim() })} />
-            <TextInput label="Secret key" value={form.secret_key} onChange={(e) => setForm({ ...form, secret_key: e.currentTarget.value.trim() })} />
+            <TextInput
+              label={t('providers.baseUrl')}
+              value={form.base_url}
+              onChange={(e) => setForm({ ...form, base_url: e.currentTarget.value.trim() })}
+              w={280}
+            />
+            <TextInput label={t('providers.apiKey')} value={form.api_key} onChange={(e) => setForm({ ...form, api_key: e.currentTarget.value.trim() })} />
+            <TextInput
+              label={t('providers.secretKey')}
+              value={form.secret_key}
+              onChange={(e) => setForm({ ...form, secret_key: e.currentTarget.value.trim() })}
+            />
             <Button type="submit" loading={create.isPending}>
               {t('banks.add')}
             </Button>

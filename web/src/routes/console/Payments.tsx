@@ -182,6 +182,8 @@ function Details({ item }: { item: TimelineItem }) {
   if (typeof shown.posting === 'string') shown.posting = line.action({ kind: shown.posting, ref_id: null, memo: null });
   if (typeof shown.method === 'string') shown.method = names.method(shown.method);
   if (typeof shown.bank === 'string') shown.bank = names.bank(shown.bank);
+  if (typeof shown.bank_code === 'string') shown.bank_code = names.bank(shown.bank_code);
+  if (typeof shown.requisite_value === 'string') shown.requisite_value = names.card(shown.requisite_value);
   if (typeof shown.status === 'string') shown.status = statusName(shown.status);
   if (typeof shown.value === 'string') shown.value = names.card(shown.value);
   const text = Object.entries(shown)
