@@ -204,7 +204,7 @@ describe('irreversible actions ask first (issue 30, item 5)', () => {
     await page.keyboard.press('r');
     const dialog = page.getByRole('dialog', { name: 'Reject this dispute?' });
     await dialog.getByText(payment.ext_id).waitFor();
-    await dialog.getByText(/CANCELLED/).waitFor();
+    await dialog.getByText(/Cancelled/).waitFor();
     const confirm = dialog.getByRole('button', { name: 'Reject' });
     expect(await confirm.isDisabled()).toBe(true);
     expect((await merchantCall('GET', `/v1/payments/${payment.id}`)).json().status).toBe('DISPUTE');
@@ -238,7 +238,7 @@ describe('irreversible actions ask first (issue 30, item 5)', () => {
     await page.keyboard.press('a');
     const dialog = page.getByRole('dialog', { name: 'Approve this dispute?' });
     await dialog.getByText(payment.ext_id).waitFor();
-    await dialog.getByText('COMPLETED_APPEAL').waitFor();
+    await dialog.getByText('Completed on appeal').waitFor();
     await dialog
       .getByText(/1[\s,  ]?400/)
       .first()
@@ -250,7 +250,7 @@ describe('irreversible actions ask first (issue 30, item 5)', () => {
     // The order amount received: COMPLETED.
     await page.getByLabel('Amount received').fill('1450');
     await page.getByRole('button', { name: 'Approve (A)' }).click();
-    await dialog.getByText('COMPLETED', { exact: true }).waitFor();
+    await dialog.getByText('Completed', { exact: true }).waitFor();
     await dialog.getByRole('button', { name: 'Approve' }).click();
     await expect.poll(async () => (await merchantCall('GET', `/v1/payments/${payment.id}`)).json().status).toBe('COMPLETED');
     expect(problems).toEqual([]);

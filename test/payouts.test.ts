@@ -648,7 +648,19 @@ describe('executor side', () => {
 });
 
 describe('operator side', () => {
-  const adminKeys = ['executor_id', 'failure_reason', 'has_proof', 'is_test', 'merchant_id', 'reserve', 'terminal_id', 'completed_at', ...PAYOUT_KEYS].sort();
+  const adminKeys = [
+    'executor_id',
+    'failure_reason',
+    'has_proof',
+    'is_test',
+    'merchant_id',
+    'reserve',
+    'terminal_id',
+    'completed_at',
+    'provider_id',
+    'paid_by',
+    ...PAYOUT_KEYS,
+  ].sort();
 
   async function processing(): Promise<Record<string, any>> {
     const payout = await createdPayout(m, { amount: 150 });
@@ -683,6 +695,9 @@ describe('operator side', () => {
           reserve: expected(150, '1.5').reserve.toNumber(),
           failure_reason: event === 'complete' ? null : `why ${from}`,
           completed_at: event === 'complete' ? expect.stringMatching(ISO) : null,
+          provider_id: null,
+          // Completed: who paid it, as a person names them (the executor who had taken it, the operator who completed it).
+          paid_by: event === 'complete' ? { executor: from === 'processing' ? expect.any(String) : null, provider: null, person: 'token' } : null,
         });
         expect(await getPayout(m, payout.id)).toMatchObject({ status });
         expect(await auditRows(payout.id)).toEqual([

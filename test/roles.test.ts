@@ -97,6 +97,7 @@ const MATRIX: Record<string, { role: 'support' | 'finance' | 'admin'; confirm?: 
   'GET /receipts/{id}': { role: 'support' },
   'GET /payouts': { role: 'support' },
   'GET /payouts/{id}': { role: 'support' },
+  'GET /payouts/{id}/proof': { role: 'support' },
   'POST /payouts/{id}/complete': { role: 'finance', confirm: true },
   'POST /payouts/{id}/fail': { role: 'finance' },
   'POST /payouts/{id}/cancel': { role: 'finance' },

@@ -72,6 +72,19 @@ export const StatementAnswer = Type.Object({
       balance_after: Type.Number(),
       ref_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
       memo: Type.Union([Type.String(), Type.Null()]),
+      about: Type.Union(
+        [
+          Type.Object({
+            type: Type.String({ description: 'payment, payout or withdrawal' }),
+            ext_id: Type.Union([Type.String(), Type.Null()]),
+            amount: Type.String({ description: 'Its amount, in its currency (a decimal string)' }),
+            currency: Type.String(),
+            status: Type.String(),
+          }),
+          Type.Null(),
+        ],
+        { description: 'What the posting is about (its ref_id), when it is this owner’s own: the names a person knows it by' },
+      ),
     }),
   ),
   total: Type.Number(),

@@ -4,7 +4,7 @@ import type { AppContext } from '../context.js';
 import { type Queryable, type Tx, transaction } from '../db/pool.js';
 import { DomainError } from '../errors.js';
 import { isDepositShort } from '../ledger/holds.js';
-import { accountStatement, hasPosting, post } from '../ledger/ledger.repo.js';
+import { aboutOf, accountStatement, hasPosting, post } from '../ledger/ledger.repo.js';
 import { hashToken, randomToken } from '../lib/crypto.js';
 import { checkDecimal, money, toNumber, USDT_DECIMALS } from '../lib/money.js';
 import { deriveTronAddress } from '../lib/tron-hd.js';
@@ -316,6 +316,7 @@ export async function statement(ctx: AppContext, id: string, page: { limit: numb
       balance_after: toNumber(row.balance_after),
       ref_id: row.ref_id,
       memo: row.memo,
+      about: aboutOf(row),
     })),
     total,
     ...page,

@@ -296,6 +296,18 @@ export interface StatementRow {
   amount: string;
   /** The account's balance after this entry: the running sum of its entries in the order they were written. */
   balance_after: string;
+  /** The payment or payout the posting is about (by its ref_id), when it is the statement owner's own: what a person names it by. */
+  ref_type: 'payment' | 'payout' | 'withdrawal' | null;
+  ref_ext_id: string | null;
+  ref_amount: string | null;
+  ref_currency: string | null;
+  ref_status: string | null;
+}
+
+/** What a statement line is about, as its answer gives it: the payment, payout or withdrawal by the names a person knows it by. */
+export function aboutOf(row: StatementRow): { type: string; ext_id: string | null; amount: string; currency: string; status: string } | null {
+  if (!row.ref_type || row.ref_amount === null) return null;
+  return { type: row.ref_type, ext_id: row.ref_ext_id, amount: row.ref_amount, currency: row.ref_currency ?? 'USDT', status: row.ref_status ?? '' };
 }
 
 /** The entries of an executor's (or a terminal's) accounts, newest first, with each account's running balance. */
@@ -308,14 +320,27 @@ export async function accountStatement(
   const id = 'executorId' in owner ? owner.executorId : owner.terminalId;
   const [{ rows }, count] = await Promise.all([
     db.query<StatementRow>(
-      `SELECT s.* FROM (
+      // What each line is about, by the posting's kind and ref_id, only when it is the owner's own
+      // (the payment handed to this executor or taken by this terminal), so a statement names nothing of another's.
+      `SELECT s.*,
+              CASE WHEN p.id IS NOT NULL THEN 'payment' WHEN po.id IS NOT NULL THEN 'payout' WHEN w.id IS NOT NULL THEN 'withdrawal' END AS ref_type,
+              coalesce(p.ext_id, po.ext_id) AS ref_ext_id,
+              coalesce(p.amount, po.amount, w.amount)::text AS ref_amount,
+              coalesce(p.currency, po.currency, CASE WHEN w.id IS NOT NULL THEN 'USDT' END) AS ref_currency,
+              coalesce(p.status, po.status, w.status) AS ref_status
+         FROM (
          SELECT e.id::text, e.created_at, t.kind, t.ref_id, t.memo, a.kind AS account_kind, e.amount::text,
                 (sum(e.amount) OVER (PARTITION BY e.account_id ORDER BY e.id))::text AS balance_after
            FROM ledger_accounts a
            JOIN ledger_entries e ON e.account_id = a.id
            JOIN ledger_transactions t ON t.id = e.transaction_id
           WHERE a.${column} = $1
-       ) s ORDER BY s.id::bigint DESC LIMIT $2 OFFSET $3`,
+          ORDER BY e.id DESC LIMIT $2 OFFSET $3
+       ) s
+         LEFT JOIN payments p ON s.kind LIKE 'payin%' AND p.id = s.ref_id AND p.${column} = $1
+         LEFT JOIN payouts po ON s.kind LIKE 'payout%' AND po.id = s.ref_id AND po.${column} = $1
+         LEFT JOIN withdrawals w ON s.kind LIKE 'withdrawal%' AND w.id = s.ref_id AND w.${column} = $1
+        ORDER BY s.id::bigint DESC`,
       [id, page.limit, page.offset],
     ),
     db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ledger_entries e JOIN ledger_accounts a ON a.id = e.account_id WHERE a.${column} = $1`, [id]),

@@ -40,6 +40,9 @@ export const PaymentAnswer = Type.Object({
 export const AdminGetPaymentAnswer = Type.Object({
   ...PaymentAnswer.properties,
   merchant_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
+  executor_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
+    description: 'The executor whose requisite it was handed (null: a provider or none yet)',
+  }),
   requisite_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
   client_id: Type.Unknown(),
   cancel_reason: Type.Union([Type.String(), Type.Null()]),

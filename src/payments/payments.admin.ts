@@ -50,7 +50,8 @@ export async function paymentAdminRoutes(app: RouteApp, ctx: AppContext): Promis
       schema: {
         documentedResponse: { 200: AdminGetPaymentAnswer },
         tags,
-        summary: 'Get any payment, with its merchant, requisite, cancel reason (and the note of whoever cancelled it) and the rate refresh that gave its rate',
+        summary:
+          'Get any payment, with its merchant, executor, requisite, cancel reason (and the note of whoever cancelled it) and the rate refresh that gave its rate',
         params: IdParams,
         errors: { PAY_006: 'No payment with this id' },
       },
@@ -61,6 +62,7 @@ export async function paymentAdminRoutes(app: RouteApp, ctx: AppContext): Promis
       return {
         ...toPayment(row, pageUrl),
         merchant_id: row.merchant_id,
+        executor_id: row.executor_id,
         requisite_id: row.requisite_id,
         client_id: row.client_id,
         cancel_reason: row.cancel_reason,

@@ -26,6 +26,18 @@ const AdminPayout = Type.Object({
   failure_reason: Type.Union([Type.String(), Type.Null()]),
   has_proof: Type.Boolean(),
   is_test: Type.Boolean({ description: 'a test terminal’s payout: reserved nothing, taken by no executor' }),
+  provider_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
+  paid_by: Type.Union(
+    [
+      Type.Object({
+        executor: Type.Union([Type.String(), Type.Null()], { description: 'The executor who took it, by name' }),
+        provider: Type.Union([Type.String(), Type.Null()], { description: 'The provider that paid it, by name' }),
+        person: Type.Union([Type.String(), Type.Null()], { description: 'Who completed it, as the audit log names them' }),
+      }),
+      Type.Null(),
+    ],
+    { description: 'Who paid a completed payout (null until completed); its proof is GET /admin/v1/payouts/{id}/proof when has_proof' },
+  ),
 });
 
 /** GET /admin/v1/payouts */

@@ -3,9 +3,10 @@ import { audit } from '../admin/audit.service.js';
 import type { AppContext, RouteApp } from '../context.js';
 import { DomainError } from '../errors.js';
 import { parseListQuery } from '../lib/pagination.js';
+import { RECEIPT_FILES } from '../receipts/upload.js';
 import type { PayoutEvent } from './lifecycle.js';
 import { AdminGetPayoutAnswer, AdminListPayoutsAnswer } from './payouts.admin.answers.js';
-import { findPayout, listPayouts, PAYOUT_STATUSES } from './payouts.repo.js';
+import { findPayout, listPayouts, PAYOUT_STATUSES, type PayoutPayer, payoutPayers } from './payouts.repo.js';
 import { toPayout } from './payouts.schemas.js';
 import { actOnPayout } from './payouts.service.js';
 
@@ -31,7 +32,7 @@ const ACTIONS = {
   },
 };
 
-function adminView(row: Awaited<ReturnType<typeof findPayout>> & object) {
+function adminView(row: Awaited<ReturnType<typeof findPayout>> & object, payer?: PayoutPayer) {
   return {
     ...toPayout(row),
     merchant_id: row.merchant_id,
@@ -41,6 +42,9 @@ function adminView(row: Awaited<ReturnType<typeof findPayout>> & object) {
     failure_reason: row.failure_reason,
     has_proof: row.proof_key !== null,
     is_test: row.is_test,
+    provider_id: row.provider_id,
+    // A completed payout says who paid it: the executor (with its proof), a provider, and the person who completed it.
+    paid_by: payer ?? null,
   };
 }
 
@@ -69,7 +73,11 @@ export async function payoutAdminRoutes(app: RouteApp, ctx: AppContext): Promise
         throw new DomainError('VALIDATION', `status must be one of ${PAYOUT_STATUSES.join(', ')}`);
       if (merchantId !== undefined && !/^[0-9a-f-]{36}$/i.test(merchantId)) throw new DomainError('VALIDATION', 'merchant_id must be a UUID');
       const { rows, total } = await listPayouts(ctx.db, { merchantId: merchantId ?? null, status, limit, offset });
-      return { payouts: rows.map(adminView), total, limit, offset };
+      const payers = await payoutPayers(
+        ctx.db,
+        rows.filter((row) => row.status === 'completed').map((row) => row.id),
+      );
+      return { payouts: rows.map((row) => adminView(row, payers.get(row.id))), total, limit, offset };
     },
   );
 
@@ -88,7 +96,40 @@ export async function payoutAdminRoutes(app: RouteApp, ctx: AppContext): Promise
     async (request) => {
       const row = /^[0-9a-f-]{36}$/i.test(request.params.id) ? await findPayout(ctx.db, request.params.id) : undefined;
       if (!row) throw new DomainError('PAYOUT_NOT_FOUND', `Payout ${request.params.id} not found`);
-      return adminView(row);
+      return adminView(row, (await payoutPayers(ctx.db, [row.id])).get(row.id));
+    },
+  );
+
+  app.get(
+    '/payouts/:id/proof',
+    {
+      config: { access: 'support' },
+      schema: {
+        tags,
+        summary: 'The proof a completed payout was paid with (the executor’s receipt file), to show in the browser',
+        params: IdParams,
+        documentedResponse: {
+          200: { description: 'The proof file (png, jpeg, webp, heic or pdf)', type: 'string', contentMediaType: 'application/octet-stream' },
+        },
+        errors: { ...NOT_FOUND, NOT_FOUND: 'The payout has no proof file (completed by the operator or a provider, or not yet)' },
+      },
+    },
+    async (request, reply) => {
+      const row = /^[0-9a-f-]{36}$/i.test(request.params.id) ? await findPayout(ctx.db, request.params.id) : undefined;
+      if (!row) throw new DomainError('PAYOUT_NOT_FOUND', `Payout ${request.params.id} not found`);
+      if (!row.proof_key) throw new DomainError('NOT_FOUND', `Payout ${row.id} has no proof file`);
+      const chunks: Buffer[] = [];
+      for await (const chunk of await ctx.files.get(row.proof_key)) chunks.push(Buffer.from(chunk as Buffer));
+      const content = Buffer.concat(chunks);
+      // Judged by its bytes, as at upload; shown inline in the console, sandboxed and never sniffed into another type.
+      const type = (await RECEIPT_FILES.accept(content.subarray(0, RECEIPT_FILES.sniffBytes)))?.contentType ?? 'application/octet-stream';
+      return reply
+        .header('content-type', type)
+        .header('content-disposition', `inline; filename="payout-${row.id}-proof"`)
+        .header('x-content-type-options', 'nosniff')
+        .header('cache-control', 'private, no-store')
+        .header('content-security-policy', "default-src 'none'; img-src 'self'; sandbox")
+        .send(content);
     },
   );
 
@@ -116,7 +157,7 @@ export async function payoutAdminRoutes(app: RouteApp, ctx: AppContext): Promise
           { reason: event === 'complete' ? undefined : (reason ?? `${event}ed by the operator`) },
           (tx, before, changed) => audit(tx, request, `payout.${event}`, 'payout', changed.id, { status: before.status }, { status: changed.status, reason }),
         );
-        return adminView(after);
+        return adminView(after, (await payoutPayers(ctx.db, [after.id])).get(after.id));
       },
     );
   }

@@ -124,6 +124,30 @@ export async function listPayouts(db: Queryable, f: PayoutFilter): Promise<{ row
   return { rows, total: count.rows[0]!.n };
 }
 
+/** Who paid a completed payout: the executor who took it, the provider that did, and the person whose completion the audit log names. */
+export interface PayoutPayer {
+  executor: string | null;
+  provider: string | null;
+  person: string | null;
+}
+
+/** Who paid each of these payouts that is completed (by id): read from the executors, the providers and the audit log's `payout.complete`. */
+export async function payoutPayers(db: Queryable, ids: string[]): Promise<Map<string, PayoutPayer>> {
+  if (ids.length === 0) return new Map();
+  const { rows } = await db.query<PayoutPayer & { id: string }>(
+    `SELECT p.id, e.name AS executor, pr.name AS provider,
+            (SELECT a.actor FROM audit_log a
+              WHERE a.object_type = 'payout' AND a.object_id = p.id::text AND a.action = 'payout.complete'
+              ORDER BY a.id DESC LIMIT 1) AS person
+       FROM payouts p
+       LEFT JOIN executors e ON e.id = p.executor_id
+       LEFT JOIN providers pr ON pr.id = p.provider_id
+      WHERE p.id = ANY($1::uuid[]) AND p.status = 'completed'`,
+    [ids],
+  );
+  return new Map(rows.map(({ id, ...payer }) => [id, payer]));
+}
+
 /** Pending payouts an executor may take, oldest first. */
 export async function listAvailablePayouts(db: Queryable, limit: number): Promise<PayoutRow[]> {
   const { rows } = await db.query<PayoutRow>(

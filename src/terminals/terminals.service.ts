@@ -4,7 +4,7 @@ import type { AppContext } from '../context.js';
 import { type Queryable, transaction } from '../db/pool.js';
 import { DomainError } from '../errors.js';
 import { isInsufficientFunds } from '../ledger/holds.js';
-import { accountStatement, createTerminalAccounts, hasPosting, post } from '../ledger/ledger.repo.js';
+import { aboutOf, accountStatement, createTerminalAccounts, hasPosting, post } from '../ledger/ledger.repo.js';
 import { hashToken, randomToken } from '../lib/crypto.js';
 import { checkDecimal, type DecimalRule, USDT_DECIMALS } from '../lib/money.js';
 import { checkWebhookUrl } from '../webhooks/sender.js';
@@ -202,6 +202,7 @@ export async function terminalStatement(ctx: AppContext, id: string, page: { lim
       balance_after: row.balance_after,
       ref_id: row.ref_id,
       memo: row.memo,
+      about: aboutOf(row),
     })),
     total,
     ...page,

@@ -31,3 +31,12 @@ export function useUpdateBank() {
     onSuccess: () => client.invalidateQueries({ queryKey: ['banks'] }),
   });
 }
+
+/** The public directory (code → display name), which every area may read: screens name banks by it, never by code. */
+export function useBankDirectory() {
+  return useQuery({
+    queryKey: ['banks', 'public'],
+    queryFn: () => get<{ banks: { code: string; name: string }[] }>('/v1/public/banks'),
+    staleTime: 10 * 60_000,
+  });
+}

@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { del, get, patch, post, put } from './client';
 import { useIdempotencyKey, useMoneyMutation } from './idempotency';
+import type { StatementAbout } from './ledger';
 
 // The executor's cabinet: every hook on the executor API (/executor/v1), which takes the
 // executor's own session as it takes the executor's token.
@@ -226,6 +227,7 @@ export interface StatementEntry {
   balance_after: number;
   ref_id: string | null;
   memo: string | null;
+  about?: StatementAbout | null;
 }
 
 export function useMyStatement(limit: number) {

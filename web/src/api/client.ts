@@ -4,7 +4,8 @@
  * 403 AUTH_004 asks the person to confirm it is them (ConfirmIdentity) and is then sent again. A
  * session that ended (401 AUTH_001) asks them to sign in again over the screen they are on
  * (SignInAgain), which stays as it was, and the request is then sent again; any other error —
- * a wrong code (400 AUTH_005) among them — is the caller's to show.
+ * a wrong code (400 AUTH_005) among them — is the caller's to show: every failure is an ApiError
+ * (no answer at all: status 0, code NETWORK), which i18n/errors.ts describes in the person's language.
  */
 export interface ErrorBody {
   error: string;
@@ -83,12 +84,18 @@ export async function api<T>(method: string, path: string, body?: unknown, extra
   if (body !== undefined && !form) headers['content-type'] = 'application/json';
   if (method !== 'GET' && csrfToken) headers['x-csrf-token'] = csrfToken;
   const payload = body === undefined ? undefined : form ? body : JSON.stringify(body);
-  const response = await fetch(path, { method, headers, body: payload, credentials: 'same-origin' });
+  let response: Response;
+  try {
+    response = await fetch(path, { method, headers, body: payload, credentials: 'same-origin' });
+  } catch {
+    // No answer at all (offline, the server unreachable): a code of its own, which the screens name (i18n/errors.ts).
+    throw new ApiError(0, { error: 'NETWORK', message: 'No connection to the server' });
+  }
   if (response.status === 204) return undefined as T;
   const text = await response.text();
-  const parsed = text ? (JSON.parse(text) as unknown) : undefined;
+  const parsed = parseBody(text);
   if (response.ok) return parsed as T;
-  const error = new ApiError(response.status, (parsed as ErrorBody | undefined) ?? { error: `HTTP_${response.status}`, message: response.statusText });
+  const error = new ApiError(response.status, isErrorBody(parsed) ? parsed : { error: `HTTP_${response.status}`, message: response.statusText });
   if (error.code === 'AUTH_004' && confirmer) {
     const method2 = error.data?.method === 'otp' ? 'otp' : 'password';
     if (await confirmer(method2)) return api<T>(method, path, body, extra);
@@ -99,6 +106,21 @@ export async function api<T>(method: string, path: string, body?: unknown, extra
     onSignedOut?.();
   }
   throw error;
+}
+
+/** A body as JSON; something else (a proxy's HTML page) as nothing, so that its status speaks instead. */
+function parseBody(text: string): unknown {
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The spec's error body: `{error, message, data?}`. */
+function isErrorBody(value: unknown): value is ErrorBody {
+  return typeof value === 'object' && value !== null && typeof (value as ErrorBody).error === 'string' && typeof (value as ErrorBody).message === 'string';
 }
 
 export const get = <T>(path: string, query?: Query) => api<T>('GET', withQuery(path, query));

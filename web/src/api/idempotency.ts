@@ -27,12 +27,12 @@ export function useIdempotencyKey(): { headers(values?: unknown): Record<string,
 
 /**
  * Whether Kassir answered the request for good, so that nothing of it can still happen and the
- * next attempt is a new action: an answer below 500 that is not about the key itself (its first
+ * next attempt is a new action: a 4xx answer that is not about the key itself (its first
  * request still being answered). A lost answer (a network error, a 5xx) keeps the key, so that
  * sending again is done once.
  */
 function answeredForGood(error: unknown): boolean {
-  return error instanceof ApiError && error.status < 500 && error.data?.idempotency_key === undefined;
+  return error instanceof ApiError && error.status >= 400 && error.status < 500 && error.data?.idempotency_key === undefined;
 }
 
 /**

@@ -19,6 +19,14 @@ export interface PayoutView {
   failure_reason: string | null;
   /** A test terminal's payout (test mode): reserved nothing, offered to no executor. */
   is_test?: boolean;
+  has_proof?: boolean;
+  /** Who paid a completed payout (null until then). */
+  paid_by?: { executor: string | null; provider: string | null; person: string | null } | null;
+}
+
+/** The proof a completed payout was paid with, shown in the browser. */
+export function payoutProofPath(id: string): string {
+  return `/admin/v1/payouts/${id}/proof`;
 }
 
 export function usePayouts(filters: { status?: string; limit?: number; offset?: number }) {

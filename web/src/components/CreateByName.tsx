@@ -1,7 +1,7 @@
 import { Alert, Button, Code, Group, TextInput } from '@mantine/core';
 import { useState } from 'react';
 import { useI18n } from '../i18n';
-import { ErrorAlert } from './ErrorAlert';
+import { ErrorAlert, useFieldError } from './ErrorAlert';
 
 /**
  * "New …" by name, for objects born with a secret shown once (a merchant's Secret Key, an
@@ -18,6 +18,7 @@ export function CreateByName({
 }) {
   const { t } = useI18n();
   const [name, setName] = useState('');
+  const fieldError = useFieldError(create.error);
   const secret = create.data ? Object.entries(create.data).find(([key]) => key === 'secret_key' || key === 'token')?.[1] : undefined;
   return (
     <>
@@ -28,13 +29,13 @@ export function CreateByName({
         }}
       >
         <Group align="flex-end">
-          <TextInput label={t('banks.name')} value={name} onChange={(e) => setName(e.currentTarget.value)} w={260} />
+          <TextInput label={t('banks.name')} value={name} onChange={(e) => setName(e.currentTarget.value)} error={fieldError('name')} w={260} />
           <Button type="submit" loading={create.isPending} disabled={!name.trim()}>
             {label}
           </Button>
         </Group>
       </form>
-      <ErrorAlert error={create.error} />
+      <ErrorAlert error={create.error} onFields={['name']} />
       {create.data && typeof secret === 'string' && (
         <Alert color="yellow" title={`${create.data.name}: ${secretTitle}`}>
           <Code>{secret}</Code>

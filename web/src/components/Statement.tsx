@@ -7,24 +7,23 @@ import { CsvLink } from './CsvLink';
 import { DataTable } from './DataTable';
 import { Money } from './Money';
 import { Pager } from './Pager';
+import { type StatementLine, useStatementLine } from './statementLine';
 import { When } from './When';
 
-interface StatementEntry {
+interface StatementEntry extends StatementLine {
   id: string;
   created_at: string;
-  kind: string;
   account: string;
   amount: number | string;
   balance_after: number | string;
-  ref_id: string | null;
-  memo: string | null;
 }
 
 const LIMIT = 50;
 
-/** An account statement read from the ledger (an executor's deposit, a terminal's balance): postings newest first, the balance after each. */
+/** An account statement read from the ledger (an executor's deposit, a terminal's balance): postings newest first, named as a person says them, the balance after each. */
 export function Statement({ path }: { path: string }) {
   const { t } = useI18n();
+  const line = useStatementLine();
   const [offset, setOffset] = useState(0);
   const statement = useQuery({
     queryKey: ['statement', path, offset],
@@ -44,11 +43,11 @@ export function Statement({ path }: { path: string }) {
         minWidth={700}
         columns={[
           { header: t('common.created'), cell: (entry) => <When at={entry.created_at} /> },
-          { header: t('audit.action'), cell: (entry) => entry.kind },
-          { header: t('statement.account'), cell: (entry) => entry.account },
+          { header: t('audit.action'), cell: (entry) => line.action(entry) },
+          { header: t('statement.account'), cell: (entry) => t(entry.account === 'frozen' ? 'executors.frozen' : 'executors.available') },
           { header: t('common.amount'), cell: (entry) => <Money value={entry.amount} /> },
           { header: t('statement.after'), cell: (entry) => <Money value={entry.balance_after} /> },
-          { header: t('notifications.note'), cell: (entry) => <Text size="xs">{entry.memo ?? entry.ref_id ?? ''}</Text> },
+          { header: t('statement.about'), cell: (entry) => <Text size="xs">{line.about(entry)}</Text> },
         ]}
       />
       <Pager offset={offset} limit={LIMIT} count={rows.length} total={statement.data?.total} onChange={setOffset} />

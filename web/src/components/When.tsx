@@ -1,9 +1,8 @@
 import { useI18n } from '../i18n';
 
-/** A moment as the API answered it (ISO 8601), shown in the person's language and time zone. */
+/** A moment as the API answered it (ISO 8601), in the language's one date-time format and the browser's time zone. */
 export function When({ at }: { at: string | null | undefined }) {
-  const { lang } = useI18n();
+  const { f } = useI18n();
   if (!at) return <span>—</span>;
-  const text = new Date(at).toLocaleString(lang === 'ru' ? 'ru-RU' : 'en-GB', { dateStyle: 'short', timeStyle: 'medium' });
-  return <time dateTime={at}>{text}</time>;
+  return <time dateTime={at}>{f.dateTime(at)}</time>;
 }

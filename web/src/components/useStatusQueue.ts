@@ -1,4 +1,5 @@
 import { useI18n } from '../i18n';
+import { useStatusName } from './StatusBadge';
 import { pageOf, useUrlFilters } from './useUrlFilters';
 
 /**
@@ -7,6 +8,7 @@ import { pageOf, useUrlFilters } from './useUrlFilters';
  */
 export function useStatusQueue(statuses: readonly string[], defaultStatus: string, limit: number) {
   const { t } = useI18n();
+  const { statusName } = useStatusName();
   const [filters, setFilters] = useUrlFilters();
   const status = filters.status ?? defaultStatus;
   const page = pageOf(filters, limit);
@@ -20,7 +22,7 @@ export function useStatusQueue(statuses: readonly string[], defaultStatus: strin
       value: status,
       initial: defaultStatus,
       onChange: (value: string) => setFilters({ status: value }),
-      options: statuses.map((value) => ({ value, label: value === 'all' ? t('common.all') : value })),
+      options: statuses.map((value) => ({ value, label: value === 'all' ? t('common.all') : statusName(value) })),
     },
   };
 }

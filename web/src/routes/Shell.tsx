@@ -3,6 +3,7 @@ import { useDisclosure, useReducedMotion } from '@mantine/hooks';
 import { Link, Outlet, useRouterState } from '@tanstack/react-router';
 import { type Me, useLogout } from '../api/auth';
 import { ConfirmIdentity } from '../components/ConfirmIdentity';
+import { useNames } from '../components/useNames';
 import { type MessageKey, useI18n } from '../i18n';
 import { Security } from './console/Security';
 
@@ -62,6 +63,7 @@ const NAV: Nav = [
 /** The people's app frame: a menu of screens (the console's, or another area's `nav` under its `base` path) beside the screen. */
 export function Shell({ me, forceSecurity = false, nav = NAV, base = '/console' }: { me: Me; forceSecurity?: boolean; nav?: Nav; base?: string }) {
   const { t } = useI18n();
+  const names = useNames();
   const [opened, { toggle, close }] = useDisclosure();
   // The menu slides on a phone, unless the person asked for less motion.
   const reduceMotion = useReducedMotion();
@@ -82,7 +84,7 @@ export function Shell({ me, forceSecurity = false, nav = NAV, base = '/console' 
           </Group>
           <Group gap="sm">
             <Text size="sm" c="dimmed" visibleFrom="sm">
-              {me.user.email} · {me.user.role}
+              {me.user.email} · {names.role(me.user.role)}
             </Text>
             <Group visibleFrom="sm">
               <LanguageSwitch />

@@ -2,6 +2,7 @@ import { Card, Group, Progress, Stack, Switch, Text, Title } from '@mantine/core
 import { type MyRequisite, useMyRequisites, useSwitchMyRequisite } from '../../api/cabinet';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { Money } from '../../components/Money';
+import { useNames } from '../../components/useNames';
 import { useI18n } from '../../i18n';
 import { cardName } from './cardName';
 
@@ -55,6 +56,7 @@ function CardLoad({ requisite }: { requisite: MyRequisite }) {
 /** The executor's cards: each switched on or off with one touch, with what it took today against its limits. */
 export function CabinetCards() {
   const { t } = useI18n();
+  const names = useNames();
   const requisites = useMyRequisites();
   const toggle = useSwitchMyRequisite();
   return (
@@ -65,9 +67,9 @@ export function CabinetCards() {
         <Card withBorder key={r.id} padding="sm">
           <Group justify="space-between" wrap="nowrap">
             <div>
-              <Text fw={600}>{cardName([r], r.id)}</Text>
+              <Text fw={600}>{cardName([r], r.id, names.bank)}</Text>
               <Text size="xs" c="dimmed">
-                {r.type} · {r.methods.join(', ')} · {r.currency}
+                {names.card(r.value)} · {names.requisiteType(r.type)} · {r.methods.map(names.method).join(', ')} · {r.currency}
               </Text>
               {r.disabled_reason && (
                 <Text size="xs" c="orange">
@@ -79,7 +81,7 @@ export function CabinetCards() {
               size="lg"
               checked={r.is_active}
               onChange={(e) => toggle.mutate({ id: r.id, is_active: e.currentTarget.checked })}
-              aria-label={cardName([r], r.id)}
+              aria-label={cardName([r], r.id, names.bank)}
             />
           </Group>
           <CardLoad requisite={r} />

@@ -3,38 +3,26 @@ import { useState } from 'react';
 import { type StatementEntry, useMyBalance, useMyStatement, useMyWithdrawals, useRequestWithdrawal } from '../../api/cabinet';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { Money } from '../../components/Money';
+import { useStatusName } from '../../components/StatusBadge';
+import { useStatementLine } from '../../components/statementLine';
 import { isTronAddress, TronAddressInput } from '../../components/TronAddressInput';
 import { When } from '../../components/When';
-import { type MessageKey, useI18n } from '../../i18n';
-
-/** Ledger postings named as the executor thinks of them; a kind not listed shows as it is. */
-const KINDS: Record<string, MessageKey> = {
-  executor_deposit: 'ledger.executor_deposit',
-  executor_adjustment: 'ledger.executor_adjustment',
-  payin_hold: 'ledger.payin_hold',
-  payin_hold_release: 'ledger.payin_hold_release',
-  dispute_reserve: 'ledger.dispute_reserve',
-  dispute_release: 'ledger.dispute_release',
-  payin: 'ledger.payin',
-  payout_settle: 'ledger.payout_settle',
-  withdrawal_reserve: 'ledger.withdrawal_reserve',
-  withdrawal_settle: 'ledger.withdrawal_settle',
-  withdrawal_release: 'ledger.withdrawal_release',
-};
+import { useI18n } from '../../i18n';
 
 const PAGE = 30;
 
 function Entry({ entry }: { entry: StatementEntry }) {
   const { t } = useI18n();
-  const label = KINDS[entry.kind];
+  const line = useStatementLine();
+  const about = line.about(entry);
   return (
     <Group justify="space-between" wrap="nowrap" py={4} style={{ borderBottom: '1px solid var(--mantine-color-default-border)' }}>
       <div style={{ minWidth: 0 }}>
-        <Text size="sm">{label ? t(label) : entry.kind}</Text>
+        <Text size="sm">{line.action(entry)}</Text>
+        {about && <Text size="sm">{about}</Text>}
         <Text size="xs" c="dimmed">
           <When at={entry.created_at} />
           {entry.account === 'frozen' ? ` · ${t('executors.frozen')}` : ''}
-          {entry.memo ? ` · ${entry.memo}` : ''}
         </Text>
       </div>
       <div style={{ textAlign: 'right' }}>
@@ -52,7 +40,7 @@ function Entry({ entry }: { entry: StatementEntry }) {
 
 /** Ask to withdraw: the amount and the TRC-20 wallet, checked here for shape and by Kassir for the balance. */
 function WithdrawForm({ available }: { available: number | undefined }) {
-  const { t } = useI18n();
+  const { t, f } = useI18n();
   const request = useRequestWithdrawal();
   const [amount, setAmount] = useState<string | number>('');
   const [address, setAddress] = useState('');
@@ -68,7 +56,7 @@ function WithdrawForm({ available }: { available: number | undefined }) {
           <Title order={5}>{t('cabinet.withdraw')}</Title>
           <NumberInput
             label={t('cabinet.withdrawAmount')}
-            description={available !== undefined ? `${t('executors.available')}: ${available} USDT` : undefined}
+            description={available !== undefined ? `${t('executors.available')}: ${f.money(available, 'USDT')}` : undefined}
             value={amount}
             onChange={setAmount}
             min={0}
@@ -92,6 +80,7 @@ const STATUS_COLOR: Record<string, string> = { pending: 'blue', processing: 'blu
 /** The deposit: what is free and what is held, where to top it up, withdrawals, and every posting. */
 export function CabinetDeposit() {
   const { t } = useI18n();
+  const { statusName } = useStatusName();
   const balance = useMyBalance();
   const withdrawals = useMyWithdrawals();
   const [limit, setLimit] = useState(PAGE);
@@ -141,7 +130,7 @@ export function CabinetDeposit() {
               </Text>
             </div>
             <Badge variant="light" color={STATUS_COLOR[w.status] ?? 'gray'} style={{ flexShrink: 0 }}>
-              {w.status}
+              {statusName(w.status)}
             </Badge>
           </Group>
         </Card>

@@ -4,6 +4,7 @@ import { useState } from 'react';
 import { type CabinetPayout, useMyPayouts, usePayoutAction } from '../../api/cabinet';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { Money } from '../../components/Money';
+import { useNames } from '../../components/useNames';
 import { When } from '../../components/When';
 import { useI18n } from '../../i18n';
 
@@ -11,7 +12,8 @@ import { useI18n } from '../../i18n';
 const PROOF_TYPES = 'image/png,image/jpeg,image/webp,image/heic,application/pdf';
 
 /** A value the executor types into the banking app: shown large, copied with one touch. */
-function Copyable({ label, value }: { label: string; value: string }) {
+/** A value to type into the banking app: shown as read (a card in fours), copied as the app wants it (`value`). */
+function Copyable({ label, value, shown }: { label: string; value: string; shown?: string }) {
   const { t } = useI18n();
   return (
     <Group justify="space-between" wrap="nowrap" gap="xs">
@@ -20,7 +22,7 @@ function Copyable({ label, value }: { label: string; value: string }) {
           {label}
         </Text>
         <Text fw={600} ff="monospace" style={{ overflowWrap: 'anywhere' }}>
-          {value}
+          {shown ?? value}
         </Text>
       </div>
       <CopyButton value={value}>
@@ -39,6 +41,7 @@ function Copyable({ label, value }: { label: string; value: string }) {
 /** A payout the executor took: the recipient in full, then done (with the proof) or could not pay (with why). */
 function TakenPayout({ payout }: { payout: CabinetPayout }) {
   const { t } = useI18n();
+  const names = useNames();
   const action = usePayoutAction();
   const [proof, setProof] = useState<File | null>(null);
   const [failing, setFailing] = useState(false);
@@ -52,9 +55,13 @@ function TakenPayout({ payout }: { payout: CabinetPayout }) {
         <Badge variant="light">{payout.method === 'sbp' ? t('cabinet.bySbp') : t('cabinet.toCard')}</Badge>
       </Group>
       <Stack gap="xs">
-        <Copyable label={payout.method === 'sbp' ? t('cabinet.phone') : t('cabinet.cardNumber')} value={payout.requisites} />
+        <Copyable
+          label={payout.method === 'sbp' ? t('cabinet.phone') : t('cabinet.cardNumber')}
+          value={payout.requisites}
+          shown={names.card(payout.requisites)}
+        />
         <Copyable label={t('cabinet.recipient')} value={payout.holder_name ?? ''} />
-        {payout.bank && <Copyable label={t('cabinet.bank')} value={payout.bank} />}
+        {payout.bank && <Copyable label={t('cabinet.bank')} value={names.bank(payout.bank)} />}
         <Text size="xs" c="dimmed">
           {t('cabinet.taken')}: <When at={payout.taken_at ?? null} />
         </Text>
@@ -99,6 +106,7 @@ function TakenPayout({ payout }: { payout: CabinetPayout }) {
 /** A payout no one has taken yet: enough to choose (amount, method, bank), the recipient masked until taken. */
 function AvailablePayout({ payout }: { payout: CabinetPayout }) {
   const { t } = useI18n();
+  const names = useNames();
   const action = usePayoutAction();
   return (
     <Card withBorder padding="sm" aria-label={`payout ${payout.id}`}>
@@ -108,8 +116,8 @@ function AvailablePayout({ payout }: { payout: CabinetPayout }) {
             <Money value={payout.amount} currency={payout.currency} />
           </Text>
           <Text size="xs" c="dimmed">
-            {payout.method === 'sbp' ? t('cabinet.bySbp') : t('cabinet.toCard')} · {payout.requisites}
-            {payout.bank ? ` · ${payout.bank}` : ''} · <When at={payout.created_at} />
+            {payout.method === 'sbp' ? t('cabinet.bySbp') : t('cabinet.toCard')} · {names.card(payout.requisites)}
+            {payout.bank ? ` · ${names.bank(payout.bank)}` : ''} · <When at={payout.created_at} />
           </Text>
         </div>
         <Button loading={action.isPending} onClick={() => action.mutate({ id: payout.id, take: true })}>

@@ -7,7 +7,7 @@ import { useI18n } from '../../i18n';
 
 /** The phones that forward bank messages: when each last reported; register one (its token and secret shown once), revoke one. */
 export function CabinetPhones() {
-  const { t } = useI18n();
+  const { t, f } = useI18n();
   const devices = useMyDevices();
   const register = useRegisterDevice();
   const revoke = useRevokeDevice();
@@ -22,7 +22,7 @@ export function CabinetPhones() {
               <Text fw={600}>{d.name}</Text>
               <Text size="xs" c="dimmed">
                 {t('cabinet.lastSeen')}: <When at={d.last_seen_at} />
-                {d.battery !== null ? ` · ${d.battery}%` : ''}
+                {d.battery !== null ? ` · ${f.percent(d.battery, { digits: 0 })}` : ''}
               </Text>
             </div>
             <Button size="xs" variant="light" color="red" onClick={() => revoke.mutate(d.id)}>

@@ -5,19 +5,10 @@ import { type Figures, useDashboard } from '../../api/dashboard';
 import { DataTable } from '../../components/DataTable';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { Money } from '../../components/Money';
+import { useNames } from '../../components/useNames';
 import { useUrlFilters } from '../../components/useUrlFilters';
 import { type MessageKey, useI18n } from '../../i18n';
 import { FirstSteps } from './FirstSteps';
-
-function percent(conversion: string | null): string {
-  return conversion === null ? '—' : `${(Number(conversion) * 100).toFixed(1)} %`;
-}
-
-function duration(seconds: number | null): string {
-  if (seconds === null) return '—';
-  const minutes = Math.floor(seconds / 60);
-  return minutes > 0 ? `${minutes} min ${Math.round(seconds % 60)} s` : `${Math.round(seconds)} s`;
-}
 
 function Stat({ label, value }: { label: MessageKey; value: React.ReactNode }) {
   const { t } = useI18n();
@@ -34,7 +25,7 @@ function Stat({ label, value }: { label: MessageKey; value: React.ReactNode }) {
 }
 
 function FiguresTable({ rows, name }: { rows: (Figures & { key: string; name: string })[]; name: MessageKey }) {
-  const { t } = useI18n();
+  const { t, f } = useI18n();
   return (
     <DataTable
       rows={rows}
@@ -44,9 +35,9 @@ function FiguresTable({ rows, name }: { rows: (Figures & { key: string; name: st
       striped={false}
       columns={[
         { header: t(name), cell: (row) => row.name },
-        { header: t('dashboard.created'), cell: (row) => row.created },
-        { header: t('dashboard.conversion'), cell: (row) => percent(row.conversion) },
-        { header: t('dashboard.median'), cell: (row) => duration(row.median_seconds_to_complete) },
+        { header: t('dashboard.created'), cell: (row) => f.number(row.created) },
+        { header: t('dashboard.conversion'), cell: (row) => f.percent(row.conversion, { fraction: true }) },
+        { header: t('dashboard.median'), cell: (row) => f.duration(row.median_seconds_to_complete) },
       ]}
     />
   );
@@ -54,12 +45,17 @@ function FiguresTable({ rows, name }: { rows: (Figures & { key: string; name: st
 
 /** Is it converting? Payments over time, conversion and time to pay, lost demand, what waits for people, balances; refreshed live. */
 export function Dashboard() {
-  const { t, lang } = useI18n();
+  const { t, f, has } = useI18n();
+  const names = useNames();
+  const codeName = (code: string) => {
+    const key = `error.code.${code}`;
+    return has(key) ? t(key) : code;
+  };
   const [filters, setFilters] = useUrlFilters();
   const window = filters.window === 'day' ? 'day' : 'hour';
   const dashboard = useDashboard(window);
   const d = dashboard.data;
-  const time = (iso: string) => new Date(iso).toLocaleTimeString(lang === 'ru' ? 'ru-RU' : 'en-GB', { hour: '2-digit', minute: '2-digit' });
+  const time = (iso: string) => f.time(iso);
   return (
     <Stack>
       <FirstSteps />
@@ -78,10 +74,10 @@ export function Dashboard() {
       {d && (
         <>
           <SimpleGrid cols={{ base: 2, md: 4 }}>
-            <Stat label="dashboard.created" value={d.totals.created} />
-            <Stat label="dashboard.completed" value={d.totals.completed} />
-            <Stat label="dashboard.conversion" value={percent(d.totals.conversion)} />
-            <Stat label="dashboard.median" value={duration(d.totals.median_seconds_to_complete)} />
+            <Stat label="dashboard.created" value={f.number(d.totals.created)} />
+            <Stat label="dashboard.completed" value={f.number(d.totals.completed)} />
+            <Stat label="dashboard.conversion" value={f.percent(d.totals.conversion, { fraction: true })} />
+            <Stat label="dashboard.median" value={f.duration(d.totals.median_seconds_to_complete)} />
           </SimpleGrid>
           <Card withBorder>
             <Text fw={500} mb="sm">
@@ -155,15 +151,18 @@ export function Dashboard() {
           </SimpleGrid>
           <Card withBorder>
             <Text fw={500} mb="sm">
-              {t('dashboard.lost')}: {d.lost_demand.total}
+              {t('dashboard.lost')}: {f.number(d.lost_demand.total)}
             </Text>
             {d.lost_demand.rows.length > 0 ? (
               <BarChart
                 h={Math.max(120, d.lost_demand.rows.length * 36)}
                 orientation="vertical"
-                data={d.lost_demand.rows.map((row) => ({ what: `${row.code} ${row.method}${row.bank ? ` ${row.bank}` : ''}`, count: row.count }))}
+                data={d.lost_demand.rows.map((row) => ({
+                  what: [codeName(row.code), names.method(row.method), names.bank(row.bank)].filter(Boolean).join(' · '),
+                  [t('dashboard.refused')]: row.count,
+                }))}
                 dataKey="what"
-                series={[{ name: 'count', color: 'orange.6' }]}
+                series={[{ name: t('dashboard.refused'), color: 'orange.6' }]}
                 yAxisProps={{ width: 160 }}
               />
             ) : (

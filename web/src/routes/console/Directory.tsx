@@ -4,7 +4,7 @@ import { useBanks, useCreateBank, useUpdateBank } from '../../api/banks';
 import { useCreateProvider, useProviders, useUpdateProvider } from '../../api/providers';
 import { type RouteStep, useSetTerminalRoutes, useTerminalRoutes } from '../../api/terminals';
 import { DataTable } from '../../components/DataTable';
-import { ErrorAlert } from '../../components/ErrorAlert';
+import { ErrorAlert, useFieldError } from '../../components/ErrorAlert';
 import { useI18n } from '../../i18n';
 
 /** The bank and operator directory: what requisites and payers may name; switch an entry off, add one. */
@@ -12,6 +12,7 @@ export function Banks() {
   const { t } = useI18n();
   const banks = useBanks();
   const create = useCreateBank();
+  const fieldError = useFieldError(create.error);
   const update = useUpdateBank();
   const [form, setForm] = useState({ code: '', name: '', country: 'RU', kind: 'bank' as 'bank' | 'operator' });
   return (
@@ -24,17 +25,30 @@ export function Banks() {
         }}
       >
         <Group align="flex-end">
-          <TextInput label={t('banks.code')} value={form.code} onChange={(e) => setForm({ ...form, code: e.currentTarget.value.trim() })} w={160} />
-          <TextInput label={t('banks.name')} value={form.name} onChange={(e) => setForm({ ...form, name: e.currentTarget.value })} w={220} />
+          <TextInput
+            label={t('banks.code')}
+            value={form.code}
+            onChange={(e) => setForm({ ...form, code: e.currentTarget.value.trim() })}
+            error={fieldError('code')}
+            w={160}
+          />
+          <TextInput
+            label={t('banks.name')}
+            value={form.name}
+            onChange={(e) => setForm({ ...form, name: e.currentTarget.value })}
+            error={fieldError('name')}
+            w={220}
+          />
           <TextInput
             label={t('banks.country')}
             value={form.country}
             onChange={(e) => setForm({ ...form, country: e.currentTarget.value.toUpperCase() })}
+            error={fieldError('country')}
             w={90}
           />
           <Select
             label={t('banks.kind')}
-            data={['bank', 'operator']}
+            data={(['bank', 'operator'] as const).map((value) => ({ value, label: t(`bankKind.${value}`) }))}
             value={form.kind}
             onChange={(v) => setForm({ ...form, kind: (v ?? 'bank') as 'bank' | 'operator' })}
             w={130}
@@ -45,7 +59,7 @@ export function Banks() {
           </Button>
         </Group>
       </form>
-      <ErrorAlert error={banks.error ?? create.error ?? update.error} />
+      <ErrorAlert error={banks.error ?? create.error ?? update.error} onFields={['code', 'name', 'country']} />
       <DataTable
         rows={banks.data?.banks ?? []}
         loaded={banks.isSuccess}
@@ -56,7 +70,7 @@ export function Banks() {
           { header: t('banks.code'), cell: (bank) => <Code>{bank.code}</Code> },
           { header: t('banks.name'), cell: (bank) => bank.name },
           { header: t('banks.country'), cell: (bank) => bank.country },
-          { header: t('banks.kind'), cell: (bank) => bank.kind },
+          { header: t('banks.kind'), cell: (bank) => t(`bankKind.${bank.kind}`) },
           {
             header: t('common.status'),
             cell: (bank) => (
@@ -75,7 +89,7 @@ export function Banks() {
 
 /** Upstream providers: add one (our keys at the provider are sealed at rest), see its circuit breaker, switch it off. */
 export function Providers() {
-  const { t } = useI18n();
+  const { t, f } = useI18n();
   const providers = useProviders();
   const create = useCreateProvider();
   const update = useUpdateProvider();
@@ -98,7 +112,7 @@ export function Providers() {
           </Text>
           <Text size="xs" c={p.breaker.open_until ? 'red' : 'dimmed'}>
             {t('providers.breaker')}: {p.breaker.failures}
-            {p.breaker.open_until ? ` · ${t('providers.openUntil')} ${new Date(p.breaker.open_until).toLocaleTimeString()}` : ''}
+            {p.breaker.open_until ? ` · ${t('providers.openUntil')} ${f.time(p.breaker.open_until, true)}` : ''}
           </Text>
         </Card>
       ))}
@@ -114,9 +128,18 @@ export function Providers() {
         >
           <Group align="flex-end">
             <TextInput label={t('banks.name')} value={form.name} onChange={(e) => setForm({ ...form, name: e.currentTarget.value })} />
-            <TextInput label="Base URL" value={form.base_url} onChange={(e) => setForm({ ...form, base_url: e.currentTarget.value.trim() })} w={280} />
-            <TextInput label="API key" value={form.api_key} onChange={(e) => setForm({ ...form, api_key: e.currentTarget.value.trim() })} />
-            <TextInput label="Secret key" value={form.secret_key} onChange={(e) => setForm({ ...form, secret_key: e.currentTarget.value.trim() })} />
+            <TextInput
+              label={t('providers.baseUrl')}
+              value={form.base_url}
+              onChange={(e) => setForm({ ...form, base_url: e.currentTarget.value.trim() })}
+              w={280}
+            />
+            <TextInput label={t('providers.apiKey')} value={form.api_key} onChange={(e) => setForm({ ...form, api_key: e.currentTarget.value.trim() })} />
+            <TextInput
+              label={t('providers.secretKey')}
+              value={form.secret_key}
+              onChange={(e) => setForm({ ...form, secret_key: e.currentTarget.value.trim() })}
+            />
             <Button type="submit" loading={create.isPending}>
               {t('banks.add')}
             </Button>

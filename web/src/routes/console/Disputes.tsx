@@ -26,6 +26,7 @@ import { Pager } from '../../components/Pager';
 import { ReceiptViewer } from '../../components/ReceiptViewer';
 import { StatusBadge } from '../../components/StatusBadge';
 import { TestBadge } from '../../components/TestBadge';
+import { useNames } from '../../components/useNames';
 import { pageOf, useUrlFilters } from '../../components/useUrlFilters';
 import { When } from '../../components/When';
 import { useI18n } from '../../i18n';
@@ -208,13 +209,14 @@ const STAGE_LABEL = { awaiting_executor: 'disputes.awaiting', contested: 'disput
 
 function DisputeDetail({ dispute, onDecided }: { dispute: DisputeCard; onDecided(): void }) {
   const { t } = useI18n();
+  const names = useNames();
   const p = dispute.payment;
   return (
     <Card withBorder>
       <Stack>
         <Group justify="space-between">
           <Title order={4}>
-            <Money value={p.amount} currency={p.currency} /> · {p.method}
+            <Money value={p.amount} currency={p.currency} /> · {names.method(p.method)}
           </Title>
           <StatusBadge status={p.status} />
         </Group>

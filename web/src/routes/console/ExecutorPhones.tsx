@@ -114,7 +114,7 @@ function Silence({ executor }: { executor: ExecutorView }) {
 
 /** The executor's phones: when each last reported, revoke one; an admin registers one and sets the silence rule. */
 export function ExecutorPhones({ executor }: { executor: ExecutorView }) {
-  const { t } = useI18n();
+  const { t, f } = useI18n();
   const me = useMe();
   const devices = useDevices(executor.id);
   const revoke = useRevokeDevice(executor.id);
@@ -146,7 +146,7 @@ export function ExecutorPhones({ executor }: { executor: ExecutorView }) {
             columns={[
               { header: t('devices.name'), cell: (d) => d.name },
               { header: t('devices.lastSeen'), cell: (d) => <When at={d.last_seen_at} /> },
-              { header: t('devices.battery'), cell: (d) => (d.battery !== null ? `${d.battery}%` : '—') },
+              { header: t('devices.battery'), cell: (d) => f.percent(d.battery, { digits: 0 }) },
               { header: t('devices.appVersion'), cell: (d) => d.app_version ?? '—' },
               {
                 header: '',

@@ -5,9 +5,10 @@ import { type RequisiteView, useAdjustExecutor, useCreateExecutor, useExecutor, 
 import { CreateByName } from '../../components/CreateByName';
 import { CsvLink } from '../../components/CsvLink';
 import { DataTable } from '../../components/DataTable';
-import { ErrorAlert } from '../../components/ErrorAlert';
+import { ErrorAlert, useFieldError } from '../../components/ErrorAlert';
 import { Money } from '../../components/Money';
 import { Statement } from '../../components/Statement';
+import { useNames } from '../../components/useNames';
 import { useI18n } from '../../i18n';
 import { ExecutorPhones } from './ExecutorPhones';
 import { RequisiteForm } from './RequisiteForm';
@@ -15,6 +16,7 @@ import { RequisiteForm } from './RequisiteForm';
 /** Executors with their deposits at a glance. */
 export function Executors() {
   const { t } = useI18n();
+  const names = useNames();
   const list = useExecutors();
   const create = useCreateExecutor();
   return (
@@ -48,7 +50,7 @@ export function Executors() {
               e.why_not?.includes('dispute_ratio') ? (
                 <Badge color="red">{t('executors.disputeRatio')}</Badge>
               ) : !e.is_active ? (
-                <Badge color="gray">off</Badge>
+                <Badge color="gray">{names.onOff(false)}</Badge>
               ) : e.why_not?.includes('dispute_cap') || e.why_not?.includes('dispute_uncovered') ? (
                 <Badge color="orange">
                   {t('executors.disputeStop')} {e.open_disputes}/{e.max_open_disputes}
@@ -58,7 +60,7 @@ export function Executors() {
               ) : e.devices_silent ? (
                 <Badge color="orange">{t('executors.phonesSilent')}</Badge>
               ) : (
-                <Badge color="green">on</Badge>
+                <Badge color="green">{names.onOff(true)}</Badge>
               ),
           },
         ]}
@@ -70,6 +72,7 @@ export function Executors() {
 function Adjust({ id }: { id: string }) {
   const { t } = useI18n();
   const adjust = useAdjustExecutor();
+  const fieldError = useFieldError(adjust.error);
   const [amount, setAmount] = useState<number | string>('');
   const [reason, setReason] = useState('');
   return (
@@ -80,13 +83,13 @@ function Adjust({ id }: { id: string }) {
       }}
     >
       <Group align="flex-end">
-        <NumberInput label={t('executors.adjustAmount')} value={amount} onChange={setAmount} decimalScale={6} w={200} />
-        <TextInput label={t('payouts.reason')} value={reason} onChange={(e) => setReason(e.currentTarget.value)} w={260} />
+        <NumberInput label={t('executors.adjustAmount')} value={amount} onChange={setAmount} decimalScale={6} error={fieldError('amount')} w={200} />
+        <TextInput label={t('payouts.reason')} value={reason} onChange={(e) => setReason(e.currentTarget.value)} error={fieldError('reason')} w={260} />
         <Button type="submit" loading={adjust.isPending} disabled={amount === '' || !reason.trim()}>
           {t('executors.adjust')}
         </Button>
       </Group>
-      <ErrorAlert error={adjust.error} />
+      <ErrorAlert error={adjust.error} onFields={['amount', 'reason']} />
     </form>
   );
 }
@@ -94,6 +97,7 @@ function Adjust({ id }: { id: string }) {
 /** One executor: deposit, requisites (add one, change one, switch each on or off), its phones, the deposit's statement from the ledger. */
 export function ExecutorDetail() {
   const { t } = useI18n();
+  const names = useNames();
   const { id } = useParams({ strict: false }) as { id: string };
   const executor = useExecutor(id);
   const switchRequisite = useSwitchRequisite();
@@ -140,11 +144,11 @@ export function ExecutorDetail() {
               cell: (r) => (
                 <>
                   <Text size="sm" ff="monospace">
-                    {r.value}
+                    {names.card(r.value)}
                   </Text>
                   <Text size="xs" c="dimmed">
-                    {r.type} · {r.bank ?? ''} · {r.holder ? `${r.holder} · ` : ''}
-                    {r.methods.join(', ')} · {r.currency}
+                    {names.requisiteType(r.type)} · {names.bank(r.bank)} · {r.holder ? `${r.holder} · ` : ''}
+                    {r.methods.map(names.method).join(', ')} · {r.currency}
                     {r.disabled_reason ? ` · ${r.disabled_reason}` : ''}
                   </Text>
                 </>

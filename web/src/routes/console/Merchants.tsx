@@ -5,7 +5,7 @@ import { useCreateMerchant, useMerchant, useMerchants } from '../../api/merchant
 import { useCreateTerminal, useRotateTerminalKey } from '../../api/terminals';
 import { CreateByName } from '../../components/CreateByName';
 import { DataTable } from '../../components/DataTable';
-import { ErrorAlert } from '../../components/ErrorAlert';
+import { ErrorAlert, useFieldError } from '../../components/ErrorAlert';
 import { Money } from '../../components/Money';
 import { Statement } from '../../components/Statement';
 import { TestBadge } from '../../components/TestBadge';
@@ -20,6 +20,7 @@ const CURRENCIES = ['RUB', 'KZT', 'AZN', 'TJS'];
 function NewTerminal({ merchantId }: { merchantId: string }) {
   const { t } = useI18n();
   const create = useCreateTerminal();
+  const fieldError = useFieldError(create.error);
   const [form, setForm] = useState({ name: '', currency: 'RUB', payin_rate: 0 as number | string, payout_rate: 0 as number | string, is_test: false });
   return (
     <Card withBorder>
@@ -40,7 +41,13 @@ function NewTerminal({ merchantId }: { merchantId: string }) {
         }}
       >
         <Group align="flex-end">
-          <TextInput label={t('banks.name')} value={form.name} onChange={(e) => setForm({ ...form, name: e.currentTarget.value })} w={200} />
+          <TextInput
+            label={t('banks.name')}
+            value={form.name}
+            onChange={(e) => setForm({ ...form, name: e.currentTarget.value })}
+            error={fieldError('name')}
+            w={200}
+          />
           <Select
             label={t('rates.currency')}
             data={CURRENCIES}
@@ -53,6 +60,7 @@ function NewTerminal({ merchantId }: { merchantId: string }) {
             label={t('merchants.payinRate')}
             value={form.payin_rate}
             onChange={(v) => setForm({ ...form, payin_rate: v })}
+            error={fieldError('payin_rate')}
             decimalScale={2}
             w={130}
           />
@@ -60,6 +68,7 @@ function NewTerminal({ merchantId }: { merchantId: string }) {
             label={t('merchants.payoutRate')}
             value={form.payout_rate}
             onChange={(v) => setForm({ ...form, payout_rate: v })}
+            error={fieldError('payout_rate')}
             decimalScale={2}
             w={130}
           />
@@ -75,7 +84,7 @@ function NewTerminal({ merchantId }: { merchantId: string }) {
           </Button>
         </Group>
       </form>
-      <ErrorAlert error={create.error} />
+      <ErrorAlert error={create.error} onFields={['name', 'payin_rate', 'payout_rate']} />
       {create.data && (
         <Alert mt="sm" color="yellow" title={`${create.data.name}: ${t('merchants.keyOnce')}`}>
           <Code>{create.data.api_key}</Code>
@@ -86,7 +95,7 @@ function NewTerminal({ merchantId }: { merchantId: string }) {
 }
 
 export function Merchants() {
-  const { t } = useI18n();
+  const { t, f } = useI18n();
   const list = useMerchants();
   const create = useCreateMerchant();
   return (
@@ -110,7 +119,7 @@ export function Merchants() {
             ),
           },
           { header: '', cell: (m) => `${m.terminals} ${t('merchants.terminals')}` },
-          { header: t('common.created'), cell: (m) => new Date(m.created_at).toLocaleDateString() },
+          { header: t('common.created'), cell: (m) => f.date(m.created_at) },
         ]}
       />
     </Stack>
@@ -119,7 +128,7 @@ export function Merchants() {
 
 /** A merchant's terminals with their USDT balances and rates; an admin rotates a terminal's API key (shown once). */
 export function MerchantDetail() {
-  const { t } = useI18n();
+  const { t, f } = useI18n();
   const { id } = useParams({ strict: false }) as { id: string };
   const merchant = useMerchant(id);
   const rotate = useRotateTerminalKey();
@@ -134,14 +143,15 @@ export function MerchantDetail() {
       )}
       <NewTerminal merchantId={id} />
       {merchant.data?.terminals.map((terminal) => (
-        <Card withBorder key={terminal.id}>
+        <Card withBorder key={terminal.id} id={`terminal-${terminal.id}`}>
           <Group gap="xs">
             <Text fw={500}>{terminal.name}</Text>
             <TestBadge show={terminal.is_test} />
           </Group>
           <Text size="sm">
             <Money value={terminal.balance} currency="USDT" /> · {t('executors.frozen')} <Money value={terminal.balance_frozen} currency="USDT" /> ·{' '}
-            {terminal.payment_currency} · pay-in {terminal.payin_rate}% · payout {terminal.payout_rate}%
+            {terminal.payment_currency} · {t('merchants.payinRateShort')} {f.percent(terminal.payin_rate, { digits: 2 })} · {t('merchants.payoutRateShort')}{' '}
+            {f.percent(terminal.payout_rate, { digits: 2 })}
           </Text>
           <Button mt="xs" mb="sm" size="xs" variant="light" w="fit-content" onClick={() => rotate.mutate(terminal.id)}>
             {t('merchants.rotateKey')}

@@ -1,19 +1,21 @@
 import { Anchor, Button, Card, Code, Group, Select, Stack, Table, Text, TextInput, Timeline, Title } from '@mantine/core';
 import { Link, useParams } from '@tanstack/react-router';
-import { useState } from 'react';
+import { type ReactNode, useState } from 'react';
 import { useApiBase, useArea } from '../../api/area';
 import { useExecutors } from '../../api/executors';
 import { useMerchantMe } from '../../api/merchant';
 import { useMerchants } from '../../api/merchants';
-import { paymentsCsvPath, type TimelineItem, useCancelPayment, usePayment, usePayments, usePaymentTimeline } from '../../api/payments';
+import { type PaymentView, paymentsCsvPath, type TimelineItem, useCancelPayment, usePayment, usePayments, usePaymentTimeline } from '../../api/payments';
 import { ConfirmAction } from '../../components/ConfirmAction';
 import { DataTable } from '../../components/DataTable';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { ListHeader } from '../../components/ListHeader';
 import { Money } from '../../components/Money';
 import { Pager } from '../../components/Pager';
-import { StatusBadge } from '../../components/StatusBadge';
+import { StatusBadge, useStatusName } from '../../components/StatusBadge';
+import { useStatementLine } from '../../components/statementLine';
 import { TestBadge } from '../../components/TestBadge';
+import { useNames } from '../../components/useNames';
 import { pageOf, useUrlFilters } from '../../components/useUrlFilters';
 import { When } from '../../components/When';
 import { useI18n } from '../../i18n';
@@ -74,6 +76,8 @@ function TerminalFilter({ filters, setFilters }: { filters: Filters; setFilters:
 /** Payments: one search box (id, ext_id, amount, requisite digits, client id) and filters, all in the URL; CSV of the same view. */
 export function Payments() {
   const { t } = useI18n();
+  const { statusName } = useStatusName();
+  const names = useNames();
   const [filters, setFilters] = useUrlFilters();
   const page = pageOf(filters, LIMIT);
   const query = {
@@ -109,7 +113,7 @@ export function Payments() {
         />
         <Select
           label={t('common.status')}
-          data={STATUSES}
+          data={STATUSES.map((value) => ({ value, label: statusName(value) }))}
           value={filters.status ?? null}
           onChange={(v) => setFilters({ status: v ?? undefined })}
           clearable
@@ -117,7 +121,7 @@ export function Payments() {
         />
         <Select
           label={t('payments.method')}
-          data={METHODS}
+          data={METHODS.map((value) => ({ value, label: names.method(value) }))}
           value={filters.method ?? null}
           onChange={(v) => setFilters({ method: v ?? undefined })}
           clearable
@@ -145,7 +149,7 @@ export function Payments() {
         rowLabel={(p) => `payment ${p.ext_id}`}
         columns={[
           {
-            header: 'ext_id',
+            header: t('payments.field.ext_id'),
             cell: (p) => (
               <Group gap={6} wrap="nowrap">
                 <Anchor component={Link} to={`/payments/${p.id}` as never}>
@@ -156,7 +160,7 @@ export function Payments() {
             ),
           },
           { header: t('common.amount'), cell: (p) => <Money value={p.amount} currency={p.currency} /> },
-          { header: t('payments.method'), cell: (p) => p.method },
+          { header: t('payments.method'), cell: (p) => names.method(p.method) },
           { header: t('common.status'), cell: (p) => <StatusBadge status={p.status} /> },
           { header: t('common.created'), cell: (p) => <When at={p.created_at} /> },
         ]}
@@ -166,10 +170,31 @@ export function Payments() {
   );
 }
 
-/** The fields of a history item worth a line, as the API gave them (ledger entries one per line). */
+/** The fields of a history item worth a line, in words: a status change as "pending → completed", a posting by its name, the rest as the API gave them. */
 function Details({ item }: { item: TimelineItem }) {
-  const { at: _at, kind: _kind, entries, ...rest } = item as TimelineItem & { entries?: { account: string; owner_type: string | null; amount: string }[] };
-  const text = Object.entries(rest)
+  const { statusName } = useStatusName();
+  const line = useStatementLine();
+  const names = useNames();
+  const { at: _at, kind, entries, ...rest } = item as TimelineItem & { entries?: { account: string; owner_type: string | null; amount: string }[] };
+  if (kind === 'status_changed') {
+    return (
+      <Text size="sm">
+        {statusName(String(rest.from))} → {statusName(String(rest.to))}
+        {rest.reason ? ` · ${String(rest.reason)}` : ''}
+        {rest.note ? ` · ${String(rest.note)}` : ''}
+        {rest.by ? ` · ${String(rest.by)}` : ''}
+      </Text>
+    );
+  }
+  const shown: Record<string, unknown> = { ...rest };
+  if (typeof shown.posting === 'string') shown.posting = line.action({ kind: shown.posting, ref_id: null, memo: null });
+  if (typeof shown.method === 'string') shown.method = names.method(shown.method);
+  if (typeof shown.bank === 'string') shown.bank = names.bank(shown.bank);
+  if (typeof shown.bank_code === 'string') shown.bank_code = names.bank(shown.bank_code);
+  if (typeof shown.requisite_value === 'string') shown.requisite_value = names.card(shown.requisite_value);
+  if (typeof shown.status === 'string') shown.status = statusName(shown.status);
+  if (typeof shown.value === 'string') shown.value = names.card(shown.value);
+  const text = Object.entries(shown)
     .filter(([, v]) => v !== null && v !== undefined && v !== '')
     .map(([k, v]) => `${k}: ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`)
     .join(' · ');
@@ -185,21 +210,16 @@ function Details({ item }: { item: TimelineItem }) {
   );
 }
 
-const FIELDS = [
-  'ext_id',
-  'merchant_id',
-  'terminal_id',
-  'executor_id',
-  'requisite_id',
-  'client_id',
-  'cancel_reason',
-  'cancel_note',
-  'valid_until',
-  'created_at',
-  'completed_at',
-];
+/** A row of the payment's card: its name in the person's language, its value (a link, a card number, a moment). */
+function Field({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <Table.Tr>
+      <Table.Td c="dimmed">{label}</Table.Td>
+      <Table.Td>{children}</Table.Td>
+    </Table.Tr>
+  );
+}
 
-/** One payment: who and what, and its whole life in order (hand-out, signals, notifications, disputes, ledger, webhooks). */
 /**
  * Where the payment's open dispute stands (issue 35), read from its timeline: waiting for the
  * executor's answer until its deadline, or with support (contested by the executor, or its
@@ -228,8 +248,47 @@ function DisputeProgress({ items }: { items: TimelineItem[] }) {
   );
 }
 
-export function PaymentDetail() {
+/** Who a payment is about, by name, each a link in the console: its merchant, its terminal (on the merchant's page), its executor. */
+function Parties({ p }: { p: PaymentView }) {
   const { t } = useI18n();
+  const merchants = useMerchants();
+  const executors = useExecutors();
+  const merchantName = merchants.data?.merchants.find((m) => m.id === p.merchant_id)?.name ?? p.merchant_id;
+  const executorId = typeof p.executor_id === 'string' ? p.executor_id : null;
+  const executorName = executors.data?.executors.find((e) => e.id === executorId)?.name ?? executorId;
+  const terminalName = typeof p.terminal_name === 'string' ? p.terminal_name : String(p.terminal_id ?? '');
+  return (
+    <>
+      <Field label={t('payments.field.merchant')}>
+        <Anchor component={Link} to={`/merchants/${p.merchant_id}` as never}>
+          {merchantName}
+        </Anchor>
+      </Field>
+      {p.terminal_id ? (
+        <Field label={t('payments.field.terminal')}>
+          <Anchor component={Link} to={`/merchants/${p.merchant_id}` as never} hash={`terminal-${String(p.terminal_id)}`}>
+            {terminalName}
+          </Anchor>
+        </Field>
+      ) : null}
+      {executorId && (
+        <Field label={t('payments.field.executor')}>
+          <Anchor component={Link} to={`/executors/${executorId}` as never}>
+            {executorName}
+          </Anchor>
+        </Field>
+      )}
+    </>
+  );
+}
+
+const MOMENTS = ['valid_until', 'created_at', 'completed_at'] as const;
+const TEXTS = ['client_id', 'cancel_reason', 'cancel_note'] as const;
+
+/** One payment: who and what by name (links to its merchant, terminal and executor in the console), its card, every time in one named zone, and its whole life in order. */
+export function PaymentDetail() {
+  const { t, f, has } = useI18n();
+  const names = useNames();
   const { id } = useParams({ strict: false }) as { id: string };
   const payment = usePayment(id);
   const timeline = usePaymentTimeline(id);
@@ -238,6 +297,7 @@ export function PaymentDetail() {
   const area = useArea();
   const items = timeline.data?.timeline ?? [];
   const p = payment.data;
+  const card = p?.requisites as { value?: string; bank?: string | null; bank_code?: string | null; bank_name?: string; holder?: string } | null | undefined;
   return (
     <Stack>
       <ErrorAlert error={payment.error} />
@@ -245,7 +305,7 @@ export function PaymentDetail() {
         <Card withBorder>
           <Group justify="space-between">
             <Title order={3}>
-              <Money value={p.amount} currency={p.currency} /> · {p.method}
+              <Money value={p.amount} currency={p.currency} /> · {names.method(p.method)}
             </Title>
             <Group gap="xs">
               <TestBadge show={p.is_test === true} />
@@ -255,15 +315,38 @@ export function PaymentDetail() {
           <Text size="sm" c="dimmed">
             {p.id}
           </Text>
+          <Text size="xs" c="dimmed" data-testid="time-zone">
+            {t('common.timesIn', { zone: f.zone() })}
+          </Text>
           <Table mt="sm" w="fit-content">
             <Table.Tbody>
-              {FIELDS.filter((field) => p[field] !== undefined && p[field] !== null).map((field) => (
-                <Table.Tr key={field}>
-                  <Table.Td c="dimmed">{field}</Table.Td>
-                  <Table.Td>
-                    <Code>{String(p[field])}</Code>
-                  </Table.Td>
-                </Table.Tr>
+              <Field label={t('payments.field.ext_id')}>
+                <Code>{p.ext_id}</Code>
+              </Field>
+              {area === 'console' ? (
+                <Parties p={p} />
+              ) : (
+                typeof p.terminal_name === 'string' && <Field label={t('payments.field.terminal')}>{p.terminal_name}</Field>
+              )}
+              {card?.value && (
+                <Field label={t('payments.field.requisite')}>
+                  <Text size="sm" ff="monospace" span>
+                    {names.card(card.value)}
+                  </Text>
+                  {' · '}
+                  {names.bank(card.bank_code ?? card.bank) || card.bank_name}
+                  {card.holder ? ` · ${card.holder}` : ''}
+                </Field>
+              )}
+              {TEXTS.filter((field) => p[field] !== undefined && p[field] !== null && p[field] !== '').map((field) => (
+                <Field key={field} label={t(`payments.field.${field}`)}>
+                  {String(p[field])}
+                </Field>
+              ))}
+              {MOMENTS.filter((field) => typeof p[field] === 'string').map((field) => (
+                <Field key={field} label={t(`payments.field.${field}`)}>
+                  <When at={p[field] as string} />
+                </Field>
               ))}
             </Table.Tbody>
           </Table>
@@ -312,7 +395,7 @@ export function PaymentDetail() {
           {items.map((item, index) => (
             // The history is fixed and ordered by the server: its position is its identity.
             // biome-ignore lint/suspicious/noArrayIndexKey: see above
-            <Timeline.Item key={index} title={item.kind.replaceAll('_', ' ')}>
+            <Timeline.Item key={index} title={timelineTitle(item.kind)}>
               <Text size="xs" c="dimmed">
                 <When at={item.at} />
               </Text>
@@ -323,4 +406,9 @@ export function PaymentDetail() {
       </Card>
     </Stack>
   );
+
+  function timelineTitle(kind: string): string {
+    const key = `timeline.${kind}`;
+    return has(key) ? t(key) : kind.replaceAll('_', ' ');
+  }
 }

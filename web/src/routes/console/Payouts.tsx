@@ -1,6 +1,6 @@
-import { Button, Group, Stack, Text, TextInput } from '@mantine/core';
+import { Anchor, Button, Group, Stack, Text, TextInput } from '@mantine/core';
 import { useState } from 'react';
-import { type PayoutView, usePayoutAction, usePayouts } from '../../api/payouts';
+import { type PayoutView, payoutProofPath, usePayoutAction, usePayouts } from '../../api/payouts';
 import { DataTable } from '../../components/DataTable';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { ListHeader } from '../../components/ListHeader';
@@ -8,6 +8,7 @@ import { Money } from '../../components/Money';
 import { Pager } from '../../components/Pager';
 import { StatusBadge } from '../../components/StatusBadge';
 import { TestBadge } from '../../components/TestBadge';
+import { useNames } from '../../components/useNames';
 import { useStatusQueue } from '../../components/useStatusQueue';
 import { When } from '../../components/When';
 import { useI18n } from '../../i18n';
@@ -49,9 +50,39 @@ function PayoutActions({ payout }: { payout: PayoutView }) {
   );
 }
 
+/** A completed payout: who paid it (the executor, a provider, the person who completed it) and its proof. */
+function PaidBy({ payout }: { payout: PayoutView }) {
+  const { t } = useI18n();
+  const paid = payout.paid_by;
+  if (payout.status !== 'completed' || !paid) return null;
+  const who = [
+    paid.executor ? t('payouts.byExecutor', { name: paid.executor }) : null,
+    paid.provider ? t('payouts.byProvider', { name: paid.provider }) : null,
+    paid.person ? t('payouts.byPerson', { email: paid.person }) : null,
+  ].filter(Boolean);
+  return (
+    <Stack gap={2}>
+      <Text size="xs">
+        {t('payouts.paidBy')}: {who.join(' · ') || '—'}
+      </Text>
+      {payout.completed_at && (
+        <Text size="xs" c="dimmed">
+          {t('payouts.completedAt')}: <When at={payout.completed_at} />
+        </Text>
+      )}
+      {payout.has_proof && (
+        <Anchor href={payoutProofPath(payout.id)} target="_blank" rel="noreferrer" size="xs">
+          {t('payouts.proof')}
+        </Anchor>
+      )}
+    </Stack>
+  );
+}
+
 /** Payouts waiting for someone, and the rest by status: finance completes or fails them (completing asks to confirm it is you). */
 export function Payouts() {
   const { t } = useI18n();
+  const names = useNames();
   const { setFilters, page, status, tabs } = useStatusQueue(QUEUE_STATUSES, 'pending', LIMIT);
   const query = { status };
   const list = usePayouts({ ...query, ...page });
@@ -72,10 +103,10 @@ export function Payouts() {
             cell: (p) => (
               <>
                 <Text size="sm">
-                  {p.method} {p.requisites}
+                  {names.method(p.method)} <span style={{ whiteSpace: 'nowrap' }}>{names.card(p.requisites)}</span>
                 </Text>
                 <Text size="xs" c="dimmed">
-                  {p.holder_name ?? ''} {p.bank ?? ''} · {p.ext_id}
+                  {p.holder_name ?? ''} {names.bank(p.bank)} · {p.ext_id}
                 </Text>
               </>
             ),
@@ -83,10 +114,18 @@ export function Payouts() {
           {
             header: t('common.status'),
             cell: (p) => (
-              <Group gap={4} wrap="nowrap">
-                <StatusBadge status={p.status} />
-                <TestBadge show={p.is_test === true} />
-              </Group>
+              <Stack gap={4}>
+                <Group gap={4} wrap="nowrap">
+                  <StatusBadge status={p.status} />
+                  <TestBadge show={p.is_test === true} />
+                </Group>
+                <PaidBy payout={p} />
+                {p.failure_reason && (
+                  <Text size="xs" c="dimmed">
+                    {t('payouts.failure')}: {p.failure_reason}
+                  </Text>
+                )}
+              </Stack>
             ),
           },
           { header: t('common.created'), cell: (p) => <When at={p.created_at} /> },

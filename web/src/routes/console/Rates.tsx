@@ -344,12 +344,12 @@ export function RateDetailPage() {
 
 /** The chart of the last day, the last fetch's adverts per source, and the latest refreshes. */
 export function RateDetail({ scope }: { scope: RateScope }) {
-  const { t, lang } = useI18n();
+  const { t, f: i18nFormats } = useI18n();
   const history = useRateHistory(scope);
   if (history.error) return <ErrorAlert error={history.error} />;
   if (!history.data) return null;
   const h = history.data;
-  const time = (iso: string) => new Date(iso).toLocaleTimeString(lang === 'ru' ? 'ru-RU' : 'en-GB', { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+  const time = (iso: string) => i18nFormats.time(iso, true);
   const points = h.refreshes.filter((r) => r.rate !== null && r.kind !== 'held').map((r) => ({ at: time(r.at), rate: r.rate }));
   const recent = [...h.refreshes].reverse().slice(0, 12);
   return (

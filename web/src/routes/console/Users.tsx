@@ -17,6 +17,7 @@ import { DataTable } from '../../components/DataTable';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { ListHeader } from '../../components/ListHeader';
 import { Pager } from '../../components/Pager';
+import { useNames } from '../../components/useNames';
 import { pageOf, useUrlFilters } from '../../components/useUrlFilters';
 import { useI18n } from '../../i18n';
 
@@ -97,6 +98,8 @@ function ConfirmUserAction({
  */
 export function Users() {
   const { t } = useI18n();
+  const names = useNames();
+  const roleOptions = (roles: string[]) => roles.map((value) => ({ value, label: names.role(value) }));
   const me = useMe();
   const [filters, setFilters] = useUrlFilters();
   const page = pageOf(filters, LIMIT);
@@ -162,7 +165,7 @@ export function Users() {
         />
         <Select
           placeholder={t('users.role')}
-          data={[...ROLES, 'executor', 'merchant']}
+          data={roleOptions([...ROLES, 'executor', 'merchant'])}
           value={filters.role ?? null}
           onChange={(value) => setFilters({ role: value ?? undefined })}
           clearable
@@ -179,7 +182,7 @@ export function Users() {
           <TextInput label={t('login.email')} type="email" required value={email} onChange={(e) => setEmail(e.currentTarget.value)} w={280} />
           <Select
             label={t('users.role')}
-            data={[...ROLES, ...CABINET_ROLES]}
+            data={roleOptions([...ROLES, ...CABINET_ROLES])}
             value={role}
             onChange={(value) => {
               setRole(value);
@@ -231,7 +234,7 @@ export function Users() {
               ROLES.includes(u.role) ? (
                 <Select
                   size="xs"
-                  data={ROLES}
+                  data={roleOptions(ROLES)}
                   value={u.role}
                   allowDeselect={false}
                   onChange={(value) => value && update.mutate({ id: u.id, role: value })}
@@ -239,10 +242,13 @@ export function Users() {
                   aria-label={`${u.email} role`}
                 />
               ) : (
-                u.role
+                names.role(u.role)
               ),
           },
-          { header: t('users.twoFactor'), cell: (u) => (u.two_factor ? <Badge color="green">on</Badge> : <Badge color="gray">off</Badge>) },
+          {
+            header: t('users.twoFactor'),
+            cell: (u) => (u.two_factor ? <Badge color="green">{names.onOff(true)}</Badge> : <Badge color="gray">{names.onOff(false)}</Badge>),
+          },
           {
             header: t('users.active'),
             cell: (u) => (

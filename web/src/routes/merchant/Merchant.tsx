@@ -35,9 +35,10 @@ import { ListHeader } from '../../components/ListHeader';
 import { Money } from '../../components/Money';
 import { Pager } from '../../components/Pager';
 import { Statement } from '../../components/Statement';
-import { StatusBadge } from '../../components/StatusBadge';
+import { StatusBadge, useStatusName } from '../../components/StatusBadge';
 import { TestBadge } from '../../components/TestBadge';
 import { isTronAddress, TronAddressInput } from '../../components/TronAddressInput';
+import { useNames } from '../../components/useNames';
 import { pageOf, useUrlFilters } from '../../components/useUrlFilters';
 import { When } from '../../components/When';
 import { useI18n } from '../../i18n';
@@ -126,6 +127,7 @@ function WithdrawForm({ terminals }: { terminals: MerchantTerminal[] }) {
 /** Balances: each terminal's available and frozen USDT, its statement, moving money between terminals and out. */
 export function MerchantBalances() {
   const { t } = useI18n();
+  const names = useNames();
   const me = useMerchantMe();
   const withdrawals = useMerchantWithdrawals();
   const terminals = me.data?.terminals ?? [];
@@ -148,7 +150,7 @@ export function MerchantBalances() {
               <Text fw={600}>{terminal.name}</Text>
               <Group gap={4}>
                 <TestBadge show={terminal.is_test} />
-                {!terminal.is_active && <Badge color="gray">off</Badge>}
+                {!terminal.is_active && <Badge color="gray">{names.onOff(false)}</Badge>}
               </Group>
             </Group>
             <Title order={3}>
@@ -282,6 +284,8 @@ function PayoutForm({ terminals }: { terminals: MerchantTerminal[] }) {
 /** The merchant's payouts, newest first, by status; CSV of the same view. */
 export function MerchantPayouts() {
   const { t } = useI18n();
+  const names = useNames();
+  const { statusName } = useStatusName();
   const [filters, setFilters] = useUrlFilters();
   const page = pageOf(filters, 50);
   const status = filters.status ?? 'all';
@@ -297,7 +301,7 @@ export function MerchantPayouts() {
         status={{
           value: status,
           onChange: (value) => setFilters({ status: value }),
-          options: ['all', ...PAYOUT_STATUSES].map((value) => ({ value, label: value === 'all' ? t('common.all') : value })),
+          options: ['all', ...PAYOUT_STATUSES].map((value) => ({ value, label: value === 'all' ? t('common.all') : statusName(value) })),
         }}
       />
       <PayoutForm terminals={me.data?.terminals ?? []} />
@@ -308,7 +312,7 @@ export function MerchantPayouts() {
         rowKey={(p) => p.id}
         columns={[
           {
-            header: 'ext_id',
+            header: t('payments.field.ext_id'),
             cell: (p) => (
               <Group gap={6} wrap="nowrap">
                 {p.ext_id}
@@ -317,7 +321,7 @@ export function MerchantPayouts() {
             ),
           },
           { header: t('common.amount'), cell: (p) => <Money value={p.amount} currency={p.currency} /> },
-          { header: t('payouts.requisites'), cell: (p) => `${p.method} · ${p.requisites} · ${p.holder_name}` },
+          { header: t('payouts.requisites'), cell: (p) => [names.method(p.method), names.card(p.requisites), p.holder_name].filter(Boolean).join(' · ') },
           { header: t('common.status'), cell: (p) => <StatusBadge status={p.status} /> },
           { header: t('payouts.reason'), cell: (p) => p.failure_reason ?? '' },
           { header: t('common.created'), cell: (p) => <When at={p.created_at} /> },
