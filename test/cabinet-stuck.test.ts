@@ -424,7 +424,7 @@ describe('the cabinet on a 360 px phone', () => {
     await page.getByRole('banner').getByText('Русский').click();
     await page.getByRole('tab', { name: 'Оплаченные' }).waitFor();
     await card.getByRole('link', { name: 'Подтверждение' }).waitFor();
-    await card.getByText('1 800 RUB').waitFor();
+    await card.getByText(/^1\s800\s₽$/).waitFor();
     await page
       .getByRole('navigation', { name: 'cabinet' })
       .getByRole('link', { name: /^Сегодня/ })

@@ -97,9 +97,9 @@ describe('validation messages read for their field (web/src/i18n/validation.ts)'
 const en = JSON.parse(readFileSync(new URL('../web/src/i18n/en.json', import.meta.url), 'utf8')) as Record<string, string>;
 const ru = JSON.parse(readFileSync(new URL('../web/src/i18n/ru.json', import.meta.url), 'utf8')) as Record<string, string>;
 
-/** Latin words a Russian screen may show: names of things (Kassir, USDT, API, X-Signature), formats, and the one-letter keyboard keys. */
+/** Latin words a Russian screen may show: names of things (Kassir, USDT, API, X-Signature, EMV), formats and file types, field and variable names, and the one-letter keyboard keys. */
 const LATIN_IN_RUSSIAN = new Set(
-  'Kassir USDT API CSV ID QR SIM TRC PNG JPEG WebP HEIC PDF HTTPS URL METHOD BODY HMAC SHA Secret Key Signature ext_id base localhost payments VietQR'.split(
+  'Kassir USDT API CSV ID QR SIM TRC PNG JPEG WebP HEIC PDF HTTPS URL METHOD BODY HMAC SHA Secret Key Signature ext_id base localhost payments VietQR png jpg webp heic pdf RUB EMV notify_url http https KASSIR_ROUTE_BUDGET_MS PAYOUT docs devices md'.split(
     ' ',
   ),
 );
@@ -114,6 +114,8 @@ describe('the dictionaries (web/src/i18n/en.json, ru.json)', () => {
   it('Russian is Russian: no English word left where a translation belongs', () => {
     const untranslated: string[] = [];
     for (const [key, text] of Object.entries(ru)) {
+      // The forwarder apps' own names (as their stores list them) stay as they are.
+      if (key.startsWith('devices.app.')) continue;
       const words = text.replace(/\{[a-z_]+\}/gi, '').match(/[A-Za-z][A-Za-z_]*/g) ?? [];
       const english = words.filter((word) => word.length > 1 && !LATIN_IN_RUSSIAN.has(word));
       if (english.length > 0) untranslated.push(`${key}: ${english.join(' ')}`);

@@ -338,7 +338,7 @@ describe('users', () => {
     const issue = async (role: 'executor' | 'merchant', owner: string, email: string) => {
       await page.getByLabel('Email').fill(email);
       await page.getByLabel('Role', { exact: true }).first().click();
-      await page.getByRole('option', { name: role, exact: true }).click();
+      await page.getByRole('option', { name: role === 'executor' ? 'Executor' : 'Merchant', exact: true }).click();
       await page.getByRole('combobox', { name: role === 'executor' ? 'Executor' : 'Merchant' }).click();
       await page.getByRole('option', { name: owner }).click();
       await page.getByRole('button', { name: 'New user' }).click();

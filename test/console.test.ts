@@ -382,7 +382,7 @@ describe('the operator console', () => {
     await page.getByRole('option', { name: 'Upstream One' }).click();
     await page.getByPlaceholder('Currencies (all)').first().fill('rub');
     await page.keyboard.press('Enter');
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await expect
       .poll(() => adminOk(service.app, 'GET', `/terminals/${merchant.terminalId}/routes`))
       .toEqual([{ executors: true, currencies: ['RUB'] }, { provider_id: provider.id }]);

@@ -111,7 +111,7 @@ describe('test mode in the merchant cabinet', () => {
     await row.getByRole('link', { name: body.ext_id }).click();
     const panel = page.getByLabel('Test mode');
     await panel.getByRole('button', { name: 'Complete as paid' }).click();
-    await page.getByText('COMPLETED', { exact: true }).first().waitFor();
+    await page.getByText('Completed', { exact: true }).first().waitFor();
     await panel.getByText('Nothing to try in this status.').waitFor();
     const hook = await webhookFor(body.id, 'payment.completed');
     expect(JSON.parse(hook.body).data.status).toBe('COMPLETED');
@@ -180,7 +180,7 @@ describe('test mode in the merchant cabinet', () => {
     await testRow.getByText('TEST', { exact: true }).waitFor();
     await page.screenshot({ path: `${SHOTS}/merchant-payouts.png`, fullPage: true });
     await testRow.getByRole('button', { name: `Complete ${testId}` }).click();
-    await testRow.getByText('completed', { exact: true }).waitFor();
+    await testRow.getByText('Completed', { exact: true }).waitFor();
     const payout = stored.payouts.find((p) => p.ext_id === testId)!;
     await webhookFor(payout.id, 'payout.completed');
     expect(problems).toEqual([]);
