@@ -10,7 +10,7 @@
 import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { ensureWebBuilt, launchChromium, watchedPage } from './browser.js';
+import { ensureWebBuilt, launchChromium, screenshotDir, watchedPage } from './browser.js';
 import {
   adminOk,
   createExecutor,
@@ -87,6 +87,9 @@ afterAll(async () => {
   await browser?.close();
   await service?.close();
 });
+
+/** Screenshots for the README (SCREENSHOTS=1 writes them to docs/screenshots). */
+const SHOTS = screenshotDir('language');
 
 /** A fresh browser in `lang` (the language switch's own storage), failing the test on any CSP violation or page error. */
 async function open(lang: Lang): Promise<{ page: Page; problems: string[] }> {
@@ -183,6 +186,7 @@ describe('the console in Russian', () => {
     expect(body).toMatch(maskedInFours(card.value));
     expect(body).toContain('Сбербанк');
     expect(body).toMatch(/Страница 1 из 1/);
+    await page.screenshot({ path: `${SHOTS}/console-executor-ru.png`, fullPage: true });
 
     // The payment's card: its merchant, terminal and executor by name, as links; every time in one named zone.
     await page.goto(`${origin}/console/payments/${payment.id}`);
@@ -192,6 +196,7 @@ describe('the console in Russian', () => {
     await page.goBack();
     await page.getByText('Всё время — Europe/Moscow (GMT+3)').waitFor();
     await page.getByText('завершён', { exact: true }).first().waitFor();
+    await page.screenshot({ path: `${SHOTS}/console-payment-ru.png`, fullPage: true });
 
     // A completed payout says who paid it and opens its proof.
     await page.goto(`${origin}/console/payouts?status=completed`);
@@ -240,6 +245,7 @@ describe('the cabinets in Russian', () => {
     expect(left).toEqual({});
     await page.goto(`${origin}/cabinet/deposit`);
     await expect.poll(async () => await shownText(page), { timeout: 20_000 }).toContain(`Платёж 1 500 ₽, заказ ${payment.ext_id}, завершён`);
+    await page.screenshot({ path: `${SHOTS}/cabinet-deposit-ru.png`, fullPage: true });
     await page.goto(`${origin}/cabinet/cards`);
     await page
       .getByText(`Сбербанк •• ${card.value.slice(-4)}`)
@@ -264,6 +270,7 @@ describe('the cabinets in Russian', () => {
     await page.goto(`${origin}/merchant/payments`);
     await page.getByText('завершён', { exact: true }).first().waitFor();
     await page.getByText(/Страница 1 из 1/).waitFor();
+    await page.screenshot({ path: `${SHOTS}/merchant-payments-ru.png`, fullPage: true });
     expect(problems).toEqual([]);
     await page.context().close();
   });
@@ -284,6 +291,10 @@ describe('the console in English', () => {
     expect(body).toMatch(maskedInFours(card.value));
     expect(body).toMatch(/Page 1 of 1/);
     expect(body).not.toMatch(/\bpayin_hold\b/);
+    await page.screenshot({ path: `${SHOTS}/console-executor-en.png`, fullPage: true });
+    await page.goto(`${origin}/console/payments/${payment.id}`);
+    await page.getByText('Completed', { exact: true }).first().waitFor();
+    await page.screenshot({ path: `${SHOTS}/console-payment-en.png`, fullPage: true });
 
     await page.goto(`${origin}/console/payouts?status=completed`);
     await page.getByText('Paid by: executor Трейдер Иван').waitFor();

@@ -4,6 +4,7 @@ import { useEffect, useState } from 'react';
 import { useMyBalance, useMyRequisites, useMyStatus, usePending, useReceivedToday, useShift } from '../../api/cabinet';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { Money } from '../../components/Money';
+import { useNames } from '../../components/useNames';
 import { When } from '../../components/When';
 import { type MessageKey, useI18n } from '../../i18n';
 import { cardName } from './cardName';
@@ -27,6 +28,7 @@ function Countdown({ until }: { until: string }) {
 /** Today: the shift, why payments may not come, the money received today, the deposit, and what is waiting on each card. */
 export function CabinetHome() {
   const { t } = useI18n();
+  const names = useNames();
   const status = useMyStatus();
   const balance = useMyBalance();
   const shift = useShift();
@@ -108,7 +110,7 @@ export function CabinetHome() {
                 <Money value={p.amount} currency={p.currency} />
               </Text>
               <Text size="xs" c="dimmed">
-                {cardName(requisites.data?.requisites, p.requisite_id)}
+                {cardName(requisites.data?.requisites, p.requisite_id, names.bank)}
               </Text>
             </div>
             <Countdown until={p.valid_until} />

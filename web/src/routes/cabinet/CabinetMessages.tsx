@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { type MyMessage, useLinkMyMessage, useMessagePayments, useMyMessages, useMyRequisites, useSetAsideMyMessage } from '../../api/cabinet';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { TeachForm } from '../../components/TeachForm';
+import { useNames } from '../../components/useNames';
 import { When } from '../../components/When';
 import { type MessageKey, useI18n } from '../../i18n';
 import { cardName } from './cardName';
@@ -15,7 +16,8 @@ const COLORS: Record<string, string> = { matched: 'green', ambiguous: 'orange', 
  * left with nothing to do.
  */
 function WaitingMessage({ message, requisites }: { message: MyMessage; requisites: { id: string; value: string; bank: string | null }[] | undefined }) {
-  const { t } = useI18n();
+  const { t, f } = useI18n();
+  const names = useNames();
   const link = useLinkMyMessage();
   const setAside = useSetAsideMyMessage();
   const payments = useMessagePayments(message.id);
@@ -49,7 +51,7 @@ function WaitingMessage({ message, requisites }: { message: MyMessage; requisite
             placeholder={fits.length > 0 ? t('cabinet.pickPayment') : undefined}
             data={fits.map((p) => ({
               value: p.id,
-              label: `${p.amount} ${p.currency} · ${cardName(requisites, p.requisite_id)}${p.payer_confirmed_at ? ` · ${t('cabinet.payerPaid')}` : ''}`,
+              label: `${f.money(p.amount, p.currency)} · ${cardName(requisites, p.requisite_id, names.bank)}${p.payer_confirmed_at ? ` · ${t('cabinet.payerPaid')}` : ''}`,
             }))}
             value={choice}
             onChange={setPicked}
