@@ -1,9 +1,9 @@
 import { Alert, Anchor, Badge, Button, Card, FileInput, Group, Image, NumberInput, Stack, Text, Textarea, Title } from '@mantine/core';
-import { useInterval } from '@mantine/hooks';
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { type MyDispute, useAcceptDispute, useContestDispute, useMyDisputes } from '../../api/cabinet';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { Money } from '../../components/Money';
+import { useSecondsLeft } from '../../components/useSecondsLeft';
 import { When } from '../../components/When';
 import { type MessageKey, useI18n } from '../../i18n';
 
@@ -19,13 +19,7 @@ const STATUS_COLOR: Record<MyDispute['status'], string> = {
 /** Hours, minutes and seconds left to answer, ticking; red in the last ten minutes, "overdue" after. */
 function Countdown({ until }: { until: string }) {
   const { t } = useI18n();
-  const [now, setNow] = useState(Date.now());
-  const interval = useInterval(() => setNow(Date.now()), 1000);
-  useEffect(() => {
-    interval.start();
-    return interval.stop;
-  }, [interval.start, interval.stop]);
-  const left = Math.max(0, Math.floor((new Date(until).getTime() - now) / 1000));
+  const left = useSecondsLeft(until);
   if (left === 0) return <Badge color="red">{t('cabinet.disputeOverdue')}</Badge>;
   const h = Math.floor(left / 3600);
   const m = Math.floor((left % 3600) / 60);

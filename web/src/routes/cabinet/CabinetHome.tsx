@@ -1,23 +1,16 @@
 import { Alert, Badge, Card, Group, Stack, Switch, Text, Title } from '@mantine/core';
-import { useInterval } from '@mantine/hooks';
-import { useEffect, useState } from 'react';
 import { useMyBalance, useMyRequisites, useMyStatus, usePending, useReceivedToday, useShift } from '../../api/cabinet';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { Money } from '../../components/Money';
 import { useNames } from '../../components/useNames';
+import { useSecondsLeft } from '../../components/useSecondsLeft';
 import { When } from '../../components/When';
 import { type MessageKey, useI18n } from '../../i18n';
 import { cardName } from './cardName';
 
 /** Minutes and seconds left until a payment expires, ticking. */
 function Countdown({ until }: { until: string }) {
-  const [now, setNow] = useState(Date.now());
-  const interval = useInterval(() => setNow(Date.now()), 1000);
-  useEffect(() => {
-    interval.start();
-    return interval.stop;
-  }, [interval.start, interval.stop]);
-  const left = Math.max(0, Math.floor((new Date(until).getTime() - now) / 1000));
+  const left = useSecondsLeft(until);
   return (
     <Badge color={left < 120 ? 'red' : 'blue'} variant="light">
       {Math.floor(left / 60)}:{String(left % 60).padStart(2, '0')}
