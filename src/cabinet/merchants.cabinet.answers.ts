@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { DisputeResponse } from '../disputes/disputes.routes.js';
 import { AdminRotateMerchantSecretKeyAnswer } from '../merchants/merchants.admin.answers.js';
 import { PaymentAnswer } from '../payments/payments.admin.answers.js';
 import { Payout } from '../payouts/payouts.schemas.js';
@@ -104,22 +105,8 @@ export const CabinetTestActionAnswer = Type.Object({
   status: Type.String({ description: 'the payment’s status after the action' }),
 });
 
-/** POST /merchant/v1/payments/{id}/dispute: the merchant API's answer to opening a dispute. */
-export const CabinetOpenDisputeAnswer = Type.Object({
-  id: Type.String({ format: 'uuid' }),
-  ext_id: Type.String(),
-  amount: Type.Number(),
-  currency: Type.String(),
-  status: Type.String(),
-  method: Type.String(),
-  dispute: Type.Object({
-    amount: Type.Union([Type.Number(), Type.Null()]),
-    receipt_url: Type.Union([Type.String(), Type.Null()]),
-    comment: Type.Union([Type.String(), Type.Null()]),
-    created_at: Type.String(),
-  }),
-  created_at: Type.String(),
-});
+/** POST /merchant/v1/payments/{id}/dispute: the merchant API's answer to opening a dispute, the same schema. */
+export const CabinetOpenDisputeAnswer = DisputeResponse;
 
 /** POST /merchant/v1/payouts, and a test payout's /test/complete and /test/fail: the payout as the cabinet lists it. */
 export const CabinetCreatePayoutAnswer = Type.Object({

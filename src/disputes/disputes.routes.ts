@@ -8,7 +8,8 @@ const security = [{ identity: [], signature: [] }];
 const IdParams = Type.Object({ id: Type.String({ description: 'the payment id (UUID)' }) });
 const notFound = { PAY_006: 'No payment with this id among the merchant’s' };
 
-const DisputeResponse = Type.Object(
+/** The payment, now in dispute, with the dispute: the merchant API's answer, and the merchant cabinet's. */
+export const DisputeResponse = Type.Object(
   {
     id: Type.String(),
     ext_id: Type.String(),
