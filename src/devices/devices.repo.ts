@@ -1,6 +1,7 @@
 import type { Queryable } from '../db/pool.js';
 import { PgCode, pgErrorCode } from '../db/pool.js';
 import { DomainError } from '../errors.js';
+import type { PendingRow } from '../incoming/messages.repo.js';
 
 export interface DeviceRow {
   id: string;
@@ -114,17 +115,6 @@ export async function claimStamp(db: Queryable, deviceId: string, stamp: string,
   if (inserted.rowCount === 1) return true;
   const { rows } = await db.query<{ body_hash: Buffer }>('SELECT body_hash FROM device_hook_stamps WHERE device_id = $1 AND stamp = $2', [deviceId, stamp]);
   return rows[0]?.body_hash.equals(bodyHash) ?? false;
-}
-
-/** A PENDING payment on one of the executor's requisites, with when its payer pressed "I paid" (null: not yet). */
-export interface PendingRow {
-  id: string;
-  requisite_id: string;
-  payer_amount: string;
-  payer_currency: string;
-  valid_until: Date;
-  created_at: Date;
-  payer_confirmed_at: Date | null;
 }
 
 /** The PENDING payments waiting on the executor's requisites, soonest to expire first (what a kept message may be linked to). */

@@ -144,15 +144,7 @@ export async function sweepSilence(ctx: AppContext): Promise<void> {
 
 /** The payments waiting on the executor's cards, as the cabinet lists them (no merchant, no payer beyond the amount). */
 export async function pendingPayments(ctx: AppContext, executorId: string) {
-  return (await repo.pendingOnRequisites(ctx.db, executorId)).map((row) => ({
-    id: row.id,
-    requisite_id: row.requisite_id,
-    amount: row.payer_amount,
-    currency: row.payer_currency,
-    valid_until: row.valid_until.toISOString(),
-    created_at: row.created_at.toISOString(),
-    payer_confirmed_at: row.payer_confirmed_at?.toISOString() ?? null,
-  }));
+  return (await repo.pendingOnRequisites(ctx.db, executorId)).map(messages.pendingView);
 }
 
 /** What the executor's cards received today (completed payments), per currency. */

@@ -127,8 +127,8 @@ export async function requisitesWithPending(db: Queryable, requisiteIds: string[
   return rows.map((row) => row.requisite_id);
 }
 
-/** A PENDING payment a waiting message may be linked to, with whether its payer pressed "I paid". */
-export interface CandidateRow {
+/** A PENDING payment on one of an executor's requisites, with when its payer pressed "I paid" (null: not yet). */
+export interface PendingRow {
   id: string;
   requisite_id: string;
   payer_amount: string;
@@ -137,6 +137,10 @@ export interface CandidateRow {
   created_at: Date;
   /** When the payer (or the merchant for them) first confirmed the transfer; null when not yet. */
   payer_confirmed_at: Date | null;
+}
+
+/** A PENDING payment a waiting message may be linked to. */
+export interface CandidateRow extends PendingRow {
   /** The requisite's value, digits only, to rank those the message's digits name first. */
   requisite_digits: string;
 }

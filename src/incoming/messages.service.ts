@@ -362,16 +362,7 @@ export async function candidatesForMessage(ctx: AppContext, executorId: string, 
   });
   const tail = message.digits ? visibleTail(message.digits) : '';
   const named = (row: repo.CandidateRow) => tail.length >= 2 && row.requisite_digits.endsWith(tail);
-  return [...rows.filter(named), ...rows.filter((row) => !named(row))].map((row) => ({
-    id: row.id,
-    requisite_id: row.requisite_id,
-    amount: row.payer_amount,
-    currency: row.payer_currency,
-    valid_until: row.valid_until.toISOString(),
-    created_at: row.created_at.toISOString(),
-    payer_confirmed_at: row.payer_confirmed_at?.toISOString() ?? null,
-    named_in_text: named(row),
-  }));
+  return [...rows.filter(named), ...rows.filter((row) => !named(row))].map((row) => ({ ...pendingView(row), named_in_text: named(row) }));
 }
 
 export function toMessage(row: repo.MessageRow) {
@@ -392,5 +383,18 @@ export function toMessage(row: repo.MessageRow) {
     payment_id: row.payment_id ?? null,
     resolved_note: row.resolved_note,
     created_at: row.created_at.toISOString(),
+  };
+}
+
+/** A payment waiting on an executor's card as the cabinet shows it (no merchant, no payer beyond the amount). */
+export function pendingView(row: repo.PendingRow) {
+  return {
+    id: row.id,
+    requisite_id: row.requisite_id,
+    amount: row.payer_amount,
+    currency: row.payer_currency,
+    valid_until: row.valid_until.toISOString(),
+    created_at: row.created_at.toISOString(),
+    payer_confirmed_at: row.payer_confirmed_at?.toISOString() ?? null,
   };
 }
