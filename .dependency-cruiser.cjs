@@ -16,8 +16,8 @@
 const LAYERS = [
   ['lib'], // shared helpers: money, crypto, validators, the Actor
   ['db'], // the pool, transactions, migrations, the repeatable database functions
-  ['admin', 'ledger', 'chain', 'jobs'], // the core: the audit log, the ledger, the chain client, the job queue (src/jobs.ts registers each feature's jobs)
-  ['observability', 'receipts', 'auth', 'banks', 'rates', 'webhooks'], // reference data and the outbox
+  ['admin', 'ledger', 'chain', 'jobs', 'notify'], // the core: the audit log, the ledger, the chain client, the job queue (src/jobs.ts registers each feature's jobs), the people's message outbox
+  ['observability', 'receipts', 'auth', 'banks', 'rates', 'webhooks', 'risk'], // reference data, the webhook outbox, the risk rules
   ['requisites', 'terminals'], // what the executors and the merchants own
   ['executors', 'providers', 'transfers'], // executors and their balances, provider adapters, terminal-to-terminal transfers
   ['merchants', 'withdrawals'], // the merchant and the identity a request carries; USDT withdrawals
@@ -25,7 +25,7 @@ const LAYERS = [
   ['incoming', 'pages'], // incoming money (bank messages, notifications, late money); the hosted payment page
   ['devices', 'disputes'], // the phones that report incoming money; disputes on payments
   ['reports'], // views over many features (a payment's timeline, the dashboard, reports)
-  ['cabinet'], // the merchant cabinet, an audience's edge over many features
+  ['cabinet', 'telegram'], // the merchant cabinet and the Telegram bot: audiences' edges over many features
   ['http', 'cli'], // the HTTP edge: auth, error mapping, the routes of every feature; the operator CLI, a client of the API
 ];
 
