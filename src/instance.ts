@@ -4,6 +4,7 @@ import { runMigrations } from 'graphile-worker';
 import { type Config, CREATE_BATCH_SLOW_MS, CREATE_BATCHES_IN_FLIGHT } from './config.js';
 import type { AppContext } from './context.js';
 import { type EmbeddedDatabase, startEmbeddedPostgres } from './db/embedded.js';
+import { locateWritableHost } from './db/hosts.js';
 import { migrate } from './db/migrate.js';
 import { createPool } from './db/pool.js';
 import { keepTablesInShape } from './db/upkeep.js';
@@ -42,6 +43,7 @@ export async function startService(
     embedded = await startEmbeddedPostgres(config.dataDir, config.embeddedPgPort, log, config.embeddedSharedBuffers);
     databaseUrl = embedded.url;
   }
+  await locateWritableHost(databaseUrl);
   const db = createPool(databaseUrl, config.dbPoolSize);
   let worker: Worker | undefined;
   let upkeep: { stop(): Promise<void> } | undefined;

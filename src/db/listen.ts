@@ -1,4 +1,5 @@
 import pgListen, { type Subscriber } from 'pg-listen';
+import { followingConfig, hostsFor } from './hosts.js';
 
 /** How often a listening connection is checked with a query: a dead one is found within this. */
 const CONNECTION_CHECK_MS = 10_000;
@@ -18,14 +19,14 @@ const RECONNECT_MAX_MS = 2_000;
  */
 export function createSubscriber(databaseUrl: string, applicationName: string): Subscriber {
   // A CommonJS module whose function is its `default` export.
-  return pgListen.default(
-    { connectionString: databaseUrl, application_name: applicationName },
-    {
-      paranoidChecking: CONNECTION_CHECK_MS,
-      // Retried for as long as it takes (0: no deadline), at most every RECONNECT_MAX_MS.
-      retryTimeout: 0,
-      retryInterval: (attempt) => Math.min(RECONNECT_MAX_MS, 250 * 2 ** attempt),
-      parse: (payload: string) => payload,
-    },
-  );
+  // With several hosts (db/hosts.ts), each reconnection goes to the host that accepts writes now.
+  const list = hostsFor(databaseUrl);
+  const config = { ...(list ? followingConfig(list) : { connectionString: databaseUrl }), application_name: applicationName };
+  return pgListen.default(config, {
+    paranoidChecking: CONNECTION_CHECK_MS,
+    // Retried for as long as it takes (0: no deadline), at most every RECONNECT_MAX_MS.
+    retryTimeout: 0,
+    retryInterval: (attempt) => Math.min(RECONNECT_MAX_MS, 250 * 2 ** attempt),
+    parse: (payload: string) => payload,
+  });
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
+import { clientClassFor, hostsFor, ReadOnlyHostError } from './hosts.js';
 
 export type Db = pg.Pool;
 export type Tx = pg.PoolClient;
@@ -29,9 +30,20 @@ export class DatabaseWaitTimeout extends Error {
   }
 }
 
-/** Opens a connection pool of at most `max` connections (config KASSIR_DB_POOL_SIZE). */
+/**
+ * Opens a connection pool of at most `max` connections (config KASSIR_DB_POOL_SIZE). A URL naming
+ * several hosts or a target_session_attrs (db/hosts.ts) gets connections that follow the host
+ * accepting writes.
+ */
 export function createPool(connectionString: string, max: number): Db {
-  const pool = new pg.Pool({ connectionString, max, idleTimeoutMillis: 30_000, connectionTimeoutMillis: CONNECTION_TIMEOUT_MS });
+  const list = hostsFor(connectionString);
+  const pool = new pg.Pool({
+    connectionString,
+    max,
+    idleTimeoutMillis: 30_000,
+    connectionTimeoutMillis: CONNECTION_TIMEOUT_MS,
+    ...(list ? { Client: clientClassFor(list) } : {}),
+  });
   // An idle client losing its connection (database restart) must not crash the process.
   pool.on('error', () => undefined);
   pool.on('connect', (client) => client.on('error', () => undefined));
@@ -179,11 +191,12 @@ const CONNECTION_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIME
  * Whether `err` says the database cannot be reached right now, rather than that a statement was
  * wrong: no connection (refused, reset, timed out — also while waiting for one from the pool), a
  * connection cut, or the server refusing sessions while it shuts down, starts or recovers
- * (SQLSTATE class 08, 57P01–57P03, 53300 too many connections).
+ * (SQLSTATE class 08, 57P01–57P03, 53300 too many connections), or, with several hosts, the one
+ * reached being a standby while the primary is found (db/hosts.ts).
  */
 export function isDatabaseUnavailable(err: unknown): boolean {
   if (err instanceof AggregateError) return err.errors.some(isDatabaseUnavailable);
-  if (err instanceof DatabaseWaitTimeout) return true;
+  if (err instanceof DatabaseWaitTimeout || err instanceof ReadOnlyHostError) return true;
   const code = pgErrorCode(err);
   if (code !== undefined && (code.startsWith('08') || ['57P01', '57P02', '57P03', '53300'].includes(code) || CONNECTION_ERRNOS.has(code))) return true;
   const message = err instanceof Error ? err.message : '';
