@@ -119,7 +119,7 @@ export class HostList {
 
   private async probe(): Promise<void> {
     for (const [i, url] of this.hosts.urls.entries()) {
-      const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: PROBE_TIMEOUT_MS });
+      const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: PROBE_TIMEOUT_MS, query_timeout: PROBE_TIMEOUT_MS });
       client.on('error', () => undefined);
       try {
         await client.connect();
@@ -129,7 +129,8 @@ export class HostList {
       } catch {
         // down, or a standby: the next one
       } finally {
-        await client.end().catch(() => undefined);
+        // Not awaited: a client whose connection failed has already ended, and never says so again.
+        client.end().catch(() => undefined);
       }
     }
   }
@@ -191,7 +192,8 @@ export function clientClassFor(list: HostList): typeof pg.Client {
         await super.connect();
         await list.check(this, this.url);
       } catch (err) {
-        await this.end().catch(() => undefined);
+        // Not awaited: a client whose connection failed has already ended, and never says so again.
+        this.end().catch(() => undefined);
         await list.relocate(this.url);
         throw err;
       }
