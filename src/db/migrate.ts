@@ -42,6 +42,15 @@ export async function migrate(db: Db, log: { info(msg: string): void }): Promise
       log.info(`applied migration ${file}`);
       applied.push(file);
     }
+    // A database migrated by a newer release (an upgrade rolling through the instances: the new
+    // release has started, this older one still runs) keeps the newer release's functions: they
+    // are written for its schema, and the older release's calls are kept working by the rule that
+    // migrations expand first and contract a release later (docs/operations.md "Upgrades").
+    const newer = [...done].filter((name) => !files.includes(name) && /^\d{3}_/.test(name)).sort();
+    if (newer.length > 0) {
+      log.info(`the database is newer than this release (migration ${newer.at(-1)}); keeping its database functions`);
+      return applied;
+    }
     // The repeatable functions, every start, after the migrations they may rely on.
     const functions = (await readdir(FUNCTIONS_DIR)).filter((f) => f.endsWith('.sql')).sort();
     try {
