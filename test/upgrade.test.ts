@@ -72,6 +72,8 @@ beforeAll(async () => {
   service = await startTestService({ KASSIR_MASTER_KEY: MASTER_KEY, PUBLIC_BASE_URL }, { worker: true });
   checkout = mkdtempSync(join(tmpdir(), 'kassir-previous-'));
   execFileSync('sh', ['-c', `git archive ${previous.commit} | tar -x -C "${checkout}"`], { cwd: ROOT });
+  // Its dependencies are this checkout's (a release adds dependencies; it rarely drops one).
+  rmSync(join(checkout, 'node_modules'), { recursive: true, force: true });
   symlinkSync(join(ROOT, 'node_modules'), join(checkout, 'node_modules'));
   mkdirSync(join(checkout, 'data'));
   const port = await freePort();
