@@ -46,6 +46,16 @@ const STAFF_KINDS = [
   'alert_executor_off',
 ];
 const MERCHANT_KINDS = ['webhook_failing', 'withdrawal_sent'];
+/** The same kinds as the server's first catalogue spells some of them (src/telegram/texts.ts): named on the screen alike. */
+const SERVER_SPELLINGS = [
+  'devices_silent',
+  'requisite_disabled',
+  'alert_ledger_check',
+  'alert_webhook_failing',
+  'alert_provider_breaker',
+  'alert_conversion_low',
+  'alert_executor_disabled',
+];
 
 let service: TestService;
 let browser: Browser;
@@ -260,6 +270,17 @@ async function togglesAndUnlinks(page: Page, s: StandIn, lang: Lang, prefix: str
   expect(s.requests.filter((r) => r.method === 'DELETE')).toEqual([{ method: 'DELETE', path: `${prefix}/telegram`, body: undefined }]);
 }
 
+/** Staff's kinds as the server's first catalogue lists them. */
+const SERVER_STAFF_KINDS = ['alert_rate_stale', ...SERVER_SPELLINGS.slice(2, 5), 'alert_disputes_overdue', ...SERVER_SPELLINGS.slice(5)];
+
+describe('the kinds of message', () => {
+  it('each has a name in Russian and in English, in both spellings', () => {
+    for (const kind of [...EXECUTOR_KINDS, ...STAFF_KINDS, ...MERCHANT_KINDS, ...SERVER_SPELLINGS]) {
+      expect(text('ru', `telegram.kind.${kind}`)).not.toBe(text('en', `telegram.kind.${kind}`));
+    }
+  });
+});
+
 describe("the executor's cabinet on a 360 px phone", () => {
   it('links by the deep link and QR with a countdown, shows the switches once linked, toggles, changes language and unlinks (Russian)', {
     timeout: 90_000,
@@ -306,14 +327,14 @@ describe("the executor's cabinet on a 360 px phone", () => {
 describe('the console (staff, on the Security screen beside two-factor)', () => {
   it('links under /auth/v1 with the QR and countdown, then shows the alerts of the role as switches (English, desktop)', { timeout: 90_000 }, async () => {
     const { page, problems } = await openAs(staffEmail, 'en', false);
-    const s = await standIn(page, STAFF_KINDS, { username: 'olga_support' });
+    const s = await standIn(page, SERVER_STAFF_KINDS, { username: 'olga_support' });
     await page.goto(`${origin}/console/security`);
     await page.getByRole('heading', { name: text('en', 'security.twoFactor') }).waitFor();
     await page.getByText(text('en', 'telegram.intro.staff')).waitFor();
     await linksByCode(page, s, 'en', '/auth/v1');
     await page.screenshot({ path: `${SHOTS}/telegram-console-link-en.png`, fullPage: true });
     await becomesLinked(page, s, 'en');
-    await togglesAndUnlinks(page, s, 'en', '/auth/v1', STAFF_KINDS);
+    await togglesAndUnlinks(page, s, 'en', '/auth/v1', SERVER_STAFF_KINDS);
     expect(s.requests.every((r) => r.path.startsWith('/auth/v1/'))).toBe(true);
     expect(problems).toEqual([]);
     await page.context().close();
@@ -325,6 +346,8 @@ describe('the console (staff, on the Security screen beside two-factor)', () => 
     await page.goto(`${origin}/console/security`);
     await page.getByText(text('ru', 'telegram.notConfigured')).waitFor();
     await page.getByText(/TELEGRAM_BOT_TOKEN в окружении Kassir/).waitFor();
+    // The server's English sentence is not put on a Russian screen: the hint says it in Russian.
+    expect(await page.getByText(NOT_CONFIGURED).count()).toBe(0);
     expect(await fitsWidth(page)).toBeLessThanOrEqual(PHONE.width);
     expect(problems).toEqual([]);
     await page.context().close();

@@ -18,22 +18,26 @@ import { useSecondsLeft } from './useSecondsLeft';
 import { When } from './When';
 
 /**
- * The bot is off (no TELEGRAM_BOT_TOKEN): the routes answer 409 or 503 with a sentence saying so.
- * That is the operator's to change, not a failure of this person's request, so it is told as such.
+ * The bot is off (no TELEGRAM_BOT_TOKEN): the routes answer 409 or 503 with a sentence saying so
+ * (a server from before Telegram answers 404). That is the operator's to change, not a failure of
+ * this person's request, so it is told as such, with the operator's step.
  */
 function notConfigured(error: unknown): error is ApiError {
-  return error instanceof ApiError && (error.status === 409 || error.status === 503);
+  return error instanceof ApiError && (error.status === 409 || error.status === 503 || error.status === 404);
 }
 
 function NotConfigured({ error }: { error: ApiError }) {
-  const { t } = useI18n();
+  const { t, lang } = useI18n();
   return (
     <Alert color="yellow" title={t('telegram.notConfigured')} role="status">
       <Stack gap={4}>
         <Text size="sm">{t('telegram.notConfiguredHint')}</Text>
-        <Text size="xs" c="dimmed">
-          {error.message}
-        </Text>
+        {/* The server's sentence is English: in another language the hint above says the same in the person's words. */}
+        {lang === 'en' && error.status !== 404 && (
+          <Text size="xs" c="dimmed">
+            {error.message}
+          </Text>
+        )}
       </Stack>
     </Alert>
   );
@@ -107,7 +111,11 @@ function CodeShown({
   );
 }
 
-/** The name of a kind of message in the person's language; one this screen does not know yet, as the server names it. */
+/**
+ * The name of a kind of message in the person's language; one this screen does not know yet, as the
+ * server names it. Kinds the server's first catalogue spells otherwise (devices_silent for
+ * phone_silent, alert_ledger_check for alert_ledger, …) have the same names in the dictionaries.
+ */
 function useKindName(): (kind: string) => string {
   const { t, has } = useI18n();
   return (kind) => {
