@@ -288,8 +288,10 @@ describe("the executor's cabinet on a 360 px phone", () => {
     const { page, problems } = await openAs(executorEmail, 'ru', true);
     const s = await standIn(page, EXECUTOR_KINDS);
     await page.goto(`${origin}/cabinet`);
-    // One tap from every screen: the Telegram button in the cabinet's header.
-    await page.getByRole('link', { name: text('ru', 'telegram.title') }).click();
+    // Not linked yet: Today offers it, below the work.
+    const nudge = page.getByRole('region', { name: text('ru', 'telegram.title') });
+    await nudge.getByText(text('ru', 'telegram.nudge')).waitFor();
+    await nudge.getByRole('link', { name: text('ru', 'telegram.connect') }).click();
     await page.getByText(text('ru', 'telegram.intro.executor')).waitFor();
     await linksByCode(page, s, 'ru', '/executor/v1');
     expect(await fitsWidth(page)).toBeLessThanOrEqual(PHONE.width);
@@ -312,9 +314,15 @@ describe("the executor's cabinet on a 360 px phone", () => {
 
   it('says the bot is not set up, and what the operator does, when the routes answer 503 (English)', async () => {
     const { page, problems } = await openAs(executorEmail, 'en', true);
-    await standIn(page, EXECUTOR_KINDS, { configured: false, offStatus: 503 });
-    await page.goto(`${origin}/cabinet/telegram`);
+    const s = await standIn(page, EXECUTOR_KINDS, { configured: false, offStatus: 503 });
+    await page.goto(`${origin}/cabinet`);
+    await page.getByRole('heading', { name: text('en', 'cabinet.shift') }).waitFor();
+    await expect.poll(() => s.requests.length).toBeGreaterThan(0);
+    expect(await page.getByRole('region', { name: text('en', 'telegram.title') }).count()).toBe(0);
+    // One tap from every screen: the Telegram button in the cabinet's header (Today offers nothing while the bot is off).
+    await page.getByRole('link', { name: text('en', 'telegram.title') }).click();
     await page.getByText(text('en', 'telegram.notConfigured')).waitFor();
+    expect(s.requests.filter((r) => r.method === 'GET').length).toBeGreaterThanOrEqual(2);
     await page.getByText(/TELEGRAM_BOT_TOKEN in Kassir's environment/).waitFor();
     await page.getByText(NOT_CONFIGURED).waitFor();
     expect(await page.getByRole('button', { name: text('en', 'telegram.connect') }).count()).toBe(0);
