@@ -43,6 +43,7 @@ const cabinetScreens = {
   messages: () => import('./routes/cabinet/CabinetMessages'),
   deposit: () => import('./routes/cabinet/CabinetDeposit'),
   phones: () => import('./routes/cabinet/CabinetPhones'),
+  telegram: () => import('./routes/cabinet/CabinetTelegram'),
 };
 const merchantScreens = {
   merchant: () => import('./routes/merchant/Merchant'),
@@ -196,6 +197,7 @@ const cabinetRouter = createRouter({
       cabinetPage('/messages', lazyRouteComponent(cabinetScreens.messages, 'CabinetMessages')),
       cabinetPage('/deposit', lazyRouteComponent(cabinetScreens.deposit, 'CabinetDeposit')),
       cabinetPage('/phones', lazyRouteComponent(cabinetScreens.phones, 'CabinetPhones')),
+      cabinetPage('/telegram', lazyRouteComponent(cabinetScreens.telegram, 'CabinetTelegram')),
       cabinetPage('/security', Security),
     ]),
   ]),

@@ -6,6 +6,7 @@ import { useNames } from '../../components/useNames';
 import { useSecondsLeft } from '../../components/useSecondsLeft';
 import { When } from '../../components/When';
 import { type MessageKey, useI18n } from '../../i18n';
+import { TelegramNudge } from './CabinetTelegram';
 import { cardName } from './cardName';
 
 /** Minutes and seconds left until a payment expires, ticking. */
@@ -115,6 +116,7 @@ export function CabinetHome() {
           )}
         </Card>
       ))}
+      <TelegramNudge />
     </Stack>
   );
 }

@@ -1,5 +1,6 @@
 import { ActionIcon, AppShell, Badge, Group, Text, UnstyledButton } from '@mantine/core';
 import {
+  IconBrandTelegram,
   IconCashBanknote,
   IconCreditCard,
   IconDeviceMobile,
@@ -58,6 +59,16 @@ export function CabinetShell({ me }: { me: Me }) {
           </Text>
           <Group gap={4} wrap="nowrap">
             <LanguageSwitch />
+            <ActionIcon
+              component={Link}
+              to={'/telegram' as never}
+              variant={path === '/telegram' ? 'light' : 'subtle'}
+              size="lg"
+              aria-label={t('telegram.title')}
+              aria-current={path === '/telegram' ? 'page' : undefined}
+            >
+              <IconBrandTelegram size={20} />
+            </ActionIcon>
             <ActionIcon component={Link} to={'/security' as never} variant="subtle" size="lg" aria-label={t('nav.security')}>
               <IconShieldLock size={20} />
             </ActionIcon>

@@ -1,8 +1,10 @@
 import { Alert, Button, Card, Code, Group, Image, List, PasswordInput, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useState } from 'react';
 import { useChangePassword, useMe, useRevokeSession, useSessions, useTwoFactorEnable, useTwoFactorSetup } from '../../api/auth';
+import { telegramBase } from '../../api/telegram';
 import { DataTable } from '../../components/DataTable';
 import { ErrorAlert } from '../../components/ErrorAlert';
+import { TelegramLink } from '../../components/TelegramLink';
 import { When } from '../../components/When';
 import { useI18n } from '../../i18n';
 
@@ -140,8 +142,15 @@ function ChangePassword() {
   );
 }
 
+/**
+ * The signed-in person's own security and settings: two-factor, the password, their Telegram chat
+ * (staff and merchants link it here, beside two-factor; the executor's cabinet has a Telegram
+ * screen of its own, a tap away on the phone), their sessions.
+ */
 export function Security() {
   const { t } = useI18n();
+  const me = useMe();
+  const role = me.data?.user.role;
   return (
     <Stack>
       <Title order={2}>{t('security.title')}</Title>
@@ -158,6 +167,14 @@ export function Security() {
           </Title>
           <ChangePassword />
         </Card>
+        {role && role !== 'executor' && (
+          <Card withBorder>
+            <Title order={4} mb="sm">
+              {t('telegram.title')}
+            </Title>
+            <TelegramLink base={telegramBase(role)} />
+          </Card>
+        )}
       </SimpleGrid>
       <Card withBorder>
         <Title order={4} mb="sm">
