@@ -8,13 +8,15 @@ import { DEADLINES_TASK, deadlinesTask } from './disputes/disputes.jobs.js';
 import { POLL_TASK, pollTask } from './disputes/provider-status.service.js';
 import { DEPOSITS_TASK, depositsTask } from './executors/deposits.jobs.js';
 import { refreshScores } from './executors/executors.repo.js';
+import { sweepLowDeposits } from './executors/executors.service.js';
 import { removeIdempotencyKeysOlderThan } from './jobs/jobs.repo.js';
 import type { Jobs } from './jobs/worker.js';
 import { LEDGER_CHECK_TASK, ledgerCheckTask } from './ledger/ledger.jobs.js';
 import { countPaymentChanges, expireDuePayments } from './payments/lifecycle.js';
 import { ACTIONS_TASK, actionsTask } from './providers/providers.jobs.js';
 import { purgeOldRefreshes, REFRESH_TASK, refreshTask } from './rates/rates.jobs.js';
-import { purgeOldUsage, switchOffUnpaidStreaks } from './requisites/requisites.repo.js';
+import { purgeOldUsage } from './requisites/requisites.repo.js';
+import { switchOffUnpaidStreaks } from './requisites/requisites.service.js';
 import { DISPATCH_KEY, DISPATCH_TASK, scheduleDispatch } from './webhooks/outbox.js';
 import { wakeDispatchOnNewEvents } from './webhooks/wakeup.js';
 import { dispatchTask } from './webhooks/webhooks.jobs.js';
@@ -70,12 +72,14 @@ function expireTask(ctx: AppContext): Task {
 
 const SCORE_TASK = 'executors_score';
 
-/** Every minute: the executors' scores that order the cascade, phones gone silent, and old usage counters dropped. */
+/** Every minute: the executors' scores that order the cascade, phones gone silent, deposits gone low, and old usage counters dropped. */
 function scoreTask(ctx: AppContext): Task {
   return async () => {
     const changed = await refreshScores(ctx.db, ctx.config.disputes.ratioLimit);
     if (changed) ctx.log.info({ executors: changed }, 'executor scores changed');
     await sweepSilence(ctx);
+    const low = await sweepLowDeposits(ctx);
+    if (low) ctx.log.info({ executors: low }, "executors' deposits fell below their low-deposit line");
     await purgeOldUsage(ctx.db);
   };
 }
