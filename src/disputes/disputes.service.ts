@@ -151,6 +151,8 @@ export async function openDispute(
             amount: dispute.amount ?? payment.amount,
             currency: payment.currency,
             answer_due_at: dispute.answer_due_at.toISOString(),
+            // The deadline is told on the clock of DISPUTE_TIMEZONE, as the dispute's hours are counted.
+            timezone: ctx.config.disputes.timezone,
           },
         },
       );
