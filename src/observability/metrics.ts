@@ -323,9 +323,17 @@ export class ServiceMetrics implements Metrics {
       state = undefined;
       alerts = undefined;
     }
+    this.showDatabaseFigures(state, alerts);
+    return this.registry.metrics();
+  }
+
+  /**
+   * Sets the database-derived gauges from what a scrape read (undefined: the database could not be
+   * read, and they are left out). Public so that the alert rules' sync test can show figures of its own.
+   */
+  showDatabaseFigures(state: QueueState | undefined, alerts: { figures: AlertFigures; settings: AlertSettings } | undefined): void {
     this.setQueueState(state);
     this.setAlertFigures(alerts?.figures, alerts?.settings);
-    return this.registry.metrics();
   }
 
   private setQueueState(state: QueueState | undefined): void {
@@ -360,7 +368,7 @@ export class ServiceMetrics implements Metrics {
    * The alert rules' gauges from their figures (left out while the database cannot be read): the
    * in-app rules judge the same figures, so /metrics and Telegram agree.
    */
-  setAlertFigures(figures: AlertFigures | undefined, settings: AlertSettings | undefined): void {
+  private setAlertFigures(figures: AlertFigures | undefined, settings: AlertSettings | undefined): void {
     this.rateHeld.reset();
     this.endpointFailures.reset();
     this.breakerOpen.reset();
