@@ -116,7 +116,7 @@ async function deliver(ctx: AppContext, event: DueEventRow): Promise<void> {
  * run of failures; a failure counts, and the one that reaches the operator's `webhook_failures`
  * (GET /admin/v1/alerts, default 3) tells the merchant, in the transaction that counted it, once per run.
  */
-async function recordOutcome(ctx: AppContext, event: DueEventRow, outcome: AttemptOutcome): Promise<void> {
+export async function recordOutcome(ctx: AppContext, event: DueEventRow, outcome: AttemptOutcome): Promise<void> {
   if (outcome.delivered) {
     await recordAttempt(ctx.db, outcome);
     await resetEndpointFailures(ctx.db, event.merchant_id, event.url);
