@@ -8,13 +8,16 @@ import { DEADLINES_TASK, deadlinesTask } from './disputes/disputes.jobs.js';
 import { POLL_TASK, pollTask } from './disputes/provider-status.service.js';
 import { DEPOSITS_TASK, depositsTask } from './executors/deposits.jobs.js';
 import { refreshScores } from './executors/executors.repo.js';
+import { sweepLowDeposits } from './executors/executors.service.js';
 import { removeIdempotencyKeysOlderThan } from './jobs/jobs.repo.js';
 import type { Jobs } from './jobs/worker.js';
 import { LEDGER_CHECK_TASK, ledgerCheckTask } from './ledger/ledger.jobs.js';
 import { countPaymentChanges, expireDuePayments } from './payments/lifecycle.js';
 import { ACTIONS_TASK, actionsTask } from './providers/providers.jobs.js';
 import { purgeOldRefreshes, REFRESH_TASK, refreshTask } from './rates/rates.jobs.js';
-import { purgeOldUsage, switchOffUnpaidStreaks } from './requisites/requisites.repo.js';
+import { ALERTS_TASK, alertsTask } from './reports/alerts.jobs.js';
+import { purgeOldUsage } from './requisites/requisites.repo.js';
+import { switchOffUnpaidStreaks } from './requisites/requisites.service.js';
 import { DISPATCH_KEY, DISPATCH_TASK, scheduleDispatch } from './webhooks/outbox.js';
 import { wakeDispatchOnNewEvents } from './webhooks/wakeup.js';
 import { dispatchTask } from './webhooks/webhooks.jobs.js';
@@ -70,12 +73,14 @@ function expireTask(ctx: AppContext): Task {
 
 const SCORE_TASK = 'executors_score';
 
-/** Every minute: the executors' scores that order the cascade, phones gone silent, and old usage counters dropped. */
+/** Every minute: the executors' scores that order the cascade, phones gone silent, deposits gone low, and old usage counters dropped. */
 function scoreTask(ctx: AppContext): Task {
   return async () => {
     const changed = await refreshScores(ctx.db, ctx.config.disputes.ratioLimit);
     if (changed) ctx.log.info({ executors: changed }, 'executor scores changed');
     await sweepSilence(ctx);
+    const low = await sweepLowDeposits(ctx);
+    if (low) ctx.log.info({ executors: low }, "executors' deposits fell below their low-deposit line");
     await purgeOldUsage(ctx.db);
   };
 }
@@ -110,6 +115,7 @@ export function taskList(ctx: AppContext): TaskList {
     [SCORE_TASK]: scoreTask(ctx),
     [DEADLINES_TASK]: deadlinesTask(ctx),
     [LEDGER_CHECK_TASK]: ledgerCheckTask(ctx),
+    [ALERTS_TASK]: alertsTask(ctx),
     [REFRESH_TASK]: refreshTask(ctx, (source, outcome) => ctx.metrics.rateFetched(source, outcome)),
   };
 }
@@ -127,6 +133,8 @@ export function featureJobs(ctx: AppContext, databaseUrl: string): Jobs {
       `* * * * * ${DEADLINES_TASK} ?jobKey=${DEADLINES_TASK}`,
       // The ledger's invariants, for /metrics (kassir_ledger_check_*).
       `41 * * * * ${LEDGER_CHECK_TASK} ?jobKey=${LEDGER_CHECK_TASK}`,
+      // The staff alert rules (GET /admin/v1/alerts), told by Telegram once per cooldown.
+      `* * * * * ${ALERTS_TASK} ?jobKey=${ALERTS_TASK}`,
       // The rate feeds: the job sleeps until the next feed is due; this line wakes it should the chain break.
       `* * * * * ${REFRESH_TASK} ?jobKey=${REFRESH_TASK}&jobKeyMode=preserve_run_at`,
       // The safety net of webhook delivery: events whose announcement was missed, leases that ran out.

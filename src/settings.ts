@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Db } from './db/pool.js';
+import type { Db, Queryable } from './db/pool.js';
 import { hashToken, randomToken, SecretBox } from './lib/crypto.js';
 import { getSetting, initSetting } from './settings.repo.js';
 
@@ -49,4 +49,53 @@ export async function loadAdminToken(db: Db, configured: string | undefined): Pr
   const stored = await initSetting(db, 'admin_token_sha256', hashToken(token).toString('hex'));
   const hash = Buffer.from(stored, 'hex');
   return hash.equals(hashToken(token)) ? { hash, created: token } : { hash };
+}
+
+/**
+ * The operator's alert thresholds (issue 37 item 3; GET/PUT /admin/v1/alerts): one JSON setting,
+ * each field falling back to its default, so that a new field needs no migration. The Prometheus
+ * rules in docs/alerts.rules.yml are written with the defaults.
+ */
+export interface AlertSettings {
+  /** A rule tells the same people of the same thing at most once in this many minutes. */
+  cooldown_minutes: number;
+  /** A merchant's webhook endpoint is failing after this many failed attempts in a row (the merchant and support are told). */
+  webhook_failures: number;
+  /** Conversion (completed ÷ ended payments) below this percent over the window alerts. */
+  conversion_min_percent: number;
+  /** The window of the conversion rule, minutes: payments created in it that have ended. */
+  conversion_window_minutes: number;
+  /** Fewer ended payments than this in the window say nothing of conversion: no alert. */
+  conversion_min_payments: number;
+}
+
+export const ALERT_SETTINGS_KEY = 'alert_rules';
+
+export const ALERT_DEFAULTS: Readonly<AlertSettings> = {
+  cooldown_minutes: 30,
+  webhook_failures: 3,
+  conversion_min_percent: 20,
+  conversion_window_minutes: 60,
+  conversion_min_payments: 10,
+};
+
+/** The stored alert settings over the defaults; a field missing or unreadable keeps its default. */
+export function parseAlertSettings(value: string | undefined): AlertSettings {
+  let stored: Record<string, unknown> = {};
+  try {
+    stored = value ? (JSON.parse(value) as Record<string, unknown>) : {};
+  } catch {
+    stored = {};
+  }
+  const settings = { ...ALERT_DEFAULTS };
+  for (const key of Object.keys(ALERT_DEFAULTS) as (keyof AlertSettings)[]) {
+    const figure = stored[key];
+    if (typeof figure === 'number' && Number.isFinite(figure)) settings[key] = figure;
+  }
+  return settings;
+}
+
+/** The alert settings now (one read of the settings table). */
+export async function readAlertSettings(db: Queryable): Promise<AlertSettings> {
+  return parseAlertSettings(await getSetting(db, ALERT_SETTINGS_KEY));
 }

@@ -501,6 +501,10 @@ const CASES: Record<string, () => Promise<Expected>> = {
     ok(await op('PUT', '/two-factor-roles', { roles }));
     return { action: 'settings.two_factor_roles', actor: token, object_type: 'settings', object_id: 'two_factor_roles' };
   },
+  'PUT /admin/v1/alerts': async () => {
+    ok(await op('PUT', '/alerts', { cooldown_minutes: 30 }));
+    return { action: 'settings.alerts', actor: token, object_type: 'settings', object_id: 'alert_rules' };
+  },
   'POST /admin/v1/merchants': async () => {
     const res = ok(await op('POST', '/merchants', { name: unique('Shop ') }));
     return { action: 'merchant.create', actor: token, object_type: 'merchant', object_id: res.id };

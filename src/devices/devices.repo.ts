@@ -77,8 +77,8 @@ export async function setSilence(db: Queryable, executorId: string, minutes: num
  * silent longer than allowed, and not silent the others; answers those that changed. Executor
  * rows, then (by trigger) their requisites: the lock order of every executor change.
  */
-export async function sweepSilence(db: Queryable): Promise<{ id: string; devices_silent: boolean }[]> {
-  const { rows } = await db.query<{ id: string; devices_silent: boolean }>(
+export async function sweepSilence(db: Queryable): Promise<{ id: string; devices_silent: boolean; device_silence_minutes: number | null; at: Date }[]> {
+  const { rows } = await db.query<{ id: string; devices_silent: boolean; device_silence_minutes: number | null; at: Date }>(
     `WITH state AS (
        SELECT e.id,
               e.device_silence_minutes IS NOT NULL
@@ -89,7 +89,7 @@ export async function sweepSilence(db: Queryable): Promise<{ id: string; devices
      )
      UPDATE executors e SET devices_silent = s.silent FROM state s
       WHERE s.id = e.id AND e.devices_silent IS DISTINCT FROM s.silent
-      RETURNING e.id, e.devices_silent`,
+      RETURNING e.id, e.devices_silent, e.device_silence_minutes, now() AS at`,
   );
   return rows;
 }

@@ -7,6 +7,7 @@ import type { MessageInput, MessageResult } from '../incoming/messages.service.j
 import * as messages from '../incoming/messages.service.js';
 import { hashToken, randomToken } from '../lib/crypto.js';
 import { isUuid } from '../lib/validators.js';
+import { enqueuePersonMessage } from '../notify/outbox.repo.js';
 import * as repo from './devices.repo.js';
 import { type HookRequest, readIncomingSms, readSmsForwarder, readSmsGateway } from './forwarders.js';
 
@@ -135,7 +136,25 @@ export async function setSilence(ctx: AppContext, executorId: string, minutes: n
 
 /** The silence sweep (every minute, with the scores): executors whose phones went quiet leave the cascade; those heard from come back. */
 export async function sweepSilence(ctx: AppContext): Promise<void> {
-  for (const change of await repo.sweepSilence(ctx.db)) {
+  // The executor is told in the transaction that marks it silent: once per silence (the sweep
+  // changes a row only when its state flips, and the key names the moment it did).
+  const changes = await transaction(ctx.db, async (tx) => {
+    const changed = await repo.sweepSilence(tx);
+    for (const change of changed) {
+      if (!change.devices_silent) continue;
+      await enqueuePersonMessage(
+        tx,
+        { executorId: change.id },
+        {
+          kind: 'phone_silent',
+          eventKey: `phone_silent:${change.id}:${change.at.getTime()}`,
+          data: { executor_id: change.id, minutes: change.device_silence_minutes },
+        },
+      );
+    }
+    return changed;
+  });
+  for (const change of changes) {
     if (change.devices_silent)
       ctx.log.warn({ executor_id: change.id }, "the executor's phones have gone silent: its requisites are not handed out until one reports");
     else ctx.log.info({ executor_id: change.id }, "the executor's phones report again: its requisites are handed out");

@@ -8,6 +8,7 @@ import { payinHold } from '../ledger/credit.js';
 import { isDepositShort, reserve } from '../ledger/holds.js';
 import { checkDecimal, minorUnits, money, toNumber } from '../lib/money.js';
 import { isUuid } from '../lib/validators.js';
+import { enqueuePersonMessage } from '../notify/outbox.repo.js';
 import { changePayment, type DisputeHold } from '../payments/lifecycle.js';
 import { findMerchantPayment, findPayments, lockPayment, type PaymentRow } from '../payments/payments.repo.js';
 import { enqueueProviderAction } from '../providers/providers.jobs.js';
@@ -135,6 +136,27 @@ export async function openDispute(
       answer_due_at: dispute.answer_due_at,
       ...frozen,
     };
+    // The executor whose card took the payment is told in the dispute's transaction (issue 37):
+    // the message exists exactly when the dispute does, with the deadline it must answer by.
+    if (dispute.executor_id && dispute.answer_due_at) {
+      await enqueuePersonMessage(
+        tx,
+        { executorId: dispute.executor_id },
+        {
+          kind: 'dispute_opened',
+          eventKey: `dispute:${dispute.id}`,
+          data: {
+            dispute_id: dispute.id,
+            payment_id: payment.id,
+            amount: dispute.amount ?? payment.amount,
+            currency: payment.currency,
+            answer_due_at: dispute.answer_due_at.toISOString(),
+            // The deadline is told on the clock of DISPUTE_TIMEZONE, as the dispute's hours are counted.
+            timezone: ctx.config.disputes.timezone,
+          },
+        },
+      );
+    }
     // One audit row: the person when one opened it in the cabinet, else the merchant's API key.
     if (record) await record(tx, 'dispute.open', 'payment', payment.id, { status: payment.status }, { status: 'DISPUTE', dispute_id: dispute.id, ...opened });
     else await systemAudit(`merchant:${merchantId}`)(tx, 'dispute.open', 'dispute', dispute.id, null, opened);

@@ -51,6 +51,9 @@ const AdminExecutor = Type.Object({
   open_disputes: Type.Number(),
   uncovered_disputes: Type.Number({ description: 'open disputes its deposit could not cover: while any, no hand-outs' }),
   off_reason: Type.Union([Type.String(), Type.Null()], { description: 'why a rule switched it off (`dispute_ratio`)' }),
+  low_deposit_threshold: Type.Union([Type.Number(), Type.Null()], {
+    description: 'USDT: below it the executor is told by Telegram, once per crossing; null: never',
+  }),
   takes_payments: Type.Boolean(),
   why_not: Type.Array(Type.String(), {
     description: 'why its requisites are not handed out: switched_off, dispute_ratio, paused, devices_silent, dispute_cap, dispute_uncovered',

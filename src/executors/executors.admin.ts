@@ -37,6 +37,11 @@ const UpdateExecutorBody = Type.Object({
   max_open_disputes: Type.Optional(
     Type.Integer({ description: 'at this many open disputes on its payments (awaiting it, contested or escalated) it gets no new hand-outs; default 5' }),
   ),
+  low_deposit_threshold: Type.Optional(
+    Type.Union([Type.Number({ minimum: 0 }), Type.Null()], {
+      description: 'USDT: when the available balance falls below it, the executor is told by Telegram, once per crossing; null (default): never',
+    }),
+  ),
   default_daily_turnover_limit: Type.Optional(
     NullableNumber('default for requisites without their own: most handed out in a UTC day, in the requisite’s currency'),
   ),

@@ -53,6 +53,8 @@ export interface ExecutorRow {
   score_disputes_lost: number;
   score_disputes_late: number;
   score_handed_out_7d: number;
+  /** Below this available balance (USDT) the executor is told, once per crossing; null: never (migration 051). */
+  low_deposit_threshold: string | null;
 }
 
 const COLUMNS = `e.id, e.name, e.is_active, e.created_at, e.credit_limit, e.payin_reward, e.payout_reward,
@@ -60,7 +62,7 @@ const COLUMNS = `e.id, e.name, e.is_active, e.created_at, e.credit_limit, e.payi
   e.default_daily_turnover_limit, e.default_monthly_turnover_limit, e.default_daily_count_limit, e.default_monthly_count_limit,
   e.disable_after_expired, e.deposit_index, e.deposit_address, e.device_silence_minutes, e.devices_silent,
   e.max_open_disputes, e.open_disputes, e.uncovered_disputes, e.off_reason, e.score_disputes, e.score_disputes_lost, e.score_disputes_late,
-  e.score_handed_out_7d,
+  e.score_handed_out_7d, e.low_deposit_threshold,
   coalesce((SELECT a.balance FROM ledger_accounts a WHERE a.executor_id = e.id AND a.kind = 'executor_available'), 0) AS balance,
   coalesce((SELECT a.balance FROM ledger_accounts a WHERE a.executor_id = e.id AND a.kind = 'executor_frozen'), 0) AS balance_frozen`;
 
@@ -109,6 +111,8 @@ export interface ExecutorPatch {
   priority?: number;
   disableAfterExpired?: number;
   maxOpenDisputes?: number;
+  /** Set when present (null: never told of a low deposit). */
+  lowDepositThreshold?: string | null;
   /** Each present key is set (null clears the default). */
   limits?: Partial<Record<DefaultLimit, string | number | null>>;
 }
@@ -138,6 +142,9 @@ export async function updateExecutor(tx: Tx, id: string, patch: ExecutorPatch): 
             default_daily_count_limit = CASE WHEN $12 THEN $16::integer ELSE default_daily_count_limit END,
             default_monthly_count_limit = CASE WHEN $13 THEN $17::integer ELSE default_monthly_count_limit END,
             max_open_disputes = coalesce($18, max_open_disputes),
+            -- A new line is crossed afresh: the next sweep tells the executor if it is already below.
+            low_deposit_threshold = CASE WHEN $19 THEN $20::numeric ELSE low_deposit_threshold END,
+            deposit_low = CASE WHEN $19 THEN false ELSE deposit_low END,
             -- A person switching it on or off overrides a rule's reason.
             off_reason = CASE WHEN $3::boolean IS NULL THEN off_reason ELSE NULL END,
             updated_at = now()
@@ -155,6 +162,8 @@ export async function updateExecutor(tx: Tx, id: string, patch: ExecutorPatch): 
       ...DEFAULT_LIMITS.map((key) => key in limits),
       ...DEFAULT_LIMITS.map((key) => limits[key] ?? null),
       patch.maxOpenDisputes ?? null,
+      patch.lowDepositThreshold !== undefined,
+      patch.lowDepositThreshold ?? null,
     ],
   );
   if (!rowCount) return undefined;
@@ -286,4 +295,25 @@ export async function refreshScores(db: Queryable, ratioLimit = 0): Promise<numb
     [ratioLimit],
   );
   return rows.filter((row) => row.changed).length;
+}
+
+/**
+ * The low-deposit sweep (every minute, with the scores): marks low the executors whose available
+ * balance is below their own `low_deposit_threshold`, and not low the others; answers those that
+ * became low, each once per crossing (a row changes only when its state flips).
+ */
+export async function sweepLowDeposits(db: Queryable): Promise<{ id: string; balance: string; threshold: string; at: Date }[]> {
+  const { rows } = await db.query<{ id: string; balance: string; threshold: string; at: Date; deposit_low: boolean }>(
+    `WITH state AS (
+       SELECT e.id, e.low_deposit_threshold AS threshold, coalesce(a.balance, 0) AS balance,
+              e.low_deposit_threshold IS NOT NULL AND coalesce(a.balance, 0) < e.low_deposit_threshold AS low
+         FROM executors e
+         LEFT JOIN ledger_accounts a ON a.executor_id = e.id AND a.kind = 'executor_available'
+        WHERE e.deposit_low OR e.low_deposit_threshold IS NOT NULL
+     )
+     UPDATE executors e SET deposit_low = s.low FROM state s
+      WHERE s.id = e.id AND e.deposit_low IS DISTINCT FROM s.low
+      RETURNING e.id, s.balance::text AS balance, s.threshold::text AS threshold, now() AS at, e.deposit_low`,
+  );
+  return rows.filter((row) => row.deposit_low).map(({ deposit_low: _, ...row }) => row);
 }

@@ -8,6 +8,7 @@ import { aboutOf, accountStatement, hasPosting, post } from '../ledger/ledger.re
 import { hashToken, randomToken } from '../lib/crypto.js';
 import { checkDecimal, money, toNumber, USDT_DECIMALS } from '../lib/money.js';
 import { deriveTronAddress } from '../lib/tron-hd.js';
+import { enqueuePersonMessage } from '../notify/outbox.repo.js';
 import { countLimit, turnoverLimit } from '../requisites/limits.js';
 import { executorRequisiteIds, recountUsage } from '../requisites/requisites.repo.js';
 import { listExecutorDeposits } from './deposits.repo.js';
@@ -34,6 +35,7 @@ export function toExecutor(row: repo.ExecutorRow) {
     open_disputes: row.open_disputes,
     uncovered_disputes: row.uncovered_disputes,
     off_reason: row.off_reason,
+    low_deposit_threshold: toNumber(row.low_deposit_threshold),
     takes_payments: notHandedOutBecause(row).length === 0,
     why_not: notHandedOutBecause(row),
   };
@@ -164,6 +166,7 @@ export interface ExecutorUpdate {
   priority?: number;
   disable_after_expired?: number;
   max_open_disputes?: number;
+  low_deposit_threshold?: number | null;
   default_daily_turnover_limit?: number | null;
   default_monthly_turnover_limit?: number | null;
   default_daily_count_limit?: number | null;
@@ -198,6 +201,18 @@ export async function updateExecutor(ctx: AppContext, id: string, patch: Executo
   if (patch.max_open_disputes !== undefined && (!Number.isInteger(patch.max_open_disputes) || patch.max_open_disputes < 0 || patch.max_open_disputes > 1000)) {
     throw new DomainError('VALIDATION', 'max_open_disputes must be a whole number from 0 to 1000', { max_open_disputes: patch.max_open_disputes });
   }
+  let lowDepositThreshold: string | null | undefined;
+  if (patch.low_deposit_threshold !== undefined && patch.low_deposit_threshold !== null) {
+    const checked = checkDecimal(patch.low_deposit_threshold, {
+      field: 'low_deposit_threshold',
+      places: USDT_DECIMALS,
+      min: 0,
+      max: '1e15',
+      maxExclusive: true,
+    });
+    if (typeof checked === 'string') throw new DomainError('VALIDATION', checked, { low_deposit_threshold: patch.low_deposit_threshold });
+    lowDepositThreshold = checked.toFixed();
+  } else lowDepositThreshold = patch.low_deposit_threshold;
   const disableAfterExpired = patch.disable_after_expired;
   if (disableAfterExpired !== undefined && (!Number.isInteger(disableAfterExpired) || disableAfterExpired < 0 || disableAfterExpired > 1000)) {
     throw new DomainError('VALIDATION', 'disable_after_expired must be a whole number from 0 (never switch requisites off) to 1000', {
@@ -233,6 +248,7 @@ export async function updateExecutor(ctx: AppContext, id: string, patch: Executo
         priority: patch.priority,
         disableAfterExpired,
         maxOpenDisputes: patch.max_open_disputes,
+        lowDepositThreshold,
         limits,
       });
       if (!updated) throw new DomainError('NOT_FOUND', `Executor ${id} not found`);
@@ -349,3 +365,25 @@ export async function rotateExecutorToken(ctx: AppContext, id: string, record: A
 }
 
 export const listExecutors = (ctx: AppContext) => repo.listExecutors(ctx.db);
+
+/**
+ * The low-deposit sweep (every minute): each executor whose available balance fell below its
+ * `low_deposit_threshold` is told in the transaction that marks it low, once per crossing (issue 37).
+ */
+export async function sweepLowDeposits(ctx: AppContext): Promise<number> {
+  return transaction(ctx.db, async (tx) => {
+    const low = await repo.sweepLowDeposits(tx);
+    for (const executor of low) {
+      await enqueuePersonMessage(
+        tx,
+        { executorId: executor.id },
+        {
+          kind: 'deposit_low',
+          eventKey: `deposit_low:${executor.id}:${executor.at.getTime()}`,
+          data: { executor_id: executor.id, balance: executor.balance, threshold: executor.threshold, currency: 'USDT' },
+        },
+      );
+    }
+    return low.length;
+  });
+}

@@ -31,6 +31,7 @@ import { providerAdminRoutes } from '../providers/providers.admin.js';
 import { providerCallbackRoutes } from '../providers/providers.routes.js';
 import { rateAdminRoutes } from '../rates/rates.admin.js';
 import { receiptRoutes } from '../receipts/receipts.routes.js';
+import { alertAdminRoutes } from '../reports/alerts.admin.js';
 import { dashboardAdminRoutes } from '../reports/dashboard.admin.js';
 import { firstStepsAdminRoutes } from '../reports/first-steps.admin.js';
 import { reportAdminRoutes } from '../reports/reports.admin.js';
@@ -150,6 +151,7 @@ const ROUTE_GROUPS: RouteGroup[] = [
       reportAdminRoutes,
       dashboardAdminRoutes,
       firstStepsAdminRoutes,
+      alertAdminRoutes,
     ],
   },
   // Each callback checks its provider's signature itself (the provider is named in the path), then

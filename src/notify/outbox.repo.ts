@@ -7,7 +7,13 @@ export type StaffRole = 'admin' | 'support' | 'finance';
  * Who a message is for: the sign-ins of one executor or one merchant, staff of some roles, or
  * one person. Only people with a linked chat who have not switched the kind off get a row.
  */
-export type Audience = { executorId: string } | { merchantId: string } | { roles: readonly StaffRole[] } | { userId: string };
+export type Audience =
+  | { executorId: string }
+  | { merchantId: string }
+  | { roles: readonly StaffRole[] }
+  | { userId: string }
+  /** Every executor switched on (not by the operator or a rule off): who may take a payout. */
+  | { activeExecutors: true };
 
 export interface PersonMessage {
   /** What the message is ('dispute_opened', 'payout_available', 'alert_rate_stale', ...): its text and the person's switch. */
@@ -34,7 +40,9 @@ export async function enqueuePersonMessage(db: Queryable, audience: Audience, me
         ? ['u.merchant_id = $5::uuid', audience.merchantId]
         : 'userId' in audience
           ? ['u.id = $5::uuid', audience.userId]
-          : ['u.role = ANY($5::text[])', [...audience.roles]];
+          : 'activeExecutors' in audience
+            ? ['$5::boolean AND u.executor_id IN (SELECT e.id FROM executors e WHERE e.is_active)', true]
+            : ['u.role = ANY($5::text[])', [...audience.roles]];
   const { rowCount } = await db.query(
     `INSERT INTO telegram_messages (user_id, kind, event_key, data, send_after)
      SELECT u.id, $1, $2, $3::jsonb, coalesce($4::timestamptz, now())

@@ -1,5 +1,7 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { Db } from '../db/pool.js';
+import { type AlertSettings, readAlertSettings } from '../settings.js';
+import { type AlertFigures, readAlertFigures } from './alert-figures.js';
 import { type QueueState, readQueueState } from './observability.repo.js';
 import { withTimeout } from './timeout.js';
 
@@ -80,6 +82,12 @@ export class ServiceMetrics implements Metrics {
   private readonly rateAge: Gauge<'currency' | 'terminal'>;
   private readonly rateStale: Gauge<'currency' | 'terminal'>;
   private readonly rateFailures: Gauge<'currency' | 'terminal'>;
+  private readonly rateHeld: Gauge<'currency' | 'terminal'>;
+  private readonly endpointFailures: Gauge<'merchant'>;
+  private readonly breakerOpen: Gauge<'provider'>;
+  private readonly disputesOverdue: Gauge<string>;
+  private readonly conversionRatio: Gauge<string>;
+  private readonly executorsOff: Gauge<string>;
   private readonly webhookLag: Histogram<string>;
   private readonly pool: Gauge<'state'>;
   private readonly jobs: Gauge<'task' | 'state'>;
@@ -185,6 +193,31 @@ export class ServiceMetrics implements Metrics {
       labelNames: ['currency', 'terminal'],
       registers,
     });
+    // The alert rules' figures (src/observability/alert-figures.ts; docs/alerts.rules.yml judges them).
+    this.rateHeld = new Gauge({
+      name: 'kassir_rate_held',
+      help: 'Whether a feed-kept rate holds a jump for a person to accept or keep (1), by currency and terminal id',
+      labelNames: ['currency', 'terminal'],
+      registers,
+    });
+    this.endpointFailures = new Gauge({
+      name: 'kassir_webhook_endpoint_failures',
+      help: "A merchant's webhook endpoint failing now: the most failed attempts in a row of its endpoints, by merchant id (absent: none failing)",
+      labelNames: ['merchant'],
+      registers,
+    });
+    this.breakerOpen = new Gauge({
+      name: 'kassir_provider_breaker_open',
+      help: "Whether a provider's circuit breaker is open (1: taken out of rotation), by provider name; providers switched on",
+      labelNames: ['provider'],
+      registers,
+    });
+    this.disputesOverdue = this.optionalGauge('kassir_disputes_overdue', 'Open disputes past their deadline (the support queue’s, else the executor’s)');
+    this.conversionRatio = this.optionalGauge(
+      'kassir_conversion_ratio',
+      'Completed ÷ ended live payments created in the alert window (conversion_window_minutes, GET /admin/v1/alerts); absent with fewer than conversion_min_payments ended',
+    );
+    this.executorsOff = this.optionalGauge('kassir_executors_off_by_rules', 'Executors a rule switched off (off_reason, e.g. dispute_ratio) and still off');
     this.pool = new Gauge({
       name: 'kassir_db_pool_connections',
       help: "This instance's PostgreSQL pool: total (open), idle, waiting (requests queued for a connection), max (KASSIR_DB_POOL_SIZE)",
@@ -283,13 +316,24 @@ export class ServiceMetrics implements Metrics {
     this.pool.set({ state: 'max' }, db.options.max ?? 0);
     if (this.worker) this.workerRunning.set(this.worker.running() ? 1 : 0);
     let state: QueueState | undefined;
+    let alerts: { figures: AlertFigures; settings: AlertSettings } | undefined;
     try {
-      state = await withTimeout(readQueueState(db), SCRAPE_QUERY_TIMEOUT_MS);
+      [state, alerts] = await withTimeout(Promise.all([readQueueState(db), readAlerts(db)]), SCRAPE_QUERY_TIMEOUT_MS);
     } catch {
       state = undefined;
+      alerts = undefined;
     }
-    this.setQueueState(state);
+    this.showDatabaseFigures(state, alerts);
     return this.registry.metrics();
+  }
+
+  /**
+   * Sets the database-derived gauges from what a scrape read (undefined: the database could not be
+   * read, and they are left out). Public so that the alert rules' sync test can show figures of its own.
+   */
+  showDatabaseFigures(state: QueueState | undefined, alerts: { figures: AlertFigures; settings: AlertSettings } | undefined): void {
+    this.setQueueState(state);
+    this.setAlertFigures(alerts?.figures, alerts?.settings);
   }
 
   private setQueueState(state: QueueState | undefined): void {
@@ -320,6 +364,24 @@ export class ServiceMetrics implements Metrics {
     }
   }
 
+  /**
+   * The alert rules' gauges from their figures (left out while the database cannot be read): the
+   * in-app rules judge the same figures, so /metrics and Telegram agree.
+   */
+  private setAlertFigures(figures: AlertFigures | undefined, settings: AlertSettings | undefined): void {
+    this.rateHeld.reset();
+    this.endpointFailures.reset();
+    this.breakerOpen.reset();
+    for (const rate of figures?.rates ?? []) this.rateHeld.set({ currency: rate.currency, terminal: rate.terminal_id ?? '' }, rate.held ? 1 : 0);
+    for (const endpoint of figures?.webhooks ?? []) this.endpointFailures.set({ merchant: endpoint.merchant_id }, endpoint.failures);
+    for (const provider of figures?.providers ?? []) this.breakerOpen.set({ provider: provider.name }, provider.open ? 1 : 0);
+    this.present(this.disputesOverdue, figures?.disputesOverdue);
+    const conversion = figures?.conversion;
+    const judged = conversion && settings && conversion.ended > 0 && conversion.ended >= settings.conversion_min_payments;
+    this.present(this.conversionRatio, judged ? conversion.completed / conversion.ended : undefined);
+    this.present(this.executorsOff, figures?.executorsOff.length);
+  }
+
   /** An unlabelled gauge that `present` shows or leaves out; created unregistered. */
   private optionalGauge(name: string, help: string): Gauge<string> {
     const gauge = new Gauge({ name, help, registers: [] });
@@ -342,4 +404,9 @@ export class ServiceMetrics implements Metrics {
     gauge.set(value);
     if (!shown) this.registry.registerMetric(gauge);
   }
+}
+
+async function readAlerts(db: Db): Promise<{ figures: AlertFigures; settings: AlertSettings }> {
+  const settings = await readAlertSettings(db);
+  return { figures: await readAlertFigures(db, settings), settings };
 }

@@ -8,6 +8,7 @@ import { isInsufficientFunds, reserve } from '../ledger/holds.js';
 import { checkDecimal, USDT_DECIMALS } from '../lib/money.js';
 import { isRussianMobile, isUuid, normalizeCard, normalizePhone } from '../lib/validators.js';
 import type { MerchantIdentity } from '../merchants/identity.service.js';
+import { enqueuePersonMessage } from '../notify/outbox.repo.js';
 import type { ProviderPayout } from '../providers/provider.js';
 import { terminalRoutes } from '../providers/providers.repo.js';
 import type { CallbackOutcome } from '../providers/providers.routes.js';
@@ -131,7 +132,21 @@ export async function createPayout(
 async function routePayout(ctx: AppContext, payout: repo.PayoutRow): Promise<repo.PayoutRow> {
   const routes = routesForPayout(await terminalRoutes(ctx.db, payout.terminal_id), payout.currency);
   const routed = await tryRoutes(ctx, routes, {
-    executors: async () => payout,
+    executors: async () => {
+      // Left for our executors: every executor who may take it (the cabinet lists it to each one
+      // switched on) is told, with a Take button. The payout is already committed and pending, so
+      // the message is the routing's own fact; the recipient's details are shown only once taken.
+      await enqueuePersonMessage(
+        ctx.db,
+        { activeExecutors: true },
+        {
+          kind: 'payout_available',
+          eventKey: `payout:${payout.id}`,
+          data: { payout_id: payout.id, amount: payout.amount, currency: payout.currency, method: payout.method, bank: payout.bank || null },
+        },
+      );
+      return payout;
+    },
     provider: async (provider, remainingMs) => {
       const request = {
         payoutId: payout.id,

@@ -68,6 +68,20 @@ export async function listRequisites(db: Queryable, filter: { executorId?: strin
   return rows;
 }
 
+/** A requisite the automatic care switched off, with what its executor is told of it. */
+export interface SwitchedOff {
+  id: string;
+  executor_id: string;
+  disabled_reason: string;
+  type: string;
+  value: string;
+  bank_code: string | null;
+  /** The unpaid hand-outs in a row that switched it off. */
+  streak: number;
+  /** When it was switched off. */
+  at: Date;
+}
+
 /**
  * Automatic care (migration 019): of the given requisites, switches off each active one whose
  * executor's last `disable_after_expired` hand-outs (since it was last switched on) all ended
@@ -75,9 +89,9 @@ export async function listRequisites(db: Queryable, filter: { executorId?: strin
  * the expiry batch that ended them has committed, on its own: it locks requisites only. The
  * latest hand-outs are read backwards on the executor's index (payments_executor_created).
  */
-export async function switchOffUnpaidStreaks(db: Queryable, requisiteIds: string[]): Promise<{ id: string; executor_id: string; disabled_reason: string }[]> {
+export async function switchOffUnpaidStreaks(db: Queryable, requisiteIds: string[]): Promise<SwitchedOff[]> {
   if (requisiteIds.length === 0) return [];
-  const { rows } = await db.query<{ id: string; executor_id: string; disabled_reason: string }>(
+  const { rows } = await db.query<SwitchedOff>(
     `WITH due AS (
        SELECT r.id, e.disable_after_expired AS n FROM requisites r JOIN executors e ON e.id = r.executor_id
         WHERE r.id = ANY($1::uuid[]) AND r.is_active AND e.disable_after_expired > 0
@@ -92,7 +106,7 @@ export async function switchOffUnpaidStreaks(db: Queryable, requisiteIds: string
      UPDATE requisites r SET is_active = false, updated_at = now(),
             disabled_reason = format('switched off automatically: its last %s hand-outs ended unpaid (expired); check the account, then switch it on again', due.n)
        FROM due WHERE r.id = due.id
-     RETURNING r.id, r.executor_id, r.disabled_reason`,
+     RETURNING r.id, r.executor_id, r.disabled_reason, r.type, r.value, r.bank_code, due.n AS streak, r.updated_at AS at`,
     [requisiteIds],
   );
   return rows;

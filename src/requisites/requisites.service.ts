@@ -1,11 +1,13 @@
 import type { AuditRecorder } from '../admin/audit.service.js';
 import { findBankAs } from '../banks/banks.repo.js';
 import type { AppContext } from '../context.js';
-import { type Queryable, type Tx, transaction } from '../db/pool.js';
+import { type Db, type Queryable, type Tx, transaction } from '../db/pool.js';
 import { DomainError } from '../errors.js';
+import { maskCard, maskPhone } from '../lib/mask.js';
 import { COUNTRY_CURRENCY, METHOD_TYPES, type Method, type RequisiteType } from '../lib/methods.js';
 import { checkDecimal } from '../lib/money.js';
 import { emvProblem, isUuid, normalizeCard, normalizePhone } from '../lib/validators.js';
+import { enqueuePersonMessage } from '../notify/outbox.repo.js';
 import { countLimit, turnoverLimit } from './limits.js';
 import * as repo from './requisites.repo.js';
 import { type CreateRequisiteBody, toRequisite } from './requisites.schemas.js';
@@ -177,4 +179,42 @@ export async function switchOwnRequisite(ctx: AppContext, executorId: string, id
   return changeRequisite(ctx, id, { is_active: isActive }, (tx, before, updated) =>
     audit(tx, 'requisite.update', 'requisite', id, { is_active: before.is_active }, { is_active: updated.is_active }),
   );
+}
+
+/** How a requisite is named to its executor in a message: a card or a phone masked (first 6 and last 4; country and last 2), a QR code not at all. */
+export function maskedRequisite(type: string, value: string): string | null {
+  if (type === 'card') return maskCard(value);
+  if (type === 'qr') return null;
+  return maskPhone(value);
+}
+
+/**
+ * Automatic care after an expiry batch (migration 019): switches off the given requisites whose
+ * latest hand-outs all ended unpaid, and tells each one's executor in the same transaction
+ * (issue 37: "a card switched off and why"). Returns what was switched off.
+ */
+export async function switchOffUnpaidStreaks(db: Db, requisiteIds: string[]): Promise<repo.SwitchedOff[]> {
+  if (requisiteIds.length === 0) return [];
+  return transaction(db, async (tx) => {
+    const off = await repo.switchOffUnpaidStreaks(tx, requisiteIds);
+    for (const requisite of off) {
+      await enqueuePersonMessage(
+        tx,
+        { executorId: requisite.executor_id },
+        {
+          kind: 'requisite_off',
+          // Switched on again, a requisite starts a new streak: each switch-off is its own event.
+          eventKey: `requisite_off:${requisite.id}:${requisite.at.getTime()}`,
+          data: {
+            requisite_id: requisite.id,
+            requisite: maskedRequisite(requisite.type, requisite.value),
+            bank: requisite.bank_code,
+            reason: 'unpaid_streak',
+            streak: requisite.streak,
+          },
+        },
+      );
+    }
+    return off;
+  });
 }

@@ -1,9 +1,13 @@
 import type { Task } from 'graphile-worker';
 import type { AppContext } from '../context.js';
+import { transaction } from '../db/pool.js';
 import { hmacSha1Base64 } from '../lib/crypto.js';
+import { maskUrl } from '../lib/mask.js';
+import { enqueuePersonMessage } from '../notify/outbox.repo.js';
+import { readAlertSettings } from '../settings.js';
 import { retryKey, scheduleDispatch } from './outbox.js';
 import { sendWebhook } from './sender.js';
-import { type DueEventRow, leaseDueEvents, recordAttempt } from './webhooks.repo.js';
+import { type AttemptOutcome, countEndpointFailure, type DueEventRow, leaseDueEvents, recordAttempt, resetEndpointFailures } from './webhooks.repo.js';
 
 /** Deliveries one dispatch keeps in flight at most. */
 const PARALLEL = 32;
@@ -84,7 +88,7 @@ async function deliver(ctx: AppContext, event: DueEventRow): Promise<void> {
   const attempt = event.attempts + 1;
   const givingUp = !result.ok && Date.now() - event.created_at.getTime() >= ctx.config.webhookRetryHours * 3600_000;
   const nextAttemptAt = new Date(Date.now() + retryDelayMs(attempt, ctx.config.webhookRetryBaseMs));
-  await recordAttempt(ctx.db, {
+  await recordOutcome(ctx, event, {
     eventId: event.id,
     attempt,
     startedAt,
@@ -105,4 +109,38 @@ async function deliver(ctx: AppContext, event: DueEventRow): Promise<void> {
     ctx.log.warn({ event_id: event.id, attempt, status: result.status, error: result.error, gave_up: givingUp }, 'webhook delivery failed');
     if (!givingUp) await scheduleDispatch(ctx.db, { runAt: nextAttemptAt, key: retryKey(event.resource_id) });
   }
+}
+
+/**
+ * Records an attempt and what it says of the merchant's endpoint (issue 37): a delivery ends its
+ * run of failures; a failure counts, and the one that reaches the operator's `webhook_failures`
+ * (GET /admin/v1/alerts, default 3) tells the merchant, in the transaction that counted it, once per run.
+ */
+export async function recordOutcome(ctx: AppContext, event: DueEventRow, outcome: AttemptOutcome): Promise<void> {
+  if (outcome.delivered) {
+    await recordAttempt(ctx.db, outcome);
+    await resetEndpointFailures(ctx.db, event.merchant_id, event.url);
+    return;
+  }
+  const { webhook_failures: threshold } = await readAlertSettings(ctx.db);
+  await transaction(ctx.db, async (tx) => {
+    await recordAttempt(tx, outcome);
+    const endpoint = await countEndpointFailure(tx, event.merchant_id, event.url);
+    if (endpoint.failures !== threshold) return;
+    await enqueuePersonMessage(
+      tx,
+      { merchantId: event.merchant_id },
+      {
+        kind: 'webhook_failing',
+        eventKey: `webhook_failing:${event.merchant_id}:${endpoint.failing_since.getTime()}:${event.url}`,
+        data: {
+          // Masked as the log masks it: a card or phone number in a URL never leaves in clear.
+          url: maskUrl(event.url),
+          failures: endpoint.failures,
+          status: outcome.statusCode,
+          error: outcome.error,
+        },
+      },
+    );
+  });
 }

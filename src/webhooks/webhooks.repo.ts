@@ -159,6 +159,32 @@ export async function recordAttempt(db: Queryable, outcome: AttemptOutcome): Pro
   );
 }
 
+/**
+ * Counts a failed attempt at a merchant's endpoint (migration 051) and answers the failures in a
+ * row now and when the run began; concurrent attempts at one endpoint each add one, so exactly one
+ * of them sees any given count.
+ */
+export async function countEndpointFailure(db: Queryable, merchantId: string, url: string): Promise<{ failures: number; failing_since: Date }> {
+  const { rows } = await db.query<{ failures: number; failing_since: Date }>(
+    `INSERT INTO webhook_endpoints AS w (merchant_id, url, failures, failing_since, last_attempt_at) VALUES ($1, $2, 1, now(), now())
+     ON CONFLICT (merchant_id, url) DO UPDATE
+       SET failures = w.failures + 1, failing_since = coalesce(w.failing_since, now()), last_attempt_at = now()
+     RETURNING w.failures, w.failing_since`,
+    [merchantId, url],
+  );
+  return rows[0]!;
+}
+
+/** A delivered attempt ends the endpoint's run of failures (a no-op for an endpoint that was not failing). */
+export async function resetEndpointFailures(db: Queryable, merchantId: string, url: string): Promise<void> {
+  await db.query(
+    prepared('UPDATE webhook_endpoints SET failures = 0, failing_since = NULL, last_attempt_at = now() WHERE merchant_id = $1 AND url = $2 AND failures > 0', [
+      merchantId,
+      url,
+    ]),
+  );
+}
+
 /** A pending event whose last attempt failed: it is retried, but the receiver is not answering 2xx. */
 const FAILING = `(status = 'pending' AND attempts > 0 AND last_error IS NOT NULL)`;
 

@@ -2,6 +2,7 @@ import { PgCode, pgConstraint, pgErrorCode, type Queryable, type Tx } from '../d
 import { DomainError } from '../errors.js';
 import { type Hold, release, settle } from '../ledger/holds.js';
 import { Money } from '../lib/money.js';
+import { enqueuePersonMessage } from '../notify/outbox.repo.js';
 import type { SignedTransfer, WithdrawalRow, WithdrawalStatus } from './withdrawals.repo.js';
 
 /**
@@ -60,6 +61,7 @@ export async function changeWithdrawal(tx: Tx, id: string, change: WithdrawalEve
   const withdrawal = await transition(tx, id, change);
   if (!withdrawal) return undefined;
   await post(tx, change.event, withdrawal);
+  if (change.event === 'complete') await tellSent(tx, withdrawal);
   return withdrawal;
 }
 
@@ -110,4 +112,17 @@ async function transition(db: Queryable, id: string, change: WithdrawalEvent): P
 async function post(tx: Tx, event: WithdrawalEvent['event'], withdrawal: WithdrawalRow): Promise<void> {
   if (event === 'complete') await settle(tx, withdrawalHold(withdrawal), new Money(withdrawal.fee));
   else if (event === 'fail') await release(tx, withdrawalHold(withdrawal));
+}
+
+/**
+ * The owner of a completed withdrawal (the merchant's people, or the executor's) is told it was
+ * sent, with the transaction's hash, in the transaction that completed it (issue 37).
+ */
+async function tellSent(tx: Tx, withdrawal: WithdrawalRow): Promise<void> {
+  const audience = withdrawal.executor_id ? { executorId: withdrawal.executor_id } : { merchantId: withdrawal.merchant_id! };
+  await enqueuePersonMessage(tx, audience, {
+    kind: 'withdrawal_sent',
+    eventKey: `withdrawal:${withdrawal.id}`,
+    data: { withdrawal_id: withdrawal.id, amount: withdrawal.send_amount, currency: 'USDT', address: withdrawal.address, tx_hash: withdrawal.tx_hash },
+  });
 }
