@@ -208,7 +208,8 @@ describe('the Risk screen on a desk', () => {
     const block = page.getByLabel(/^Client id /);
     await block.waitFor();
     expect(await block.getByText('Disputes every payment').count()).toBe(1);
-    expect(await block.getByText('Alpha').count()).toBe(1);
+    const { name } = await adminOk<{ name: string }>(service.app, 'GET', `/merchants/${merchant.merchantId}`);
+    expect(await block.getByText(name).count()).toBe(1);
     expect(problems).toEqual([]);
   });
 });
