@@ -99,7 +99,7 @@ const ru = JSON.parse(readFileSync(new URL('../web/src/i18n/ru.json', import.met
 
 /** Latin words a Russian screen may show: names of things (Kassir, USDT, API, X-Signature, EMV), formats and file types, field and variable names, and the one-letter keyboard keys. */
 const LATIN_IN_RUSSIAN = new Set(
-  'Kassir USDT API CSV ID QR SIM TRC PNG JPEG WebP HEIC PDF HTTPS URL METHOD BODY HMAC SHA Secret Key Signature ext_id base localhost payments VietQR png jpg webp heic pdf RUB EMV notify_url http https KASSIR_ROUTE_BUDGET_MS PAYOUT docs devices md'.split(
+  'Kassir USDT API CSV ID QR SIM TRC PNG JPEG WebP HEIC PDF HTTPS URL METHOD BODY HMAC SHA Secret Key Signature ext_id base localhost payments VietQR png jpg webp heic pdf RUB EMV notify_url http https KASSIR_ROUTE_BUDGET_MS PAYOUT docs devices md IP'.split(
     ' ',
   ),
 );
@@ -121,6 +121,21 @@ describe('the dictionaries (web/src/i18n/en.json, ru.json)', () => {
       if (english.length > 0) untranslated.push(`${key}: ${english.join(' ')}`);
     }
     expect(untranslated).toEqual([]);
+  });
+
+  it('name every risk rule, decision and block kind the server sends, in both languages (issue 36)', () => {
+    const keys = [
+      ...['block', 'velocity', 'traffic_class', 'receipt_reused', 'reference_reused', 'payer_name'].map((rule) => `risk.rule.${rule}`),
+      ...['refused', 'flagged'].map((action) => `risk.action.${action}`),
+      ...['client_id', 'card', 'phone', 'ip', 'device'].map((kind) => `risk.kind.${kind}`),
+      'timeline.risk_hit',
+      'nav.risk',
+    ];
+    for (const key of keys) {
+      expect(en[key], key).toBeTruthy();
+      expect(ru[key], key).toBeTruthy();
+      expect(ru[key], key).not.toBe(en[key]);
+    }
   });
 
   it('name every status, method, requisite kind, role, error code and posting the server sends, in both languages', () => {

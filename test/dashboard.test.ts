@@ -153,10 +153,11 @@ describe('lost demand is recorded as it happens', () => {
     expect(d.lost_demand).toEqual({
       total: 5,
       rows: [
-        { code: 'PAY_004', method: 'SBP_QR', bank: null, currency: 'RUB', count: 2, amount: '1500.00' },
-        { code: 'PAY_005', method: 'CARD', bank: null, currency: 'RUB', count: 2, amount: '2600.00' },
-        { code: 'PAY_004', method: 'CARD', bank: 'rncb', currency: 'RUB', count: 1, amount: '600.00' },
+        { code: 'PAY_004', method: 'SBP_QR', bank: null, currency: 'RUB', risk_rule: null, count: 2, amount: '1500.00' },
+        { code: 'PAY_005', method: 'CARD', bank: null, currency: 'RUB', risk_rule: null, count: 2, amount: '2600.00' },
+        { code: 'PAY_004', method: 'CARD', bank: 'rncb', currency: 'RUB', risk_rule: null, count: 1, amount: '600.00' },
       ],
+      by_rule: [{ rule: null, count: 5 }],
     });
     const rows = await sql<{ terminal_id: string; merchant_id: string; code: string }>('SELECT terminal_id, merchant_id, code FROM payment_refusals');
     expect(rows.filter((r) => r.terminal_id === shopB.terminalId && r.merchant_id === shopB.merchantId && r.code === 'PAY_005')).toHaveLength(2);
@@ -314,7 +315,7 @@ describe('GET /admin/v1/dashboard', () => {
     expect(later.totals).toEqual({ created: 0, completed: 0, conversion: null, median_seconds_to_complete: null, amount_completed: [] });
     expect(later.by_terminal).toEqual([]);
     expect(later.by_executor).toEqual([]);
-    expect(later.lost_demand).toEqual({ total: 0, rows: [] });
+    expect(later.lost_demand).toEqual({ total: 0, rows: [], by_rule: [] });
     expect(later.series.every((p) => p.created === 0 && p.completed === 0)).toBe(true);
     // What waits and what is held do not depend on the window.
     expect(later.queues).toEqual((await dashboard()).queues);

@@ -97,6 +97,7 @@ export const TIMELINE_KINDS = [
   'ledger_posting',
   'webhook_enqueued',
   'webhook_attempt',
+  'risk_hit',
 ] as const;
 export type TimelineKind = (typeof TIMELINE_KINDS)[number];
 
@@ -129,7 +130,10 @@ export const TIMELINE_DESCRIPTION = `Everything that happened to one payment, ol
 - \`ledger_posting\`: transaction_id, posting (payin_hold, payin, payin_hold_release), currency (USDT) and entries
   \`{account_id, account, owner_type, owner_id, amount}\`, which sum to zero.
 - \`webhook_enqueued\`: event_id, event, url, delivery_status, attempts, delivered_at. \`webhook_attempt\`: event_id,
-  event, attempt, status_code, latency_ms, error, response_snippet (numbers masked).`;
+  event, attempt, status_code, latency_ms, error, response_snippet (numbers masked).
+- \`risk_hit\`: a risk rule's decision on the payment or one of its disputes (issue 36): hit_id, rule, action
+  (refused or flagged), figure (what it compared, for a person), dispute_id, settled_at, settled_by. Never in the
+  merchant's timeline.`;
 
 /**
  * The reason a person gives for an irreversible decision: optional on the API (DESIGN lists these

@@ -126,19 +126,21 @@ export interface LostDemandRow {
   method: string;
   bank: string | null;
   currency: string;
+  /** The risk rule that refused them (migration 045); null for the pool's own refusals (no requisites, same amount). */
+  risk_rule: string | null;
   count: number;
   /** The refused orders' amounts summed, as text, in `currency`. */
   amount: string;
 }
 
-/** The creates refused with PAY_004 or PAY_005 in the window, per code, method, bank and currency; most first. */
+/** The creates refused with PAY_004 or PAY_005 in the window, per code, risk rule, method, bank and currency; most first. */
 export async function lostDemand(db: Queryable, w: WindowBounds): Promise<LostDemandRow[]> {
   const { rows } = await db.query<LostDemandRow>(
-    `SELECT code, method, bank, currency, count(*)::int AS count, sum(amount)::text AS amount
+    `SELECT code, method, bank, currency, risk_rule, count(*)::int AS count, sum(amount)::text AS amount
        FROM payment_refusals
       WHERE created_at >= $1 AND created_at < $2
-      GROUP BY code, method, bank, currency
-      ORDER BY count DESC, code, method, bank NULLS FIRST, currency`,
+      GROUP BY code, risk_rule, method, bank, currency
+      ORDER BY count DESC, code, risk_rule NULLS FIRST, method, bank NULLS FIRST, currency`,
     [w.from, w.to],
   );
   return rows;

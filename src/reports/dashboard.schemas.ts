@@ -53,13 +53,24 @@ export const Dashboard = Type.Object({
           method: Type.String(),
           bank: Type.Union([Type.String(), Type.Null()], { description: 'the bank or operator code the merchant asked for; null when none' }),
           currency: Type.String(),
+          risk_rule: Type.Union([Type.String(), Type.Null()], {
+            description:
+              'the risk rule that refused them (`block`, `velocity`, `traffic_class`); null for the pool’s own refusals (no requisites, same amount)',
+          }),
           count: Type.Integer(),
           amount: Decimal('the refused orders’ amounts summed, in currency'),
         }),
-        { description: 'per code, method, bank and currency; most refused first' },
+        { description: 'per code, risk rule, method, bank and currency; most refused first' },
+      ),
+      by_rule: Type.Array(
+        Type.Object({
+          rule: Type.Union([Type.String(), Type.Null()], { description: 'a risk rule, or null: the pool’s own (no requisites, same amount)' }),
+          count: Type.Integer(),
+        }),
+        { description: 'the refusals counted by what refused them; the pool’s own first, then the rules, most first' },
       ),
     },
-    { description: 'payment creates the service turned away for want of capacity' },
+    { description: 'payment creates the service turned away: for want of capacity, or by a risk rule' },
   ),
   queues: Type.Object(
     {

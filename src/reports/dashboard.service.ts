@@ -74,7 +74,16 @@ function toDashboard(
     by_executor: rows.figures.filter((f) => f.group === 'executor').map((f) => ({ executor_id: f.id!, executor_name: f.executor_name!, ...toFigures(f) })),
     lost_demand: {
       total: rows.lost.reduce((sum, row) => sum + row.count, 0),
-      rows: rows.lost.map((row) => ({ code: row.code, method: row.method, bank: row.bank, currency: row.currency, count: row.count, amount: row.amount })),
+      rows: rows.lost.map((row) => ({
+        code: row.code,
+        method: row.method,
+        bank: row.bank,
+        currency: row.currency,
+        risk_rule: row.risk_rule,
+        count: row.count,
+        amount: row.amount,
+      })),
+      by_rule: lostByRule(rows.lost),
     },
     queues: {
       disputes_open: q.disputes_open,
@@ -94,6 +103,15 @@ function toDashboard(
       platform_revenue: b.platform_revenue,
     },
   };
+}
+
+/** Refusals per rule (null: the pool's own), the pool's own first so the chart's first bar stays put, then most first. */
+function lostByRule(rows: repo.LostDemandRow[]): Array<{ rule: string | null; count: number }> {
+  const counts = new Map<string | null, number>();
+  for (const row of rows) counts.set(row.risk_rule, (counts.get(row.risk_rule) ?? 0) + row.count);
+  return [...counts.entries()]
+    .map(([rule, count]) => ({ rule, count }))
+    .sort((a, b) => (a.rule === null ? -1 : b.rule === null ? 1 : b.count - a.count || a.rule.localeCompare(b.rule)));
 }
 
 function toFigures(row: repo.FigureRow): DashboardFigures {

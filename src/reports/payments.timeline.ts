@@ -14,6 +14,7 @@ import { PAYMENT_STATUSES, type PaymentStatus } from '../payments/lifecycle.js';
 import { displayedRequisiteValue, type PaymentTimeline, type TimelineKind } from '../payments/payments.admin.schemas.js';
 import { findPayment, type PaymentRow } from '../payments/payments.repo.js';
 import { listPaymentConfirmations, listPaymentReceipts } from '../receipts/receipts.repo.js';
+import { listPaymentRiskHits } from '../risk/hits.repo.js';
 import { listResourceAttempts, listResourceEvents, type WebhookEventRow } from '../webhooks/webhooks.repo.js';
 
 type Timeline = Static<typeof PaymentTimeline>;
@@ -35,6 +36,8 @@ const RANK: Record<Item['kind'], number> = {
   dispute_answered: 5,
   dispute_escalated: 5,
   dispute_decided: 6,
+  // A flag is written in the transaction of what it flags (a receipt, a dispute opened): after it.
+  risk_hit: 6.5,
   status_changed: 7,
   ledger_posting: 8,
   webhook_enqueued: 9,
@@ -60,6 +63,7 @@ export async function paymentTimeline(ctx: AppContext, id: string, merchantId?: 
     const receipts = await listPaymentReceipts(tx, [payment.id]);
     const confirmations = await listPaymentConfirmations(tx, [payment.id]);
     const postings = await listPaymentPostings(tx, payment.id);
+    const hits = await listPaymentRiskHits(tx, payment.id);
     const executor = payment.executor_id ? await findExecutor(tx, payment.executor_id) : undefined;
 
     const items: Item[] = [
@@ -146,6 +150,19 @@ export async function paymentTimeline(ctx: AppContext, id: string, merchantId?: 
             ]
           : []),
       ]),
+      ...hits.map(
+        (h): Item => ({
+          at: h.created_at,
+          kind: 'risk_hit',
+          hit_id: h.id,
+          rule: h.rule,
+          action: h.action,
+          figure: h.figure,
+          dispute_id: h.dispute_id,
+          settled_at: h.settled_at?.toISOString() ?? null,
+          settled_by: h.settled_by,
+        }),
+      ),
       ...ledgerPostings(postings),
       ...events.map(
         (e): Item => ({
@@ -344,7 +361,7 @@ function statusChanges(payment: PaymentRow, audit: AuditRow[], events: WebhookEv
   return items;
 }
 
-/** What of a payment's life is the merchant's to see: not the bank's messages, the executors' ledger, who decided, or which executor or provider served it. */
+/** What of a payment's life is the merchant's to see: not the bank's messages, not the risk rules' decisions (the merchant learns nothing of why), the executors' ledger, who decided, or which executor or provider served it. */
 const MERCHANT_KINDS = new Set<TimelineKind>([
   'created',
   'requisite_handed_out',

@@ -34,6 +34,7 @@ const screens = {
   operations: () => import('./routes/console/Operations'),
   users: () => import('./routes/console/Users'),
   audit: () => import('./routes/console/Audit'),
+  risk: () => import('./routes/console/Risk'),
 };
 const cabinetScreens = {
   home: () => import('./routes/cabinet/CabinetHome'),
@@ -132,6 +133,7 @@ const routeTree = rootRoute.addChildren([
     page('/ledger', lazyRouteComponent(screens.operations, 'LedgerCheck')),
     page('/users', lazyRouteComponent(screens.users, 'Users')),
     page('/audit', lazyRouteComponent(screens.audit, 'Audit')),
+    page('/risk', lazyRouteComponent(screens.risk, 'Risk')),
     page('/security', Security),
   ]),
 ]);

@@ -18,7 +18,12 @@ export interface Dashboard {
   totals: Figures;
   by_terminal: (Figures & { terminal_id: string; terminal_name: string; merchant_name: string })[];
   by_executor: (Figures & { executor_id: string; executor_name: string })[];
-  lost_demand: { total: number; rows: { code: string; method: string; bank: string | null; currency: string; count: number; amount: string }[] };
+  lost_demand: {
+    total: number;
+    rows: { code: string; method: string; bank: string | null; currency: string; risk_rule: string | null; count: number; amount: string }[];
+    /** Refusals by what refused them: a risk rule, or null for the pool's own (no requisites, same amount). */
+    by_rule: { rule: string | null; count: number }[];
+  };
   queues: {
     disputes_open: number;
     notifications_unmatched: number;

@@ -36,6 +36,7 @@ const NAV: Nav = [
       { to: '/device-messages', label: 'nav.deviceMessages' },
       { to: '/payouts', label: 'nav.payouts' },
       { to: '/withdrawals', label: 'nav.withdrawals' },
+      { to: '/risk', label: 'nav.risk' },
     ],
   },
   {

@@ -9,6 +9,7 @@ import { useNames } from '../../components/useNames';
 import { useUrlFilters } from '../../components/useUrlFilters';
 import { type MessageKey, useI18n } from '../../i18n';
 import { FirstSteps } from './FirstSteps';
+import { useRiskNames } from './riskNames';
 
 function Stat({ label, value }: { label: MessageKey; value: React.ReactNode }) {
   const { t } = useI18n();
@@ -47,6 +48,7 @@ function FiguresTable({ rows, name }: { rows: (Figures & { key: string; name: st
 export function Dashboard() {
   const { t, f, has } = useI18n();
   const names = useNames();
+  const risk = useRiskNames();
   const codeName = (code: string) => {
     const key = `error.code.${code}`;
     return has(key) ? t(key) : code;
@@ -158,7 +160,9 @@ export function Dashboard() {
                 h={Math.max(120, d.lost_demand.rows.length * 36)}
                 orientation="vertical"
                 data={d.lost_demand.rows.map((row) => ({
-                  what: [codeName(row.code), names.method(row.method), names.bank(row.bank)].filter(Boolean).join(' · '),
+                  what: [row.risk_rule ? risk.rule(row.risk_rule) : codeName(row.code), names.method(row.method), names.bank(row.bank)]
+                    .filter(Boolean)
+                    .join(' · '),
                   [t('dashboard.refused')]: row.count,
                 }))}
                 dataKey="what"
@@ -167,6 +171,25 @@ export function Dashboard() {
               />
             ) : (
               <Text c="dimmed">{t('common.empty')}</Text>
+            )}
+            {d.lost_demand.by_rule.length > 0 && (
+              <>
+                <Text fw={500} mt="md" mb="sm">
+                  {t('dashboard.byRule')}
+                </Text>
+                <BarChart
+                  h={Math.max(100, d.lost_demand.by_rule.length * 36)}
+                  orientation="vertical"
+                  aria-label={t('dashboard.byRule')}
+                  data={d.lost_demand.by_rule.map((row) => ({
+                    what: row.rule ? risk.rule(row.rule) : t('dashboard.poolOwn'),
+                    [t('dashboard.refused')]: row.count,
+                  }))}
+                  dataKey="what"
+                  series={[{ name: t('dashboard.refused'), color: 'red.6' }]}
+                  yAxisProps={{ width: 160 }}
+                />
+              </>
             )}
           </Card>
           <SimpleGrid cols={{ base: 1, lg: 2 }}>

@@ -30,6 +30,7 @@ import { useNames } from '../../components/useNames';
 import { pageOf, useUrlFilters } from '../../components/useUrlFilters';
 import { When } from '../../components/When';
 import { useI18n } from '../../i18n';
+import { BlockPayer, RiskHitsCard } from './BlockPayer';
 
 const LIMIT = 50;
 
@@ -275,8 +276,10 @@ function DisputeDetail({ dispute, onDecided }: { dispute: DisputeCard; onDecided
             </Stack>
           </Grid.Col>
         </Grid>
+        <RiskHitsCard paymentId={p.id} disputeId={dispute.id} />
         <ExecutorAnswer dispute={dispute} />
         <Decision dispute={dispute} onDecided={onDecided} />
+        <BlockPayer disputeId={dispute.id} merchantId={p.merchant_id} />
       </Stack>
     </Card>
   );

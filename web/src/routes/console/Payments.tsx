@@ -20,6 +20,8 @@ import { pageOf, useUrlFilters } from '../../components/useUrlFilters';
 import { When } from '../../components/When';
 import { useI18n } from '../../i18n';
 import { MerchantPaymentActions } from '../merchant/PaymentActions';
+import { BlockPayer, RiskHitsCard } from './BlockPayer';
+import { useRiskNames } from './riskNames';
 
 const LIMIT = 50;
 const STATUSES = ['PENDING', 'PROCESSING', 'COMPLETED', 'COMPLETED_APPEAL', 'CANCELLED', 'CANCELLED_APPEAL', 'DISPUTE'];
@@ -175,7 +177,16 @@ function Details({ item }: { item: TimelineItem }) {
   const { statusName } = useStatusName();
   const line = useStatementLine();
   const names = useNames();
+  const risk = useRiskNames();
   const { at: _at, kind, entries, ...rest } = item as TimelineItem & { entries?: { account: string; owner_type: string | null; amount: string }[] };
+  if (kind === 'risk_hit') {
+    return (
+      <Text size="sm">
+        {risk.rule(String(rest.rule))} · {risk.action(String(rest.action))} · <Code>{String(rest.figure)}</Code>
+        {rest.settled_by ? ` · ${String(rest.settled_by)}` : ''}
+      </Text>
+    );
+  }
   if (kind === 'status_changed') {
     return (
       <Text size="sm">
@@ -364,6 +375,11 @@ export function PaymentDetail() {
               {t('payments.cancel')}
             </Button>
           )}
+          {area === 'console' && (
+            <Group mt="sm">
+              <BlockPayer paymentId={p.id} merchantId={p.merchant_id} clientId={p.client_id ?? null} />
+            </Group>
+          )}
           <ConfirmAction
             opened={confirming}
             title={t('payments.cancelTitle')}
@@ -384,6 +400,7 @@ export function PaymentDetail() {
           </ConfirmAction>
         </Card>
       )}
+      {p && area === 'console' && <RiskHitsCard paymentId={p.id} />}
       {p && area === 'merchant' && <MerchantPaymentActions payment={p} />}
       {p?.status === 'DISPUTE' && <DisputeProgress items={items} />}
       <Card withBorder>
