@@ -221,3 +221,81 @@ describe('blocks: payouts', () => {
     expect(JSON.stringify(hits)).not.toContain(phone.slice(1));
   });
 });
+
+describe('blocks and IP velocity on the payment page', () => {
+  const pathOf = (url: string) => new URL(url).pathname;
+  const openPage = (url: string, ip: string) => app.inject({ method: 'GET', url: pathOf(url), remoteAddress: ip });
+  const merchantView = async (creds: MerchantCredentials, id: string) => (await signed(app, creds, 'GET', `/v1/payments/${id}`)).json();
+
+  it('a blocked IP is not shown the requisites: the payment is cancelled through its lifecycle, with a hit; the merchant learns nothing of why', async () => {
+    const created = await pay(a, { client_id: 'page-ip', notify_url: 'http://127.0.0.1:9/hook' });
+    expect(created.status).toBe(200);
+    const block = await adminOk<{ id: string }>(app, 'POST', '/risk/blocks', { kind: 'ip', value: '::ffff:203.0.113.7', reason: 'bot farm' });
+    const page = await openPage(created.body.payment_url, '203.0.113.7');
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('data-state="cancelled"');
+    expect(page.body).not.toContain(created.body.requisites.card ?? created.body.requisites.value ?? '\u0000');
+    const view = await merchantView(a, created.body.id);
+    expect(view.status).toBe('CANCELLED');
+    expect(JSON.stringify(view)).not.toMatch(/risk|block|bot farm/);
+    // The ordinary webhook of a cancelled payment, nothing in it of why.
+    const events = await sql('SELECT payload FROM webhook_events WHERE resource_id = $1', [created.body.id]);
+    expect(events.map((e) => e.payload.status)).toEqual(['CANCELLED']);
+    expect(JSON.stringify(events)).not.toMatch(/risk|block|bot farm/);
+    const hits = await sql('SELECT figure, inputs, payment_id FROM risk_hits WHERE payment_id = $1', [created.body.id]);
+    expect(hits).toEqual([
+      { payment_id: created.body.id, inputs: { kind: 'ip', block_id: block.id, ip: '203.0.113.7' }, figure: `block ip (block ${block.id}): bot farm` },
+    ]);
+    // Another payer's address is served.
+    const fine = await pay(a, { client_id: 'page-ip-2' });
+    const ok = await openPage(fine.body.payment_url, '198.51.100.1');
+    expect(ok.body).toContain('data-state="pay"');
+    expect((await merchantView(a, fine.body.id)).status).toBe('PENDING');
+    // What the page saw is kept: block from that payment in one step.
+    const [row] = await sql('SELECT payer_ip FROM payments WHERE id = $1', [fine.body.id]);
+    expect(row!.payer_ip).toBe('198.51.100.1');
+    const fromPayment = await adminOk<{ value_shown: string }>(app, 'POST', '/risk/blocks', {
+      kind: 'ip',
+      payment_id: fine.body.id,
+      reason: 'same farm',
+      merchant_id: b.merchantId,
+    });
+    expect(fromPayment.value_shown).toBe('198.51.100.1');
+  });
+
+  it('a blocked device fingerprint: the status the page script polls cancels the payment', async () => {
+    const created = await pay(b, { client_id: 'page-device' });
+    const device = 'k3j4h5g6f7d8s9a0.1a2b3c4d';
+    await adminOk(app, 'POST', '/risk/blocks', { kind: 'device', value: device, reason: 'same browser, ten cards', merchant_id: b.merchantId });
+    const base = pathOf(created.body.payment_url);
+    // Another device is served.
+    const other = await app.inject({ method: 'GET', url: `${base}/status?device=zzzzzzzzzzzzzzzz.00000000` });
+    expect(other.json().state).toBe('pay');
+    const status = await app.inject({ method: 'GET', url: `${base}/status?device=${encodeURIComponent(device)}` });
+    expect(status.json()).toMatchObject({ state: 'cancelled', status: 'CANCELLED' });
+    const [row] = await sql('SELECT payer_device, cancel_reason FROM payments WHERE id = $1', [created.body.id]);
+    // The first device the page saw is the one kept.
+    expect(row).toEqual({ payer_device: 'zzzzzzzzzzzzzzzz.00000000', cancel_reason: 'risk' });
+    // The block holds for merchant B only.
+    const atA = await pay(a, { client_id: 'page-device' });
+    expect((await app.inject({ method: 'GET', url: `${pathOf(atA.body.payment_url)}/status?device=${encodeURIComponent(device)}` })).json().state).toBe('pay');
+  });
+
+  it('IP velocity: the pages one address opens are counted once each; past the limit the payment is cancelled with the figure', async () => {
+    await adminOk(app, 'PUT', '/risk/limits', { scope: 'ip', window_seconds: 600, max_payments: 2 });
+    try {
+      const ip = '192.0.2.44';
+      const payments = [];
+      for (let i = 0; i < 3; i++) payments.push((await pay(a, { amount: 2000 + i })).body);
+      expect((await openPage(payments[0].payment_url, ip)).body).toContain('data-state="pay"');
+      // Reopening one's own page is no new payment.
+      expect((await openPage(payments[0].payment_url, ip)).body).toContain('data-state="pay"');
+      expect((await openPage(payments[1].payment_url, ip)).body).toContain('data-state="pay"');
+      expect((await openPage(payments[2].payment_url, ip)).body).toContain('data-state="cancelled"');
+      const [hit] = await sql("SELECT figure FROM risk_hits WHERE rule = 'velocity' AND payment_id = $1", [payments[2].id]);
+      expect(hit!.figure).toBe('velocity ip 3 in 600 s > 2');
+    } finally {
+      await adminOk(app, 'DELETE', '/risk/limits?scope=ip');
+    }
+  });
+});
