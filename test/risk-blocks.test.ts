@@ -285,14 +285,14 @@ describe('blocks and IP velocity on the payment page', () => {
     await adminOk(app, 'PUT', '/risk/limits', { scope: 'ip', window_seconds: 600, max_payments: 2 });
     try {
       const ip = '192.0.2.44';
-      const payments = [];
+      const payments: Record<string, any>[] = [];
       for (let i = 0; i < 3; i++) payments.push((await pay(a, { amount: 2000 + i })).body);
-      expect((await openPage(payments[0].payment_url, ip)).body).toContain('data-state="pay"');
+      expect((await openPage(payments[0]!.payment_url, ip)).body).toContain('data-state="pay"');
       // Reopening one's own page is no new payment.
-      expect((await openPage(payments[0].payment_url, ip)).body).toContain('data-state="pay"');
-      expect((await openPage(payments[1].payment_url, ip)).body).toContain('data-state="pay"');
-      expect((await openPage(payments[2].payment_url, ip)).body).toContain('data-state="cancelled"');
-      const [hit] = await sql("SELECT figure FROM risk_hits WHERE rule = 'velocity' AND payment_id = $1", [payments[2].id]);
+      expect((await openPage(payments[0]!.payment_url, ip)).body).toContain('data-state="pay"');
+      expect((await openPage(payments[1]!.payment_url, ip)).body).toContain('data-state="pay"');
+      expect((await openPage(payments[2]!.payment_url, ip)).body).toContain('data-state="cancelled"');
+      const [hit] = await sql("SELECT figure FROM risk_hits WHERE rule = 'velocity' AND payment_id = $1", [payments[2]!.id]);
       expect(hit!.figure).toBe('velocity ip 3 in 600 s > 2');
     } finally {
       await adminOk(app, 'DELETE', '/risk/limits?scope=ip');

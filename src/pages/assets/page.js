@@ -150,7 +150,7 @@
     var traits = [navigator.userAgent, screen.width + 'x' + screen.height, screen.colorDepth, navigator.language];
     try {
       traits.push(Intl.DateTimeFormat().resolvedOptions().timeZone);
-    } catch (e) {
+    } catch (_e) {
       traits.push('');
     }
     var id = '';
@@ -161,7 +161,7 @@
         for (var i = 0; i < 16; i++) id += Math.floor(Math.random() * 36).toString(36);
         localStorage.setItem('kassir.device', id);
       }
-    } catch (e) {
+    } catch (_e) {
       id = 'nostorage';
     }
     return id + '.' + fnv(traits.join('|'));
