@@ -139,7 +139,7 @@ export async function putLimit(ctx: AppContext, actor: string, input: LimitInput
   const row = await transaction(ctx.db, async (tx) => {
     const before = await limits.findLimit(tx, scope, true);
     const after = await limits.putLimit(tx, { scope, windowSeconds: input.window_seconds, maxPayments, maxAmount, updatedBy: actor });
-    await audit(tx, 'risk.limit.set', 'risk_limit', null, before ? toLimit(before) : null, toLimit(after));
+    await audit(tx, 'risk.limit.set', 'risk_limit', scope, before ? toLimit(before) : null, toLimit(after));
     return after;
   });
   ctx.risk.forget();
@@ -152,7 +152,7 @@ export async function clearLimit(ctx: AppContext, scope: limits.LimitScope, audi
     const before = await limits.findLimit(tx, scope, true);
     if (!before) throw new DomainError('NOT_FOUND', `No ${scope} velocity limit is set`);
     await limits.deleteLimit(tx, scope);
-    await audit(tx, 'risk.limit.clear', 'risk_limit', null, toLimit(before), null);
+    await audit(tx, 'risk.limit.clear', 'risk_limit', scope, toLimit(before), null);
   });
   ctx.risk.forget();
 }
