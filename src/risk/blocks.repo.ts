@@ -93,6 +93,11 @@ export async function findActiveBlock(db: Queryable, kind: BlockKind, hashes: re
   return rows[0];
 }
 
+export async function findBlock(db: Queryable, id: string): Promise<BlockRow | undefined> {
+  const { rows } = await db.query<BlockRow>(`SELECT ${COLUMNS} FROM risk_blocks WHERE id = $1`, [id]);
+  return rows[0];
+}
+
 /** The kinds of block that hold now somewhere: a check for a kind nobody blocks costs no statement. */
 export async function activeBlockKinds(db: Queryable): Promise<BlockKind[]> {
   const { rows } = await db.query<{ kind: BlockKind }>(`SELECT DISTINCT kind FROM risk_blocks WHERE ${ACTIVE}`);

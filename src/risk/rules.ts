@@ -4,10 +4,10 @@ import { createSubscriber } from '../db/listen.js';
 import type { Db } from '../db/pool.js';
 import type { SecretBox } from '../lib/crypto.js';
 import type { Logger } from '../lib/logger.js';
-import { activeBlockKinds, type BlockRow, findActiveBlock } from './blocks.repo.js';
+import { activeBlockKinds, type BlockRow, findActiveBlock, findBlock } from './blocks.repo.js';
 import type { RiskHit } from './hits.repo.js';
 import { type BlockKind, markHash } from './marks.js';
-import { countWithin, type LimitRow, type LimitScope, listLimits, uncount, windowFigures } from './velocity.repo.js';
+import { type Count, checkClientId, countWithin, type LimitRow, type LimitScope, listLimits, uncount, windowFigures } from './velocity.repo.js';
 
 declare module '../context.js' {
   interface AppContext {
@@ -132,17 +132,33 @@ export class RiskRules {
   }): Promise<{ refused?: Refused; counted?: Counted }> {
     if (input.clientId === null) return {};
     const { limits, kinds } = await this.rules();
-    const base = { merchantId: input.merchantId, terminalId: input.terminalId };
-    if (kinds.has('client_id')) {
-      const block = await findActiveBlock(this.db, 'client_id', [this.hash('client_id', input.clientId)], input.merchantId);
-      if (block) return { refused: { hit: blockHit(block, { ...base, inputs: { client_id: input.clientId } }) } };
-    }
     const limit = limits.get('client_id');
-    if (!limit) return {};
+    const checkBlock = kinds.has('client_id');
+    if (!limit && !checkBlock) return {};
+    const about = { merchantId: input.merchantId, terminalId: input.terminalId, inputs: { client_id: input.clientId } };
     // One window per merchant, client_id and order currency: amounts add up in the currency they are in.
-    const key = this.box.keyedHash('risk:velocity:client_id', `${input.merchantId}\0${input.clientId}\0${input.currency}`);
-    const refused = await this.count(limit, key, input.amount, input.currency, 'client_id', { ...base, inputs: { client_id: input.clientId } });
-    return refused.counted ? { counted: refused.counted } : { refused: refused.refused! };
+    const count: Count | undefined = limit && {
+      scope: 'client_id',
+      key: this.box.keyedHash('risk:velocity:client_id', `${input.merchantId}\0${input.clientId}\0${input.currency}`),
+      amount: input.amount,
+      id: randomUUID(),
+      windowSeconds: limit.window_seconds,
+      maxPayments: limit.max_payments,
+      maxAmount: limit.max_amount,
+    };
+    // The block look-up and the count in one round trip: with rules on, a create pays one statement.
+    const checked = await checkClientId(this.db, {
+      block: checkBlock ? { hash: this.hash('client_id', input.clientId), merchantId: input.merchantId } : undefined,
+      count,
+    });
+    if (checked.blockId) {
+      // Nothing was counted for a blocked payer. (A block removed in between passes the create.)
+      const block = await findBlock(this.db, checked.blockId);
+      return block ? { refused: { hit: blockHit(block, about) } } : {};
+    }
+    if (!count || !limit) return {};
+    if (checked.counted) return { counted: { scope: count.scope, key: count.key, id: count.id } };
+    return { refused: await this.refusal(limit, count, input.currency, about) };
   }
 
   /**
@@ -169,18 +185,26 @@ export class RiskRules {
     scope: LimitScope,
     about: Pick<RiskHit, 'merchantId' | 'terminalId' | 'paymentId'> & { inputs: Record<string, unknown> },
   ): Promise<{ counted?: Counted; refused?: Refused }> {
-    const id = randomUUID();
-    const within = await countWithin(this.db, {
+    const count: Count = {
       scope,
       key,
       amount,
-      id,
+      id: randomUUID(),
       windowSeconds: limit.window_seconds,
       maxPayments: limit.max_payments,
       maxAmount: limit.max_amount,
-    });
-    if (within) return { counted: { scope, key, id } };
-    // Refused: the figure is read after the fact (one more statement, on the refusal only).
+    };
+    if (await countWithin(this.db, count)) return { counted: { scope, key, id: count.id } };
+    return { refused: await this.refusal(limit, count, currency, about) };
+  }
+
+  /** The hit of a count past the limit; its figure read after the fact (one more statement, on the refusal only). */
+  private async refusal(
+    limit: LimitRow,
+    { scope, key, amount }: Count,
+    currency: string,
+    about: Pick<RiskHit, 'merchantId' | 'terminalId' | 'paymentId'> & { inputs: Record<string, unknown> },
+  ): Promise<Refused> {
     const now = await windowFigures(this.db, scope, key, limit.window_seconds);
     const count = now.count + 1;
     const sum = (Number(now.sum) + Number(amount)).toFixed(2);
@@ -189,25 +213,23 @@ export class RiskRules {
       ? `velocity ${scope} ${count} in ${limit.window_seconds} s > ${limit.max_payments}`
       : `velocity ${scope} amount ${sum} ${currency} in ${limit.window_seconds} s > ${Number(limit.max_amount).toFixed(2)}`;
     return {
-      refused: {
-        hit: {
-          rule: 'velocity',
-          action: 'refused',
-          merchantId: about.merchantId,
-          terminalId: about.terminalId,
-          paymentId: about.paymentId ?? null,
-          inputs: {
-            ...about.inputs,
-            window_seconds: limit.window_seconds,
-            count,
-            amount: sum,
-            currency,
-            max_payments: limit.max_payments,
-            max_amount: limit.max_amount,
-          },
-          figure,
-          at: new Date(),
+      hit: {
+        rule: 'velocity',
+        action: 'refused',
+        merchantId: about.merchantId,
+        terminalId: about.terminalId,
+        paymentId: about.paymentId ?? null,
+        inputs: {
+          ...about.inputs,
+          window_seconds: limit.window_seconds,
+          count,
+          amount: sum,
+          currency,
+          max_payments: limit.max_payments,
+          max_amount: limit.max_amount,
         },
+        figure,
+        at: new Date(),
       },
     };
   }

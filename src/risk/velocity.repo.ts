@@ -58,6 +58,19 @@ export interface Count {
 // The entries of the row still inside the window, in the order counted (v: the row, $5: the window in seconds).
 const LIVE = 'FROM unnest(v.ats, v.amounts, v.ids) WITH ORDINALITY AS e(at, amount, id, n) WHERE e.at > now() - make_interval(secs => $5)';
 
+// The upsert that counts one entry while under the limit ($1 scope, $2 key, $3 amount, $4 entry id,
+// $5 window seconds, $6 max_payments, $7 max_amount), when $8 and nothing in `blocked` holds.
+const COUNT = `INSERT INTO risk_velocity AS v (scope, key, ats, amounts, ids)
+     SELECT $1, $2, ARRAY[now()], ARRAY[$3::numeric], ARRAY[$4::uuid]
+     WHERE $8::boolean AND NOT EXISTS (SELECT 1 FROM blocked) AND ($7::numeric IS NULL OR $3::numeric <= $7::numeric)
+     ON CONFLICT (scope, key) DO UPDATE SET
+       ats = ARRAY(SELECT e.at ${LIVE} ORDER BY e.n) || now(),
+       amounts = ARRAY(SELECT e.amount ${LIVE} ORDER BY e.n) || $3::numeric,
+       ids = ARRAY(SELECT e.id ${LIVE} ORDER BY e.n) || $4::uuid
+     WHERE ($6::int IS NULL OR (SELECT count(*) ${LIVE}) < $6::int)
+       AND ($7::numeric IS NULL OR (SELECT coalesce(sum(e.amount), 0) ${LIVE}) + $3::numeric <= $7::numeric)
+     RETURNING 1`;
+
 /**
  * Counts one entry in its sliding window if it stays within the limit; false when it would go
  * past it (nothing counted). One statement: the first entry of a key inserts its row, every later
@@ -65,20 +78,46 @@ const LIVE = 'FROM unnest(v.ats, v.amounts, v.ids) WITH ORDINALITY AS e(at, amou
  * key, on any instance, are counted one after the other and exactly `max_payments` get through.
  */
 export async function countWithin(db: Queryable, c: Count): Promise<boolean> {
-  const { rows } = await db.query(
-    `INSERT INTO risk_velocity AS v (scope, key, ats, amounts, ids)
-     SELECT $1, $2, ARRAY[now()], ARRAY[$3::numeric], ARRAY[$4::uuid]
-     WHERE ($7::numeric IS NULL OR $3::numeric <= $7::numeric)
-     ON CONFLICT (scope, key) DO UPDATE SET
-       ats = ARRAY(SELECT e.at ${LIVE} ORDER BY e.n) || now(),
-       amounts = ARRAY(SELECT e.amount ${LIVE} ORDER BY e.n) || $3::numeric,
-       ids = ARRAY(SELECT e.id ${LIVE} ORDER BY e.n) || $4::uuid
-     WHERE ($6::int IS NULL OR (SELECT count(*) ${LIVE}) < $6::int)
-       AND ($7::numeric IS NULL OR (SELECT coalesce(sum(e.amount), 0) ${LIVE}) + $3::numeric <= $7::numeric)
-     RETURNING 1`,
-    [c.scope, c.key, c.amount, c.id, c.windowSeconds, c.maxPayments, c.maxAmount],
+  const { rows } = await db.query<{ counted: boolean }>(
+    `WITH blocked AS (SELECT 1 WHERE false), counted AS (${COUNT}) SELECT EXISTS (SELECT 1 FROM counted) AS counted`,
+    [c.scope, c.key, c.amount, c.id, c.windowSeconds, c.maxPayments, c.maxAmount, true],
   );
-  return rows.length > 0;
+  return rows[0]!.counted;
+}
+
+/**
+ * A create's client_id rules in one round trip: the first block that holds now for its keyed
+ * hash (here or everywhere) when `block` is given, and — only when nothing blocks it — its entry
+ * counted in the velocity window when `count` is given (as countWithin).
+ */
+export async function checkClientId(
+  db: Queryable,
+  check: { block?: { hash: string; merchantId: string }; count?: Count },
+): Promise<{ blockId: string | null; counted: boolean }> {
+  const c = check.count;
+  const { rows } = await db.query<{ block_id: string | null; counted: boolean }>(
+    `WITH blocked AS (
+       SELECT id FROM risk_blocks
+       WHERE $9::boolean AND kind = 'client_id' AND value_hash = $10 AND (merchant_id IS NULL OR merchant_id = $11::uuid)
+         AND removed_at IS NULL AND (expires_at IS NULL OR expires_at > now())
+       ORDER BY created_at LIMIT 1
+     ), counted AS (${COUNT})
+     SELECT (SELECT id FROM blocked) AS block_id, EXISTS (SELECT 1 FROM counted) AS counted`,
+    [
+      c?.scope ?? 'client_id',
+      c?.key ?? '',
+      c?.amount ?? '0',
+      c?.id ?? '00000000-0000-0000-0000-000000000000',
+      c?.windowSeconds ?? 1,
+      c?.maxPayments ?? null,
+      c?.maxAmount ?? null,
+      c !== undefined,
+      check.block !== undefined,
+      check.block?.hash ?? '',
+      check.block?.merchantId ?? null,
+    ],
+  );
+  return { blockId: rows[0]!.block_id, counted: rows[0]!.counted };
 }
 
 /** What a key's window holds now (the figure of a refusal): entries and their sum. */
