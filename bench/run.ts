@@ -40,7 +40,11 @@
  * BENCH_OVERLOAD_CONNECTIONS (500), BENCH_NOTIFY_RATE (50), BENCH_EXECUTORS (100: the executors the requisites are spread over),
  * BENCH_TRACK_ALL (with BENCH_PG_STATS, 1: also count the statements inside functions, e.g. each step of payment_create_window),
  * BENCH_ALONE (1: also measure (b) against a second instance that sends every create alone,
- * KASSIR_CREATE_BATCH_SIZE=1, in the same turns as (a) and (b): what taking creates together gives).
+ * KASSIR_CREATE_BATCH_SIZE=1, in the same turns as (a) and (b): what taking creates together gives),
+ * BENCH_RISK (1: the risk rules on — a client_id velocity limit set, BENCH_RISK_BLOCKS (1000) client_id
+ * blocks in the table, and every create carrying a client_id of its own, so that each is looked up
+ * among the blocks and counted in a window of its own: issue 36, "cheap enough that npm run bench
+ * with rules on keeps its ratio within 5 % of rules off").
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -79,6 +83,8 @@ const ONLY = process.env.BENCH_ONLY || undefined;
 if (ONLY !== undefined && ONLY !== 'overload') throw new Error(`BENCH_ONLY takes "overload", got "${ONLY}"`);
 const OVERLOAD = ONLY === 'overload' || process.env.BENCH_OVERLOAD !== '0';
 const ALONE = process.env.BENCH_ALONE === '1';
+const RISK = process.env.BENCH_RISK === '1';
+const RISK_BLOCKS = envInt('BENCH_RISK_BLOCKS', 1000);
 const OVERLOAD_FACTOR = Number(process.env.BENCH_OVERLOAD_FACTOR || 2);
 if (!(OVERLOAD_FACTOR > 0)) throw new Error(`BENCH_OVERLOAD_FACTOR must be a positive number, got "${process.env.BENCH_OVERLOAD_FACTOR}"`);
 const OVERLOAD_CONNECTIONS = Math.max(envInt('BENCH_OVERLOAD_CONNECTIONS', 500), 1);
@@ -887,6 +893,19 @@ async function main(): Promise<void> {
     },
   );
   for (let i = 0; i < HISTORY_MERCHANTS; i++) await createMerchant(base, `History shop ${i + 1}`);
+  if (RISK) {
+    // A limit no bench payer reaches (each create has a client_id of its own), so that every create
+    // is checked and counted and none refused: the cost of the rules, not of refusals.
+    await adminCall(base, 'PUT', '/risk/limits', { window_seconds: 600, max_payments: 1000 });
+    await inParallel(
+      Array.from({ length: RISK_BLOCKS }, (_, i) => i),
+      8,
+      async (i) => {
+        await adminCall(base, 'POST', '/risk/blocks', { kind: 'client_id', value: `blocked-payer-${i}`, reason: 'bench' });
+      },
+    );
+    progress(`risk rules on: a client_id velocity limit and ${RISK_BLOCKS} client_id blocks; every create has a client_id of its own`);
+  }
   progress(
     `set up: 1 merchant + ${HISTORY_MERCHANTS} more for history, ${EXECUTORS} executors funded with 100 000 000 USDT each, ${REQUISITES} card requisites, RUB rate`,
   );
@@ -910,7 +929,7 @@ async function main(): Promise<void> {
       amount: randomAmount(),
       currency: 'RUB',
       method: 'CARD',
-      client_id: `client-${seq % 5000}`,
+      client_id: RISK ? `client-${seq}-${randomBytes(3).toString('hex')}` : `client-${seq % 5000}`,
       ...(WEBHOOKS ? { notify_url: notifyUrl, notification_token: 'bench-token' } : {}),
     });
     return {

@@ -20,6 +20,7 @@ import { providerCommands } from './cli/provider.js';
 import { rateCommands } from './cli/rate.js';
 import { reportCommands } from './cli/report.js';
 import { requisiteCommands } from './cli/requisite.js';
+import { riskCommands } from './cli/risk.js';
 import { CliError, defaultUrl } from './cli/session.js';
 import { terminalCommands } from './cli/terminal.js';
 import { userCommands } from './cli/user.js';
@@ -37,6 +38,7 @@ function buildProgram(env: NodeJS.ProcessEnv): Command {
     .showHelpAfterError('(add --help for usage)');
   userCommands(program);
   deviceCommands(program);
+  riskCommands(program);
   merchantCommands(program);
   terminalCommands(program);
   rateCommands(program);

@@ -18,6 +18,7 @@ import { ServiceMetrics } from './observability/metrics.js';
 import { CreateBatches } from './payments/cascade/create-batches.js';
 import { RefusalLog } from './payments/refusals.js';
 import { LocalFileStore, S3FileStore } from './receipts/store.js';
+import { RiskRules } from './risk/rules.js';
 import { loadAdminToken, loadSecretBox } from './settings.js';
 
 export interface RunningService {
@@ -49,6 +50,7 @@ export async function startService(
   let upkeep: { stop(): Promise<void> } | undefined;
   let app: FastifyInstance | undefined;
   const identities = new IdentityCache<MerchantIdentity>(log);
+  let riskRules: RiskRules | undefined;
   try {
     await migrate(db, log);
     // The job queue's schema is needed by every instance, worker or not: status changes add
@@ -61,6 +63,9 @@ export async function startService(
     const files = config.s3 ? new S3FileStore(config.s3, log) : new LocalFileStore(join(config.dataDir, 'receipts'), log);
     // After the migrations: they create the triggers that announce what it listens for.
     await identities.start(databaseUrl);
+    const risk = new RiskRules(db, box, log);
+    await risk.start(databaseUrl);
+    riskRules = risk;
     const refusals = new RefusalLog(db, log);
     const metrics = new ServiceMetrics({ runWorker: config.runWorker });
     const creates = new CreateBatches(db, log, metrics, {
@@ -69,7 +74,7 @@ export async function startService(
       slowMs: CREATE_BATCH_SLOW_MS,
       sameAmountLimit: config.sameAmountLimit,
     });
-    const ctx: AppContext = { config, db, log, box, adminTokenHash: adminToken.hash, identities, files, refusals, creates, metrics };
+    const ctx: AppContext = { config, db, log, box, adminTokenHash: adminToken.hash, identities, files, refusals, creates, metrics, risk };
     app = await buildApp(ctx);
     if (config.runWorker) {
       worker = await startWorker(ctx, featureJobs(ctx, databaseUrl));
@@ -88,6 +93,7 @@ export async function startService(
         await upkeep?.stop();
         await worker?.stop();
         await identities.stop();
+        await riskRules?.stop();
         await db.end();
         await embedded?.stop();
       },
@@ -106,6 +112,7 @@ export async function startService(
     await undo('table upkeep', () => upkeep?.stop());
     await undo('job worker', () => worker?.stop());
     await identities.stop();
+    await undo('risk announcements', () => riskRules?.stop());
     await undo('database pool', () => db.end());
     await undo('embedded PostgreSQL', () => embedded?.stop());
     throw err;

@@ -620,6 +620,24 @@ const CASES: Record<string, () => Promise<Expected>> = {
     ok(await op('DELETE', `/executors/${spare.id}/devices/${phone.id}`));
     return { action: 'device.revoke', actor: token, object_type: 'device', object_id: phone.id };
   },
+  'POST /admin/v1/risk/blocks': async () => {
+    const block = ok(await op('POST', '/risk/blocks', { kind: 'client_id', value: 'audited-payer', reason: 'audit case' }));
+    return { action: 'risk.block', actor: token, object_type: 'risk_block', object_id: block.id };
+  },
+  'DELETE /admin/v1/risk/blocks/:id': async () => {
+    const block = ok(await op('POST', '/risk/blocks', { kind: 'ip', value: '192.0.2.200', reason: 'audit case' }));
+    ok(await op('DELETE', `/risk/blocks/${block.id}`));
+    return { action: 'risk.unblock', actor: token, object_type: 'risk_block', object_id: block.id };
+  },
+  'PUT /admin/v1/risk/limits': async () => {
+    ok(await op('PUT', '/risk/limits', { scope: 'ip', window_seconds: 60, max_payments: 1000 }));
+    return { action: 'risk.limit.set', actor: token, object_type: 'risk_limit', object_id: 'ip' };
+  },
+  'DELETE /admin/v1/risk/limits': async () => {
+    ok(await op('PUT', '/risk/limits', { scope: 'ip', window_seconds: 60, max_payments: 1000 }));
+    ok(await op('DELETE', '/risk/limits?scope=ip'));
+    return { action: 'risk.limit.clear', actor: token, object_type: 'risk_limit', object_id: 'ip' };
+  },
   'PUT /admin/v1/executors/:id/device-silence': async () => {
     const spare = await spareExecutor();
     ok(await op('PUT', `/executors/${spare.id}/device-silence`, { minutes: 60 }));

@@ -37,6 +37,7 @@ import { firstStepsAdminRoutes } from '../reports/first-steps.admin.js';
 import { reportAdminRoutes } from '../reports/reports.admin.js';
 import { paymentTimelineAdminRoutes } from '../reports/timeline.admin.js';
 import { riskHitAdminRoutes } from '../risk/hits.admin.js';
+import { riskAdminRoutes } from '../risk/risk.admin.js';
 import { terminalAdminRoutes } from '../terminals/terminals.admin.js';
 import { terminalRoutes } from '../terminals/terminals.routes.js';
 import { transferRoutes } from '../transfers/transfers.routes.js';
@@ -154,6 +155,7 @@ const ROUTE_GROUPS: RouteGroup[] = [
       firstStepsAdminRoutes,
       alertAdminRoutes,
       riskHitAdminRoutes,
+      riskAdminRoutes,
     ],
   },
   // Each callback checks its provider's signature itself (the provider is named in the path), then

@@ -73,6 +73,14 @@ export class SecretBox {
     return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
   }
 
+  /**
+   * HMAC-SHA256 of `value` under the master key, for `purpose` (hex): a value that must be found
+   * again by equality but never kept in clear (a blocked card number or phone, issue 36).
+   */
+  keyedHash(purpose: string, value: string): string {
+    return createHmac('sha256', this.key).update(purpose).update('\0').update(value).digest('hex');
+  }
+
   /** A value that proves which master key sealed the database's secrets, without revealing it. */
   fingerprint(): string {
     return createHmac('sha256', this.key).update('kassir master key check').digest('base64url');

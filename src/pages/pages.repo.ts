@@ -23,3 +23,12 @@ export async function findPaymentByPageToken(db: Queryable, token: string): Prom
   );
   return rows[0];
 }
+
+/**
+ * Notes what the page saw of its payer (migration 047), the first time only: true when `column`
+ * was empty and now holds `value` (a second open, or a racing one, finds it set and returns false).
+ */
+export async function notePayer(db: Queryable, paymentId: string, column: 'payer_ip' | 'payer_device', value: string): Promise<boolean> {
+  const { rowCount } = await db.query(`UPDATE payments SET ${column} = $2 WHERE id = $1 AND ${column} IS NULL`, [paymentId, value]);
+  return (rowCount ?? 0) > 0;
+}

@@ -7,7 +7,7 @@ import type { AppContext, RouteApp } from '../context.js';
 import { DomainError } from '../errors.js';
 import { RECEIPT_FILES } from '../receipts/upload.js';
 import { errorText, isErrorText, type Lang, pickLang, TEXTS } from './i18n.js';
-import { confirmFromPage, loadPage, PageNotFound, pageStatus } from './pages.service.js';
+import { checkPayer, confirmFromPage, loadPage, PageNotFound, pageStatus } from './pages.service.js';
 import { type AssetUrls, renderMessage, renderPage } from './render.js';
 
 declare module 'fastify' {
@@ -175,7 +175,7 @@ export async function pagesRoutes(app: RouteApp, ctx: AppContext): Promise<void>
     },
     async (request, reply) => {
       const lang = langOf(request);
-      const payment = await loadPage(ctx, request.params.token);
+      const payment = await checkPayer(ctx, await loadPage(ctx, request.params.token), { ip: request.ip });
       const error = isErrorText(request.query.error) ? request.query.error : undefined;
       const html = await renderPage({ payment, lang, base: baseOf(payment.page_token), assets: assets.urls, now: new Date(), error });
       return reply.type('text/html; charset=utf-8').header('content-language', lang).header('vary', 'Accept-Language').send(html);
@@ -184,8 +184,16 @@ export async function pagesRoutes(app: RouteApp, ctx: AppContext): Promise<void>
 
   app.get(
     `${mount}/:token/status`,
-    { config: { page: 'json', rateLimit: perToken(LIMITS.status) }, schema: { hide: true, params: TokenParams } },
-    async (request) => pageStatus(await loadPage(ctx, request.params.token)),
+    {
+      config: { page: 'json', rateLimit: perToken(LIMITS.status) },
+      // device: the page script's fingerprint of the payer's browser (risk rules, issue 36).
+      schema: { hide: true, params: TokenParams, querystring: Type.Object({ lang: Type.Optional(Type.Unknown()), device: Type.Optional(Type.Unknown()) }) },
+    },
+    async (request) => {
+      const payment = await loadPage(ctx, request.params.token);
+      const device = request.query.device;
+      return pageStatus(device === undefined ? payment : await checkPayer(ctx, payment, { device }));
+    },
   );
 
   app.post(

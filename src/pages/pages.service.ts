@@ -1,8 +1,13 @@
 import type { AppContext } from '../context.js';
+import { transaction } from '../db/pool.js';
 import { DomainError } from '../errors.js';
 import { confirmPayment } from '../payments/confirm.service.js';
+import { changePayment } from '../payments/lifecycle.js';
 import type { UploadInput } from '../receipts/upload.js';
-import { findPaymentByPageToken, type PagePaymentRow } from './pages.repo.js';
+import { insertRiskHit, type RiskHit } from '../risk/hits.repo.js';
+import { canonicalIp } from '../risk/marks.js';
+import { blockHit } from '../risk/rules.js';
+import { findPaymentByPageToken, notePayer, type PagePaymentRow } from './pages.repo.js';
 
 /**
  * What the payer is shown, derived from the payment (spec "States and transitions"):
@@ -76,4 +81,45 @@ export async function confirmFromPage(ctx: AppContext, payment: PagePaymentRow, 
   await confirmPayment(ctx, payment.merchant_id, payment.id, { file: upload.file, fields: {}, data: {} }, 'page');
   const fresh = await findPaymentByPageToken(ctx.db, payment.page_token);
   return pageStatus(fresh!);
+}
+
+/** A device fingerprint as the page's script sends it: its stored id and the hash of its traits. */
+const DEVICE = /^[A-Za-z0-9_.-]{8,100}$/;
+
+/**
+ * The risk rules of the payment page (issue 36): a payer whose IP or device fingerprint is
+ * blocked, or whose IP opened more payment pages than the IP velocity limit allows, is not
+ * served the payment — it is cancelled through its lifecycle (the merchant gets the ordinary
+ * webhook and learns nothing of why) and the page shows it as cancelled. What the page saw is
+ * kept on the payment the first time (so that "block from a payment" can use it), and the IP is
+ * counted in its window that first time only: reopening one's own page is no new payment. A
+ * payment no longer PENDING is left as it is. Returns the payment as it is now.
+ */
+export async function checkPayer(ctx: AppContext, payment: PagePaymentRow, seen: { ip?: string; device?: unknown }): Promise<PagePaymentRow> {
+  if (payment.status !== 'PENDING') return payment;
+  const ip = seen.ip === undefined ? undefined : canonicalIp(seen.ip);
+  const device = typeof seen.device === 'string' && DEVICE.test(seen.device) ? seen.device : undefined;
+  const about = { merchantId: payment.merchant_id, terminalId: payment.terminal_id, paymentId: payment.id };
+  let hit: RiskHit | undefined;
+  if (ip) {
+    const newIp = payment.payer_ip === null && (await notePayer(ctx.db, payment.id, 'payer_ip', ip));
+    const block = await ctx.risk.blockFor('ip', ip, payment.merchant_id);
+    if (block) hit = blockHit(block, { ...about, inputs: { ip } });
+    else if (newIp) {
+      const counted = await ctx.risk.countIp({ ip, amount: payment.amount, currency: payment.currency, ...about });
+      hit = counted.refused?.hit;
+    }
+  }
+  if (!hit && device) {
+    if (payment.payer_device === null) await notePayer(ctx.db, payment.id, 'payer_device', device);
+    const block = await ctx.risk.blockFor('device', device, payment.merchant_id);
+    if (block) hit = blockHit(block, { ...about, inputs: { device } });
+  }
+  if (!hit) return payment;
+  const refusal = hit;
+  await transaction(ctx.db, async (tx) => {
+    // Someone else may have moved it first (paid, expired): then there is nothing to refuse.
+    if (await changePayment(tx, ctx, payment.id, 'cancel', { reason: 'risk' })) await insertRiskHit(tx, refusal);
+  });
+  return (await findPaymentByPageToken(ctx.db, payment.page_token))!;
 }

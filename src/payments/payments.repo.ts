@@ -29,6 +29,9 @@ export interface PaymentRow {
   payer_amount: string;
   cross_border: boolean;
   client_id: string | null;
+  /** What the payment page saw of its payer the first time it was opened (migration 047); null until then. */
+  payer_ip: string | null;
+  payer_device: string | null;
   notify_url: string | null;
   notification_token: string | null;
   page_token: string;
@@ -102,6 +105,8 @@ const PAYMENT_COLUMNS = [
   'verify_until',
   'is_test',
   'updated_at',
+  'payer_ip',
+  'payer_device',
 ] as const satisfies readonly (keyof PaymentRow)[];
 
 // Compile-time check that PAYMENT_COLUMNS leaves out no column of PaymentRow.

@@ -143,6 +143,22 @@ async function validateCreate(ctx: AppContext, identity: MerchantIdentity, body:
  */
 export async function createPayment(ctx: AppContext, identity: MerchantIdentity, body: CreatePaymentBody): Promise<repo.PaymentView> {
   const input = await validateCreate(ctx, identity, body);
+  // The risk rules (issue 36; DESIGN.md "Risk rules (contract)"): a blocked client_id, or one past
+  // its velocity limit, "answers 503 PAY_004 and says nothing of why to the merchant" — the very
+  // answer of an empty pool, so that the merchant cannot tell the two apart. A test terminal's
+  // creates pass the same rules: a merchant tries its integration against what live will answer.
+  const risk = await ctx.risk.checkCreate({
+    merchantId: identity.merchantId,
+    terminalId: identity.terminalId,
+    clientId: input.clientId,
+    amount: input.amount.toFixed(2),
+    currency: input.currency,
+  });
+  if (risk.refused) {
+    ctx.refusals.recordHit(risk.refused.hit);
+    if (!identity.terminalTest) ctx.refusals.record({ ...refusalOf(identity, input, 'PAY_004'), riskRule: risk.refused.hit.rule });
+    throw noRequisites(input);
+  }
   try {
     const payment = await createValid(ctx, identity, input);
     // Counted in process once the payment's insert has committed (every route's insert is its own
@@ -151,24 +167,44 @@ export async function createPayment(ctx: AppContext, identity: MerchantIdentity,
     if (!identity.terminalTest) ctx.metrics.paymentCreated({ method: input.method, terminalId: identity.terminalId });
     return payment;
   } catch (err) {
+    // The velocity window counted this create before it was tried; it did not happen, so the
+    // room is given back (a refused create is no payment in the window).
+    if (risk.counted) await ctx.risk.uncount(risk.counted);
     // Lost demand: a create refused for want of capacity is counted for the operator's dashboard.
     // After the refusal is decided, and outside every transaction of the create (all rolled back
     // by now); `record` neither waits nor throws, so the answer is the same without it. A
     // successful create never comes here.
     if (err instanceof DomainError && (err.key === 'PAY_004' || err.key === 'PAY_005') && !identity.terminalTest) {
-      ctx.refusals.record({
-        at: new Date(),
-        merchantId: identity.merchantId,
-        terminalId: identity.terminalId,
-        code: err.key,
-        method: input.method,
-        bank: input.bank,
-        currency: input.currency,
-        amount: input.amount.toFixed(2),
-      });
+      ctx.refusals.record(refusalOf(identity, input, err.key));
     }
     throw err;
   }
+}
+
+function refusalOf(identity: MerchantIdentity, input: ValidCreate, code: 'PAY_004' | 'PAY_005') {
+  return {
+    at: new Date(),
+    merchantId: identity.merchantId,
+    terminalId: identity.terminalId,
+    code,
+    method: input.method,
+    bank: input.bank,
+    currency: input.currency,
+    amount: input.amount.toFixed(2),
+  };
+}
+
+/**
+ * The pool's own refusal: no requisites fit. A risk rule's refusal answers with this very error,
+ * message and data alike, so that nothing in the answer tells the two apart.
+ */
+function noRequisites(input: Pick<ValidCreate, 'currency' | 'method' | 'country' | 'bank'>): DomainError {
+  return new DomainError('PAY_004', 'No requisites are available for this currency, country, method and amount; retry later or try another method', {
+    currency: input.currency,
+    method: input.method,
+    ...(input.country ? { country: input.country } : {}),
+    ...(input.bank ? { bank: input.bank } : {}),
+  });
 }
 
 /** createPayment's work once the request is valid: the rate, then the terminal's routes in order. */
@@ -231,7 +267,7 @@ async function createValid(ctx: AppContext, identity: MerchantIdentity, input: V
       { ...data, hold: Number(base.hold) },
     );
   }
-  throw new DomainError('PAY_004', 'No requisites are available for this currency, country, method and amount; retry later or try another method', data);
+  throw noRequisites(input);
 }
 
 type NewPaymentBase = Omit<NewPayment, 'candidates' | 'pageToken'>;

@@ -12,13 +12,16 @@ export interface Refusal {
   currency: string;
   /** The order amount, as a decimal string. */
   amount: string;
+  /** The risk rule that refused it (migration 045); absent for the pool's own refusals. */
+  riskRule?: string;
 }
 
 /** Writes refusals in one statement, however many (one round trip for a batch). */
 export async function insertRefusals(db: Queryable, refusals: readonly Refusal[]): Promise<void> {
+  if (refusals.length === 0) return;
   await db.query(
-    `INSERT INTO payment_refusals (created_at, merchant_id, terminal_id, code, method, bank, currency, amount)
-     SELECT * FROM unnest($1::timestamptz[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::numeric[])`,
+    `INSERT INTO payment_refusals (created_at, merchant_id, terminal_id, code, method, bank, currency, amount, risk_rule)
+     SELECT * FROM unnest($1::timestamptz[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::numeric[], $9::text[])`,
     [
       refusals.map((r) => r.at),
       refusals.map((r) => r.merchantId),
@@ -28,6 +31,7 @@ export async function insertRefusals(db: Queryable, refusals: readonly Refusal[]
       refusals.map((r) => r.bank),
       refusals.map((r) => r.currency),
       refusals.map((r) => r.amount),
+      refusals.map((r) => r.riskRule ?? null),
     ],
   );
 }

@@ -1,5 +1,7 @@
 import type { Queryable } from '../db/pool.js';
 import type { Logger } from '../lib/logger.js';
+import { insertRiskHits } from '../risk/hits.batch.repo.js';
+import type { RiskHit } from '../risk/hits.repo.js';
 import { insertRefusals, type Refusal } from './refusals.repo.js';
 
 declare module '../context.js' {
@@ -29,6 +31,7 @@ const MAX_WAITING = 10_000;
  */
 export class RefusalLog {
   private waiting: Refusal[] = [];
+  private hits: RiskHit[] = [];
   private writing: Promise<void> | undefined;
   private dropped = 0;
 
@@ -47,6 +50,19 @@ export class RefusalLog {
     this.writing ??= this.write();
   }
 
+  /**
+   * Queues the explanation of a risk rule's refusal of a create (issue 36: the rule, its inputs and
+   * its figure), written with the refusals — a test terminal's has the hit alone, being no demand.
+   */
+  recordHit(hit: RiskHit): void {
+    if (this.hits.length >= MAX_WAITING) {
+      this.dropped++;
+      return;
+    }
+    this.hits.push(hit);
+    this.writing ??= this.write();
+  }
+
   /** Resolves once every refusal recorded so far is written (or given up on): at shutdown, in tests. */
   async drain(): Promise<void> {
     while (this.writing) await this.writing;
@@ -54,14 +70,20 @@ export class RefusalLog {
 
   private async write(): Promise<void> {
     try {
-      while (this.waiting.length > 0) {
+      while (this.waiting.length > 0 || this.hits.length > 0) {
         const batch = this.waiting;
+        const hits = this.hits;
         this.waiting = [];
+        this.hits = [];
         try {
           await insertRefusals(this.db, batch);
+          await insertRiskHits(this.db, hits);
         } catch (err) {
           // The one place a failure is swallowed on purpose: see the class comment.
-          this.log.warn({ err, refusals: batch.length }, 'could not record refused payment creates (lost demand); the dashboard will undercount them');
+          this.log.warn(
+            { err, refusals: batch.length, hits: hits.length },
+            'could not record refused payment creates (lost demand, risk hits); the dashboard will undercount them',
+          );
         }
       }
       if (this.dropped > 0) {

@@ -16,6 +16,9 @@ import { requestPayout, routesForPayout, tryRoutes } from '../providers/routing.
 import { isUsable, staleRate, toQuote } from '../rates/quote.js';
 import { effectiveRates } from '../rates/rates.repo.js';
 import { RECEIPT_FILES } from '../receipts/upload.js';
+import { insertRiskHit } from '../risk/hits.repo.js';
+import { shownForHit } from '../risk/marks.js';
+import { blockHit } from '../risk/rules.js';
 import { findTerminal } from '../terminals/terminals.repo.js';
 import { checkWebhookUrl } from '../webhooks/sender.js';
 import { type ChangeOptions, changePayout, type PayoutEvent, payoutHold, TRANSITIONS } from './lifecycle.js';
@@ -63,6 +66,26 @@ async function validateCreate(ctx: AppContext, identity: Pick<MerchantIdentity, 
 }
 
 /**
+ * Issue 36: "a payout to a blocked card or phone is refused the same way payouts refuse bad
+ * requisites" (PAY_002, nothing said of a block), with the rule's hit for the operator. No payout
+ * exists yet, so the hit names the terminal and the masked requisites.
+ */
+async function refuseBlockedRequisites(
+  ctx: AppContext,
+  identity: Pick<MerchantIdentity, 'merchantId' | 'terminalId'>,
+  input: { method: 'card' | 'sbp'; requisites: string },
+): Promise<void> {
+  const kind = input.method === 'card' ? 'card' : 'phone';
+  const block = await ctx.risk.blockFor(kind, input.requisites, identity.merchantId);
+  if (!block) return;
+  await insertRiskHit(
+    ctx.db,
+    blockHit(block, { merchantId: identity.merchantId, terminalId: identity.terminalId, inputs: { requisites: shownForHit(kind, input.requisites) } }),
+  );
+  invalid('requisites cannot receive a payout; use other requisites');
+}
+
+/**
  * Creates a payout and reserves its funds on the API key's terminal in the same transaction
  * (DESIGN.md decision 12); not enough available balance → PAY_002 with data.available.
  */
@@ -74,6 +97,7 @@ export async function createPayout(
   record?: AuditRecorder,
 ): Promise<repo.PayoutRow> {
   const input = await validateCreate(ctx, identity, body);
+  await refuseBlockedRequisites(ctx, identity, input);
   const [row] = await effectiveRates(ctx.db, identity.terminalId, ['RUB']);
   if (!row) throw new DomainError('UNAVAILABLE', 'Payouts are not available: no USDT rate is set for RUB (operator: PUT /admin/v1/rates/RUB)');
   // Payouts price with the sell side's markup where the operator set one; a stale feed refuses them as it refuses payments.

@@ -132,6 +132,43 @@
     }
   }
 
+  // ---- device fingerprint -------------------------------------------------------------------
+  // Sent with the status so that the operator can block a payer's browser (risk rules): an id
+  // kept in this browser's storage and a hash of what the browser tells of itself. Neither names
+  // the person; a browser without storage sends the hash alone.
+
+  function fnv(text) {
+    var h = 0x811c9dc5;
+    for (var i = 0; i < text.length; i++) {
+      h ^= text.charCodeAt(i);
+      h = (h + ((h << 1) + (h << 4) + (h << 7) + (h << 8) + (h << 24))) >>> 0;
+    }
+    return ('0000000' + h.toString(16)).slice(-8);
+  }
+
+  function fingerprint() {
+    var traits = [navigator.userAgent, screen.width + 'x' + screen.height, screen.colorDepth, navigator.language];
+    try {
+      traits.push(Intl.DateTimeFormat().resolvedOptions().timeZone);
+    } catch (_e) {
+      traits.push('');
+    }
+    var id = '';
+    try {
+      id = localStorage.getItem('kassir.device') || '';
+      if (!/^[a-z0-9]{16}$/.test(id)) {
+        id = '';
+        for (var i = 0; i < 16; i++) id += Math.floor(Math.random() * 36).toString(36);
+        localStorage.setItem('kassir.device', id);
+      }
+    } catch (_e) {
+      id = 'nostorage';
+    }
+    return id + '.' + fnv(traits.join('|'));
+  }
+
+  var device = fingerprint();
+
   // ---- live status -----------------------------------------------------------------------
 
   var pollTimer = null;
@@ -153,7 +190,11 @@
   function poll() {
     if (state === 'success') return;
     if (document.hidden) return; // resumed on visibilitychange
-    fetch(base + '/status?lang=' + lang, { headers: { accept: 'application/json' }, cache: 'no-store', credentials: 'omit' })
+    fetch(base + '/status?lang=' + lang + '&device=' + encodeURIComponent(device), {
+      headers: { accept: 'application/json' },
+      cache: 'no-store',
+      credentials: 'omit',
+    })
       .then(function (res) {
         if (!res.ok) throw new Error('status ' + res.status);
         return res.json();
@@ -288,5 +329,6 @@
     tick();
     setInterval(tick, 1000);
   }
-  if (state !== 'success') schedule(LIVE_MS);
+  // The first status at once while the requisites are shown: it carries the device fingerprint.
+  if (state !== 'success') schedule(state === 'pay' ? 0 : LIVE_MS);
 })();
