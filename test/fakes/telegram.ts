@@ -191,7 +191,7 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
         if (fake.webhook)
           return send(409, error(409, "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first"));
         const offset = Number(params.offset ?? 0);
-        if (offset > 0) while (queue.length > 0 && queue[0].update_id < offset) queue.shift();
+        if (offset > 0) while ((queue[0]?.update_id ?? offset) < offset) queue.shift();
         if (heldPoll) {
           fake.conflicts++;
           heldPoll.finish(409, error(409, 'Conflict: terminated by other getUpdates request; make sure that only one bot instance is running'));
@@ -268,8 +268,9 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
           return send(400, error(400, 'Bad Request: the body is not JSON'));
         }
       }
-      fake.calls.push({ method: match[2], params, at: Date.now() });
-      answer(match[2], params, res, send);
+      const method = match[2] ?? '';
+      fake.calls.push({ method, params, at: Date.now() });
+      answer(method, params, res, send);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
