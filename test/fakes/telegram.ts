@@ -108,7 +108,7 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
       return full.update_id;
     },
     sendText(chatId, text, from = {}) {
-      const entities = text.startsWith('/') ? [{ type: 'bot_command', offset: 0, length: text.split(' ')[0].length }] : undefined;
+      const entities = text.startsWith('/') ? [{ type: 'bot_command', offset: 0, length: (text.split(' ')[0] ?? '').length }] : undefined;
       return fake.pushUpdate({
         message: {
           message_id: nextMessageId++,
