@@ -68,6 +68,8 @@ export class TelegramBot {
    * expects the same one without another setting, and nobody without the token can forge it.
    */
   readonly webhookSecret: string;
+  /** Whether this instance is the one reading updates by long polling now (set by the poller; tests and logs). */
+  polling = false;
   private ready: Promise<void> | undefined;
 
   constructor(

@@ -54,10 +54,12 @@ export function startPoller(ctx: AppContext, tg: TelegramBot, databaseUrl: strin
       }
       if (stopping.signal.aborted || lost.signal.aborted) return;
       polling = true;
+      tg.polling = true;
       ctx.log.info('this instance reads the Telegram bot’s updates (long polling)');
       await poll(ctx, tg, AbortSignal.any([stopping.signal, lost.signal]), lost.signal);
     } finally {
       polling = false;
+      tg.polling = false;
       await client.end().catch(() => undefined);
     }
   };
