@@ -73,6 +73,17 @@ export interface Config {
   timeouts: HttpTimeouts;
   /** Refusing work early under overload, by route priority (src/http/overload.ts). */
   shedding: Shedding;
+  /** The Telegram bot (DESIGN.md "Telegram (contract)"); undefined when TELEGRAM_BOT_TOKEN is unset: the bot is off, everything else works. */
+  telegram: TelegramConfig | undefined;
+}
+
+/** One bot: its token (only ever from the environment), where its Bot API is, and how updates arrive. */
+export interface TelegramConfig {
+  token: string;
+  /** TELEGRAM_API_ROOT: the public Bot API, or a local stand-in (tests) or a self-hosted Bot API server. */
+  apiRoot: string;
+  /** TELEGRAM_WEBHOOK_URL: Telegram POSTs updates there (to this service's POST /telegram/v1/webhook) instead of being long-polled. */
+  webhookUrl: string | undefined;
 }
 
 /** Limits on how slowly a client may send, in ms. */
@@ -244,6 +255,24 @@ function shedding(env: NodeJS.ProcessEnv): Shedding {
   return result;
 }
 
+/**
+ * The bot's settings. A token is `<bot id>:<secret>` as BotFather gives it; anything else is
+ * refused at start rather than failing on the first call. The token is never echoed back in an
+ * error: it is a secret.
+ */
+function telegram(env: NodeJS.ProcessEnv): TelegramConfig | undefined {
+  const token = env.TELEGRAM_BOT_TOKEN?.trim();
+  if (!token) return undefined;
+  if (!/^\d{3,15}:[A-Za-z0-9_-]{20,}$/.test(token)) {
+    throw new ConfigError('TELEGRAM_BOT_TOKEN must be the token BotFather gave (<digits>:<letters, digits, _ and ->)');
+  }
+  return {
+    token,
+    apiRoot: url('TELEGRAM_API_ROOT', env.TELEGRAM_API_ROOT || 'https://api.telegram.org'),
+    webhookUrl: env.TELEGRAM_WEBHOOK_URL ? url('TELEGRAM_WEBHOOK_URL', env.TELEGRAM_WEBHOOK_URL) : undefined,
+  };
+}
+
 /** Reads the configuration; throws ConfigError with the variable's name when a value is unusable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = integer(env, 'PORT', 8080);
@@ -315,5 +344,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       : undefined,
     timeouts: timeouts(env),
     shedding: shedding(env),
+    telegram: telegram(env),
   };
 }

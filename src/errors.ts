@@ -47,6 +47,8 @@ export const ERRORS = {
   // A taught message form that would credit a negative line or change what a message read (data.offending).
   FORM_REFUSED: { message: 'The form would read existing texts wrongly', code: 'FORM_001' },
   UNAVAILABLE: { message: 'Service unavailable' },
+  // Issue 37: linking a chat needs the bot, which is off until the operator gives its token.
+  TELEGRAM_OFF: { message: 'Telegram is not configured (operator: set TELEGRAM_BOT_TOKEN)', code: 'TG_001' },
 } as const satisfies Record<string, { message: string; code?: string }>;
 
 export type ErrorKey = keyof typeof ERRORS;

@@ -20,6 +20,8 @@ import { RefusalLog } from './payments/refusals.js';
 import { LocalFileStore, S3FileStore } from './receipts/store.js';
 import { RiskRules } from './risk/rules.js';
 import { loadAdminToken, loadSecretBox } from './settings.js';
+import { type TelegramActions, TelegramBot } from './telegram/bot.js';
+import { startTelegram } from './telegram/runtime.js';
 
 export interface RunningService {
   ctx: AppContext;
@@ -36,7 +38,12 @@ export interface RunningService {
 export async function startService(
   config: Config,
   log: Logger,
-  options: { listen?: boolean; onNewAdminToken?: (token: string) => void } = {},
+  options: {
+    listen?: boolean;
+    onNewAdminToken?: (token: string) => void;
+    /** What the bot's buttons do (src/telegram/bot.ts); the payout feature's Take by default. */
+    telegramActions?: TelegramActions;
+  } = {},
 ): Promise<RunningService> {
   let embedded: EmbeddedDatabase | undefined;
   let databaseUrl = config.databaseUrl;
@@ -48,6 +55,7 @@ export async function startService(
   const db = createPool(databaseUrl, config.dbPoolSize);
   let worker: Worker | undefined;
   let upkeep: { stop(): Promise<void> } | undefined;
+  let telegram: { stop(): Promise<void> } | undefined;
   let app: FastifyInstance | undefined;
   const identities = new IdentityCache<MerchantIdentity>(log);
   let riskRules: RiskRules | undefined;
@@ -75,6 +83,8 @@ export async function startService(
       sameAmountLimit: config.sameAmountLimit,
     });
     const ctx: AppContext = { config, db, log, box, adminTokenHash: adminToken.hash, identities, files, refusals, creates, metrics, risk };
+    // Before the routes: linking and the webhook route reach the bot through the context.
+    if (config.telegram) ctx.telegram = new TelegramBot(ctx, config.telegram, options.telegramActions ?? {});
     app = await buildApp(ctx);
     if (config.runWorker) {
       worker = await startWorker(ctx, featureJobs(ctx, databaseUrl));
@@ -82,11 +92,14 @@ export async function startService(
       upkeep = keepTablesInShape(db, log);
     }
     if (options.listen !== false) await app.listen({ host: config.host, port: config.port });
+    // After listening: with a webhook, Telegram may call as soon as it is set.
+    if (ctx.telegram) telegram = await startTelegram(ctx, ctx.telegram, databaseUrl, config.runWorker);
     const started = app;
     return {
       ctx,
       app: started,
       async stop() {
+        await telegram?.stop();
         await started.close();
         // The last refusals recorded by requests that just finished, while the pool still serves.
         await refusals.drain();
@@ -108,6 +121,7 @@ export async function startService(
         log.warn({ err: stopErr }, `could not stop the ${part} after a failed start`);
       }
     };
+    await undo('Telegram bot', () => telegram?.stop());
     await undo('HTTP server', () => app?.close());
     await undo('table upkeep', () => upkeep?.stop());
     await undo('job worker', () => worker?.stop());

@@ -15,6 +15,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { generate } from 'otplib';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeTelegram, startFakeTelegram } from './fakes/telegram.js';
 import {
   ADMIN_TOKEN,
   adminOk,
@@ -794,7 +795,46 @@ const CASES: Record<string, () => Promise<Expected>> = {
     ok(await op('POST', `/withdrawals/${id}/fail`, { reason: 'the address refused it' }));
     return { action: 'withdrawal.fail', actor: token, object_type: 'withdrawal', object_id: id };
   },
+  // ── a person's own Telegram link (the same routes under each audience's prefix) ──
+  ...telegramCases('/executor/v1'),
+  ...telegramCases('/auth/v1'),
+  ...telegramCases('/merchant/v1'),
 };
+
+/** A person of the audience `prefix` serves, signed in: Telegram links a person, never a machine token. */
+async function telegramPerson(prefix: string): Promise<{ id: string; email: string; session: Session }> {
+  if (prefix === '/auth/v1') return staff();
+  const email = `${unique('tg')}@kassir.test`;
+  const user =
+    prefix === '/executor/v1'
+      ? ok(await op('POST', `/executors/${(await spareExecutor()).id}/login`, { email, password: PASSWORD }))
+      : ok(await op('POST', `/merchants/${shop.merchantId}/users`, { email, password: PASSWORD }));
+  return { id: user.id, email, session: await signIn(email) };
+}
+
+/** The cases of the Telegram routes under `prefix`: a link code, settings, unlinking (of a linked chat). */
+function telegramCases(prefix: string): Record<string, () => Promise<Expected>> {
+  return {
+    [`POST ${prefix}/telegram/link`]: async () => {
+      const person = await telegramPerson(prefix);
+      const res = await as(person.session, 'POST', `${prefix}/telegram/link`);
+      expect(res.statusCode, res.body).toBe(201);
+      return { action: 'telegram.link_code', actor: person.email, object_type: 'user', object_id: person.id };
+    },
+    [`PATCH ${prefix}/telegram`]: async () => {
+      const person = await telegramPerson(prefix);
+      ok(await as(person.session, 'PATCH', `${prefix}/telegram`, { switches: {} }));
+      return { action: 'telegram.settings', actor: person.email, object_type: 'user', object_id: person.id };
+    },
+    [`DELETE ${prefix}/telegram`]: async () => {
+      const person = await telegramPerson(prefix);
+      await service.ctx.db.query('INSERT INTO telegram_chats (user_id, chat_id) VALUES ($1, $2)', [person.id, 700_000 + ++seq]);
+      const res = await as(person.session, 'DELETE', `${prefix}/telegram`);
+      expect(res.statusCode, res.body).toBe(204);
+      return { action: 'telegram.unlink', actor: person.email, object_type: 'user', object_id: person.id };
+    },
+  };
+}
 
 /** A webhook delivery of the merchant: a payment with a notify_url, cancelled. */
 let sandbox: MerchantCredentials | undefined;
@@ -840,8 +880,12 @@ async function webhookEventOf(merchant: MerchantCredentials): Promise<string> {
   return rows[0]!.id;
 }
 
+let telegram: FakeTelegram;
+
 beforeAll(async () => {
-  service = await startTestService();
+  // The bot answers getMe from a local stand-in: a link code needs its username.
+  telegram = await startFakeTelegram();
+  service = await startTestService({ TELEGRAM_BOT_TOKEN: telegram.token, TELEGRAM_API_ROOT: telegram.apiRoot });
   app = service.app;
   await setRate(app, 'RUB', 95.5);
   shop = await createMerchant(app);
@@ -863,7 +907,10 @@ beforeAll(async () => {
   const setup = ok(await as(merchantPerson, 'POST', '/auth/v1/two-factor/setup'));
   ok(await as(merchantPerson, 'POST', '/auth/v1/two-factor/enable', { otp: await generate({ secret: setup.secret }) }));
 }, 120_000);
-afterAll(async () => service?.close());
+afterAll(async () => {
+  await service?.close();
+  await telegram?.close();
+});
 
 describe('the audit log covers every route that changes something', () => {
   it('every mutating route of every audience has a case below or a stated reason to write no row, and no case names a route that is gone', () => {

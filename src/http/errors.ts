@@ -43,6 +43,7 @@ export const HTTP_STATUS: { [K in ErrorKey]: number } = {
   CONFLICT: 409,
   FORM_REFUSED: 422,
   UNAVAILABLE: 503,
+  TELEGRAM_OFF: 503,
 };
 
 export interface ErrorBody {

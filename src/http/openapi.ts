@@ -100,6 +100,12 @@ const TAGS = [
   },
   { name: 'device', 'x-displayName': 'Device', description: "An executor's phone forwarding bank messages: `Authorization: Bearer <device token>`." },
   { name: 'people', 'x-displayName': 'Sign-in and people', description: 'Sign-in, sessions and two-factor for people (staff, executors, merchants).' },
+  {
+    name: 'telegram',
+    'x-displayName': 'Telegram',
+    description:
+      "A signed-in person's own Telegram link, the same routes under `/executor/v1`, `/auth/v1` (staff) and `/merchant/v1`: a one-time code (`/start <code>` to the bot), the messages' language and switches, unlinking.",
+  },
 ];
 
 const TAG_GROUPS = [
@@ -108,7 +114,7 @@ const TAG_GROUPS = [
   { name: 'Operator API', tags: ['operator'] },
   { name: 'Executor API', tags: ['executor'] },
   { name: 'Device API', tags: ['device'] },
-  { name: 'People', tags: ['people'] },
+  { name: 'People', tags: ['people', 'telegram'] },
 ];
 
 /** What the merchant is told each error means when the route says nothing more particular. */

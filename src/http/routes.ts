@@ -38,6 +38,8 @@ import { reportAdminRoutes } from '../reports/reports.admin.js';
 import { paymentTimelineAdminRoutes } from '../reports/timeline.admin.js';
 import { riskHitAdminRoutes } from '../risk/hits.admin.js';
 import { riskAdminRoutes } from '../risk/risk.admin.js';
+import { telegramRoutes } from '../telegram/telegram.routes.js';
+import { telegramWebhookRoutes } from '../telegram/telegram.webhook.js';
 import { terminalAdminRoutes } from '../terminals/terminals.admin.js';
 import { terminalRoutes } from '../terminals/terminals.routes.js';
 import { transferRoutes } from '../transfers/transfers.routes.js';
@@ -98,6 +100,7 @@ const ROUTE_GROUPS: RouteGroup[] = [
       payoutExecutorRoutes,
       withdrawalExecutorRoutes,
       disputeExecutorRoutes,
+      telegramRoutes('executor'),
     ],
   },
   {
@@ -115,7 +118,7 @@ const ROUTE_GROUPS: RouteGroup[] = [
     priority: 'high',
     routes: [deviceHookRoutes],
   },
-  { name: 'people (session cookie)', prefix: '/auth/v1', auth: personAccess, routes: [authRoutes] },
+  { name: 'people (session cookie)', prefix: '/auth/v1', auth: personAccess, routes: [authRoutes, telegramRoutes('staff')] },
   {
     name: "merchant cabinet (a merchant's person, session cookie; ?format=csv on lists)",
     prefix: '/merchant/v1',
@@ -126,7 +129,7 @@ const ROUTE_GROUPS: RouteGroup[] = [
       operatorIdempotency(app, ctx);
       csvExport(app);
     },
-    routes: [merchantCabinetRoutes],
+    routes: [merchantCabinetRoutes, telegramRoutes('merchant')],
   },
   {
     name: 'operator API (ADMIN_TOKEN bearer, or a staff session by role: each route declares config.access)',
@@ -173,6 +176,8 @@ const ROUTE_GROUPS: RouteGroup[] = [
   // Authorised by the page token in the path alone; the payer's view of a payment already made
   // or being made is served under a load that sheds new payments.
   { name: 'payment page', priority: 'high', routes: [pagesRoutes] },
+  // Telegram's webhook calls (when TELEGRAM_WEBHOOK_URL is set): checked by their secret token.
+  { name: 'Telegram webhook', priority: 'high', routes: [telegramWebhookRoutes] },
   // The people's web app: the page and its assets are public; everything it shows comes from the
   // API groups above, under the person's session.
   { name: 'console (web app)', routes: [consoleRoutes] },

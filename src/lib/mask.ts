@@ -34,8 +34,18 @@ export function maskPhone(value: string): string {
 const NOT_SENSITIVE =
   /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|(?<![0-9a-z])[0-9a-f]{64}(?![0-9a-z])|\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?/gi;
 
-/** Replaces every card-like and phone-like number inside free text. */
-export function maskSensitive(text: string): string {
+// A Telegram bot token (`<bot id>:<35 characters>`), also inside a Bot API URL (`/bot<token>/`):
+// whoever holds it is the bot. The bot id stays (it is public: the bot's user id).
+const BOT_TOKEN = /(?<![A-Za-z0-9_-])(bot)?(\d{3,15}):[A-Za-z0-9_-]{20,}/g;
+
+/** `123456:AAE…` → `123456:***`. */
+export function maskBotTokens(text: string): string {
+  return text.replace(BOT_TOKEN, (_match, prefix: string | undefined, id: string) => `${prefix ?? ''}${id}:***`);
+}
+
+/** Replaces every card-like and phone-like number, and every bot token, inside free text. */
+export function maskSensitive(raw: string): string {
+  const text = maskBotTokens(raw);
   let out = '';
   let from = 0;
   for (const kept of text.matchAll(NOT_SENSITIVE)) {

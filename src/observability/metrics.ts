@@ -25,6 +25,9 @@ export type CancelReason = 'expired' | 'transfer_not_found' | 'manual' | 'provid
  */
 export type CreateSending = 'alone' | 'together' | 'again';
 
+/** Why a Telegram message was given up: the chat blocked the bot (403), Telegram refused it (400), attempts ran out, or its person had no chat any more. */
+export type TelegramFailure = 'blocked' | 'rejected' | 'attempts' | 'unlinked';
+
 /** What became of one webhook delivery attempt. */
 export type WebhookOutcome = 'delivered' | 'retrying' | 'failed';
 
@@ -46,6 +49,10 @@ export interface Metrics {
   webhookAttempt(outcome: WebhookOutcome, lagSeconds?: number): void;
   /** One exchange asked for a rate feed's adverts: it gave a figure (`ok`) or not (`error`). */
   rateFetched(source: string, outcome: 'ok' | 'error'): void;
+  /** A Telegram message was sent (recorded as sent). */
+  telegramSent(): void;
+  /** `count` Telegram messages were given up for `reason`. */
+  telegramFailed(reason: TelegramFailure, count?: number): void;
 }
 
 /** The label of a request that matched no route: the raw URL never becomes a label (it may hold a token or a card number). */
@@ -79,6 +86,8 @@ export class ServiceMetrics implements Metrics {
   private readonly completion: Histogram<'method'>;
   private readonly webhookAttempts: Counter<'outcome'>;
   private readonly rateFetches: Counter<'source' | 'outcome'>;
+  private readonly telegramSentTotal: Counter<string>;
+  private readonly telegramFailedTotal: Counter<'reason'>;
   private readonly rateAge: Gauge<'currency' | 'terminal'>;
   private readonly rateStale: Gauge<'currency' | 'terminal'>;
   private readonly rateFailures: Gauge<'currency' | 'terminal'>;
@@ -167,6 +176,17 @@ export class ServiceMetrics implements Metrics {
       name: 'kassir_webhook_delivery_lag_seconds',
       help: 'Time from a webhook event being written (its status change committing) to its successful delivery',
       buckets: WEBHOOK_LAG_BUCKETS,
+      registers,
+    });
+    this.telegramSentTotal = new Counter({
+      name: 'kassir_telegram_messages_sent_total',
+      help: 'Telegram messages this instance sent (the outbox of migration 046)',
+      registers,
+    });
+    this.telegramFailedTotal = new Counter({
+      name: 'kassir_telegram_messages_failed_total',
+      help: 'Telegram messages given up, by reason (blocked: the chat blocked the bot, 403, and was unlinked; rejected: Telegram refused the message; attempts: failed too often; unlinked: its person has no chat any more). Retries are not counted.',
+      labelNames: ['reason'],
       registers,
     });
     this.rateFetches = new Counter({
@@ -296,6 +316,14 @@ export class ServiceMetrics implements Metrics {
 
   rateFetched(source: string, outcome: 'ok' | 'error'): void {
     this.rateFetches.inc({ source, outcome });
+  }
+
+  telegramSent(): void {
+    this.telegramSentTotal.inc();
+  }
+
+  telegramFailed(reason: TelegramFailure, count = 1): void {
+    if (count > 0) this.telegramFailedTotal.inc({ reason }, count);
   }
 
   /** One answered HTTP request; `route` is the route's pattern (UNMATCHED_ROUTE for none). */

@@ -1,3 +1,4 @@
+import type { Role } from '../lib/actor.js';
 import { maskSensitive } from '../lib/mask.js';
 import { formatAmount } from '../pages/format.js';
 
@@ -198,4 +199,16 @@ export function takeAnswer(outcome: 'taken' | 'already_yours' | 'taken_by_other'
     not_available: ['Эту выплату взять нельзя.', 'This payout cannot be taken.'],
   };
   return language === 'ru' ? words[outcome][0] : words[outcome][1];
+}
+
+/** The kinds each audience can be sent: each is a switch on the person's screen (on until switched off). */
+const AUDIENCE_KINDS: Record<'executor' | 'staff' | 'merchant', readonly string[]> = {
+  executor: ['dispute_opened', 'payout_available', 'phone_silent', 'deposit_low', 'requisite_off', 'withdrawal_sent'],
+  staff: ['alert_rate_stale', 'alert_ledger', 'alert_webhooks', 'alert_provider', 'alert_disputes_overdue', 'alert_conversion', 'alert_executor_off'],
+  merchant: ['webhook_failing', 'withdrawal_sent'],
+};
+
+/** The switchable kinds of a person's role. */
+export function messageKinds(role: Role): readonly string[] {
+  return role === 'executor' ? AUDIENCE_KINDS.executor : role === 'merchant' ? AUDIENCE_KINDS.merchant : AUDIENCE_KINDS.staff;
 }
