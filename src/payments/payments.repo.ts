@@ -29,6 +29,8 @@ export interface PaymentRow {
   payer_amount: string;
   cross_border: boolean;
   client_id: string | null;
+  /** The payer's class with the merchant when the payment was created (migration 048); null before classes, and for test and provider payments. */
+  payer_class: 'new' | 'returning' | 'trusted' | null;
   notify_url: string | null;
   notification_token: string | null;
   page_token: string;
@@ -90,6 +92,7 @@ const PAYMENT_COLUMNS = [
   'executor_id',
   'hold',
   'client_id',
+  'payer_class',
   'notify_url',
   'notification_token',
   'cancel_reason',

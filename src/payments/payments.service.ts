@@ -25,6 +25,7 @@ import type { MerchantIdentity } from '../merchants/identity.service.js';
 import type { ProviderRow } from '../providers/providers.repo.js';
 import { requestPayment, routesForPayment, tryRoutes } from '../providers/routing.js';
 import { isUsable, staleRate, usableRates } from '../rates/quote.js';
+import { insertRiskHit, type RiskHit } from '../risk/hits.repo.js';
 import { checkWebhookUrl } from '../webhooks/sender.js';
 import { type Candidate, candidatesFor, type NewPayment } from './cascade/cascade.js';
 import * as cascade from './cascade/cascade.repo.js';
@@ -222,8 +223,12 @@ async function createValid(ctx: AppContext, identity: MerchantIdentity, input: V
     ...(input.country ? { country: input.country } : {}),
     ...(input.bank ? { bank: input.bank } : {}),
   };
-  // Requisites that fit but whose executors' deposits cannot back the payment: a pool nobody funded.
   const candidates = [...plan(input.country), ...(input.country ? plan(null) : [])];
+  // Requisites kept from this payer by the pool's risk rules: explained to the operator, never to the merchant.
+  if (executorRoute && candidates.length > 0 && (await recordPoolRulesRefusal(ctx, { ...base, candidates }))) {
+    throw new DomainError('PAY_004', NO_REQUISITES, data);
+  }
+  // Requisites that fit but whose executors' deposits cannot back the payment: a pool nobody funded.
   if (executorRoute && candidates.length > 0 && (await cascade.countUncoveredRequisites(ctx.db, { ...base, candidates })) > 0) {
     throw new DomainError(
       'PAY_004',
@@ -231,7 +236,47 @@ async function createValid(ctx: AppContext, identity: MerchantIdentity, input: V
       { ...data, hold: Number(base.hold) },
     );
   }
-  throw new DomainError('PAY_004', 'No requisites are available for this currency, country, method and amount; retry later or try another method', data);
+  throw new DomainError('PAY_004', NO_REQUISITES, data);
+}
+
+const NO_REQUISITES = 'No requisites are available for this currency, country, method and amount; retry later or try another method';
+
+/**
+ * A create the cascade refused: when requisites would have fitted it but for its payer's traffic
+ * class or the requisite velocity (migration 048), records why as risk hits ('traffic_class',
+ * 'velocity') and answers true; the merchant's answer stays the ordinary PAY_004, which says
+ * nothing of the rules. Off the fast path: one statement, only for a create already refused.
+ */
+async function recordPoolRulesRefusal(ctx: AppContext, p: Omit<NewPayment, 'pageToken'>): Promise<boolean> {
+  const shortfall = await cascade.poolRulesShortfall(ctx.db, p);
+  const hits: RiskHit[] = [];
+  const at = new Date();
+  const inputs = { client_id: p.clientId, payer_class: shortfall.cls, method: p.method, amount: p.amount, currency: p.currency };
+  const requisites = (n: number) => `${n} requisite${n === 1 ? '' : 's'}`;
+  if (shortfall.classExcluded > 0) {
+    hits.push({
+      rule: 'traffic_class',
+      action: 'refused',
+      merchantId: p.merchantId,
+      terminalId: p.terminalId,
+      inputs: { ...inputs, requisites: shortfall.classExcluded, their_classes: shortfall.takenClasses },
+      figure: `traffic_class ${shortfall.cls}: ${requisites(shortfall.classExcluded)} take only ${shortfall.takenClasses.join(', ')}`,
+      at,
+    });
+  }
+  if (shortfall.velocityExcluded > 0) {
+    hits.push({
+      rule: 'velocity',
+      action: 'refused',
+      merchantId: p.merchantId,
+      terminalId: p.terminalId,
+      inputs: { ...inputs, requisites: shortfall.velocityExcluded },
+      figure: `velocity requisite: ${requisites(shortfall.velocityExcluded)} at ${shortfall.velocity}`,
+      at,
+    });
+  }
+  for (const hit of hits) await insertRiskHit(ctx.db, hit);
+  return hits.length > 0;
 }
 
 type NewPaymentBase = Omit<NewPayment, 'candidates' | 'pageToken'>;
