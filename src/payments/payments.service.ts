@@ -260,7 +260,7 @@ async function recordPoolRulesRefusal(ctx: AppContext, p: Omit<NewPayment, 'page
       merchantId: p.merchantId,
       terminalId: p.terminalId,
       inputs: { ...inputs, requisites: shortfall.classExcluded, their_classes: shortfall.takenClasses },
-      figure: `traffic_class ${shortfall.cls}: ${requisites(shortfall.classExcluded)} take only ${shortfall.takenClasses.join(', ')}`,
+      figure: `traffic_class ${shortfall.cls}: ${requisites(shortfall.classExcluded)} ${shortfall.classExcluded === 1 ? 'takes' : 'take'} only ${shortfall.takenClasses.join(', ')}`,
       at,
     });
   }
