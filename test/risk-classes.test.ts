@@ -56,7 +56,12 @@ async function payerWith(completed: number): Promise<string> {
 }
 
 async function create(clientId: string | null, value = amount()) {
-  const res = await createPayment(service.app, merchant, { ext_id: uniqueExtId(), amount: value, method: 'CARD', ...(clientId ? { client_id: clientId } : {}) });
+  const res = await createPayment(service.app, merchant, {
+    ext_id: uniqueExtId(),
+    amount: value,
+    method: 'CARD',
+    ...(clientId ? { client_id: clientId } : {}),
+  });
   return res;
 }
 
@@ -150,7 +155,10 @@ describe('payer classes', () => {
 
   it('two completions of one payer at once both count', async () => {
     const executor = await createExecutor(service.app, 'Twins');
-    const cards = [await createRequisite(service.app, executor.id, { max_amount: null }), await createRequisite(service.app, executor.id, { max_amount: null })];
+    const cards = [
+      await createRequisite(service.app, executor.id, { max_amount: null }),
+      await createRequisite(service.app, executor.id, { max_amount: null }),
+    ];
     const clientId = uniqueExtId('twin');
     const payments = await Promise.all([create(clientId, 2000), create(clientId, 2001), create(clientId, 2002), create(clientId, 2003)]);
     const rows = await Promise.all(payments.map((p) => paymentRow(p.body.id)));
@@ -255,7 +263,10 @@ describe('the cascade honours traffic classes', () => {
 describe('requisite velocity', () => {
   it('at most N hand-outs per requisite in the window, exact under a burst of creates; the refusals explained as velocity hits', async () => {
     const executor = await createExecutor(service.app, 'Velocity');
-    const cards = [await createRequisite(service.app, executor.id, { max_amount: null }), await createRequisite(service.app, executor.id, { max_amount: null })];
+    const cards = [
+      await createRequisite(service.app, executor.id, { max_amount: null }),
+      await createRequisite(service.app, executor.id, { max_amount: null }),
+    ];
     expect(await adminOk(service.app, 'PUT', '/risk/requisite-limits', { payments: { max: 3, window_seconds: 600 } })).toMatchObject({
       payments: { max: 3, window_seconds: 600 },
       amount: null,
@@ -280,7 +291,10 @@ describe('requisite velocity', () => {
 
   it('the amount window: at most so much per requisite, exact in the all mode too (a create past it looks again)', async () => {
     const executor = await createExecutor(service.app, 'Velocity amount');
-    const cards = [await createRequisite(service.app, executor.id, { max_amount: null }), await createRequisite(service.app, executor.id, { max_amount: null })];
+    const cards = [
+      await createRequisite(service.app, executor.id, { max_amount: null }),
+      await createRequisite(service.app, executor.id, { max_amount: null }),
+    ];
     await adminOk(service.app, 'PUT', '/risk/requisite-limits', { amount: { max: 5000, window_seconds: 3600 } });
     // 1000.xx each: four fit under 5000 on each requisite, a fifth would not. Each create walks
     // as the service's does without the window: `all`, then `wait` for held requisites, and looks
