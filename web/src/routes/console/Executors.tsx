@@ -111,6 +111,7 @@ function ExecutorClasses({ id, classes }: { id: string; classes: string[] | null
   const changed = JSON.stringify(classesInput(checked)) !== JSON.stringify(classes ?? null);
   return (
     <form
+      aria-label={t('risk.trafficClasses')}
       onSubmit={(event) => {
         event.preventDefault();
         update.mutate({ id, traffic_classes: classesInput(checked) });
