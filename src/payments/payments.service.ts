@@ -224,12 +224,11 @@ async function createValid(ctx: AppContext, identity: MerchantIdentity, input: V
     ...(input.bank ? { bank: input.bank } : {}),
   };
   const candidates = [...plan(input.country), ...(input.country ? plan(null) : [])];
+  const shortfall = executorRoute && candidates.length > 0 ? await cascade.refusalShortfall(ctx.db, { ...base, candidates }) : undefined;
   // Requisites kept from this payer by the pool's risk rules: explained to the operator, never to the merchant.
-  if (executorRoute && candidates.length > 0 && (await recordPoolRulesRefusal(ctx, { ...base, candidates }))) {
-    throw new DomainError('PAY_004', NO_REQUISITES, data);
-  }
+  if (shortfall && (await recordPoolRulesRefusal(ctx, base, shortfall))) throw new DomainError('PAY_004', NO_REQUISITES, data);
   // Requisites that fit but whose executors' deposits cannot back the payment: a pool nobody funded.
-  if (executorRoute && candidates.length > 0 && (await cascade.countUncoveredRequisites(ctx.db, { ...base, candidates })) > 0) {
+  if (shortfall && shortfall.uncovered > 0) {
     throw new DomainError(
       'PAY_004',
       `No requisites are available: those that fit belong to executors whose deposits cannot cover this payment's ${base.hold} USDT; retry later (operator: fund an executor with POST /admin/v1/executors/{id}/adjustments)`,
@@ -245,10 +244,10 @@ const NO_REQUISITES = 'No requisites are available for this currency, country, m
  * A create the cascade refused: when requisites would have fitted it but for its payer's traffic
  * class or the requisite velocity (migration 048), records why as risk hits ('traffic_class',
  * 'velocity') and answers true; the merchant's answer stays the ordinary PAY_004, which says
- * nothing of the rules. Off the fast path: one statement, only for a create already refused.
+ * nothing of the rules. Off the fast path: only for a create already refused, and a write only
+ * when a rule did refuse it.
  */
-async function recordPoolRulesRefusal(ctx: AppContext, p: Omit<NewPayment, 'pageToken'>): Promise<boolean> {
-  const shortfall = await cascade.poolRulesShortfall(ctx.db, p);
+async function recordPoolRulesRefusal(ctx: AppContext, p: NewPaymentBase, shortfall: cascade.RefusalShortfall): Promise<boolean> {
   const hits: RiskHit[] = [];
   const at = new Date();
   const inputs = { client_id: p.clientId, payer_class: shortfall.cls, method: p.method, amount: p.amount, currency: p.currency };

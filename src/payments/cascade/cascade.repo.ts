@@ -225,25 +225,6 @@ const VELOCITY_TAKE = `(SELECT requisite_velocity_take(pick.id, pick.executor_id
 const DEPOSIT_COVERS = `EXISTS (SELECT 1 FROM ledger_accounts a
                        WHERE a.executor_id = r.executor_id AND a.kind = 'executor_available' AND a.balance - $21::numeric >= a.min_balance)`;
 
-/**
- * After the cascade found nothing: how many requisites would have fitted but for their
- * executors' deposits (their available balance plus credit line below the hold), so that PAY_004
- * can say what the operator should do.
- */
-export async function countUncoveredRequisites(db: Queryable, p: Pick<NewPayment, 'candidates' | 'types' | 'method' | 'bank' | 'hold'>): Promise<number> {
-  const { rows } = await db.query<{ n: number }>(
-    `WITH candidate AS (
-       SELECT * FROM unnest($1::text[], $2::text[], $3::numeric[]) AS c(currency, country, payer_amount)
-     )
-     SELECT count(DISTINCT r.id)::int AS n
-       FROM candidate c
-       JOIN requisites r ON r.currency = c.currency AND r.country = c.country
-      WHERE ${REQUISITE_FITS} AND NOT ${DEPOSIT_COVERS.replaceAll('$21', '$7')}`,
-    [p.candidates.map((c) => c.currency), p.candidates.map((c) => c.country), p.candidates.map((c) => c.payerAmount), p.types, p.method, p.bank, p.hold],
-  );
-  return rows[0]!.n;
-}
-
 /** The cascade statements of the `all` and `wait` modes, built once each. */
 const cascadeTexts = new Map<CascadeMode, string>();
 
@@ -306,9 +287,11 @@ function cascadeSql(mode: CascadeMode): string {
   return text;
 }
 
-/** What a refused create's pool would have offered but for the pool's risk rules (migration 048). */
-export interface PoolRulesShortfall {
-  /** The payer's class. */
+/** What a refused create's pool would have offered, and why it did not (see refusalShortfall). */
+export interface RefusalShortfall {
+  /** Requisites that fit but whose executors' deposits (available balance plus credit line) are below the hold. */
+  uncovered: number;
+  /** The payer's class (migration 048). */
   cls: TrafficClass;
   /** Requisites that fit every other rule but do not take the payer's class. */
   classExcluded: number;
@@ -321,15 +304,17 @@ export interface PoolRulesShortfall {
 }
 
 /**
- * After the cascade found nothing: how many requisites would have fitted but for the payer's
- * class, and how many but for the requisite velocity, with the payer's class. Off the fast
- * path: run only for a create already refused.
+ * After the cascade found nothing, in one statement (off the fast path: only for a create
+ * already refused): how many requisites would have fitted but for their executors' deposits, so
+ * that PAY_004 can say what the operator should do; and, for the operator alone, how many but for
+ * the payer's traffic class and how many but for the requisite velocity (migration 048).
  */
-export async function poolRulesShortfall(
+export async function refusalShortfall(
   db: Queryable,
-  p: Pick<NewPayment, 'candidates' | 'types' | 'method' | 'bank' | 'merchantId' | 'clientId'>,
-): Promise<PoolRulesShortfall> {
+  p: Pick<NewPayment, 'candidates' | 'types' | 'method' | 'bank' | 'hold' | 'merchantId' | 'clientId'>,
+): Promise<RefusalShortfall> {
   const { rows } = await db.query<{
+    uncovered: number;
     cls: TrafficClass;
     class_excluded: number;
     velocity_excluded: number;
@@ -339,25 +324,27 @@ export async function poolRulesShortfall(
     `WITH candidate AS (
        SELECT * FROM unnest($1::text[], $2::text[], $3::numeric[]) AS c(currency, country, payer_amount)
      ), k AS (
-       SELECT payer_class($7, $8) AS cls, requisite_max_count, requisite_count_seconds, requisite_max_amount, requisite_amount_seconds
+       SELECT payer_class($8, $9) AS cls, requisite_max_count, requisite_count_seconds, requisite_max_amount, requisite_amount_seconds
          FROM risk_pool_rules
      ), fitting AS (
-       SELECT r.id, bool_or(requisite_takes_class(r.traffic_classes, r.executor_traffic_classes, k.cls)) AS takes,
+       SELECT r.id, r.traffic_classes, r.executor_traffic_classes,
+              bool_or(NOT ${DEPOSIT_COVERS.replaceAll('$21', '$7')}) AS uncovered,
+              bool_or(requisite_takes_class(r.traffic_classes, r.executor_traffic_classes, k.cls)) AS takes,
               bool_or(k.requisite_max_count IS NULL AND k.requisite_max_amount IS NULL
                       OR requisite_velocity_allows(r.id, r.executor_id, c.payer_amount, k.requisite_max_count, k.requisite_count_seconds,
-                                                   k.requisite_max_amount, k.requisite_amount_seconds)) AS fast_enough,
-              array_agg(DISTINCT x.cls) FILTER (WHERE requisite_takes_class(r.traffic_classes, r.executor_traffic_classes, x.cls)) AS classes
+                                                   k.requisite_max_amount, k.requisite_amount_seconds)) AS fast_enough
          FROM candidate c
          JOIN requisites r ON r.currency = c.currency AND r.country = c.country
         CROSS JOIN k
-        CROSS JOIN unnest(ARRAY['new', 'returning', 'trusted']) AS x(cls)
         WHERE ${REQUISITE_FITS}
         GROUP BY r.id
      )
-     SELECT (SELECT cls FROM k) AS cls,
+     SELECT count(*) FILTER (WHERE uncovered)::int AS uncovered,
+            (SELECT cls FROM k) AS cls,
             count(*) FILTER (WHERE NOT takes)::int AS class_excluded,
             count(*) FILTER (WHERE takes AND NOT fast_enough)::int AS velocity_excluded,
-            (SELECT array_agg(DISTINCT t ORDER BY t) FROM fitting f, unnest(f.classes) AS t WHERE NOT f.takes) AS taken,
+            (SELECT array_agg(DISTINCT x ORDER BY x) FROM fitting f, unnest(ARRAY['new', 'returning', 'trusted']) AS x
+              WHERE NOT f.takes AND requisite_takes_class(f.traffic_classes, f.executor_traffic_classes, x)) AS taken,
             (SELECT concat_ws(', ', requisite_max_count || ' in ' || requisite_count_seconds || ' s',
                               requisite_max_amount || ' in ' || requisite_amount_seconds || ' s') FROM k) AS velocity
        FROM fitting`,
@@ -368,6 +355,7 @@ export async function poolRulesShortfall(
       p.types,
       p.method,
       p.bank,
+      p.hold,
       p.merchantId,
       p.clientId,
     ],
@@ -375,6 +363,7 @@ export async function poolRulesShortfall(
   const row = rows[0]!;
   const order: readonly string[] = TRAFFIC_CLASSES;
   return {
+    uncovered: row.uncovered,
     cls: row.cls,
     classExcluded: row.class_excluded,
     velocityExcluded: row.velocity_excluded,
