@@ -558,6 +558,14 @@ const CASES: Record<string, () => Promise<Expected>> = {
     ok(await op('PUT', '/rates/RUB', { rate: 95.5 }));
     return { action: 'rate.set', actor: token, object_type: 'rate', object_id: 'RUB' };
   },
+  'PUT /admin/v1/risk/classes': async () => {
+    ok(await op('PUT', '/risk/classes', { returning_from: 1, trusted_from: 10 }));
+    return { action: 'risk.classes_set', actor: token, object_type: 'risk_rules', object_id: 'classes' };
+  },
+  'PUT /admin/v1/risk/requisite-limits': async () => {
+    ok(await op('PUT', '/risk/requisite-limits', {}));
+    return { action: 'risk.requisite_limits_set', actor: token, object_type: 'risk_rules', object_id: 'requisite_limits' };
+  },
   'POST /admin/v1/rates/:currency/refresh': async () => {
     await feedOf(null, 'KGS');
     ok(await op('POST', '/rates/KGS/refresh'));

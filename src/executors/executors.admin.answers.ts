@@ -45,6 +45,9 @@ const AdminExecutor = Type.Object({
   default_daily_count_limit: Type.Unknown(),
   default_monthly_count_limit: Type.Unknown(),
   disable_after_expired: Type.Number(),
+  traffic_classes: Type.Union([Type.Array(Type.String()), Type.Null()], {
+    description: "the payers' traffic classes its requisites take (each requisite's own classes apply too); null: every class",
+  }),
   device_silence_minutes: Type.Union([Type.Number(), Type.Null()]),
   devices_silent: Type.Boolean(),
   max_open_disputes: Type.Number({ description: 'at this many open disputes on its payments it gets no new hand-outs' }),

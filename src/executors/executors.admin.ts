@@ -2,7 +2,15 @@ import { Type } from 'typebox';
 import { audit, auditFor } from '../admin/audit.service.js';
 import type { AppContext, RouteApp } from '../context.js';
 import { parseListQuery } from '../lib/pagination.js';
-import { CreateRequisiteBody, Requisite, RequisiteDetail, toRequisite, toUsage, UpdateRequisiteBody } from '../requisites/requisites.schemas.js';
+import {
+  CreateRequisiteBody,
+  Requisite,
+  RequisiteDetail,
+  TrafficClasses,
+  toRequisite,
+  toUsage,
+  UpdateRequisiteBody,
+} from '../requisites/requisites.schemas.js';
 import * as requisites from '../requisites/requisites.service.js';
 import {
   AdminCreateExecutorAdjustmentAnswer,
@@ -50,6 +58,7 @@ const UpdateExecutorBody = Type.Object({
   ),
   default_daily_count_limit: Type.Optional(NullableNumber('default for requisites without their own: most hand-outs in a UTC day')),
   default_monthly_count_limit: Type.Optional(NullableNumber('default for requisites without their own: most hand-outs in a UTC month')),
+  traffic_classes: Type.Optional(TrafficClasses),
 });
 const AdjustmentBody = Type.Object({
   amount: Type.Number({ description: 'signed USDT: positive tops the deposit up, negative takes from the available balance' }),

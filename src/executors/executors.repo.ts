@@ -1,5 +1,6 @@
 import { prepared, type Queryable, type Tx } from '../db/pool.js';
 import { createExecutorAccounts } from '../ledger/ledger.repo.js';
+import type { TrafficClass } from '../risk/pool-rules.repo.js';
 
 export interface ExecutorRow {
   id: string;
@@ -33,6 +34,8 @@ export interface ExecutorRow {
   default_monthly_count_limit: number | null;
   /** Consecutive unpaid hand-outs after which a requisite is switched off (0: never). */
   disable_after_expired: number;
+  /** The payers' traffic classes its requisites take (migration 048); null: every class. */
+  traffic_classes: TrafficClass[] | null;
   /** The child index (0/i) of its TRC-20 deposit address under the operator's xpub; null until assigned. */
   deposit_index: number | null;
   /** Its TRC-20 deposit address, derived from deposit_index; null until assigned. */
@@ -60,7 +63,7 @@ export interface ExecutorRow {
 const COLUMNS = `e.id, e.name, e.is_active, e.created_at, e.credit_limit, e.payin_reward, e.payout_reward,
   e.is_paused, e.priority, e.score, e.score_handed_out, e.score_completed, e.score_median_minutes, e.score_updated_at,
   e.default_daily_turnover_limit, e.default_monthly_turnover_limit, e.default_daily_count_limit, e.default_monthly_count_limit,
-  e.disable_after_expired, e.deposit_index, e.deposit_address, e.device_silence_minutes, e.devices_silent,
+  e.disable_after_expired, e.traffic_classes, e.deposit_index, e.deposit_address, e.device_silence_minutes, e.devices_silent,
   e.max_open_disputes, e.open_disputes, e.uncovered_disputes, e.off_reason, e.score_disputes, e.score_disputes_lost, e.score_disputes_late,
   e.score_handed_out_7d, e.low_deposit_threshold,
   coalesce((SELECT a.balance FROM ledger_accounts a WHERE a.executor_id = e.id AND a.kind = 'executor_available'), 0) AS balance,
@@ -113,6 +116,8 @@ export interface ExecutorPatch {
   maxOpenDisputes?: number;
   /** Set when present (null: never told of a low deposit). */
   lowDepositThreshold?: string | null;
+  /** Set when present (null: every class). */
+  trafficClasses?: TrafficClass[] | null;
   /** Each present key is set (null clears the default). */
   limits?: Partial<Record<DefaultLimit, string | number | null>>;
 }
@@ -145,6 +150,7 @@ export async function updateExecutor(tx: Tx, id: string, patch: ExecutorPatch): 
             -- A new line is crossed afresh: the next sweep tells the executor if it is already below.
             low_deposit_threshold = CASE WHEN $19 THEN $20::numeric ELSE low_deposit_threshold END,
             deposit_low = CASE WHEN $19 THEN false ELSE deposit_low END,
+            traffic_classes = CASE WHEN $21 THEN $22::text[] ELSE traffic_classes END,
             -- A person switching it on or off overrides a rule's reason.
             off_reason = CASE WHEN $3::boolean IS NULL THEN off_reason ELSE NULL END,
             updated_at = now()
@@ -164,6 +170,8 @@ export async function updateExecutor(tx: Tx, id: string, patch: ExecutorPatch): 
       patch.maxOpenDisputes ?? null,
       patch.lowDepositThreshold !== undefined,
       patch.lowDepositThreshold ?? null,
+      patch.trafficClasses !== undefined,
+      patch.trafficClasses ?? null,
     ],
   );
   if (!rowCount) return undefined;

@@ -11,6 +11,7 @@ import { deriveTronAddress } from '../lib/tron-hd.js';
 import { enqueuePersonMessage } from '../notify/outbox.repo.js';
 import { countLimit, turnoverLimit } from '../requisites/limits.js';
 import { executorRequisiteIds, recountUsage } from '../requisites/requisites.repo.js';
+import type { TrafficClass } from '../risk/pool-rules.repo.js';
 import { listExecutorDeposits } from './deposits.repo.js';
 import * as repo from './executors.repo.js';
 
@@ -29,6 +30,7 @@ export function toExecutor(row: repo.ExecutorRow) {
     default_daily_count_limit: row.default_daily_count_limit,
     default_monthly_count_limit: row.default_monthly_count_limit,
     disable_after_expired: row.disable_after_expired,
+    traffic_classes: row.traffic_classes,
     device_silence_minutes: row.device_silence_minutes,
     devices_silent: row.devices_silent,
     max_open_disputes: row.max_open_disputes,
@@ -171,6 +173,7 @@ export interface ExecutorUpdate {
   default_monthly_turnover_limit?: number | null;
   default_daily_count_limit?: number | null;
   default_monthly_count_limit?: number | null;
+  traffic_classes?: TrafficClass[] | null;
 }
 
 /** A percentage setting: 0 ≤ value < 100, up to 4 decimals (the column is numeric(7, 4)). */
@@ -249,6 +252,7 @@ export async function updateExecutor(ctx: AppContext, id: string, patch: Executo
         disableAfterExpired,
         maxOpenDisputes: patch.max_open_disputes,
         lowDepositThreshold,
+        trafficClasses: patch.traffic_classes,
         limits,
       });
       if (!updated) throw new DomainError('NOT_FOUND', `Executor ${id} not found`);

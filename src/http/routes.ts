@@ -37,6 +37,7 @@ import { firstStepsAdminRoutes } from '../reports/first-steps.admin.js';
 import { reportAdminRoutes } from '../reports/reports.admin.js';
 import { paymentTimelineAdminRoutes } from '../reports/timeline.admin.js';
 import { riskHitAdminRoutes } from '../risk/hits.admin.js';
+import { poolRulesAdminRoutes } from '../risk/pool-rules.admin.js';
 import { riskAdminRoutes } from '../risk/risk.admin.js';
 import { telegramRoutes } from '../telegram/telegram.routes.js';
 import { telegramWebhookRoutes } from '../telegram/telegram.webhook.js';
@@ -159,6 +160,7 @@ const ROUTE_GROUPS: RouteGroup[] = [
       alertAdminRoutes,
       riskHitAdminRoutes,
       riskAdminRoutes,
+      poolRulesAdminRoutes,
     ],
   },
   // Each callback checks its provider's signature itself (the provider is named in the path), then

@@ -193,7 +193,12 @@ async function transition(db: Queryable, paymentId: string, event: PaymentEvent,
     prepared(
       // A completed payment is not cancelled: it keeps no cancel reason or note of an earlier
       // cancellation (the timeline still tells that one). A new cancellation replaces both.
-      `UPDATE payments p SET status = $3, updated_at = now(),
+      // A completion counts towards its payer's history with the merchant (payer_history,
+      // migration 048: the traffic classes), in this statement, so that no completion can pass
+      // uncounted and none costs a round trip more; two at once both count (the upsert's row
+      // lock). Test payments are no history.
+      `WITH changed AS (
+       UPDATE payments p SET status = $3, updated_at = now(),
               cancel_reason = CASE WHEN $3 IN ('COMPLETED', 'COMPLETED_APPEAL') THEN NULL ELSE coalesce($4, p.cancel_reason) END,
               cancel_note = CASE WHEN $3 IN ('COMPLETED', 'COMPLETED_APPEAL') THEN NULL WHEN $4 IS NOT NULL THEN $6 ELSE p.cancel_note END,
               completed_at = CASE WHEN $3 IN ('COMPLETED', 'COMPLETED_APPEAL') THEN now() ELSE p.completed_at END,
@@ -201,7 +206,17 @@ async function transition(db: Queryable, paymentId: string, event: PaymentEvent,
          FROM (SELECT id, status FROM payments WHERE id = $1 FOR UPDATE) old
         WHERE p.id = old.id AND old.status = ANY($2::text[])
         RETURNING p.id, p.merchant_id, p.terminal_id, old.status AS "from", p.status AS "to", p.executor_id, p.hold, p.requisite_id,
-                  p.method, p.cancel_reason, extract(epoch FROM p.updated_at - p.created_at)::float8 AS age_seconds, p.is_test`,
+                  p.method, p.cancel_reason, extract(epoch FROM p.updated_at - p.created_at)::float8 AS age_seconds, p.is_test, p.client_id
+       ), counted AS (
+         INSERT INTO payer_history AS h (merchant_id, client_id, completed)
+         SELECT c.merchant_id, c.client_id, 1 FROM changed c
+          WHERE c."to" IN ('COMPLETED', 'COMPLETED_APPEAL') AND c."from" NOT IN ('COMPLETED', 'COMPLETED_APPEAL')
+            AND NOT c.is_test AND c.client_id IS NOT NULL
+         ON CONFLICT (merchant_id, client_id) DO UPDATE SET completed = h.completed + 1
+       )
+       SELECT c.id, c.merchant_id, c.terminal_id, c."from", c."to", c.executor_id, c.hold, c.requisite_id, c.method, c.cancel_reason,
+              c.age_seconds, c.is_test
+         FROM changed c`,
       [paymentId, rule.from, to, options.reason ?? null, options.receivedAmount ?? null, options.note ?? null],
     ),
   );

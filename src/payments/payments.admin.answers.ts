@@ -45,6 +45,9 @@ export const AdminGetPaymentAnswer = Type.Object({
   }),
   requisite_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
   client_id: Type.Unknown(),
+  payer_class: Type.Union([Type.Literal('new'), Type.Literal('returning'), Type.Literal('trusted'), Type.Null()], {
+    description: "The payer's traffic class with the merchant when the payment was created (null: before classes, a test or a provider's payment)",
+  }),
   cancel_reason: Type.Union([Type.String(), Type.Null()]),
   cancel_note: Type.Unknown(),
   rate_refresh_id: Type.Union([Type.String({ description: 'why the rate was what it was: GET /admin/v1/rate-refreshes/{id}' }), Type.Null()]),

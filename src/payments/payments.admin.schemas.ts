@@ -36,6 +36,9 @@ export const AdminPayment = Type.Object({
   executor_id: Type.Union([Type.String(), Type.Null()], { description: 'null: executed by a provider' }),
   requisite_id: Type.Union([Type.String(), Type.Null()]),
   client_id: Type.Union([Type.String(), Type.Null()]),
+  payer_class: Type.Union([Type.Literal('new'), Type.Literal('returning'), Type.Literal('trusted'), Type.Null()], {
+    description: "the payer's traffic class with the merchant when the payment was created (null: before classes, a test or a provider's payment)",
+  }),
   cancel_reason: Type.Union([Type.String(), Type.Null()]),
   is_test: Type.Boolean({ description: 'a test terminal’s payment (test requisites, no money moved)' }),
 });
@@ -67,6 +70,7 @@ export function toAdminPayment(row: PaymentRow, paymentPageUrl: string): AdminPa
     executor_id: row.executor_id,
     requisite_id: row.requisite_id,
     client_id: row.client_id,
+    payer_class: row.payer_class,
     cancel_reason: row.cancel_reason,
     is_test: row.is_test,
   };

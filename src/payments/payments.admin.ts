@@ -65,6 +65,7 @@ export async function paymentAdminRoutes(app: RouteApp, ctx: AppContext): Promis
         executor_id: row.executor_id,
         requisite_id: row.requisite_id,
         client_id: row.client_id,
+        payer_class: row.payer_class,
         cancel_reason: row.cancel_reason,
         cancel_note: row.cancel_note,
         rate_refresh_id: row.rate_refresh_id === null ? null : String(row.rate_refresh_id),

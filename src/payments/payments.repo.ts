@@ -32,6 +32,8 @@ export interface PaymentRow {
   /** What the payment page saw of its payer the first time it was opened (migration 047); null until then. */
   payer_ip: string | null;
   payer_device: string | null;
+  /** The payer's class with the merchant when the payment was created (migration 048); null before classes, and for test and provider payments. */
+  payer_class: 'new' | 'returning' | 'trusted' | null;
   notify_url: string | null;
   notification_token: string | null;
   page_token: string;
@@ -93,6 +95,7 @@ const PAYMENT_COLUMNS = [
   'executor_id',
   'hold',
   'client_id',
+  'payer_class',
   'notify_url',
   'notification_token',
   'cancel_reason',

@@ -25,6 +25,7 @@ import type { MerchantIdentity } from '../merchants/identity.service.js';
 import type { ProviderRow } from '../providers/providers.repo.js';
 import { requestPayment, routesForPayment, tryRoutes } from '../providers/routing.js';
 import { isUsable, staleRate, usableRates } from '../rates/quote.js';
+import { insertRiskHit, type RiskHit, type RiskRule } from '../risk/hits.repo.js';
 import { checkWebhookUrl } from '../webhooks/sender.js';
 import { type Candidate, candidatesFor, type NewPayment } from './cascade/cascade.js';
 import * as cascade from './cascade/cascade.repo.js';
@@ -175,7 +176,7 @@ export async function createPayment(ctx: AppContext, identity: MerchantIdentity,
     // by now); `record` neither waits nor throws, so the answer is the same without it. A
     // successful create never comes here.
     if (err instanceof DomainError && (err.key === 'PAY_004' || err.key === 'PAY_005') && !identity.terminalTest) {
-      ctx.refusals.record(refusalOf(identity, input, err.key));
+      ctx.refusals.record({ ...refusalOf(identity, input, err.key), ...(err instanceof PoolRuleRefusal ? { riskRule: err.riskRule } : {}) });
     }
     throw err;
   }
@@ -258,9 +259,13 @@ async function createValid(ctx: AppContext, identity: MerchantIdentity, input: V
     ...(input.country ? { country: input.country } : {}),
     ...(input.bank ? { bank: input.bank } : {}),
   };
-  // Requisites that fit but whose executors' deposits cannot back the payment: a pool nobody funded.
   const candidates = [...plan(input.country), ...(input.country ? plan(null) : [])];
-  if (executorRoute && candidates.length > 0 && (await cascade.countUncoveredRequisites(ctx.db, { ...base, candidates })) > 0) {
+  const shortfall = executorRoute && candidates.length > 0 ? await cascade.refusalShortfall(ctx.db, { ...base, candidates }) : undefined;
+  // Requisites kept from this payer by the pool's risk rules: explained to the operator, never to the merchant.
+  const poolRule = shortfall ? await recordPoolRulesRefusal(ctx, base, shortfall) : undefined;
+  if (poolRule) throw new PoolRuleRefusal(noRequisites(input), poolRule);
+  // Requisites that fit but whose executors' deposits cannot back the payment: a pool nobody funded.
+  if (shortfall && shortfall.uncovered > 0) {
     throw new DomainError(
       'PAY_004',
       `No requisites are available: those that fit belong to executors whose deposits cannot cover this payment's ${base.hold} USDT; retry later (operator: fund an executor with POST /admin/v1/executors/{id}/adjustments)`,
@@ -268,6 +273,57 @@ async function createValid(ctx: AppContext, identity: MerchantIdentity, input: V
     );
   }
   throw noRequisites(input);
+}
+
+/**
+ * A create the cascade refused: when requisites would have fitted it but for its payer's traffic
+ * class or the requisite velocity (migration 048), records why as risk hits ('traffic_class',
+ * 'velocity') and answers the first rule; the merchant's answer stays the ordinary PAY_004, which says
+ * nothing of the rules. Off the fast path: only for a create already refused, and a write only
+ * when a rule did refuse it.
+ */
+async function recordPoolRulesRefusal(ctx: AppContext, p: NewPaymentBase, shortfall: cascade.RefusalShortfall): Promise<RiskRule | undefined> {
+  const hits: RiskHit[] = [];
+  const at = new Date();
+  const inputs = { client_id: p.clientId, payer_class: shortfall.cls, method: p.method, amount: p.amount, currency: p.currency };
+  const requisites = (n: number) => `${n} requisite${n === 1 ? '' : 's'}`;
+  if (shortfall.classExcluded > 0) {
+    hits.push({
+      rule: 'traffic_class',
+      action: 'refused',
+      merchantId: p.merchantId,
+      terminalId: p.terminalId,
+      inputs: { ...inputs, requisites: shortfall.classExcluded, their_classes: shortfall.takenClasses },
+      figure: `traffic_class ${shortfall.cls}: ${requisites(shortfall.classExcluded)} ${shortfall.classExcluded === 1 ? 'takes' : 'take'} only ${shortfall.takenClasses.join(', ')}`,
+      at,
+    });
+  }
+  if (shortfall.velocityExcluded > 0) {
+    hits.push({
+      rule: 'velocity',
+      action: 'refused',
+      merchantId: p.merchantId,
+      terminalId: p.terminalId,
+      inputs: { ...inputs, requisites: shortfall.velocityExcluded },
+      figure: `velocity requisite: ${requisites(shortfall.velocityExcluded)} at ${shortfall.velocity}`,
+      at,
+    });
+  }
+  for (const hit of hits) await insertRiskHit(ctx.db, hit);
+  return hits[0]?.rule;
+}
+
+/**
+ * The pool's own answer (noRequisites, word for word) to a create the pool's risk rules refused;
+ * the rule travels with it only as far as the lost-demand record, never into the answer.
+ */
+class PoolRuleRefusal extends DomainError {
+  constructor(
+    answer: DomainError,
+    readonly riskRule: RiskRule,
+  ) {
+    super(answer.key, answer.message, answer.data);
+  }
 }
 
 type NewPaymentBase = Omit<NewPayment, 'candidates' | 'pageToken'>;

@@ -1,4 +1,5 @@
 import { prepared, type Queryable, type Tx } from '../db/pool.js';
+import type { TrafficClass } from '../risk/pool-rules.repo.js';
 
 export interface RequisiteRow {
   id: string;
@@ -18,6 +19,8 @@ export interface RequisiteRow {
   monthly_turnover_limit: string | null;
   daily_count_limit: number | null;
   monthly_count_limit: number | null;
+  /** The payers' traffic classes the requisite takes (migration 048); null: every class. */
+  traffic_classes: TrafficClass[] | null;
   /** Why the requisite was switched off automatically; null when on or switched off by hand. */
   disabled_reason: string | null;
   last_used_at: Date | null;
@@ -25,7 +28,8 @@ export interface RequisiteRow {
 }
 
 const COLUMNS = `id, executor_id, type, value, bank_code, holder, currency, country, methods, min_amount, max_amount,
-  is_active, daily_turnover_limit, monthly_turnover_limit, daily_count_limit, monthly_count_limit, disabled_reason, last_used_at, created_at`;
+  is_active, daily_turnover_limit, monthly_turnover_limit, daily_count_limit, monthly_count_limit, traffic_classes, disabled_reason, last_used_at,
+  created_at`;
 
 export type RequisiteFields = Omit<RequisiteRow, 'id' | 'last_used_at' | 'created_at' | 'disabled_reason'>;
 
@@ -34,9 +38,23 @@ const LIMITS = (r: RequisiteFields) => [r.daily_turnover_limit, r.monthly_turnov
 export async function insertRequisite(db: Queryable, r: RequisiteFields): Promise<RequisiteRow> {
   const { rows } = await db.query<RequisiteRow>(
     `INSERT INTO requisites (executor_id, type, value, bank_code, holder, currency, country, methods, min_amount, max_amount, is_active,
-                             daily_turnover_limit, monthly_turnover_limit, daily_count_limit, monthly_count_limit)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING ${COLUMNS}`,
-    [r.executor_id, r.type, r.value, r.bank_code, r.holder, r.currency, r.country, r.methods, r.min_amount, r.max_amount, r.is_active, ...LIMITS(r)],
+                             daily_turnover_limit, monthly_turnover_limit, daily_count_limit, monthly_count_limit, traffic_classes)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING ${COLUMNS}`,
+    [
+      r.executor_id,
+      r.type,
+      r.value,
+      r.bank_code,
+      r.holder,
+      r.currency,
+      r.country,
+      r.methods,
+      r.min_amount,
+      r.max_amount,
+      r.is_active,
+      ...LIMITS(r),
+      r.traffic_classes,
+    ],
   );
   return rows[0]!;
 }
@@ -52,11 +70,11 @@ export async function updateRequisite(db: Queryable, id: string, r: RequisiteFie
     // Switched on (again): the automatic switch-off's reason goes, and the expired streak starts afresh.
     `UPDATE requisites SET type = $2, value = $3, bank_code = $4, holder = $5, currency = $6, country = $7, methods = $8,
             min_amount = $9, max_amount = $10, is_active = $11, daily_turnover_limit = $12, monthly_turnover_limit = $13,
-            daily_count_limit = $14, monthly_count_limit = $15,
+            daily_count_limit = $14, monthly_count_limit = $15, traffic_classes = $16,
             disabled_reason = CASE WHEN $11 THEN NULL ELSE disabled_reason END,
             care_since = CASE WHEN $11 AND NOT is_active THEN now() ELSE care_since END, updated_at = now()
       WHERE id = $1 RETURNING ${COLUMNS}`,
-    [id, r.type, r.value, r.bank_code, r.holder, r.currency, r.country, r.methods, r.min_amount, r.max_amount, r.is_active, ...LIMITS(r)],
+    [id, r.type, r.value, r.bank_code, r.holder, r.currency, r.country, r.methods, r.min_amount, r.max_amount, r.is_active, ...LIMITS(r), r.traffic_classes],
   );
   return rows[0];
 }

@@ -2,6 +2,7 @@ import { type Static, Type } from 'typebox';
 import { maskCard } from '../lib/mask.js';
 import { METHODS, type Method, REQUISITE_TYPES, type RequisiteType as RequisiteTypeName } from '../lib/methods.js';
 import { toNumber } from '../lib/money.js';
+import { TRAFFIC_CLASSES, type TrafficClass } from '../risk/pool-rules.repo.js';
 import type { RequisiteLoad, RequisiteRow } from './requisites.repo.js';
 
 const RequisiteType = Type.Unsafe<RequisiteTypeName>({ type: 'string', enum: [...REQUISITE_TYPES] });
@@ -10,6 +11,18 @@ const MethodName = Type.Unsafe<Method>({ type: 'string', enum: [...METHODS] });
 const TURNOVER = (period: string) =>
   `most the requisite may be handed out in ${period}, in its currency (payer amounts of payments not cancelled, pending ones included); null: the executor's default`;
 const COUNT = (period: string) => `most hand-outs in ${period} (payments not cancelled, pending ones included); null: the executor's default`;
+
+/**
+ * The payers' traffic classes something takes (migration 048): `new` (no completed payment with
+ * the merchant, or no client_id), `returning`, `trusted` (thresholds: PUT /admin/v1/risk/classes).
+ */
+export const TrafficClasses = Type.Union(
+  [Type.Array(Type.Unsafe<TrafficClass>({ type: 'string', enum: [...TRAFFIC_CLASSES] }), { minItems: 1, uniqueItems: true }), Type.Null()],
+  {
+    description:
+      "the payers' traffic classes taken: new (no completed payment with the merchant, or no client_id), returning, trusted (thresholds: PUT /admin/v1/risk/classes); null: every class",
+  },
+);
 
 export const CreateRequisiteBody = Type.Object({
   type: RequisiteType,
@@ -26,6 +39,7 @@ export const CreateRequisiteBody = Type.Object({
   monthly_turnover_limit: Type.Optional(Type.Union([Type.Number({ minimum: 0 }), Type.Null()], { description: TURNOVER('a UTC month') })),
   daily_count_limit: Type.Optional(Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: COUNT('a UTC day') })),
   monthly_count_limit: Type.Optional(Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: COUNT('a UTC month') })),
+  traffic_classes: Type.Optional(TrafficClasses),
 });
 export type CreateRequisiteBody = Static<typeof CreateRequisiteBody>;
 
@@ -49,6 +63,9 @@ export const Requisite = Type.Object({
   monthly_turnover_limit: Type.Union([Type.Number(), Type.Null()]),
   daily_count_limit: Type.Union([Type.Integer(), Type.Null()]),
   monthly_count_limit: Type.Union([Type.Integer(), Type.Null()]),
+  traffic_classes: Type.Union([Type.Array(Type.String()), Type.Null()], {
+    description: "the payers' traffic classes the requisite takes (its executor's classes apply too); null: every class",
+  }),
   disabled_reason: Type.Union([Type.String(), Type.Null()], { description: 'why the requisite was switched off automatically; switching it on clears it' }),
   last_used_at: Type.Union([Type.String(), Type.Null()]),
   created_at: Type.String(),
@@ -73,6 +90,7 @@ export function toRequisite(row: RequisiteRow, masked = false): Static<typeof Re
     monthly_turnover_limit: toNumber(row.monthly_turnover_limit),
     daily_count_limit: row.daily_count_limit,
     monthly_count_limit: row.monthly_count_limit,
+    traffic_classes: row.traffic_classes,
     disabled_reason: row.disabled_reason,
     last_used_at: row.last_used_at?.toISOString() ?? null,
     created_at: row.created_at.toISOString(),

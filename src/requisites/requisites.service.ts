@@ -71,6 +71,7 @@ async function validate(db: Queryable, executorId: string, body: CreateRequisite
     value: normalizeValue(type, body.value),
     bank_code: bankCode,
     holder: (body.holder ?? '').trim(),
+    traffic_classes: body.traffic_classes ?? null,
     currency: body.currency,
     country: body.country,
     methods: body.methods,
@@ -154,6 +155,7 @@ async function changeRequisite(
       monthly_turnover_limit: kept(patch.monthly_turnover_limit, before.monthly_turnover_limit),
       daily_count_limit: patch.daily_count_limit === undefined ? before.daily_count_limit : patch.daily_count_limit,
       monthly_count_limit: patch.monthly_count_limit === undefined ? before.monthly_count_limit : patch.monthly_count_limit,
+      traffic_classes: patch.traffic_classes === undefined ? before.traffic_classes : patch.traffic_classes,
     };
     const fields = await validate(tx, before.executor_id, merged);
     const updated = (await repo.updateRequisite(tx, id, fields))!;

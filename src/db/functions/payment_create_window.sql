@@ -5,7 +5,9 @@
 -- signature (as 038 did) and the new text goes here.
 
 -- payment_create_window: the current text (was last written by migration 038_rate_sources.sql).
--- payment_create_window of migration 034, with the rate refresh that gave p_rate (p_rate_refresh).
+-- payment_create_window of migration 034, with the rate refresh that gave p_rate (p_rate_refresh),
+-- and the risk rules of the pool (migration 048): the payer's class, which a requisite must take
+-- (its own classes and its executor's), and the requisite velocity.
 CREATE OR REPLACE FUNCTION payment_create_window(
   p_currency text, p_country text, p_type text, p_payer_amount numeric, p_method text, p_bank text,
   p_merchant uuid, p_terminal uuid, p_ext_id text, p_amount numeric, p_order_currency text,
@@ -24,6 +26,8 @@ DECLARE
   r requisites;
   p payments;
   new_id uuid := gen_random_uuid();
+  cls text;
+  rules risk_pool_rules;
 BEGIN
   created := false;
   busy := NOT p_wait AND NOT pg_try_advisory_xact_lock(payment_creation_lock_key(p_terminal, p_amount));
@@ -37,6 +41,10 @@ BEGIN
     RETURN NEXT;
     RETURN;
   END IF;
+  -- Two probes by primary key, no round trip: the payer's class (stored on the payment) and the
+  -- velocity rules.
+  cls := payer_class(p_merchant, p_client_id);
+  SELECT * INTO rules FROM risk_pool_rules;
 
   SELECT c.* INTO r
     FROM (SELECT q.id, q.last_used_at, q.executor_priority, q.executor_score FROM requisites q
@@ -52,12 +60,18 @@ BEGIN
         AND (p_bank IS NULL OR l.bank_code = p_bank)
         AND p_payer_amount >= l.min_amount
         AND (l.max_amount IS NULL OR p_payer_amount <= l.max_amount)
+        AND requisite_takes_class(l.traffic_classes, l.executor_traffic_classes, cls)
       LIMIT 1
         FOR NO KEY UPDATE OF l SKIP LOCKED) c
    WHERE NOT EXISTS (SELECT 1 FROM payments o
                       WHERE o.requisite_id = c.id AND o.status = 'PENDING' AND o.payer_amount = p_payer_amount
                      OFFSET 0)
      AND (NOT c.limited OR requisite_limits_allow(c.id, p_payer_amount))
+     -- Exact on this statement's snapshot: a requisite handed out since then fails the
+     -- last_used_at guard above once locked, and one another create holds is skipped.
+     AND (rules.requisite_max_count IS NULL AND rules.requisite_max_amount IS NULL
+          OR requisite_velocity_allows(c.id, c.executor_id, p_payer_amount, rules.requisite_max_count, rules.requisite_count_seconds,
+                                       rules.requisite_max_amount, rules.requisite_amount_seconds))
      AND CASE WHEN p_wait
               THEN (SELECT a.balance - a.min_balance FROM ledger_accounts a
                      WHERE a.executor_id = c.executor_id AND a.kind = 'executor_available') >= p_hold
@@ -84,11 +98,11 @@ BEGIN
   INSERT INTO payments (id, merchant_id, terminal_id, ext_id, amount, currency, method, status, rate, payin_rate,
                         requisite_id, executor_id, hold, req_type, req_value, req_bank_code, req_holder, req_country, req_currency,
                         payer_amount, cross_border, client_id, notify_url, notification_token, page_token, valid_until,
-                        rate_refresh_id)
+                        rate_refresh_id, payer_class)
   VALUES (new_id, p_merchant, p_terminal, p_ext_id, p_amount, p_order_currency, p_method, 'PENDING', p_rate, p_payin_rate,
           r.id, r.executor_id, p_hold, r.type, r.value, r.bank_code, r.holder, r.country, r.currency,
           p_payer_amount, p_cross_border, p_client_id, p_notify_url, p_notification_token, p_page_token,
-          now() + make_interval(secs => p_ttl_seconds), p_rate_refresh)
+          now() + make_interval(secs => p_ttl_seconds), p_rate_refresh, cls)
   RETURNING * INTO p;
 
   created := true;

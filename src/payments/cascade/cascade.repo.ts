@@ -1,4 +1,5 @@
 import { type Db, prepared, type Queryable, queryPrepared, type Tx } from '../../db/pool.js';
+import { TRAFFIC_CLASSES, type TrafficClass } from '../../risk/pool-rules.repo.js';
 import { PAYMENT_VIEW_COLUMNS, type PaymentView, translateInsertError } from '../payments.repo.js';
 import type { Candidate, NewPayment } from './cascade.js';
 
@@ -198,28 +199,31 @@ const REQUISITE_FITS = `r.is_active AND r.executor_open AND r.type = ANY($4::tex
                            WHERE q.requisite_id = r.id AND q.status = 'PENDING' AND q.payer_amount = c.payer_amount)
           AND (NOT r.limited OR requisite_limits_allow(r.id, c.payer_amount))`;
 
+/**
+ * The pool's risk rules as the `all` and `wait` statement reads them (migration 048): the payer's
+ * class (merchant $7, client_id $15) and the requisite velocity, one row.
+ */
+const RISK_SQL = `SELECT payer_class($7, $15) AS cls, requisite_max_count, requisite_count_seconds, requisite_max_amount, requisite_amount_seconds
+       FROM risk_pool_rules`;
+
+/**
+ * The requisite `r` takes the payer's class (its own classes and its executor's) and, on this
+ * statement's snapshot, has room under the requisite velocity (migration 048); see
+ * payment_create_window, which writes the same rule.
+ */
+const POOL_RULES_FIT = `(SELECT requisite_takes_class(r.traffic_classes, r.executor_traffic_classes, k.cls)
+               AND (k.requisite_max_count IS NULL AND k.requisite_max_amount IS NULL
+                    OR requisite_velocity_allows(r.id, r.executor_id, c.payer_amount, k.requisite_max_count, k.requisite_count_seconds,
+                                                 k.requisite_max_amount, k.requisite_amount_seconds))
+             FROM risk k)`;
+
+/** The velocity of the requisite picked, checked again once it is held (requisite_velocity_take). */
+const VELOCITY_TAKE = `(SELECT requisite_velocity_take(pick.id, pick.executor_id, pick.payer_amount, k.requisite_max_count, k.requisite_count_seconds,
+                                               k.requisite_max_amount, k.requisite_amount_seconds) FROM risk k)`;
+
 /** The executor of requisite `r` can cover the hold ($21): available balance plus credit line. */
 const DEPOSIT_COVERS = `EXISTS (SELECT 1 FROM ledger_accounts a
                        WHERE a.executor_id = r.executor_id AND a.kind = 'executor_available' AND a.balance - $21::numeric >= a.min_balance)`;
-
-/**
- * After the cascade found nothing: how many requisites would have fitted but for their
- * executors' deposits (their available balance plus credit line below the hold), so that PAY_004
- * can say what the operator should do.
- */
-export async function countUncoveredRequisites(db: Queryable, p: Pick<NewPayment, 'candidates' | 'types' | 'method' | 'bank' | 'hold'>): Promise<number> {
-  const { rows } = await db.query<{ n: number }>(
-    `WITH candidate AS (
-       SELECT * FROM unnest($1::text[], $2::text[], $3::numeric[]) AS c(currency, country, payer_amount)
-     )
-     SELECT count(DISTINCT r.id)::int AS n
-       FROM candidate c
-       JOIN requisites r ON r.currency = c.currency AND r.country = c.country
-      WHERE ${REQUISITE_FITS} AND NOT ${DEPOSIT_COVERS.replaceAll('$21', '$7')}`,
-    [p.candidates.map((c) => c.currency), p.candidates.map((c) => c.country), p.candidates.map((c) => c.payerAmount), p.types, p.method, p.bank, p.hold],
-  );
-  return rows[0]!.n;
-}
 
 /** The cascade statements of the `all` and `wait` modes, built once each. */
 const cascadeTexts = new Map<CascadeMode, string>();
@@ -241,20 +245,24 @@ function cascadeSql(mode: CascadeMode): string {
          JOIN requisites r ON r.currency = c.currency AND r.country = c.country
         WHERE (SELECT NOT f.ext_id_taken AND f.same_amount < $20 FROM facts f)
           AND ${REQUISITE_FITS}
+          AND ${POOL_RULES_FIT}
           AND ${DEPOSIT_COVERS}
         ORDER BY r.executor_priority DESC, r.executor_score DESC, r.last_used_at NULLS FIRST, r.id
         LIMIT 1
         FOR NO KEY UPDATE OF r ${mode === 'wait' ? '' : 'SKIP LOCKED'}`;
   const text = `WITH candidate AS (
        SELECT * FROM unnest($1::text[], $2::text[], $3::numeric[]) AS c(currency, country, payer_amount)
-     ), facts AS (${factsSql('$7', '$8', '$9', '$10', '$11')}), pick AS (${pick}
+     ), facts AS (${factsSql('$7', '$8', '$9', '$10', '$11')}), risk AS (${RISK_SQL}), pick AS (${pick}
      ), held AS (
        -- The hold (migration 017), before anything else is written: false when a concurrent
        -- create took the executor's balance since this statement's snapshot.
        -- A hand-out held is then counted towards the requisite's limits (migration 019), which
        -- fails the statement (requisite_usage_within_limit) when a concurrent create took the room.
+       -- The requisite velocity again, on a snapshot taken now that the requisite is held
+       -- (migration 048): past it, the statement fails as a requisite past its limit does.
        SELECT pick.*,
-              CASE WHEN executor_hold_take(pick.payment_id, $7, pick.executor_id, $21)
+              CASE WHEN NOT ${VELOCITY_TAKE} THEN false
+                   WHEN executor_hold_take(pick.payment_id, $7, pick.executor_id, $21)
                    THEN NOT pick.limited OR requisite_usage_take(pick.id, pick.payer_amount) ELSE false END AS ok
          FROM pick
      ), used AS (
@@ -265,10 +273,10 @@ function cascadeSql(mode: CascadeMode): string {
        INSERT INTO payments (id, merchant_id, terminal_id, ext_id, amount, currency, method, status, rate, payin_rate,
                              requisite_id, executor_id, hold, req_type, req_value, req_bank_code, req_holder, req_country, req_currency,
                              payer_amount, cross_border, client_id, notify_url, notification_token, page_token, valid_until,
-                             rate_refresh_id)
+                             rate_refresh_id, payer_class)
        SELECT u.payment_id, $7, $8, $9, $10, $11, $5, 'PENDING', $12, $13,
               u.id, u.executor_id, $21, u.type, u.value, u.bank_code, u.holder, u.country, u.currency,
-              u.payer_amount, $14, $15, $16, $17, $18, now() + make_interval(secs => $19), $22::bigint
+              u.payer_amount, $14, $15, $16, $17, $18, now() + make_interval(secs => $19), $22::bigint, (SELECT cls FROM risk)
          FROM used u
        RETURNING *
      )
@@ -277,4 +285,89 @@ function cascadeSql(mode: CascadeMode): string {
        FROM facts f LEFT JOIN inserted i ON true LEFT JOIN banks b ON b.code = i.req_bank_code`;
   cascadeTexts.set(mode, text);
   return text;
+}
+
+/** What a refused create's pool would have offered, and why it did not (see refusalShortfall). */
+export interface RefusalShortfall {
+  /** Requisites that fit but whose executors' deposits (available balance plus credit line) are below the hold. */
+  uncovered: number;
+  /** The payer's class (migration 048). */
+  cls: TrafficClass;
+  /** Requisites that fit every other rule but do not take the payer's class. */
+  classExcluded: number;
+  /** Requisites that fit every other rule and take the class, but are past the requisite velocity. */
+  velocityExcluded: number;
+  /** Every class some class-excluded requisite takes, for the figure. */
+  takenClasses: TrafficClass[];
+  /** The requisite velocity in words ('3 in 600 s, 50000.00 in 3600 s'), for the figure. */
+  velocity: string;
+}
+
+/**
+ * After the cascade found nothing, in one statement (off the fast path: only for a create
+ * already refused): how many requisites would have fitted but for their executors' deposits, so
+ * that PAY_004 can say what the operator should do; and, for the operator alone, how many but for
+ * the payer's traffic class and how many but for the requisite velocity (migration 048).
+ */
+export async function refusalShortfall(
+  db: Queryable,
+  p: Pick<NewPayment, 'candidates' | 'types' | 'method' | 'bank' | 'hold' | 'merchantId' | 'clientId'>,
+): Promise<RefusalShortfall> {
+  const { rows } = await db.query<{
+    uncovered: number;
+    cls: TrafficClass;
+    class_excluded: number;
+    velocity_excluded: number;
+    taken: TrafficClass[] | null;
+    velocity: string;
+  }>(
+    `WITH candidate AS (
+       SELECT * FROM unnest($1::text[], $2::text[], $3::numeric[]) AS c(currency, country, payer_amount)
+     ), k AS (
+       SELECT payer_class($8, $9) AS cls, requisite_max_count, requisite_count_seconds, requisite_max_amount, requisite_amount_seconds
+         FROM risk_pool_rules
+     ), fitting AS (
+       SELECT r.id, r.traffic_classes, r.executor_traffic_classes,
+              bool_or(NOT ${DEPOSIT_COVERS.replaceAll('$21', '$7')}) AS uncovered,
+              bool_or(requisite_takes_class(r.traffic_classes, r.executor_traffic_classes, k.cls)) AS takes,
+              bool_or(k.requisite_max_count IS NULL AND k.requisite_max_amount IS NULL
+                      OR requisite_velocity_allows(r.id, r.executor_id, c.payer_amount, k.requisite_max_count, k.requisite_count_seconds,
+                                                   k.requisite_max_amount, k.requisite_amount_seconds)) AS fast_enough
+         FROM candidate c
+         JOIN requisites r ON r.currency = c.currency AND r.country = c.country
+        CROSS JOIN k
+        WHERE ${REQUISITE_FITS}
+        GROUP BY r.id
+     )
+     SELECT count(*) FILTER (WHERE uncovered)::int AS uncovered,
+            (SELECT cls FROM k) AS cls,
+            count(*) FILTER (WHERE NOT takes)::int AS class_excluded,
+            count(*) FILTER (WHERE takes AND NOT fast_enough)::int AS velocity_excluded,
+            (SELECT array_agg(DISTINCT x ORDER BY x) FROM fitting f, unnest(ARRAY['new', 'returning', 'trusted']) AS x
+              WHERE NOT f.takes AND requisite_takes_class(f.traffic_classes, f.executor_traffic_classes, x)) AS taken,
+            (SELECT concat_ws(', ', requisite_max_count || ' in ' || requisite_count_seconds || ' s',
+                              requisite_max_amount || ' in ' || requisite_amount_seconds || ' s') FROM k) AS velocity
+       FROM fitting`,
+    [
+      p.candidates.map((c) => c.currency),
+      p.candidates.map((c) => c.country),
+      p.candidates.map((c) => c.payerAmount),
+      p.types,
+      p.method,
+      p.bank,
+      p.hold,
+      p.merchantId,
+      p.clientId,
+    ],
+  );
+  const row = rows[0]!;
+  const order: readonly string[] = TRAFFIC_CLASSES;
+  return {
+    uncovered: row.uncovered,
+    cls: row.cls,
+    classExcluded: row.class_excluded,
+    velocityExcluded: row.velocity_excluded,
+    takenClasses: (row.taken ?? []).sort((a, b) => order.indexOf(a) - order.indexOf(b)),
+    velocity: row.velocity,
+  };
 }

@@ -26,6 +26,8 @@ export interface ExecutorView {
   max_open_disputes?: number;
   /** Why its requisites are not handed out (dispute_cap, dispute_uncovered, dispute_ratio, …). */
   why_not?: string[];
+  /** The payers' traffic classes its requisites take (null: every class). */
+  traffic_classes?: string[] | null;
 }
 
 export interface RequisiteView {
@@ -46,6 +48,8 @@ export interface RequisiteView {
   monthly_count_limit: number | null;
   disabled_reason: string | null;
   last_used_at: string | null;
+  /** The payers' traffic classes it takes (null: every class); its executor's apply too. */
+  traffic_classes?: string[] | null;
 }
 
 /** What the operator sends to add a requisite, or a part of it to change one (absent: kept; null: cleared). */
@@ -64,6 +68,7 @@ export interface RequisiteInput {
   monthly_turnover_limit: number | null;
   daily_count_limit: number | null;
   monthly_count_limit: number | null;
+  traffic_classes: string[] | null;
 }
 
 /** Adds a requisite to an executor; the server checks it as it checks the CLI's (a card's Luhn digit, a phone's format, an EMV payload). */
@@ -90,6 +95,15 @@ export function useExecutors() {
 
 export function useExecutor(id: string) {
   return useQuery({ queryKey: ['executors', id], queryFn: () => get<ExecutorView & { requisites: RequisiteView[] }>(`/admin/v1/executors/${id}`) });
+}
+
+/** Changes an executor's settings: only the fields given. */
+export function useUpdateExecutor() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: ({ id, ...input }: { id: string; traffic_classes?: string[] | null }) => patch<ExecutorView>(`/admin/v1/executors/${id}`, input),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['executors'] }),
+  });
 }
 
 export function useSwitchRequisite() {

@@ -1,7 +1,15 @@
 import { Anchor, Badge, Button, Card, Group, NumberInput, Stack, Switch, Text, TextInput, Title } from '@mantine/core';
 import { Link, useParams } from '@tanstack/react-router';
 import { useState } from 'react';
-import { type RequisiteView, useAdjustExecutor, useCreateExecutor, useExecutor, useExecutors, useSwitchRequisite } from '../../api/executors';
+import {
+  type RequisiteView,
+  useAdjustExecutor,
+  useCreateExecutor,
+  useExecutor,
+  useExecutors,
+  useSwitchRequisite,
+  useUpdateExecutor,
+} from '../../api/executors';
 import { CreateByName } from '../../components/CreateByName';
 import { CsvLink } from '../../components/CsvLink';
 import { DataTable } from '../../components/DataTable';
@@ -12,6 +20,7 @@ import { useNames } from '../../components/useNames';
 import { useI18n } from '../../i18n';
 import { ExecutorPhones } from './ExecutorPhones';
 import { RequisiteForm } from './RequisiteForm';
+import { checkedClasses, classesInput, TrafficClassesInput } from './TrafficClasses';
 
 /** Executors with their deposits at a glance. */
 export function Executors() {
@@ -94,6 +103,31 @@ function Adjust({ id }: { id: string }) {
   );
 }
 
+/** The payers' traffic classes the executor's requisites take, changed on their own (PATCH …/executors/{id}). */
+function ExecutorClasses({ id, classes }: { id: string; classes: string[] | null | undefined }) {
+  const { t } = useI18n();
+  const update = useUpdateExecutor();
+  const [checked, setChecked] = useState<string[]>(() => checkedClasses(classes));
+  const changed = JSON.stringify(classesInput(checked)) !== JSON.stringify(classes ?? null);
+  return (
+    <form
+      aria-label={t('risk.trafficClasses')}
+      onSubmit={(event) => {
+        event.preventDefault();
+        update.mutate({ id, traffic_classes: classesInput(checked) });
+      }}
+    >
+      <Group align="flex-end" mt="sm">
+        <TrafficClassesInput value={checked} onChange={setChecked} />
+        <Button type="submit" size="xs" loading={update.isPending} disabled={!changed}>
+          {t('common.save')}
+        </Button>
+      </Group>
+      <ErrorAlert error={update.error} />
+    </form>
+  );
+}
+
 /** One executor: deposit, requisites (add one, change one, switch each on or off), its phones, the deposit's statement from the ledger. */
 export function ExecutorDetail() {
   const { t } = useI18n();
@@ -119,6 +153,7 @@ export function ExecutorDetail() {
             </Text>
           </Group>
           <Adjust id={e.id} />
+          <ExecutorClasses key={JSON.stringify(e.traffic_classes ?? null)} id={e.id} classes={e.traffic_classes} />
         </Card>
       )}
       <Card withBorder>

@@ -354,6 +354,9 @@ export function PaymentDetail() {
                   {String(p[field])}
                 </Field>
               ))}
+              {typeof p.payer_class === 'string' && (
+                <Field label={t('payments.field.payer_class')}>{t(`risk.class.${p.payer_class as 'new' | 'returning' | 'trusted'}`)}</Field>
+              )}
               {MOMENTS.filter((field) => typeof p[field] === 'string').map((field) => (
                 <Field key={field} label={t(`payments.field.${field}`)}>
                   <When at={p[field] as string} />

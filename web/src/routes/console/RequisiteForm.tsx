@@ -5,6 +5,7 @@ import { ApiError } from '../../api/client';
 import { type RequisiteInput, type RequisiteView, useCreateRequisite, useUpdateRequisite } from '../../api/executors';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { type MessageKey, useI18n } from '../../i18n';
+import { checkedClasses, classesInput, TrafficClassesInput } from './TrafficClasses';
 
 const TYPES = ['card', 'sbp', 'phone', 'sim', 'qr'] as const;
 type RequisiteType = (typeof TYPES)[number];
@@ -57,8 +58,9 @@ function refusedField(error: unknown): string | undefined {
 
 type Form = Omit<
   RequisiteInput,
-  'min_amount' | 'max_amount' | 'daily_turnover_limit' | 'monthly_turnover_limit' | 'daily_count_limit' | 'monthly_count_limit'
+  'min_amount' | 'max_amount' | 'daily_turnover_limit' | 'monthly_turnover_limit' | 'daily_count_limit' | 'monthly_count_limit' | 'traffic_classes'
 > & {
+  traffic_classes: string[];
   min_amount: number | string;
   max_amount: number | string;
   daily_turnover_limit: number | string;
@@ -87,6 +89,7 @@ function initial(requisite: RequisiteView | undefined): Form {
     monthly_turnover_limit: blank(requisite?.monthly_turnover_limit),
     daily_count_limit: blank(requisite?.daily_count_limit),
     monthly_count_limit: blank(requisite?.monthly_count_limit),
+    traffic_classes: checkedClasses(requisite?.traffic_classes),
   };
 }
 
@@ -101,6 +104,7 @@ function toInput(form: Form): RequisiteInput {
     monthly_turnover_limit: orNull(form.monthly_turnover_limit),
     daily_count_limit: orNull(form.daily_count_limit),
     monthly_count_limit: orNull(form.monthly_count_limit),
+    traffic_classes: classesInput(form.traffic_classes),
   };
 }
 
@@ -288,6 +292,7 @@ export function RequisiteForm({ executorId, requisite, onClose }: { executorId: 
               onChange={(v) => set('monthly_count_limit', v)}
             />
           </SimpleGrid>
+          <TrafficClassesInput value={form.traffic_classes} onChange={(value) => set('traffic_classes', value)} />
           <Switch label={t('requisites.active')} checked={form.is_active} onChange={(e) => set('is_active', e.currentTarget.checked)} />
           {mutation.error && !(refused && SHOWN_ON_FIELDS.has(refused)) ? <ErrorAlert error={mutation.error} /> : null}
           <Group justify="flex-end">
