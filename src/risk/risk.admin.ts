@@ -106,7 +106,7 @@ export async function riskAdminRoutes(app: RouteApp, ctx: AppContext): Promise<v
   app.put(
     '/risk/limits',
     {
-      config: { access: 'support' },
+      config: { access: 'admin' },
       schema: {
         documentedResponse: { 200: LimitAnswer },
         tags,
@@ -122,7 +122,7 @@ export async function riskAdminRoutes(app: RouteApp, ctx: AppContext): Promise<v
   app.delete(
     '/risk/limits',
     {
-      config: { access: 'support' },
+      config: { access: 'admin' },
       schema: {
         documentedResponse: { 204: NoContent },
         tags,
