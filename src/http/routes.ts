@@ -35,6 +35,7 @@ import { dashboardAdminRoutes } from '../reports/dashboard.admin.js';
 import { firstStepsAdminRoutes } from '../reports/first-steps.admin.js';
 import { reportAdminRoutes } from '../reports/reports.admin.js';
 import { paymentTimelineAdminRoutes } from '../reports/timeline.admin.js';
+import { riskFlagAdminRoutes } from '../risk/flags.admin.js';
 import { terminalAdminRoutes } from '../terminals/terminals.admin.js';
 import { terminalRoutes } from '../terminals/terminals.routes.js';
 import { transferRoutes } from '../transfers/transfers.routes.js';
@@ -150,6 +151,7 @@ const ROUTE_GROUPS: RouteGroup[] = [
       reportAdminRoutes,
       dashboardAdminRoutes,
       firstStepsAdminRoutes,
+      riskFlagAdminRoutes,
     ],
   },
   // Each callback checks its provider's signature itself (the provider is named in the path), then
