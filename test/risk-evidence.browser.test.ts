@@ -85,7 +85,13 @@ describe('evidence flags in the console', () => {
   it('the reused receipt’s dispute row and card carry the red badge, Flagged only keeps it, the payment card too (en, ru), on a phone', async () => {
     const file = Buffer.concat([TINY_PNG, randomBytes(16)]);
     const first = await pay(shopB, 3100);
-    const confirm = await signedMultipart(service.app, shopB, `/v1/payments/${first.id}/confirm`, multipartBody({}, { content: file, contentType: 'image/png' }), origin);
+    const confirm = await signedMultipart(
+      service.app,
+      shopB,
+      `/v1/payments/${first.id}/confirm`,
+      multipartBody({}, { content: file, contentType: 'image/png' }),
+      origin,
+    );
     expect(confirm.statusCode, confirm.body).toBe(200);
     const reused = await disputed(shopA, 3200, file);
     const clean = await disputed(shopA, 3300, Buffer.concat([TINY_PNG, randomBytes(16)]));
