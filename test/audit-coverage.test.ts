@@ -705,6 +705,16 @@ const CASES: Record<string, () => Promise<Expected>> = {
     ok(await op('POST', `/payments/${id}/dispute/reject`, { reason: 'no such transfer on the card' }));
     return { action: 'dispute.reject', actor: token, object_type: 'payment', object_id: id };
   },
+  'POST /admin/v1/risk/hits/:id/settle': async () => {
+    // A flag as the evidence checks write it (a reused receipt on a disputed payment).
+    const { id: paymentId } = await disputed();
+    const { rows } = await service.ctx.db.query<{ id: string }>(
+      `INSERT INTO risk_hits (rule, action, payment_id, figure) VALUES ('receipt_reused', 'flagged', $1, 'receipt sha256 ab12… already used') RETURNING id`,
+      [paymentId],
+    );
+    ok(await op('POST', `/risk/hits/${rows[0]!.id}/settle`, { comment: 'the same payer, a second order' }));
+    return { action: 'risk.flag_settle', actor: token, object_type: 'risk_hit', object_id: rows[0]!.id };
+  },
   'POST /admin/v1/payouts/:id/complete': async () => {
     const id = await payout();
     ok(await op('POST', `/payouts/${id}/complete`));

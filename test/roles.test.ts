@@ -109,6 +109,7 @@ const MATRIX: Record<string, { role: 'support' | 'finance' | 'admin'; confirm?: 
   'GET /disputes/{id}/executor-file': { role: 'support' },
   'POST /payments/{id}/dispute/approve': { role: 'support' },
   'POST /payments/{id}/dispute/reject': { role: 'support' },
+  'POST /risk/hits/{id}/settle': { role: 'support' },
   'GET /receipts/{id}': { role: 'support' },
   'GET /payouts': { role: 'support' },
   'GET /payouts/{id}': { role: 'support' },

@@ -44,6 +44,11 @@ export interface CreatePaymentParams {
   notify_url?: string;
   /** Sent back in the `X-Notification-Token` header of every webhook of this payment. */
   notification_token?: string;
+  /**
+   * Kassir extension: the payer's name as the merchant knows it. A bank message naming another
+   * payer flags the payment for the operator; the payment and the answer are unchanged.
+   */
+  payer_name?: string;
 }
 
 /** Where the payer sends the money (inside a payment). */

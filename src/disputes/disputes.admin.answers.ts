@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { PaymentAnswer } from '../payments/payments.admin.answers.js';
+import { RiskFlagSummary } from '../risk/flags.admin.answers.js';
 
 /**
  * What the routes of disputes.admin.ts answer on success, as the OpenAPI document shows them
@@ -82,6 +83,9 @@ const Dispute = Type.Object({
       created_at: Type.String({ format: 'date-time' }),
     }),
   ),
+  risk_flags: Type.Array(RiskFlagSummary, {
+    description: 'what the evidence checks flagged on this dispute or its payment (a reused receipt or bank reference, another payer name), oldest first',
+  }),
 });
 
 /** GET /admin/v1/disputes */

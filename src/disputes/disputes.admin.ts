@@ -12,6 +12,8 @@ import { toPayment } from '../payments/payments.schemas.js';
 import { listPaymentConfirmations, listPaymentReceipts, type ReceiptRow } from '../receipts/receipts.repo.js';
 import { sendReceiptFile } from '../receipts/receipts.routes.js';
 import { openReceiptFile } from '../receipts/receipts.service.js';
+import { listFlags } from '../risk/flags.repo.js';
+import { toFlagSummary } from '../risk/flags.service.js';
 import { AdminApprovePaymentDisputeAnswer, AdminGetDisputeAnswer, AdminListDisputesAnswer, AdminRejectPaymentDisputeAnswer } from './disputes.admin.answers.js';
 import { sendContestFile } from './disputes.executor.js';
 import * as repo from './disputes.repo.js';
@@ -25,11 +27,12 @@ const ApproveBody = Type.Object({ amount: Type.Number({ description: 'the amount
 async function disputeCards(ctx: AppContext, disputes: repo.DisputeRow[]) {
   const paymentIds = [...new Set(disputes.map((d) => d.payment_id))];
   if (paymentIds.length === 0) return [];
-  const [payments, receipts, confirmations, notifications] = await Promise.all([
+  const [payments, receipts, confirmations, notifications, flags] = await Promise.all([
     findPayments(ctx.db, paymentIds),
     listPaymentReceipts(ctx.db, paymentIds),
     listPaymentConfirmations(ctx.db, paymentIds),
     listNotificationsAround(ctx.db, paymentIds),
+    listFlags(ctx.db, { paymentIds, disputeIds: disputes.map((d) => d.id) }),
   ]);
   const receiptView = (r: ReceiptRow) => ({
     id: r.id,
@@ -93,6 +96,8 @@ async function disputeCards(ctx: AppContext, disputes: repo.DisputeRow[]) {
       notifications: notifications
         .filter((n) => n.payment === d.payment_id)
         .map((n) => ({ id: n.id, amount: Number(n.amount), status: n.status, text: n.text, received_at: n.received_at, created_at: n.created_at })),
+      // Issue 36 item 4: what the evidence checks flagged on this dispute or its payment, for the person deciding.
+      risk_flags: flags.filter((f) => f.dispute_id === d.id || f.payment_id === d.payment_id).map(toFlagSummary),
     };
   });
 }
@@ -113,6 +118,12 @@ export async function disputeAdminRoutes(app: RouteApp, ctx: AppContext): Promis
           stage: Type.Optional(
             Type.String({ description: 'open ones only in this stage: awaiting_executor, contested, escalated, or overdue (a deadline passed)' }),
           ),
+          flagged: Type.Optional(
+            Type.String({
+              description:
+                'true: only those whose dispute or payment has a risk flag no person settled yet (a reused receipt or bank reference, another payer name); false: only those without',
+            }),
+          ),
           limit: Type.Optional(Type.String()),
           offset: Type.Optional(Type.String()),
         }),
@@ -128,7 +139,15 @@ export async function disputeAdminRoutes(app: RouteApp, ctx: AppContext): Promis
       if (stage !== undefined && !['awaiting_executor', 'contested', 'escalated', 'overdue'].includes(stage)) {
         throw new DomainError('VALIDATION', 'stage must be one of awaiting_executor, contested, escalated, overdue');
       }
-      const rows = await repo.listDisputes(ctx.db, { status: status === 'all' ? undefined : status, stage, limit, offset });
+      const flagged = request.query.flagged;
+      if (flagged !== undefined && flagged !== 'true' && flagged !== 'false') throw new DomainError('VALIDATION', 'flagged must be true or false');
+      const rows = await repo.listDisputes(ctx.db, {
+        status: status === 'all' ? undefined : status,
+        stage,
+        flagged: flagged === undefined ? undefined : flagged === 'true',
+        limit,
+        offset,
+      });
       return { disputes: await disputeCards(ctx, rows), limit, offset };
     },
   );

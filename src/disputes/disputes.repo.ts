@@ -1,4 +1,6 @@
 import type { Queryable, Tx } from '../db/pool.js';
+import type { FileUse } from '../receipts/receipts.repo.js';
+import { openFlagExists } from '../risk/flags.repo.js';
 
 export interface DisputeRow {
   id: string;
@@ -243,15 +245,20 @@ export async function closeDispute(
 /**
  * Dispute cards for support. Open ones are ordered by their deadline (support's own once contested
  * or escalated, the executor's before), the nearest first; closed ones newest first. `stage`
- * narrows open ones to a stage, or to `overdue` (a deadline passed).
+ * narrows open ones to a stage, or to `overdue` (a deadline passed); `flagged` to those whose
+ * dispute or payment has a risk flag no person settled yet (or to those without one).
  */
-export async function listDisputes(db: Queryable, filter: { status?: string; stage?: string; limit: number; offset: number }): Promise<DisputeRow[]> {
+export async function listDisputes(
+  db: Queryable,
+  filter: { status?: string; stage?: string; flagged?: boolean; limit: number; offset: number },
+): Promise<DisputeRow[]> {
   const { rows } = await db.query<DisputeRow>(
-    `SELECT ${COLUMNS} FROM disputes
+    `SELECT ${COLUMNS} FROM disputes d
       WHERE ($1::text IS NULL OR status = $1)
         AND ($4::text IS NULL OR ($4 = 'overdue' AND status = 'open' AND coalesce(support_due_at, answer_due_at) <= now()) OR stage = $4)
+        AND ($5::boolean IS NULL OR ${openFlagExists('d')} = $5)
       ORDER BY CASE WHEN status = 'open' THEN coalesce(support_due_at, answer_due_at) END NULLS LAST, created_at DESC, id LIMIT $2 OFFSET $3`,
-    [filter.status ?? null, filter.limit, filter.offset, filter.stage ?? null],
+    [filter.status ?? null, filter.limit, filter.offset, filter.stage ?? null, filter.flagged ?? null],
   );
   return rows;
 }
@@ -265,4 +272,17 @@ export async function findDispute(db: Queryable, id: string): Promise<DisputeRow
 export async function listPaymentDisputes(db: Queryable, paymentId: string): Promise<DisputeRow[]> {
   const { rows } = await db.query<DisputeRow>(`SELECT ${COLUMNS} FROM disputes WHERE payment_id = $1 ORDER BY created_at, id`, [paymentId]);
   return rows;
+}
+
+/**
+ * The first executor's contest file with this content on another payment than `paymentId`
+ * (disputes_executor_file_sha256, migration 049).
+ */
+export async function firstExecutorFileWith(db: Queryable, sha256: Buffer, paymentId: string): Promise<FileUse | undefined> {
+  const { rows } = await db.query<FileUse>(
+    `SELECT payment_id, merchant_id, 'executor_file' AS source, answered_at AS created_at FROM disputes
+      WHERE executor_file_sha256 = $1 AND payment_id <> $2 ORDER BY answered_at, id LIMIT 1`,
+    [sha256, paymentId],
+  );
+  return rows[0];
 }

@@ -9,6 +9,7 @@ import { isDepositShort, reserve } from '../ledger/holds.js';
 import { checkDecimal, minorUnits, money, toNumber } from '../lib/money.js';
 import { isUuid } from '../lib/validators.js';
 import { enqueuePersonMessage } from '../notify/outbox.repo.js';
+import { flagReusedFile } from '../payments/evidence.js';
 import { changePayment, type DisputeHold } from '../payments/lifecycle.js';
 import { findMerchantPayment, findPayments, lockPayment, type PaymentRow } from '../payments/payments.repo.js';
 import { enqueueProviderAction } from '../providers/providers.jobs.js';
@@ -48,6 +49,9 @@ export async function attachReceipt(
       throw new DomainError('PAY_008', `A receipt cannot be attached to a ${payment.status} payment`, { status: payment.status });
     }
     const receipt = (await saveReceipt(tx, payment, upload, link, 'receipt'))!;
+    const open = payment.status === 'DISPUTE' ? await repo.lockOpenDispute(tx, payment.id) : undefined;
+    // A file already sent for another payment flags this one (and its open dispute) for a person.
+    await flagReusedFile(tx, receipt.sha256, { ...payment, disputeId: open?.id }, 'receipt', repo.firstExecutorFileWith);
     if (payment.status === 'DISPUTE') {
       await repo.attachReceiptIfNone(tx, payment.id, receipt.id);
       // Spec: "For a payment in dispute executed by an external provider the receipt is forwarded to the provider."
@@ -128,6 +132,8 @@ export async function openDispute(
       answerSeconds: ctx.config.disputes.answerSeconds,
       timezone: ctx.config.disputes.timezone,
     });
+    // The dispute's proof, already sent for another payment, flags the dispute for a person.
+    await flagReusedFile(tx, receipt?.sha256, { ...payment, disputeId: dispute.id }, 'dispute proof', repo.firstExecutorFileWith);
     const frozen = await freezeClaim(tx, payment, dispute);
     const opened = {
       payment_id: payment.id,
@@ -442,10 +448,12 @@ export async function contestDispute(ctx: AppContext, executorId: string, id: st
     }
     const text = typeof comment === 'string' && comment.trim() ? comment.trim() : null;
     if (!text && !upload.file) throw new DomainError('VALIDATION', 'Say why in `comment`, or attach your bank’s history as `file`');
-    const { dispute } = await lockExecutorDispute(tx, executorId, id);
+    const { dispute, payment } = await lockExecutorDispute(tx, executorId, id);
     if (dispute.status !== 'open' || dispute.stage === 'contested') throw notOpen(dispute);
     const contested = await repo.contest(tx, dispute.id, { comment: text, file: upload.file, supportSeconds: ctx.config.disputes.supportSeconds });
     if (!contested) throw notOpen(dispute);
+    // The executor's file, already used for another payment, flags the dispute for the person deciding it.
+    await flagReusedFile(tx, upload.file?.sha256, { ...payment, disputeId: dispute.id }, 'executor contest file', repo.firstExecutorFileWith);
     await record(
       tx,
       'dispute.contest',

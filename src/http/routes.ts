@@ -36,6 +36,7 @@ import { dashboardAdminRoutes } from '../reports/dashboard.admin.js';
 import { firstStepsAdminRoutes } from '../reports/first-steps.admin.js';
 import { reportAdminRoutes } from '../reports/reports.admin.js';
 import { paymentTimelineAdminRoutes } from '../reports/timeline.admin.js';
+import { riskFlagAdminRoutes } from '../risk/flags.admin.js';
 import { riskHitAdminRoutes } from '../risk/hits.admin.js';
 import { poolRulesAdminRoutes } from '../risk/pool-rules.admin.js';
 import { riskAdminRoutes } from '../risk/risk.admin.js';
@@ -161,6 +162,7 @@ const ROUTE_GROUPS: RouteGroup[] = [
       riskHitAdminRoutes,
       riskAdminRoutes,
       poolRulesAdminRoutes,
+      riskFlagAdminRoutes,
     ],
   },
   // Each callback checks its provider's signature itself (the provider is named in the path), then

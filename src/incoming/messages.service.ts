@@ -12,7 +12,7 @@ import { readMessage, type TaughtReading } from './forms.service.js';
 import * as repo from './messages.repo.js';
 import * as notifications from './notifications.repo.js';
 import { recordCredit } from './notifications.service.js';
-import type { ParsedCredit } from './parsers/index.js';
+import { type ParsedCredit, readEvidence } from './parsers/index.js';
 
 /**
  * Bank messages forwarded by the executors' phones (incoming money): read with the parsers, matched
@@ -131,6 +131,7 @@ export async function receiveMessage(ctx: AppContext, device: ForwardingPhone, i
         receivedAt,
         parsedBank: base.parsed_bank,
         dedupeKey: null,
+        evidence: readEvidence(text, parsed),
       });
       const row = await repo.insertMessage(tx, {
         ...base,

@@ -13,10 +13,13 @@ export interface NotificationRow {
   candidate_payment_id: string | null;
   resolved_note: string | null;
   created_at: Date;
+  /** The bank's reference for the transfer and the payer's name, when the text names them (migration 049). */
+  reference: string | null;
+  payer_name: string | null;
 }
 
 const COLUMNS = `id, executor_id, requisite_id, amount, text, received_at, parsed_bank, status, payment_id,
-  candidate_payment_id, resolved_note, created_at`;
+  candidate_payment_id, resolved_note, created_at, reference, payer_name`;
 
 /** True when an insert failed because a notification with the same dedupe key is already stored. */
 export function isDuplicateNotification(err: unknown): boolean {
@@ -54,13 +57,31 @@ export async function findRecentlyExpired(db: Queryable, requisiteId: string, am
 
 export async function insertNotification(
   tx: Queryable,
-  n: Omit<NotificationRow, 'id' | 'created_at' | 'resolved_note'> & { dedupe_key: Buffer | null },
+  n: Omit<NotificationRow, 'id' | 'created_at' | 'resolved_note' | 'reference' | 'payer_name'> & {
+    dedupe_key: Buffer | null;
+    reference?: string | null;
+    payer_name?: string | null;
+  },
 ): Promise<NotificationRow> {
   const { rows } = await tx.query<NotificationRow>(
     prepared(
-      `INSERT INTO notifications (executor_id, requisite_id, amount, text, received_at, parsed_bank, status, payment_id, candidate_payment_id, dedupe_key)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING ${COLUMNS}`,
-      [n.executor_id, n.requisite_id, n.amount, n.text, n.received_at, n.parsed_bank, n.status, n.payment_id, n.candidate_payment_id, n.dedupe_key],
+      `INSERT INTO notifications (executor_id, requisite_id, amount, text, received_at, parsed_bank, status, payment_id, candidate_payment_id, dedupe_key,
+                                  reference, payer_name)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING ${COLUMNS}`,
+      [
+        n.executor_id,
+        n.requisite_id,
+        n.amount,
+        n.text,
+        n.received_at,
+        n.parsed_bank,
+        n.status,
+        n.payment_id,
+        n.candidate_payment_id,
+        n.dedupe_key,
+        n.reference ?? null,
+        n.payer_name ?? null,
+      ],
     ),
   );
   return rows[0]!;
@@ -133,4 +154,26 @@ export async function listPaymentNotifications(db: Queryable, paymentId: string)
     [paymentId],
   );
   return rows;
+}
+
+/** Holds a bank reference for the rest of the transaction: two messages naming it are checked one after the other. */
+export async function lockReference(tx: Tx, reference: string): Promise<void> {
+  await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 7464))', [`reference:${reference}`]);
+}
+
+/**
+ * The first notification naming this bank reference that completed another payment than
+ * `paymentId` (notifications_reference, migration 049).
+ */
+export async function firstPaymentWithReference(
+  db: Queryable,
+  reference: string,
+  paymentId: string,
+): Promise<{ id: string; payment_id: string; created_at: Date } | undefined> {
+  const { rows } = await db.query<{ id: string; payment_id: string; created_at: Date }>(
+    `SELECT id, payment_id, created_at FROM notifications
+      WHERE reference = $1 AND payment_id IS NOT NULL AND payment_id <> $2 ORDER BY created_at, id LIMIT 1`,
+    [reference, paymentId],
+  );
+  return rows[0];
 }

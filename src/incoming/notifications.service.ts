@@ -9,8 +9,10 @@ import { isUuid } from '../lib/validators.js';
 import { changePayment } from '../payments/lifecycle.js';
 import { findPayment } from '../payments/payments.repo.js';
 import { findRequisite } from '../requisites/requisites.repo.js';
+import { checkMessageEvidence } from './evidence.js';
 import { readMessage } from './forms.service.js';
 import * as repo from './notifications.repo.js';
+import { type MessageEvidence, readEvidence } from './parsers/index.js';
 
 /** An incoming credit reported up to this long after its payment expired is flagged as late for it. */
 const LATE_WINDOW_SECONDS = 3600;
@@ -64,6 +66,7 @@ export async function receiveNotification(
   }
   let amount: string;
   let parsedBank: string | null = null;
+  let sender: string | undefined;
   if (input.amount !== undefined) {
     const checked = checkDecimal(input.amount, { field: 'amount', places: minorUnits(requisite.currency), min: 0, minExclusive: true });
     if (typeof checked === 'string') throw new DomainError('VALIDATION', checked);
@@ -86,6 +89,7 @@ export async function receiveNotification(
     }
     amount = parsed.amount;
     parsedBank = parsed.bank;
+    sender = parsed.sender;
   } else {
     throw new DomainError('VALIDATION', 'Send amount, or the notification text to read it from');
   }
@@ -115,6 +119,8 @@ export async function receiveNotification(
         receivedAt,
         parsedBank,
         dedupeKey,
+        // The reference and payer the text names, also when the app sent the amount itself.
+        evidence: input.text ? readEvidence(input.text, { sender }) : undefined,
       });
       // The executor's report is its act (a repeat changes nothing and is not audited again).
       await audit(tx, 'notification.receive', 'notification', row.id, null, {
@@ -145,6 +151,8 @@ export interface IncomingCredit {
   receivedAt: Date | null;
   parsedBank: string | null;
   dedupeKey: Buffer | null;
+  /** What the bank message says beside the money, for the evidence checks (issue 36 item 4). */
+  evidence?: MessageEvidence;
 }
 
 /**
@@ -170,7 +178,11 @@ export async function recordCredit(ctx: AppContext, tx: Tx, credit: IncomingCred
     payment_id: matched ? paymentId! : null,
     candidate_payment_id: candidate ?? null,
     dedupe_key: credit.dedupeKey,
+    reference: credit.evidence?.reference ?? null,
+    payer_name: credit.evidence?.payerName?.slice(0, 200) ?? null,
   });
+  // A completed payment whose message names a reused reference or another payer waits for a person.
+  if (matched) await checkMessageEvidence(tx, row);
   if (!matched) {
     ctx.log.warn(
       { notification: row.id, requisite: credit.requisiteId, amount: credit.amount, late_for: candidate },

@@ -4,6 +4,7 @@ import { isUuid } from '../lib/validators.js';
 import { insertConfirmation } from '../receipts/receipts.repo.js';
 import { receiptLink, saveReceipt, withUpload } from '../receipts/receipts.service.js';
 import type { UploadInput } from '../receipts/upload.js';
+import { flagReusedFile } from './evidence.js';
 import { lockPayment, type PaymentRow, startVerification } from './payments.repo.js';
 
 export const CONFIRM_MESSAGE = 'Confirmation received; the transfer is awaiting verification';
@@ -32,6 +33,8 @@ export async function confirmPayment(
     }
     const receipt = await saveReceipt(tx, payment, upload, link, source === 'page' ? 'page' : 'confirm');
     await insertConfirmation(tx, { paymentId: payment.id, merchantId: payment.merchant_id, source, receiptId: receipt?.id ?? null });
+    // A file already sent for another payment flags this one for a person; it decides nothing.
+    await flagReusedFile(tx, receipt?.sha256, payment, source === 'page' ? 'payment page receipt' : 'merchant confirm receipt');
     return { ...payment, verify_until: await startVerification(tx, payment.id, ctx.config.confirmVerifySeconds) };
   });
 }

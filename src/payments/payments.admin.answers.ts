@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { RiskFlagSummary } from '../risk/flags.admin.answers.js';
 
 /**
  * What the routes of payments.admin.ts answer on success, as the OpenAPI document shows them
@@ -52,6 +53,10 @@ export const AdminGetPaymentAnswer = Type.Object({
   cancel_note: Type.Unknown(),
   rate_refresh_id: Type.Union([Type.String({ description: 'why the rate was what it was: GET /admin/v1/rate-refreshes/{id}' }), Type.Null()]),
   is_test: Type.Boolean({ description: 'a test terminal’s payment (test requisites, no money moved)' }),
+  payer_name: Type.Union([Type.String(), Type.Null()], { description: 'the payer’s name the merchant sent on create (`payer_name`), if any' }),
+  risk_flags: Type.Array(RiskFlagSummary, {
+    description: 'what the evidence checks flagged on the payment or its disputes (a reused receipt or bank reference, another payer name), oldest first',
+  }),
 });
 
 /** POST /admin/v1/payments/{id}/cancel */

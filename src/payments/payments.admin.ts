@@ -4,10 +4,12 @@ import type { AppContext, RouteApp } from '../context.js';
 import { transaction } from '../db/pool.js';
 import { DomainError } from '../errors.js';
 import { isUuid } from '../lib/validators.js';
+import { listFlags } from '../risk/flags.repo.js';
+import { toFlagSummary } from '../risk/flags.service.js';
 import { changePayment } from './lifecycle.js';
 import { AdminCancelPaymentAnswer, AdminGetPaymentAnswer } from './payments.admin.answers.js';
 import { AdminPaymentList, PAYMENT_LIST_DESCRIPTION, PaymentListQuery, ReasonBody, toAdminPayment } from './payments.admin.schemas.js';
-import { findPayment, listPayments } from './payments.repo.js';
+import { findPayerName, findPayment, listPayments } from './payments.repo.js';
 import { toPayment } from './payments.schemas.js';
 import { parsePaymentListQuery, paymentsCsv, paymentsCsvFileName } from './payments.search.js';
 
@@ -59,6 +61,7 @@ export async function paymentAdminRoutes(app: RouteApp, ctx: AppContext): Promis
     async (request) => {
       const row = isUuid(request.params.id) ? await findPayment(ctx.db, request.params.id) : undefined;
       if (!row) throw new DomainError('PAY_006', `Payment ${request.params.id} not found`);
+      const [flags, payerName] = await Promise.all([listFlags(ctx.db, { paymentIds: [row.id] }), findPayerName(ctx.db, row.id)]);
       return {
         ...toPayment(row, pageUrl),
         merchant_id: row.merchant_id,
@@ -70,6 +73,8 @@ export async function paymentAdminRoutes(app: RouteApp, ctx: AppContext): Promis
         cancel_note: row.cancel_note,
         rate_refresh_id: row.rate_refresh_id === null ? null : String(row.rate_refresh_id),
         is_test: row.is_test,
+        payer_name: payerName ?? null,
+        risk_flags: flags.map(toFlagSummary),
       };
     },
   );

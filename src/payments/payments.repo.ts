@@ -449,3 +449,18 @@ export async function startVerification(tx: Tx, id: string, seconds: number): Pr
   );
   return rows[0]!.verify_until;
 }
+
+/** Keeps the payer's name the merchant sent on create (migration 049), for the payer-name check. */
+export async function insertPayerName(db: Queryable, p: { paymentId: string; merchantId: string; payerName: string }): Promise<void> {
+  await db.query('INSERT INTO payment_payer_names (payment_id, merchant_id, payer_name) VALUES ($1, $2, $3) ON CONFLICT (payment_id) DO NOTHING', [
+    p.paymentId,
+    p.merchantId,
+    p.payerName,
+  ]);
+}
+
+/** The payer's name the merchant sent for a payment, if it sent one. */
+export async function findPayerName(db: Queryable, paymentId: string): Promise<string | undefined> {
+  const { rows } = await db.query<{ payer_name: string }>('SELECT payer_name FROM payment_payer_names WHERE payment_id = $1', [paymentId]);
+  return rows[0]?.payer_name;
+}

@@ -16,6 +16,13 @@ export const CreatePaymentBody = Type.Object(
     client_id: Type.Optional(Type.String({ maxLength: 255 })),
     notify_url: Type.Optional(Type.String({ maxLength: 2048 })),
     notification_token: Type.Optional(Type.String({ maxLength: 255 })),
+    payer_name: Type.Optional(
+      Type.String({
+        maxLength: 200,
+        description:
+          'Kassir extension, optional: the payer’s name as the merchant knows it ("Иван Иванов", "Ivan I."). When the bank message names the sender and the name does not match (surname and first-name initial, Cyrillic or Latin), the payment is flagged for a person to look at; the payment and the answer are unchanged either way. Other unknown fields are ignored.',
+      }),
+    ),
   },
   {
     'x-examples': {

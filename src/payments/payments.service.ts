@@ -53,6 +53,8 @@ interface ValidCreate {
   clientId: string | null;
   notifyUrl: string | null;
   notificationToken: string | null;
+  /** The payer's name as the merchant knows it (a Kassir extension), for the payer-name check. */
+  payerName: string | null;
 }
 
 /** Every rule of the spec's POST /v1/payments that can be checked before touching the pool. */
@@ -132,6 +134,7 @@ async function validateCreate(ctx: AppContext, identity: MerchantIdentity, body:
     clientId: body.client_id ?? null,
     notifyUrl,
     notificationToken: body.notification_token ?? null,
+    payerName: body.payer_name?.trim() || null,
   };
 }
 
@@ -162,6 +165,7 @@ export async function createPayment(ctx: AppContext, identity: MerchantIdentity,
   }
   try {
     const payment = await createValid(ctx, identity, input);
+    if (input.payerName) await keepPayerName(ctx, identity, payment.id, input.payerName);
     // Counted in process once the payment's insert has committed (every route's insert is its own
     // transaction): no database round trip added to the create (docs/performance.md).
     // Test payments are no demand: the service's figures leave them out, as every report does.
@@ -206,6 +210,20 @@ function noRequisites(input: Pick<ValidCreate, 'currency' | 'method' | 'country'
     ...(input.country ? { country: input.country } : {}),
     ...(input.bank ? { bank: input.bank } : {}),
   });
+}
+
+/**
+ * Keeps the payer's name the merchant sent, once the payment exists (every route inserts it in a
+ * statement of its own; the name stays beside it, migration 049). It is evidence for a person,
+ * never part of the payment: a failure to keep it must not turn a created payment into an error
+ * the merchant would retry (PAY_003 then), so it is logged and the check simply has no name.
+ */
+async function keepPayerName(ctx: AppContext, identity: MerchantIdentity, paymentId: string, payerName: string): Promise<void> {
+  try {
+    await repo.insertPayerName(ctx.db, { paymentId, merchantId: identity.merchantId, payerName });
+  } catch (err) {
+    ctx.log.error({ err, payment: paymentId }, 'the payer name sent on create could not be kept; the payer-name check will not run for this payment');
+  }
 }
 
 /** createPayment's work once the request is valid: the rate, then the terminal's routes in order. */

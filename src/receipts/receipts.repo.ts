@@ -71,3 +71,31 @@ export async function listPaymentConfirmations(db: Queryable, paymentIds: string
   );
   return rows;
 }
+
+/** An earlier use of a file (by its content hash) on a payment. */
+export interface FileUse {
+  payment_id: string;
+  merchant_id: string;
+  /** What the file was: a receipt's source (confirm, receipt, dispute, page) or `executor_file`. */
+  source: string;
+  created_at: Date;
+}
+
+/**
+ * Holds the file hash for the rest of the transaction, so that two payments attaching one file at
+ * the same moment are checked one after the other: the second sees the first's receipt (a plain
+ * look-up would let both commit unseen by the other).
+ */
+export async function lockFileHash(tx: Queryable, sha256: Buffer): Promise<void> {
+  await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 7463))', [`file:${sha256.toString('hex')}`]);
+}
+
+/** The first receipt with this content on another payment than `paymentId`, any merchant's (receipts_sha256, migration 049). */
+export async function firstReceiptWithFile(db: Queryable, sha256: Buffer, paymentId: string): Promise<FileUse | undefined> {
+  const { rows } = await db.query<FileUse>(
+    `SELECT payment_id, merchant_id, source, created_at FROM receipts
+      WHERE sha256 = $1 AND payment_id <> $2 ORDER BY created_at, id LIMIT 1`,
+    [sha256, paymentId],
+  );
+  return rows[0];
+}

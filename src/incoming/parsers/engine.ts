@@ -225,7 +225,7 @@ const LOOKALIKES: Record<string, string> = {
 };
 
 /** One line, ordinary spaces and a plain hyphen-minus, Latin words in Latin letters, as the patterns expect. */
-function normalize(text: string): string {
+export function normalize(text: string): string {
   return (
     text
       // "P2P" is a kind of transfer, not 2 roubles

@@ -1,5 +1,6 @@
 import { PARSER_TABLE } from './banks.js';
-import { bankForSender, compileTable, type ParsedCredit, type ParseHint, parseWith } from './engine.js';
+import { bankForSender, compileTable, normalize, type ParsedCredit, type ParseHint, parseWith } from './engine.js';
+import { readPayerName, readReference } from './universal.js';
 
 export type { ParsedCredit, ParseHint } from './engine.js';
 
@@ -32,4 +33,28 @@ export function parseIncomingCredit(text: string, hint?: ParseHint): ParsedCredi
 /** The directory code of the bank an SMS sender id or app package/title belongs to. */
 export function bankOfSender(sender: string): string | undefined {
   return bankForSender(TABLE, sender);
+}
+
+/** What a bank message says beside the money: evidence a person may need to look at. */
+export interface MessageEvidence {
+  /** The bank's reference for the transfer ("Номер операции 123456"), upper-cased, without hyphens. */
+  reference?: string;
+  /** The payer's name as the bank wrote it ("ИВАН И."). */
+  payerName?: string;
+}
+
+/**
+ * The evidence in a bank message's text (issue 36 item 4): its reference and its payer, the
+ * payer read by the bank's own form when `parsed` has one. Read apart from parseIncomingCredit
+ * so that what the parsers read of the money (and `npm run parsers:report`) is untouched by it.
+ */
+export function readEvidence(text: string, parsed?: { sender?: string }): MessageEvidence {
+  const folded = normalize(text);
+  if (!folded || folded.length > 4000) return {};
+  const evidence: MessageEvidence = {};
+  const reference = readReference(folded);
+  if (reference) evidence.reference = reference;
+  const payerName = parsed?.sender ?? readPayerName(folded);
+  if (payerName) evidence.payerName = payerName;
+  return evidence;
 }

@@ -176,3 +176,67 @@ export function readUniversal(text: string, currency: Currency | undefined, acce
   }
   return undefined;
 }
+
+/**
+ * Where a bank names its own reference for the transfer: "Номер операции 123456", "Код операции:
+ * 105016158", "СБП ID A41231234567890000000011700301", "ID операции в СБП: B5…", "Квитанция №
+ * 1-2-345-678". A reference names one transfer, so the same one reported for two payments is the
+ * evidence check's "reference reused" (issue 36 item 4).
+ */
+const REFERENCE = new RegExp(
+  [
+    '(?<![а-яёa-z])(?:',
+    [
+      '(?:номер|№|код|id|идентификатор|nomer|kod) ?(?:операции|транзакции|перевода|платежа|документа|operacii|operatsii|tranzakcii|perevoda)(?: (?:в |по )?(?:СБП|SBP))?',
+      '(?:СБП|SBP) ?(?:ID|№)',
+      'ID (?:СБП|SBP)',
+      '(?:operation|transaction|transfer) (?:id|no|number)',
+      'квитанци[яи] ?№',
+      'номер квитанции',
+    ].join('|'),
+    ')[:.#№ ]{0,3}(?<reference>[A-Za-z0-9](?:[A-Za-z0-9-]{3,48})[A-Za-z0-9])(?![A-Za-z0-9])',
+  ].join(''),
+  'i',
+);
+
+/**
+ * The bank's reference for the transfer in `text` (as the engine folds it), upper-cased without
+ * its hyphens, or undefined: at least 5 characters of which at least 4 are digits, so that a word
+ * after the label is never taken for one.
+ */
+export function readReference(text: string): string | undefined {
+  const raw = REFERENCE.exec(text)?.groups?.reference;
+  if (!raw) return undefined;
+  const reference = raw.replace(/-/g, '').toUpperCase();
+  return reference.length >= 5 && (reference.match(/\d/g) ?? []).length >= 4 ? reference : undefined;
+}
+
+/** Words that follow a payer's name in the messages we know: never a part of it. */
+const AFTER_NAME = /^(?:баланс|доступно|остаток|дата|сумма|карта|сч[её]т|сообщение|комиссия|код|по|через|balans|dostupno|ostatok|summa)$/i;
+const NAME_WORD = '\\p{Lu}[\\p{L}-]*';
+
+/** "Отправитель: ИВАН ИВАНОВИЧ И.", "Sender: Ivan I.": a labelled payer (its words capitalised). */
+const LABELLED_PAYER = new RegExp(
+  `(?<![\\p{L}])(?:[Оо]тправитель|ОТПРАВИТЕЛЬ|[Пп]лательщик|ПЛАТЕЛЬЩИК|[Оо]т кого|[Oo]tpravitel|[Ss]ender)[: ]+(?<name>${NAME_WORD}(?: ${NAME_WORD}){0,3}\\.?)`,
+  'u',
+);
+/** "… от Иван И.": an unlabelled payer, read only when it ends in a surname's initial. */
+const PAYER_FROM = new RegExp(`(?<![\\p{L}])(?:от|ot) (?<name>${NAME_WORD}(?: ${NAME_WORD}){0,2} \\p{Lu}\\.)`, 'u');
+
+/**
+ * The payer's name in `text` (as the engine folds it) when the bank names one: labelled
+ * ("Отправитель: …") or after "от" ending in an initial ("от Иван И."); undefined otherwise. For
+ * the evidence check only: a form of banks.ts that reads the payer (`sender`) is preferred.
+ */
+export function readPayerName(text: string): string | undefined {
+  const raw = (LABELLED_PAYER.exec(text) ?? PAYER_FROM.exec(text))?.groups?.name;
+  if (!raw) return undefined;
+  // The words up to the first that is the message going on ("… Н. Доступно 40 000 ₸").
+  const words: string[] = [];
+  for (const word of raw.trim().split(' ')) {
+    if (AFTER_NAME.test(word.replace(/\.$/, ''))) break;
+    words.push(word);
+  }
+  const name = words.join(' ');
+  return name.replace(/\.$/, '').length >= 2 ? name : undefined;
+}

@@ -1,4 +1,5 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
+import type { RiskFlag } from '../components/RiskFlagBadge';
 import { get, post } from './client';
 import { useMoneyMutation } from './idempotency';
 
@@ -53,12 +54,16 @@ export interface DisputeCard {
   receipts: Receipt[];
   confirmations: { source: string; receipt_id: string | null; created_at: string }[];
   notifications: { id: string; amount: number; status: string; text: string; received_at: string | null; created_at: string }[];
+  /** What the evidence checks flagged on the dispute or its payment (issue 36 item 4). */
+  risk_flags?: RiskFlag[];
 }
 
 export interface DisputeFilters {
   status?: string;
   /** Open ones in one stage: awaiting_executor, contested, escalated, or overdue. */
   stage?: string;
+  /** 'true': only those with a risk flag no person settled yet. */
+  flagged?: string;
   limit?: number;
   offset?: number;
 }

@@ -1,4 +1,5 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
+import type { RiskFlag } from '../components/RiskFlagBadge';
 import { useApiBase } from './area';
 import { get, post, withQuery } from './client';
 import { useMoneyMutation } from './idempotency';
@@ -19,6 +20,8 @@ export interface PaymentView {
   cancel_note?: string | null;
   /** A test terminal's payment (test mode): test requisites, no money moved. */
   is_test?: boolean;
+  /** What the evidence checks flagged (the operator's view only; issue 36 item 4). */
+  risk_flags?: RiskFlag[];
   [key: string]: unknown;
 }
 

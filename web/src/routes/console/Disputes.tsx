@@ -11,6 +11,7 @@ import {
   ScrollArea,
   SegmentedControl,
   Stack,
+  Switch,
   Text,
   Title,
   UnstyledButton,
@@ -24,6 +25,7 @@ import { ListHeader } from '../../components/ListHeader';
 import { Money } from '../../components/Money';
 import { Pager } from '../../components/Pager';
 import { ReceiptViewer } from '../../components/ReceiptViewer';
+import { type RiskFlag, RiskFlagBadges } from '../../components/RiskFlagBadge';
 import { StatusBadge } from '../../components/StatusBadge';
 import { TestBadge } from '../../components/TestBadge';
 import { useNames } from '../../components/useNames';
@@ -208,6 +210,23 @@ function ExecutorAnswer({ dispute }: { dispute: DisputeCard }) {
 const STAGE_COLOR = { awaiting_executor: 'orange', contested: 'grape', escalated: 'red' } as const;
 const STAGE_LABEL = { awaiting_executor: 'disputes.awaiting', contested: 'disputes.contested', escalated: 'disputes.escalated' } as const;
 
+/** What the evidence checks flagged, each with its figure (and who settled it): a flag decides nothing, it says where to look. */
+function RiskFlags({ flags }: { flags: RiskFlag[] }) {
+  const { t } = useI18n();
+  if (flags.length === 0) return null;
+  return (
+    <Stack gap={4} aria-label={t('riskFlag.title')}>
+      <RiskFlagBadges flags={flags} />
+      {flags.map((flag) => (
+        <Text key={flag.id} size="sm" c={flag.settled_at ? 'dimmed' : 'red'} style={{ overflowWrap: 'anywhere' }}>
+          {flag.figure}
+          {flag.settled_at && ` · ${t('riskFlag.settled', { who: flag.settled_by ?? '' })}`}
+        </Text>
+      ))}
+    </Stack>
+  );
+}
+
 function DisputeDetail({ dispute, onDecided }: { dispute: DisputeCard; onDecided(): void }) {
   const { t } = useI18n();
   const names = useNames();
@@ -224,6 +243,7 @@ function DisputeDetail({ dispute, onDecided }: { dispute: DisputeCard; onDecided
         <Text size="xs" c="dimmed">
           {p.id} · ext_id {p.ext_id} · <When at={p.created_at} />
         </Text>
+        <RiskFlags flags={dispute.risk_flags ?? []} />
         <Grid>
           <Grid.Col span={{ base: 12, lg: 6 }}>
             <Stack gap="xs">
@@ -292,7 +312,8 @@ export function Disputes() {
   const status = filters.status ?? 'open';
   const stage = status === 'open' ? filters.stage : undefined;
   const page = pageOf(filters, LIMIT);
-  const disputes = useDisputes({ status, stage, ...page });
+  const flagged = filters.flagged === 'true' ? 'true' : undefined;
+  const disputes = useDisputes({ status, stage, flagged, ...page });
   const rows = disputes.data?.disputes ?? [];
   const selected = rows.find((d) => d.id === filters.selected) ?? rows[0];
   const select = (id: string | undefined) => setFilters({ selected: id, offset: filters.offset });
@@ -338,6 +359,11 @@ export function Disputes() {
           ]}
         />
       )}
+      <Switch
+        label={t('disputes.flaggedOnly')}
+        checked={flagged === 'true'}
+        onChange={(event) => setFilters({ flagged: event.currentTarget.checked ? 'true' : undefined, selected: undefined, offset: undefined })}
+      />
       <Text size="xs" c="dimmed">
         {t('disputes.keys')}
       </Text>
@@ -369,6 +395,7 @@ export function Disputes() {
                         <Text size="xs" c="dimmed">
                           {d.payment.ext_id} · <When at={d.created_at} />
                         </Text>
+                        <RiskFlagBadges flags={d.risk_flags} size="xs" />
                         {d.status === 'open' && d.stage && (
                           <Text size="xs" c={d.overdue ? 'red' : 'dimmed'}>
                             {t(STAGE_LABEL[d.stage])} · {t('disputes.deadline')} <When at={d.support_due_at ?? d.answer_due_at} />

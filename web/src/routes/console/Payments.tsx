@@ -12,6 +12,7 @@ import { ErrorAlert } from '../../components/ErrorAlert';
 import { ListHeader } from '../../components/ListHeader';
 import { Money } from '../../components/Money';
 import { Pager } from '../../components/Pager';
+import { RiskFlagBadges } from '../../components/RiskFlagBadge';
 import { StatusBadge, useStatusName } from '../../components/StatusBadge';
 import { useStatementLine } from '../../components/statementLine';
 import { TestBadge } from '../../components/TestBadge';
@@ -323,6 +324,7 @@ export function PaymentDetail() {
               <StatusBadge status={p.status} />
             </Group>
           </Group>
+          <RiskFlagBadges flags={p.risk_flags} />
           <Text size="sm" c="dimmed">
             {p.id}
           </Text>
