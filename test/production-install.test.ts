@@ -54,12 +54,16 @@ function filesUnder(dir: string, suffix: string): string[] {
   });
 }
 
-/** The npm packages a built file imports (static and dynamic imports of bare names). */
+/** The npm packages a built file imports: import/export statements and dynamic import() of bare names. */
 function importedPackages(source: string): string[] {
+  const specifiers = [
+    ...source.matchAll(/^\s*(?:import|export)\b[^;'"]*?\bfrom\s*['"]([^'"]+)['"]/gm),
+    ...source.matchAll(/^\s*import\s*['"]([^'"]+)['"]/gm),
+    ...source.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g),
+  ].map((match) => match[1]!);
   const names = new Set<string>();
-  for (const match of source.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)['"]([^'"./][^'"]*)['"]/g)) {
-    const specifier = match[1]!;
-    if (specifier.startsWith('node:') || builtinModules.includes(specifier.split('/')[0]!)) continue;
+  for (const specifier of specifiers) {
+    if (specifier.startsWith('.') || specifier.startsWith('node:') || builtinModules.includes(specifier.split('/')[0]!)) continue;
     names.add(specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0]!);
   }
   return [...names];
