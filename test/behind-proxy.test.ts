@@ -35,7 +35,7 @@ beforeAll(async () => {
   merchant = await createMerchant(trusted.app);
   const executor = await createExecutor(trusted.app);
   await createRequisite(trusted.app, executor.id);
-});
+}, 120_000);
 afterAll(async () => {
   await trusted?.close();
 });
@@ -101,7 +101,7 @@ describe('behind a TLS-terminating proxy', () => {
     const plainHealth = await plain.app.inject({ method: 'GET', url: '/healthz' });
     expect(plainHealth.statusCode).toBe(200);
     expect(plainHealth.headers['strict-transport-security']).toBeUndefined();
-  });
+  }, 90_000);
 
   it("records the client's address with TRUST_PROXY and the proxy's without it", async () => {
     expect(await auditedAddress(trusted)).toBe(CLIENT);

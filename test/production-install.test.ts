@@ -37,10 +37,11 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-function run(command: string, args: string[], cwd: string, env: Record<string, string> = {}, timeoutMs = 300_000): Promise<string> {
+/** Runs a command to its end; resolves with what it printed (stdout, then stderr), fails with both. */
+function run(command: string, args: string[], cwd: string, env: Record<string, string> = {}, timeoutMs = 300_000): Promise<{ stdout: string; all: string }> {
   return new Promise((done, fail) =>
     execFile(command, args, { cwd, env: { ...process.env, ...env }, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) =>
-      error ? fail(new Error(`${command} ${args.join(' ')}: ${error.message}\n${stdout}\n${stderr}`)) : done(stdout + stderr),
+      error ? fail(new Error(`${command} ${args.join(' ')}: ${error.message}\n${stdout}\n${stderr}`)) : done({ stdout, all: stdout + stderr }),
     ),
   );
 }
@@ -89,8 +90,10 @@ describe('the production install path', () => {
     expect([...imported].filter((name) => !(name in pkg.dependencies)).sort()).toEqual([]);
 
     // The packed release holds the built service and console, not the sources.
-    const packed = (await run('npm', ['pack', '--json', '--pack-destination', work], checkout)).trim();
-    const manifest = JSON.parse(packed.slice(packed.indexOf('['))) as { filename: string; files: { path: string }[] }[];
+    // stdout holds the prepare script's lines (it builds nothing: dist/ is up to date), then the JSON.
+    const packed = (await run('npm', ['pack', '--json', '--pack-destination', work], checkout)).stdout;
+    expect(packed).toContain('dist/ is up to date with the sources: not building');
+    const manifest = JSON.parse(packed.slice(packed.search(/^\[/m))) as { filename: string; files: { path: string }[] }[];
     const paths = manifest[0]!.files.map((file) => file.path);
     expect(paths).toEqual(expect.arrayContaining(['dist/main.js', 'dist/cli.js', 'dist/console/index.html', 'bin/kassir.js', 'scripts/build-stamp.mjs']));
     expect(paths.some((path) => path.startsWith('dist/db/migrations/') && path.endsWith('.sql'))).toBe(true);
@@ -105,7 +108,7 @@ describe('the production install path', () => {
         KASSIR_NPM_FLAGS: '--prefer-offline',
       },
     );
-    expect(installed).toContain('a built release (dist/ without sources): not building');
+    expect(installed.all).toContain('a built release (dist/ without sources): not building');
     for (const dev of ['typescript', 'vite', 'vitest', 'tsx', '@biomejs/biome', 'react']) expect(existsSync(join(app, 'node_modules', dev))).toBe(false);
 
     // An empty database: the release applies its own migrations.
@@ -153,7 +156,7 @@ describe('the production install path', () => {
 
     // The operator CLI from the installed release (the bin), then the API over HTTP.
     const cliEnv = { KASSIR_URL: base, ADMIN_TOKEN: token };
-    expect(await run(process.execPath, ['bin/kassir.js', 'rate', 'set', 'RUB', '95.5'], app, cliEnv, 30_000)).toMatch(/95\.5/);
+    expect((await run(process.execPath, ['bin/kassir.js', 'rate', 'set', 'RUB', '95.5'], app, cliEnv, 30_000)).stdout).toMatch(/95\.5/);
     const adminCall = async (method: string, path: string, body?: unknown) => {
       const res = await fetch(`${base}/admin/v1${path}`, {
         method,

@@ -11,7 +11,7 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, readFileSync, realpathSync } from 'node:fs';
-import { copyFile, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import type { Config } from '../config.js';
 import { type EmbeddedDatabase, startEmbeddedPostgres } from '../db/embedded.js';
@@ -161,7 +161,8 @@ export async function backup(config: Config, dir: string, progress: Progress, en
     if (facts.schemaMigration === null) throw new BackupError(`the database at ${shown} holds no Kassir schema (no schema_migrations): nothing to back up.`);
     progress(`database: ${shown} (PostgreSQL ${facts.serverVersion}, ${megabytes(facts.sizeBytes)}, schema at ${facts.schemaMigration})`);
     const pgDump = findPgTool('pg_dump', facts.serverMajor, env);
-    await mkdir(dir, { recursive: true });
+    // Only the operator's user reads a backup: it holds every payment and every receipt.
+    await mkdir(dir, { recursive: true, mode: 0o700 });
 
     // The ledger is checked and counted in the very snapshot pg_dump copies (an exported
     // snapshot of a repeatable-read transaction, held open until the dump ends): the figures in
@@ -190,6 +191,7 @@ export async function backup(config: Config, dir: string, progress: Progress, en
     progress(
       `ledger: ${ledger.ok ? 'OK' : `${ledger.problems.length} problem(s)`}; ${ledger.figures.transactions} transactions, ${ledger.figures.payments} payments`,
     );
+    await chmod(join(dir, DUMP), 0o600);
     const dumpSize = (await stat(join(dir, DUMP))).size;
     progress(`database: ${DUMP} written, ${megabytes(dumpSize)} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 
