@@ -109,7 +109,14 @@ describe('the production install path', () => {
       },
     );
     expect(installed.all).toContain('a built release (dist/ without sources): not building');
-    for (const dev of ['typescript', 'vite', 'vitest', 'tsx', '@biomejs/biome', 'react']) expect(existsSync(join(app, 'node_modules', dev))).toBe(false);
+    // None of the packages only dev dependencies need (the lockfile's "dev": true) is installed.
+    // (typescript is "devOptional": an optional peer of a runtime package, so npm keeps it.)
+    const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean }> };
+    const devOnly = Object.entries(lock.packages)
+      .filter(([path, entry]) => entry.dev === true && /^node_modules\/(@[^/]+\/)?[^/]+$/.test(path))
+      .map(([path]) => path.slice('node_modules/'.length));
+    expect(devOnly).toEqual(expect.arrayContaining(['vite', 'vitest', 'tsx', '@biomejs/biome', 'react']));
+    expect(devOnly.filter((name) => existsSync(join(app, 'node_modules', name)))).toEqual([]);
 
     // An empty database: the release applies its own migrations.
     const adminUrl = inject('adminDatabaseUrl');
