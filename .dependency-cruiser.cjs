@@ -24,7 +24,7 @@ const LAYERS = [
   ['payments', 'payouts'], // the money in (with its cascade, payments/cascade/) and out
   ['incoming', 'pages'], // incoming money (bank messages, notifications, late money); the hosted payment page
   ['devices', 'disputes'], // the phones that report incoming money; disputes on payments
-  ['reports'], // views over many features (a payment's timeline, the dashboard, reports)
+  ['reports', 'backup'], // views over many features (a payment's timeline, the dashboard, reports); backups and restores (kassir backup/restore)
   ['cabinet', 'telegram'], // the merchant cabinet and the Telegram bot: audiences' edges over many features
   ['http', 'cli'], // the HTTP edge: auth, error mapping, the routes of every feature; the operator CLI, a client of the API
 ];

@@ -2,12 +2,15 @@
  * `kassir`: the operator CLI. A thin client of the operator API (/admin/v1, DESIGN.md "The operator
  * side"): every command is one or two HTTP calls, so the CLI never touches the database and works
  * against any running instance. It imports nothing from the server so that it starts instantly.
+ * The exceptions are `kassir backup` and `kassir restore` (src/cli/backup.ts), which run
+ * PostgreSQL's own tools on the service's machine and load their code only when they run.
  *
  * This file only assembles the program: each group of commands is one file in `src/cli/` (one per
  * resource), beside `session.ts` (the API session and `--json`), `args.ts` (argument parsers) and
  * `print.ts` (tables and key: value blocks).
  */
 import { Command } from 'commander';
+import { backupCommands } from './cli/backup.js';
 import { bankCommands } from './cli/bank.js';
 import { deviceCommands } from './cli/device.js';
 import { executorCommands } from './cli/executor.js';
@@ -29,7 +32,7 @@ import { webhookCommands } from './cli/webhook.js';
 function buildProgram(env: NodeJS.ProcessEnv): Command {
   const program = new Command('kassir')
     .description(
-      'Kassir operator CLI: manage merchants, terminals, rates, executors, requisites, banks, payments, notifications, webhooks and providers; check the ledger; read reports',
+      'Kassir operator CLI: manage merchants, terminals, rates, executors, requisites, banks, payments, notifications, webhooks and providers; check the ledger; read reports; back up and restore',
     )
     .option('--url <url>', 'Kassir base URL (env KASSIR_URL)', defaultUrl(env))
     // No default value here: commander would print it in --help.
@@ -52,6 +55,7 @@ function buildProgram(env: NodeJS.ProcessEnv): Command {
   providerCommands(program);
   ledgerCommands(program);
   reportCommands(program);
+  backupCommands(program);
   return program;
 }
 

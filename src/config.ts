@@ -38,8 +38,12 @@ export interface Config {
   webhookRetryHours: number;
   webhookTimeoutMs: number;
   logLevel: string;
-  /** Trust X-Forwarded-* from a reverse proxy in front (client addresses in logs and the audit log). */
-  trustProxy: boolean;
+  /**
+   * Which X-Forwarded-* to believe (client addresses in logs, the audit log and the sign-in limit;
+   * https for Secure cookies): false (none), true (every hop), or the proxies' addresses and CIDR
+   * ranges, as Fastify's trustProxy takes them (docs/operations.md).
+   */
+  trustProxy: boolean | string;
   /** Bearer token of GET /metrics; unset: /metrics answers only direct connections from this host (src/http/observability.ts). */
   metricsToken: string | undefined;
   runWorker: boolean;
@@ -165,6 +169,27 @@ function boolean(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boole
   if (/^(true|1|yes|on)$/i.test(raw)) return true;
   if (/^(false|0|no|off)$/i.test(raw)) return false;
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+/**
+ * TRUST_PROXY: true/false, or the proxies' addresses and CIDR ranges, comma-separated, with
+ * proxy-addr's names for the private ranges (loopback, linklocal, uniquelocal). A list believes
+ * X-Forwarded-For only as far back as it passes through those proxies, so a client that writes
+ * its own X-Forwarded-For is still named by the address the proxy saw; `true` believes every hop
+ * (the leftmost address, which the client wrote unless the proxy replaces the header). Fastify
+ * refuses hop counts (it cannot tell a direct client from the proxy by a count), so they are refused here.
+ */
+function trustProxy(raw: string | undefined): boolean | string {
+  if (raw === undefined || raw.trim() === '') return false;
+  const value = raw.trim();
+  if (/^(true|1|yes|on)$/i.test(value)) return true;
+  if (/^(false|0|no|off)$/i.test(value)) return false;
+  const entries = value.split(',').map((entry) => entry.trim());
+  const address = (entry: string) => /^(loopback|linklocal|uniquelocal)$/.test(entry) || (/^[0-9a-fA-F.:]+(\/\d{1,3})?$/.test(entry) && /[.:]/.test(entry));
+  if (entries.every(address)) return entries.join(',');
+  throw new ConfigError(
+    `TRUST_PROXY must be true, false or the proxies' addresses/CIDR ranges (127.0.0.1, 10.0.0.0/8, loopback, uniquelocal), comma-separated, got "${raw}"`,
+  );
 }
 
 function url(name: string, raw: string): string {
@@ -306,7 +331,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookRetryHours: integer(env, 'KASSIR_WEBHOOK_RETRY_HOURS', 24, 0),
     webhookTimeoutMs: integer(env, 'KASSIR_WEBHOOK_TIMEOUT_MS', 5_000, 100),
     logLevel: env.LOG_LEVEL || 'info',
-    trustProxy: boolean(env, 'TRUST_PROXY', false),
+    trustProxy: trustProxy(env.TRUST_PROXY),
     metricsToken: env.METRICS_TOKEN || undefined,
     runWorker: boolean(env, 'KASSIR_WORKER', true),
     sessions: {

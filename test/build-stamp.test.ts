@@ -46,7 +46,10 @@ function prestart(): Promise<{ output: string; builds: number }> {
 describe('npm start builds only what changed', () => {
   it('the real build ends by recording what it was built from', () => {
     expect(pkg.scripts.build).toMatch(/&& node scripts\/build-stamp\.mjs record$/);
-    expect(pkg.scripts.prepare).toBe('npm run build');
+    // npm install (prepare) and npm start (prestart) both build only when needed, and never need
+    // the build tools when dist/ is there (a production install has none: issue 39).
+    expect(pkg.scripts.prepare).toBe('node scripts/build-stamp.mjs ensure');
+    expect(pkg.scripts.prestart).toBe('node scripts/build-stamp.mjs ensure');
   });
 
   it('builds on the first start and after a source changed, and not on a restart with nothing changed', async () => {
@@ -64,6 +67,9 @@ describe('npm start builds only what changed', () => {
     );
     write('src/main.ts', 'console.log("v1");\n');
     write('web/src/App.tsx', 'export const App = 1;\n');
+    // The build tools, as `npm install` with dev dependencies leaves them.
+    write('node_modules/typescript/package.json', '{}');
+    write('node_modules/vite/package.json', '{}');
 
     // Never built: builds.
     expect(await prestart()).toMatchObject({ builds: 1 });
@@ -92,5 +98,20 @@ describe('npm start builds only what changed', () => {
     rmSync(join(work, 'dist/main.js'));
     expect(await prestart()).toMatchObject({ builds: 6 });
     expect(await prestart()).toMatchObject({ builds: 6 });
+
+    // Without the build tools (npm ci --omit=dev): a changed source is reported, dist/ runs as it is.
+    rmSync(join(work, 'node_modules'), { recursive: true });
+    write('src/main.ts', 'console.log("v3");\n');
+    const stale = await prestart();
+    expect(stale).toMatchObject({ builds: 6, output: expect.stringContaining('the build tools (dev dependencies) are not installed: running dist/ as it is') });
+    // A packed release: dist/ without sources.
+    rmSync(join(work, 'src'), { recursive: true });
+    rmSync(join(work, 'web'), { recursive: true });
+    expect(await prestart()).toMatchObject({ builds: 6, output: expect.stringContaining('a built release (dist/ without sources): not building') });
+    // No dist/ and no tools: refused with what to do.
+    rmSync(join(work, 'dist'), { recursive: true });
+    await expect(prestart()).rejects.toThrow(
+      /dist\/ is incomplete, and the build tools .* are not installed\. Install them and build \(npm ci && npm run build\)/,
+    );
   }, 120_000);
 });

@@ -70,8 +70,13 @@ export async function buildApp(ctx: AppContext): Promise<RouteApp> {
   // First of the request hooks: a request refused for overload costs neither a body read nor a lookup.
   await loadShedding(app, ctx);
 
+  // Served over HTTPS (PUBLIC_BASE_URL says so, whatever the proxy in front speaks to this
+  // process), browsers are told never to come back over plain HTTP for a year, where a cookie or
+  // a payment page could be read or changed on the way. Subdomains are the operator's to decide.
+  const hsts = ctx.config.publicBaseUrl.startsWith('https://') ? 'max-age=31536000' : undefined;
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    if (hsts) reply.header('strict-transport-security', hsts);
     // No answer is read as another type than it says (a JSON or CSV answer as HTML or script).
     reply.header('x-content-type-options', 'nosniff');
   });
