@@ -252,7 +252,9 @@ describe('Telegram: two instances', () => {
     const texts = tg.messagesTo(4001).map((m) => m.text);
     expect(texts.length).toBe(20);
     // Each of the 20 rows sent once: its own Telegram message.
-    const sent = await service.ctx.db.query<{ message_id: string }>(`SELECT message_id FROM telegram_messages WHERE user_id = $1 AND status = 'sent'`, [user.id]);
+    const sent = await service.ctx.db.query<{ message_id: string }>(`SELECT message_id FROM telegram_messages WHERE user_id = $1 AND status = 'sent'`, [
+      user.id,
+    ]);
     expect(new Set(sent.rows.map((r) => r.message_id)).size).toBe(20);
 
     // One poller: exactly one instance polls, and Telegram never saw two getUpdates at once.
