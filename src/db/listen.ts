@@ -1,4 +1,5 @@
 import pgListen, { type Subscriber } from 'pg-listen';
+import type { Logger } from '../lib/logger.js';
 import { followingConfig, hostsFor } from './hosts.js';
 
 /** How often a listening connection is checked with a query: a dead one is found within this. */
@@ -29,4 +30,58 @@ export function createSubscriber(databaseUrl: string, applicationName: string): 
     retryInterval: (attempt) => Math.min(RECONNECT_MAX_MS, 250 * 2 ** attempt),
     parse: (payload: string) => payload,
   });
+}
+
+/** What followAnnouncements tells a cache, and what it logs for it. */
+export interface AnnouncementFollower {
+  applicationName: string;
+  channel: string;
+  log: Pick<Logger, 'info' | 'warn' | 'error' | 'debug'>;
+  /** Forget everything cached: a change was announced, or announcements may have been missed. */
+  forget(): void;
+  /** Whether announcements arrive now: while not, the cache must not keep what it reads. */
+  setLive(live: boolean): void;
+  said: { lost?: string; back?: string; failed: string; closeFailed: string };
+}
+
+/**
+ * Keeps an in-memory cache true across instances: it forgets on every announcement on
+ * `channel` (a NOTIFY from a trigger or from another instance's change), and while the listening
+ * connection is away — when announcements could be missed — it is told it is not live, forgets,
+ * and is told live again once the connection is back. Resolves once it listens.
+ */
+export async function followAnnouncements(databaseUrl: string, follower: AnnouncementFollower): Promise<{ stop(): Promise<void> }> {
+  const subscriber = createSubscriber(databaseUrl, follower.applicationName);
+  let listening = false;
+  const away = () => {
+    follower.setLive(false);
+    follower.forget();
+  };
+  subscriber.notifications.on(follower.channel, () => follower.forget());
+  subscriber.events.on('reconnect', (attempt: number) => {
+    if (attempt === 1 && follower.said.lost) follower.log.warn(follower.said.lost);
+    away();
+  });
+  subscriber.events.on('connected', () => {
+    // Also emitted by the first connect, before LISTEN: only a re-established connection counts here.
+    if (!listening) return;
+    follower.forget();
+    follower.setLive(true);
+    if (follower.said.back) follower.log.info(follower.said.back);
+  });
+  subscriber.events.on('error', (err: Error) => {
+    away();
+    follower.log.error({ err }, follower.said.failed);
+  });
+  await subscriber.connect();
+  await subscriber.listenTo(follower.channel);
+  listening = true;
+  follower.setLive(true);
+  return {
+    async stop() {
+      listening = false;
+      away();
+      await subscriber.close().catch((err: unknown) => follower.log.debug({ err }, follower.said.closeFailed));
+    },
+  };
 }

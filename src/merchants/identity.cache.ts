@@ -1,5 +1,4 @@
-import type { Subscriber } from 'pg-listen';
-import { createSubscriber } from '../db/listen.js';
+import { followAnnouncements } from '../db/listen.js';
 import type { Logger } from '../lib/logger.js';
 
 /** The channel migration 011 notifies on whenever a table the cached identities come from changes. */
@@ -48,44 +47,34 @@ export class IdentityCache<T> {
   private generation = 0;
   /** True while the announcements are being received. */
   private live = false;
-  private subscriber: Subscriber | undefined;
+  private announcements: { stop(): Promise<void> } | undefined;
 
   constructor(private readonly log: Logger) {}
 
   /** Starts listening for changes on `databaseUrl`; the cache serves nothing until this has resolved. */
   async start(databaseUrl: string): Promise<void> {
-    const subscriber = createSubscriber(databaseUrl, LISTENER_APPLICATION_NAME);
-    subscriber.notifications.on(IDENTITY_CHANNEL, () => this.forget());
-    subscriber.events.on('reconnect', (attempt: number) => {
-      if (attempt === 1) this.log.warn('lost the connection that announces identity changes; reading identities from the database until it is back');
-      this.live = false;
-      this.forget();
+    this.announcements = await followAnnouncements(databaseUrl, {
+      applicationName: LISTENER_APPLICATION_NAME,
+      channel: IDENTITY_CHANNEL,
+      log: this.log,
+      forget: () => this.forget(),
+      setLive: (live) => {
+        this.live = live;
+      },
+      said: {
+        lost: 'lost the connection that announces identity changes; reading identities from the database until it is back',
+        back: 'identity change announcements are back; identities are kept in memory again',
+        failed: 'identity change announcements failed; reading identities from the database',
+        closeFailed: 'closing the identity announcement connection failed; it is dropped all the same',
+      },
     });
-    subscriber.events.on('connected', () => {
-      // Also emitted by the first connect, before LISTEN: only a re-established connection counts here.
-      if (this.subscriber === undefined) return;
-      this.forget();
-      this.live = true;
-      this.log.info('identity change announcements are back; identities are kept in memory again');
-    });
-    subscriber.events.on('error', (err: Error) => {
-      this.live = false;
-      this.forget();
-      this.log.error({ err }, 'identity change announcements failed; reading identities from the database');
-    });
-    await subscriber.connect();
-    await subscriber.listenTo(IDENTITY_CHANNEL);
-    this.subscriber = subscriber;
-    this.live = true;
   }
 
   async stop(): Promise<void> {
+    await this.announcements?.stop();
+    this.announcements = undefined;
     this.live = false;
     this.forget();
-    await this.subscriber
-      ?.close()
-      .catch((err: unknown) => this.log.debug({ err }, 'closing the identity announcement connection failed; it is dropped all the same'));
-    this.subscriber = undefined;
   }
 
   /** Forgets every identity; reads under way when this is called are not kept either. */

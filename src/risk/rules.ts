@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Subscriber } from 'pg-listen';
-import { createSubscriber } from '../db/listen.js';
+import { followAnnouncements } from '../db/listen.js';
 import type { Db } from '../db/pool.js';
 import type { SecretBox } from '../lib/crypto.js';
 import type { Logger } from '../lib/logger.js';
@@ -53,7 +52,7 @@ export class RiskRules {
   private snapshot: Snapshot | undefined;
   private generation = 0;
   private live = false;
-  private subscriber: Subscriber | undefined;
+  private announcements: { stop(): Promise<void> } | undefined;
 
   constructor(
     private readonly db: Db,
@@ -62,33 +61,26 @@ export class RiskRules {
   ) {}
 
   async start(databaseUrl: string): Promise<void> {
-    const subscriber = createSubscriber(databaseUrl, APPLICATION_NAME);
-    subscriber.notifications.on(RISK_CHANNEL, () => this.forget());
-    subscriber.events.on('reconnect', () => {
-      this.live = false;
-      this.forget();
+    this.announcements = await followAnnouncements(databaseUrl, {
+      applicationName: APPLICATION_NAME,
+      channel: RISK_CHANNEL,
+      log: this.log,
+      forget: () => this.forget(),
+      setLive: (live) => {
+        this.live = live;
+      },
+      said: {
+        failed: 'risk rule announcements failed; reading the rules from the database on every check',
+        closeFailed: 'closing the risk announcement connection failed',
+      },
     });
-    subscriber.events.on('connected', () => {
-      if (this.subscriber === undefined) return;
-      this.forget();
-      this.live = true;
-    });
-    subscriber.events.on('error', (err: Error) => {
-      this.live = false;
-      this.forget();
-      this.log.error({ err }, 'risk rule announcements failed; reading the rules from the database on every check');
-    });
-    await subscriber.connect();
-    await subscriber.listenTo(RISK_CHANNEL);
-    this.subscriber = subscriber;
-    this.live = true;
   }
 
   async stop(): Promise<void> {
+    await this.announcements?.stop();
+    this.announcements = undefined;
     this.live = false;
     this.forget();
-    await this.subscriber?.close().catch((err: unknown) => this.log.debug({ err }, 'closing the risk announcement connection failed'));
-    this.subscriber = undefined;
   }
 
   /** Forgets the snapshot (an announcement, or this instance's own change). */
