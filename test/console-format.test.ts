@@ -97,9 +97,9 @@ describe('validation messages read for their field (web/src/i18n/validation.ts)'
 const en = JSON.parse(readFileSync(new URL('../web/src/i18n/en.json', import.meta.url), 'utf8')) as Record<string, string>;
 const ru = JSON.parse(readFileSync(new URL('../web/src/i18n/ru.json', import.meta.url), 'utf8')) as Record<string, string>;
 
-/** Latin words a Russian screen may show: names of things (Kassir, USDT, API, X-Signature, EMV), formats and file types, field and variable names, and the one-letter keyboard keys. */
+/** Latin words a Russian screen may show: names of things (Kassir, USDT, API, X-Signature, EMV, Telegram and its Start button), formats and file types, field and variable names, and the one-letter keyboard keys. */
 const LATIN_IN_RUSSIAN = new Set(
-  'Kassir USDT API CSV ID QR SIM TRC PNG JPEG WebP HEIC PDF HTTPS URL METHOD BODY HMAC SHA Secret Key Signature ext_id base localhost payments VietQR png jpg webp heic pdf RUB EMV notify_url http https KASSIR_ROUTE_BUDGET_MS PAYOUT docs devices md IP'.split(
+  'Kassir USDT API CSV ID QR SIM TRC PNG JPEG WebP HEIC PDF HTTPS URL METHOD BODY HMAC SHA Secret Key Signature ext_id base localhost payments VietQR png jpg webp heic pdf RUB EMV notify_url http https KASSIR_ROUTE_BUDGET_MS PAYOUT docs devices md IP Telegram BotFather TELEGRAM_BOT_TOKEN README Start'.split(
     ' ',
   ),
 );

@@ -495,7 +495,7 @@ describe('the operator console', () => {
     const token = (await setup.page.getByTestId('device-token').textContent())!;
     expect(await setup.page.getByTestId('device-signing-secret').textContent()).toMatch(/^\S{20,}$/);
     await setup.page.getByLabel(/^Silence allowed, minutes/).fill('5');
-    await setup.page.getByRole('button', { name: 'Save' }).click();
+    await setup.page.getByLabel('Phones').getByRole('button', { name: 'Save' }).click();
     await expect
       .poll(async () => (await adminOk<{ device_silence_minutes: number }>(service.app, 'GET', `/executors/${owner.id}`)).device_silence_minutes)
       .toBe(5);
