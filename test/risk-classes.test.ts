@@ -239,6 +239,8 @@ describe('the cascade honours traffic classes', () => {
     expect(refused.status).toBe(503);
     expect(refused.body.error).toBe('PAY_004');
     expect(JSON.stringify(refused.body)).not.toMatch(/class|trusted|risk/i);
+    // Hits are written in the background, batched (RefusalLog): wait for what was recorded.
+    await service.ctx.refusals.drain();
 
     const hits = await sql<{ rule: string; action: string; figure: string; inputs: { client_id: string; payer_class: string } }>(
       `SELECT rule, action, figure, inputs FROM risk_hits WHERE merchant_id = $1 AND inputs->>'client_id' = $2`,
@@ -256,6 +258,7 @@ describe('the cascade honours traffic classes', () => {
     await sql('UPDATE requisites SET is_active = false');
     const empty = uniqueExtId('nobody');
     expect((await create(empty)).status).toBe(503);
+    await service.ctx.refusals.drain();
     expect(await sql(`SELECT 1 FROM risk_hits WHERE inputs->>'client_id' = $1`, [empty])).toEqual([]);
   });
 });
@@ -280,6 +283,7 @@ describe('requisite velocity', () => {
       [cards.map((c) => c.id)],
     );
     expect(perCard.map((r) => r.n)).toEqual([3, 3]);
+    await service.ctx.refusals.drain();
     const hits = await sql<{ figure: string }>(`SELECT figure FROM risk_hits WHERE rule = 'velocity' AND merchant_id = $1`, [merchant.merchantId]);
     expect(hits.length).toBe(14);
     expect(hits[0]!.figure).toBe('velocity requisite: 2 requisites at 3 in 600 s');

@@ -25,7 +25,7 @@ import type { MerchantIdentity } from '../merchants/identity.service.js';
 import type { ProviderRow } from '../providers/providers.repo.js';
 import { requestPayment, routesForPayment, tryRoutes } from '../providers/routing.js';
 import { isUsable, staleRate, usableRates } from '../rates/quote.js';
-import { insertRiskHit, type RiskHit, type RiskRule } from '../risk/hits.repo.js';
+import type { RiskHit, RiskRule } from '../risk/hits.repo.js';
 import { checkWebhookUrl } from '../webhooks/sender.js';
 import { type Candidate, candidatesFor, type NewPayment } from './cascade/cascade.js';
 import * as cascade from './cascade/cascade.repo.js';
@@ -280,7 +280,7 @@ async function createValid(ctx: AppContext, identity: MerchantIdentity, input: V
   const candidates = [...plan(input.country), ...(input.country ? plan(null) : [])];
   const shortfall = executorRoute && candidates.length > 0 ? await cascade.refusalShortfall(ctx.db, { ...base, candidates }) : undefined;
   // Requisites kept from this payer by the pool's risk rules: explained to the operator, never to the merchant.
-  const poolRule = shortfall ? await recordPoolRulesRefusal(ctx, base, shortfall) : undefined;
+  const poolRule = shortfall ? recordPoolRulesRefusal(ctx, base, shortfall) : undefined;
   if (poolRule) throw new PoolRuleRefusal(noRequisites(input), poolRule);
   // Requisites that fit but whose executors' deposits cannot back the payment: a pool nobody funded.
   if (shortfall && shortfall.uncovered > 0) {
@@ -300,7 +300,7 @@ async function createValid(ctx: AppContext, identity: MerchantIdentity, input: V
  * nothing of the rules. Off the fast path: only for a create already refused, and a write only
  * when a rule did refuse it.
  */
-async function recordPoolRulesRefusal(ctx: AppContext, p: NewPaymentBase, shortfall: cascade.RefusalShortfall): Promise<RiskRule | undefined> {
+function recordPoolRulesRefusal(ctx: AppContext, p: NewPaymentBase, shortfall: cascade.RefusalShortfall): RiskRule | undefined {
   const hits: RiskHit[] = [];
   const at = new Date();
   const inputs = { client_id: p.clientId, payer_class: shortfall.cls, method: p.method, amount: p.amount, currency: p.currency };
@@ -327,7 +327,8 @@ async function recordPoolRulesRefusal(ctx: AppContext, p: NewPaymentBase, shortf
       at,
     });
   }
-  for (const hit of hits) await insertRiskHit(ctx.db, hit);
+  // Written as the client_id rules' hits are: in the background, batched (RefusalLog), never holding the answer.
+  for (const hit of hits) ctx.refusals.recordHit(hit);
   return hits[0]?.rule;
 }
 
