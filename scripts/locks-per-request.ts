@@ -21,6 +21,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -32,14 +34,16 @@ import { type RunningService, startService } from '../src/instance.js';
 import { createLogger } from '../src/lib/logger.js';
 import { luhnValid } from '../src/lib/validators.js';
 import { expireDuePayments } from '../src/payments/lifecycle.js';
+import { dispatchTask } from '../src/webhooks/webhooks.jobs.js';
 
 const adminUrl = process.env.DATABASE_URL;
 if (!adminUrl) throw new Error('Set DATABASE_URL to a PostgreSQL 15+ server where this user may create databases');
 const REPEATS = Number(process.argv[2] ?? 20);
 const ADMIN_TOKEN = randomBytes(16).toString('hex');
 const BASE = 'http://kassir.test';
-/** The merchant's webhook address: events are written to the outbox (no worker runs to deliver them). */
-const HOOK = 'http://127.0.0.1:9/hook';
+/** The merchant's webhook receiver (set in main): answers 200 to every delivery and counts them. */
+let HOOK = '';
+let hooksReceived = 0;
 
 // Every statement the service sends while a request is measured (the pg client's query()).
 let recording: string[] | undefined;
@@ -68,6 +72,15 @@ async function main(): Promise<void> {
   const url = new URL(adminUrl!);
   url.pathname = `/${name}`;
   const dataDir = mkdtempSync(join(tmpdir(), 'kassir-locks-'));
+  const receiver = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      hooksReceived += 1;
+      res.end('ok');
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  HOOK = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
   const probe = new pg.Client({ connectionString: url.toString() });
   let service: RunningService | undefined;
   try {
@@ -186,6 +199,18 @@ async function main(): Promise<void> {
       toComplete.length,
     );
 
+    // The completions' webhooks, delivered by one run of the dispatch job (as the worker runs it:
+    // leased in batches, delivered concurrently, each outcome recorded in its own statement).
+    const before = hooksReceived;
+    await measure(
+      `webhook delivery: one dispatch run over the ${toComplete.length} completions' events (figures per run)`,
+      async () => {
+        await (dispatchTask(service!.ctx) as unknown as () => Promise<void>)();
+        if (hooksReceived - before !== toComplete.length) throw new Error(`delivered ${hooksReceived - before} of ${toComplete.length}`);
+      },
+      1,
+    );
+
     // Expiry: one sweep over the rest and 100 more, as the job runs it (one transaction per batch
     // of up to 500).
     for (let i = 0; i < 100; i++) {
@@ -254,6 +279,7 @@ async function main(): Promise<void> {
     );
   } finally {
     await service?.stop();
+    receiver.close();
     await probe.end().catch(() => undefined);
     await adminClient.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     await adminClient.end();
