@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expireDuePayments } from '../src/payments/lifecycle.js';
 import {
   createExecutor,
   createMerchant,
@@ -56,5 +57,26 @@ describe('expiry', () => {
     const { body } = await createPayment(service.app, merchant, { ext_id: uniqueExtId(), amount: 2000 });
     const res = await signed(service.app, merchant, 'GET', `/v1/payments/${body.id}`);
     expect(res.json().status).toBe('PENDING');
+  });
+
+  it('expires no more payments in one sweep than its limit', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const { body } = await createPayment(service.app, merchant, { ext_id: uniqueExtId(), amount: 3000 + i });
+      ids.push((body as { id: string }).id);
+    }
+    // Made due inside this transaction only: the instances' own sweeps cannot see them.
+    const client = await service.ctx.db.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query("UPDATE payments SET valid_until = now() - interval '1 second' WHERE id = ANY($1)", [ids]);
+      const first = await expireDuePayments(client, service.ctx.config, 1);
+      expect(first.map((change) => change.id).filter((id) => ids.includes(id))).toHaveLength(1);
+      const rest = await expireDuePayments(client, service.ctx.config, 10);
+      expect(new Set([...first, ...rest].map((change) => change.id).filter((id) => ids.includes(id)))).toEqual(new Set(ids));
+    } finally {
+      await client.query('ROLLBACK');
+      client.release();
+    }
   });
 });

@@ -411,13 +411,17 @@ async function freeLimitRoom(tx: Tx, paymentIds: string[]): Promise<void> {
  */
 export async function expireDuePayments(tx: Tx, config: Config, limit: number): Promise<PaymentChange[]> {
   const { rows } = await tx.query<PaymentChange>(
-    `UPDATE payments p SET status = 'CANCELLED', updated_at = now(),
+    // MATERIALIZED: the due rows are chosen once. As a subquery in FROM, a nested-loop plan (seen on
+    // a small table) rescanned it per outer row and the sweep expired more than its limit.
+    `WITH due AS MATERIALIZED (
+       SELECT id FROM payments WHERE status = 'PENDING' AND coalesce(verify_until, valid_until) <= now()
+          -- A provider-executed payment is ended by its provider (callback or poll); it is
+          -- cancelled here only if the provider stays silent an hour past the deadline.
+          AND (provider_id IS NULL OR coalesce(verify_until, valid_until) <= now() - interval '1 hour')
+        ORDER BY coalesce(verify_until, valid_until) LIMIT $1 FOR UPDATE SKIP LOCKED)
+     UPDATE payments p SET status = 'CANCELLED', updated_at = now(),
             cancel_reason = CASE WHEN p.verify_until IS NULL THEN 'expired' ELSE 'transfer_not_found' END
-       FROM (SELECT id FROM payments WHERE status = 'PENDING' AND coalesce(verify_until, valid_until) <= now()
-                -- A provider-executed payment is ended by its provider (callback or poll); it is
-                -- cancelled here only if the provider stays silent an hour past the deadline.
-                AND (provider_id IS NULL OR coalesce(verify_until, valid_until) <= now() - interval '1 hour')
-              ORDER BY coalesce(verify_until, valid_until) LIMIT $1 FOR UPDATE SKIP LOCKED) due
+       FROM due
       WHERE p.id = due.id AND p.status = 'PENDING'
       RETURNING p.id, p.merchant_id, p.terminal_id, 'PENDING' AS "from", p.status AS "to", p.executor_id, p.hold, p.requisite_id,
                 p.method, p.cancel_reason, extract(epoch FROM p.updated_at - p.created_at)::float8 AS age_seconds, p.is_test`,
