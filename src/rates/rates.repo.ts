@@ -232,9 +232,12 @@ export async function keepRate(tx: Tx, settingId: string): Promise<RateSettingRo
  */
 export async function leaseDueFeeds(db: Queryable, limit: number, leaseSeconds: number): Promise<RateSettingRow[]> {
   const { rows } = await db.query<RateSettingRow>(
-    `UPDATE rates r SET next_refresh_at = now() + make_interval(secs => $2)
-       FROM (SELECT id FROM rates WHERE mode = 'feed' AND next_refresh_at <= now()
-              ORDER BY next_refresh_at LIMIT $1 FOR UPDATE SKIP LOCKED) due
+    // MATERIALIZED: chosen once, never rescanned by the plan (see expireDuePayments).
+    `WITH due AS MATERIALIZED (
+       SELECT id FROM rates WHERE mode = 'feed' AND next_refresh_at <= now()
+        ORDER BY next_refresh_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+     UPDATE rates r SET next_refresh_at = now() + make_interval(secs => $2)
+       FROM due
       WHERE r.id = due.id
      RETURNING r.*`,
     [limit, leaseSeconds],

@@ -157,7 +157,7 @@ export interface DueMessage {
  */
 export async function claimDueMessages(db: Queryable, limit: number, leaseSeconds: number): Promise<DueMessage[]> {
   const { rows } = await db.query<DueMessage>(
-    `WITH due AS (
+    `WITH due AS MATERIALIZED (
        SELECT m.id, c.chat_id, c.language
          FROM telegram_messages m
          LEFT JOIN telegram_chats c ON c.user_id = m.user_id

@@ -89,7 +89,7 @@ export async function addJob(db: Queryable, task: string, key: string, runAt: Da
 export async function leaseDueEvents(db: Queryable, limit: number, leaseSeconds: number): Promise<DueEventRow[]> {
   const { rows } = await db.query<DueEventRow>(
     prepared(
-      `WITH due AS (
+      `WITH due AS MATERIALIZED (
          SELECT e.id FROM webhook_events e
           WHERE e.status = 'pending' AND e.next_attempt_at <= now()
             AND (e.leased_until IS NULL OR e.leased_until < now())
