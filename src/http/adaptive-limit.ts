@@ -26,7 +26,8 @@ export const ADAPTIVE_LIMIT_DEFAULTS = { windowMs: 100, minSamples: 10, noLoadMe
  * An adaptive concurrency limit (issue 38): how many requests of one kind may be in progress at
  * once, adapted to their latency. The algorithm is the gradient one of Netflix's
  * concurrency-limits (Gradient2: `new = limit × gradient + √limit`, smoothed), with TCP Vegas's
- * reference: the no-load latency, the least latency of a request seen over `noLoadMemoryMs`. Each
+ * reference: the no-load latency, the least latency of a request seen over `noLoadMemoryMs`
+ * (under a load that lasts, the least since it began: see remember()). Each
  * window, with `rtt` the mean latency of the requests that ended in it,
  *
  *     gradient = clamp((noLoad + queueMs) / rtt, 0.5, 1)
@@ -54,6 +55,9 @@ export class AdaptiveLimit {
   private windowPeak = 0;
   /** Each window's least latency, increasing from the front (a monotonic queue: its front is the least). */
   private readonly least: { at: number; ms: number }[] = [];
+  /** When each request in progress was counted in, oldest first (a Map keeps insertion order). */
+  private readonly started = new Map<number, number>();
+  private nextId = 0;
 
   constructor(
     private readonly options: AdaptiveLimitOptions,
@@ -80,6 +84,17 @@ export class AdaptiveLimit {
   }
 
   /**
+   * Whether requests are late now: the oldest in progress has been so longer than the no-load
+   * latency plus `queueMs`. Unlike the limit, which learns from requests that ended, this sees a
+   * queue that nothing leaves (a database whose every connection is held).
+   */
+  late(): boolean {
+    const oldest = this.started.values().next();
+    if (oldest.done) return false;
+    return this.now() - oldest.value > (this.noLoadMs ?? 0) + this.options.queueMs;
+  }
+
+  /**
    * Counts a request in if the limit allows it: returns the function that counts it out with its
    * latency in ms (call it once), or undefined when the limit is reached.
    */
@@ -87,11 +102,14 @@ export class AdaptiveLimit {
     if (this.used >= this.limit) return undefined;
     this.used++;
     if (this.used > this.windowPeak) this.windowPeak = this.used;
+    const id = this.nextId++;
+    this.started.set(id, this.now());
     let done = false;
     return (latencyMs: number) => {
       if (done) return;
       done = true;
       this.used--;
+      this.started.delete(id);
       this.sample(latencyMs);
     };
   }
@@ -105,7 +123,7 @@ export class AdaptiveLimit {
     if (now - this.windowStart < this.options.windowMs || this.windowCount < this.options.minSamples) return;
 
     const rtt = this.windowSum / this.windowCount;
-    this.remember(now, this.windowLeast);
+    this.remember(now, this.windowLeast, this.windowPeak < this.value / 2);
     const noLoad = this.least[0]!.ms;
     const gradient = clamp((noLoad + this.options.queueMs) / rtt, 0.5, 1);
     let next = this.value * gradient + Math.sqrt(this.value);
@@ -121,8 +139,15 @@ export class AdaptiveLimit {
     this.windowPeak = this.used;
   }
 
-  private remember(now: number, ms: number): void {
+  /**
+   * A window's least latency is a no-load latency when it is the least yet, or when the window
+   * was not held by the limit (less than half of it used): a loaded window's least latency is
+   * already queued, and taken as the reference it would let the limit climb by `queueMs` every
+   * `noLoadMemoryMs` for as long as the load lasts. An old value goes only when a newer one came.
+   */
+  private remember(now: number, ms: number, unloaded: boolean): void {
     const { least } = this;
+    if (!unloaded && least.length > 0 && ms >= least[0]!.ms) return;
     while (least.length > 0 && least[least.length - 1]!.ms >= ms) least.pop();
     least.push({ at: now, ms });
     while (least.length > 1 && least[0]!.at < now - this.options.noLoadMemoryMs) least.shift();

@@ -54,7 +54,8 @@ export function routePriority(app: FastifyInstance, priority: Priority): void {
  * grows while the creates' own latency, counted from their arrival (so a wait for a batch counts),
  * stays within their no-load latency plus KASSIR_SHED_LOW_DELAY_MS, and shrinks as it passes it;
  * between lowLimitFloor and KASSIR_SHED_LOW_CONCURRENCY. A pool probe cannot see the creates
- * waiting for a batch (they hold no connection), their latency does. The delay is the longer of two
+ * waiting for a batch (they hold no connection), their latency does; and the pool's queue refuses
+ * creates only while a create in progress is late too (AdaptiveLimit.late). The delay is the longer of two
  * queues: for a database connection (the database is what runs out first here, and every request
  * queued there adds to the wait of all behind it), measured by a probe over half a second; and the event loop's
  * (this process out of CPU), measured by @fastify/under-pressure. A delay shows only once a queue
@@ -95,7 +96,11 @@ export async function loadShedding(app: FastifyInstance, ctx: AppContext): Promi
     const dbDelayMs = database.delayMs();
     const loopDelayMs = performance.now() < loopCountsFrom ? 0 : loopDelay(app);
     const limit = priority === 'low' ? shedding.lowDelayMs : shedding.normalDelayMs;
-    if (dbDelayMs <= limit && loopDelayMs <= limit) {
+    // The database's queue refuses a create only while creates are late too: a queue of
+    // notifications waiting for one balance row's lock is not shortened by refusing creates that
+    // wait in the batcher, not in it (issue 38: that refused capacity the machine had).
+    const dbQueued = dbDelayMs > limit && (priority !== 'low' || creates.late());
+    if (!dbQueued && loopDelayMs <= limit) {
       if (priority !== 'low') return done();
       const release = creates.tryAcquire();
       if (release) {
