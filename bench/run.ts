@@ -21,8 +21,9 @@
  *       creates accepted and refused (503) with their latencies, the notifications' latencies.
  * Each figure also gives the CPU time per request of the server process, of PostgreSQL (all its
  * processes) and of the load generator: on a shared machine the requests/s move with the
- * neighbours' load, the CPU per request much less. The last line printed is
- * `create/ceiling ratio: R`, R = (b)/(a) requests/s.
+ * neighbours' load, the CPU per request much less. With (e), the line before the last is
+ * `overload accepted/sustained: X`, X = the creates a second (e) accepted with shedding on over
+ * the rate it is a multiple of. The last line printed is `create/ceiling ratio: R`, R = (b)/(a) requests/s.
  *
  * Knobs (environment): BENCH_SECONDS (10), BENCH_WARMUP_SECONDS (3), BENCH_ROUNDS (2), BENCH_CONNECTIONS (50),
  * BENCH_REQUISITES (1000), BENCH_HISTORY_ROWS (1000000; 0 skips (d)), BENCH_CPU_PROF (1: write
@@ -1234,6 +1235,17 @@ async function main(): Promise<void> {
     );
   }
   lines.push(`p99 create/ceiling: ${(b.p99 / a.p99).toFixed(2)} (${ms(b.p99)} / ${ms(a.p99)}; target ≤ 1.5)`);
+  if (overloadRuns.length === 2) {
+    // Issue 38: what shedding keeps of what the machine sustains, and how fast it answers it.
+    const on = overloadRuns[0]!;
+    const okTimes = [...(on.creates.byStatus ?? new Map<number, number[]>())].filter(([status]) => status < 300).flatMap(([, times]) => times);
+    const p99 = okTimes.length > 0 ? percentile(okTimes, 0.99) : Number.NaN;
+    lines.push(
+      `overload accepted/sustained: ${(on.creates.ok / on.creates.duration / on.sustained).toFixed(2)} ` +
+        `(${(on.creates.ok / on.creates.duration).toFixed(0)}/s of ${on.sustained.toFixed(0)}/s; goal ≥ 0.9; ` +
+        `accepted p99 ${ms(p99)} = ${(p99 / b.p99).toFixed(2)} × (b)'s ${ms(b.p99)}, goal ≤ 2)`,
+    );
+  }
   lines.push(`create/ceiling ratio: ${(b.rps / a.rps).toFixed(2)}`);
   // Nothing may be printed after the ratio line: exit as soon as it is written.
   process.stdout.write(`${lines.join('\n')}\n`, () => process.exit(0));

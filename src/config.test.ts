@@ -58,7 +58,7 @@ describe('HTTP timeouts against slow clients', () => {
 
 describe('load shedding', () => {
   it('is on by default: creates refused past a 100 ms delay or 64 in progress, other routes past 500 ms', () => {
-    expect(loadConfig({}).shedding).toEqual({ enabled: true, retryAfterSeconds: 5, lowDelayMs: 100, lowConcurrency: 64, normalDelayMs: 500 });
+    expect(loadConfig({}).shedding).toEqual({ enabled: true, retryAfterSeconds: 5, lowDelayMs: 100, lowConcurrency: 512, normalDelayMs: 500 });
     expect(loadConfig({ KASSIR_SHED: 'false' }).shedding.enabled).toBe(false);
     expect(loadConfig({ KASSIR_SHED_LOW_DELAY_MS: '20', KASSIR_SHED_NORMAL_DELAY_MS: '20', KASSIR_SHED_LOW_CONCURRENCY: '1' }).shedding).toMatchObject({
       lowDelayMs: 20,

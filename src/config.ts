@@ -107,9 +107,13 @@ export interface Shedding {
   enabled: boolean;
   /** Retry-After of a refused request, seconds. */
   retryAfterSeconds: number;
-  /** New payments, payouts and withdrawals are refused past this delay for a database connection or of the event loop… */
+  /**
+   * New payments, payouts and withdrawals are refused past this delay for a database connection or
+   * of the event loop, and their adaptive limit shrinks once their own latency passes their
+   * no-load latency by more than this (src/http/overload.ts)…
+   */
   lowDelayMs: number;
-  /** …and while this many of them are already in progress. */
+  /** …and that limit is at most this many in progress. */
   lowConcurrency: number;
   /** Every other request past this delay, but those that complete money already on its way (never refused). */
   normalDelayMs: number;
@@ -270,7 +274,8 @@ function shedding(env: NodeJS.ProcessEnv): Shedding {
     enabled: boolean(env, 'KASSIR_SHED', true),
     retryAfterSeconds: integer(env, 'KASSIR_SHED_RETRY_AFTER_SECONDS', 5, 1),
     lowDelayMs: integer(env, 'KASSIR_SHED_LOW_DELAY_MS', 100, 1),
-    lowConcurrency: integer(env, 'KASSIR_SHED_LOW_CONCURRENCY', 64, 1),
+    // The adaptive limit's ceiling (issue 38; 64 was the fixed limit before it).
+    lowConcurrency: integer(env, 'KASSIR_SHED_LOW_CONCURRENCY', 512, 1),
     normalDelayMs: integer(env, 'KASSIR_SHED_NORMAL_DELAY_MS', 500, 1),
   };
   // Otherwise a route that should be served longer than a create would be refused first.

@@ -175,6 +175,40 @@ describe('shedding by the database queue: creates first, money on its way never'
   });
 });
 
+describe("the database's queue refuses creates only while creates are late", () => {
+  // Issue 38: creates waiting for a batch are not in the pool's queue, so a queue there refuses a
+  // create only once a create in progress has waited past the creates' limit.
+  let ctx: Awaited<ReturnType<typeof serviceWithMerchant>>;
+  beforeAll(async () => {
+    ctx = await serviceWithMerchant({ KASSIR_SHED_LOW_DELAY_MS: '20', KASSIR_SHED_NORMAL_DELAY_MS: '600000' });
+  });
+  afterAll(async () => {
+    await ctx?.service.close();
+  });
+
+  it('with no create in progress a create is let in despite the queue; once it is late, the next is refused', async () => {
+    const { service, merchant } = ctx;
+    const db = service.ctx.db;
+    const held: pg.PoolClient[] = [];
+    for (let i = 0; i < service.config.dbPoolSize; i++) held.push(await db.connect());
+    try {
+      // The probe queues behind the held pool: its delay passes 20 ms within its half-second window.
+      await new Promise((resolve) => setTimeout(resolve, 800));
+      const waiting = db.waitingCount;
+      const first = signed(service.app, merchant, 'POST', '/v1/payments', { ext_id: uniqueExtId(), amount: 9700 + amountSeq++ });
+      // Let in: it waits for the database (a refusal would be answered at once).
+      await until(() => (db.waitingCount > waiting ? true : undefined), 10_000, 5, 'the first create waiting for the database');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expectShed(await signed(service.app, merchant, 'POST', '/v1/payments', { ext_id: uniqueExtId(), amount: 9700 + amountSeq++ }));
+      for (const client of held.splice(0)) client.release();
+      const res = await first;
+      expect(res.statusCode, res.body).toBe(200);
+    } finally {
+      for (const client of held) client.release();
+    }
+  });
+});
+
 describe('shedding by the number of creates in progress', () => {
   // Two creates at a time; no delay limit within reach.
   let ctx: Awaited<ReturnType<typeof serviceWithMerchant>>;

@@ -1,9 +1,11 @@
 import { performance } from 'node:perf_hooks';
 import underPressure from '@fastify/under-pressure';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import { CREATE_BATCHES_IN_FLIGHT } from '../config.js';
 import type { AppContext } from '../context.js';
 import type { Db } from '../db/pool.js';
 import { DomainError } from '../errors.js';
+import { ADAPTIVE_LIMIT_DEFAULTS, AdaptiveLimit } from './adaptive-limit.js';
 import { errorBody, statusOf } from './errors.js';
 
 /**
@@ -26,6 +28,16 @@ const QUEUE_WINDOW_MS = 500;
 const REPORT_MS = 1000;
 /** Bodies up to this size are read and dropped after a refusal, keeping the connection; larger ones end it. */
 const DRAIN_LIMIT = 64 * 1024;
+/**
+ * Creates let in whatever their latency, unless KASSIR_SHED_LOW_CONCURRENCY is lower: at least two
+ * batches' worth waiting behind the CREATE_BATCHES_IN_FLIGHT in the database, the fewest that keep
+ * every batch full (fewer creates in progress means smaller batches, so fewer creates a second for
+ * the same work of the database), and no fewer than 64, the fixed limit before issue 38 — the bench's
+ * 50 merchants creating as fast as they are answered are never refused.
+ */
+export function lowLimitFloor(createBatchSize: number, lowConcurrency: number): number {
+  return Math.min(lowConcurrency, Math.max(64, 2 * CREATE_BATCHES_IN_FLIGHT * createBatchSize));
+}
 
 /** Gives every route registered on `app` and its children `priority`, unless a route sets its own in `config`. */
 export function routePriority(app: FastifyInstance, priority: Priority): void {
@@ -37,8 +49,13 @@ export function routePriority(app: FastifyInstance, priority: Priority): void {
 /**
  * Load shedding by priority. Before a request is read or authenticated, it is refused with 503
  * `UNAVAILABLE` and Retry-After when the delay it would meet passes its priority's limit — low's
- * (KASSIR_SHED_LOW_DELAY_MS) first, normal's later, high's never — or, for a create, when
- * KASSIR_SHED_LOW_CONCURRENCY creates are already in progress. The delay is the longer of two
+ * (KASSIR_SHED_LOW_DELAY_MS) first, normal's later, high's never — or, for a create, when as many
+ * creates are in progress as the creates' adaptive limit allows (issue 38; AdaptiveLimit): it
+ * grows while the creates' own latency, counted from their arrival (so a wait for a batch counts),
+ * stays within their no-load latency plus KASSIR_SHED_LOW_DELAY_MS, and shrinks as it passes it;
+ * between lowLimitFloor and KASSIR_SHED_LOW_CONCURRENCY. A pool probe cannot see the creates
+ * waiting for a batch (they hold no connection), their latency does; and the pool's queue refuses
+ * creates only while a create in progress is late too (AdaptiveLimit.late). The delay is the longer of two
  * queues: for a database connection (the database is what runs out first here, and every request
  * queued there adds to the wait of all behind it), measured by a probe over half a second; and the event loop's
  * (this process out of CPU), measured by @fastify/under-pressure. A delay shows only once a queue
@@ -54,7 +71,14 @@ export async function loadShedding(app: FastifyInstance, ctx: AppContext): Promi
   const retryAfter = String(shedding.retryAfterSeconds);
   const shed = { low: 0, normal: 0 };
   let reportedAt = 0;
-  let creating = 0;
+  const floor = lowLimitFloor(ctx.config.createBatchSize, shedding.lowConcurrency);
+  const creates = new AdaptiveLimit({
+    ...ADAPTIVE_LIMIT_DEFAULTS,
+    min: floor,
+    max: shedding.lowConcurrency,
+    initial: floor,
+    queueMs: shedding.lowDelayMs,
+  });
   // The start itself (building the application, starting the job worker, binding the port) holds
   // the loop, sometimes for seconds on a busy machine, and under-pressure reports that stall for
   // the sample after it: no queue of requests, yet the first requests would be refused for it.
@@ -72,21 +96,33 @@ export async function loadShedding(app: FastifyInstance, ctx: AppContext): Promi
     const dbDelayMs = database.delayMs();
     const loopDelayMs = performance.now() < loopCountsFrom ? 0 : loopDelay(app);
     const limit = priority === 'low' ? shedding.lowDelayMs : shedding.normalDelayMs;
-    const busy = priority === 'low' && creating >= shedding.lowConcurrency;
-    if (dbDelayMs <= limit && loopDelayMs <= limit && !busy) {
-      if (priority === 'low') {
-        creating++;
+    // The database's queue refuses a create only while creates are late too: a queue of
+    // notifications waiting for one balance row's lock is not shortened by refusing creates that
+    // wait in the batcher, not in it (issue 38: that refused capacity the machine had).
+    const dbQueued = dbDelayMs > limit && (priority !== 'low' || creates.late());
+    if (!dbQueued && loopDelayMs <= limit) {
+      if (priority !== 'low') return done();
+      const release = creates.tryAcquire();
+      if (release) {
+        const arrived = performance.now();
         // 'close' comes once per response, answered or cut off.
-        reply.raw.once('close', () => creating--);
+        reply.raw.once('close', () => release(performance.now() - arrived));
+        return done();
       }
-      return done();
     }
 
     shed[priority]++;
     const now = Date.now();
     if (now - reportedAt >= REPORT_MS) {
       ctx.log.warn(
-        { shed: { ...shed }, db_delay_ms: Math.round(dbDelayMs), event_loop_delay_ms: Math.round(loopDelayMs), creates_in_progress: creating },
+        {
+          shed: { ...shed },
+          db_delay_ms: Math.round(dbDelayMs),
+          event_loop_delay_ms: Math.round(loopDelayMs),
+          creates_in_progress: creates.inFlight,
+          creates_limit: creates.limit,
+          creates_no_load_ms: creates.noLoadMs === undefined ? undefined : Math.round(creates.noLoadMs * 10) / 10,
+        },
         'overloaded: refusing requests',
       );
       reportedAt = now;
