@@ -122,9 +122,11 @@ export const CHUNK_SQL = `
 WITH g AS MATERIALIZED (
   SELECT g, (lpad(to_hex((g * 4294967295 / ($3::bigint + 1))), 8, '0') || substr(md5('hist-p-' || g), 9))::uuid AS id,
          lpad(to_hex((g * 4294967295 / ($3::bigint + 1))), 8, '0') AS key,
-         1 + g % cardinality($6::uuid[]) AS ti, 1 + (g / 7) % cardinality($10::uuid[]) AS ri,
+         -- the cascade hands out the cards in turn, so one card's payments are spread over time and
+         -- over the terminals, not bunched: a hash of the row's number picks the card
+         1 + g % cardinality($6::uuid[]) AS ti, 1 + (hashint8(g) & 2147483647) % cardinality($10::uuid[]) AS ri,
          $5::timestamptz - make_interval(secs => ($3::bigint - g) * $4::float8) AS at,
-         CASE WHEN g % 10000 = 0 THEN 'PENDING' WHEN g % 100 < 60 THEN 'CANCELLED' ELSE 'COMPLETED' END AS status,
+         CASE WHEN g % 10000 = 0 THEN 'PENDING' WHEN (hashint8(-g) & 2147483647) % 100 < 60 THEN 'CANCELLED' ELSE 'COMPLETED' END AS status,
          round((100 + (g::bigint * 7919) % 299900)::numeric + (g % 100) / 100.0, 2) AS amount
     FROM generate_series($1::bigint, $2::bigint) g
 ), t AS (

@@ -1130,7 +1130,7 @@ async function main(): Promise<void> {
     // Checkpoints every max_wal_size (1 GB) of WAL would write each page again and again while the
     // history goes in; room for it while inserting, then back to the defaults and one checkpoint,
     // so that (d) is measured under the same settings as (b).
-    await db.query(`ALTER SYSTEM SET max_wal_size = '32GB'`);
+    await db.query(`ALTER SYSTEM SET max_wal_size = '8GB'`);
     await db.query(`ALTER SYSTEM SET checkpoint_timeout = '1h'`);
     await db.query('SELECT pg_reload_conf()');
     const history = await insertHistory(embedded.url, { rows: HISTORY_ROWS, days: HISTORY_DAYS, progress });
