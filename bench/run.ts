@@ -12,7 +12,11 @@
  *   (a) the raw ceiling: one transaction of SELECT … FOR UPDATE, UPDATE, INSERT;
  *   (b) signed POST /v1/payments (each freezing a hold on the executor's deposit: 10 funded executors);
  *   (c) executor notification → COMPLETED, one per pending payment (settling its executor's hold);
- *   (d) (b) again after 10^6 payments were inserted into the table;
+ *   (d) (b) again after BENCH_HISTORY_ROWS (10^6) payments were inserted with what each left in the
+ *       other growing tables (its ledger postings, notification and phone message, webhook event
+ *       and attempt: bench/history.ts), spread over BENCH_HISTORY_DAYS; then the operator console on
+ *       that history (issue 38): the dashboard, the payment search by ext_id and by a card's last 4
+ *       digits, and a payment's timeline, BENCH_CONSOLE_REQUESTS each, one at a time;
  *   (e) overload: creates sent at BENCH_OVERLOAD_FACTOR × the rate (d) (else (b)) sustained, evenly
  *       spaced whatever became of the earlier ones (an open load, over BENCH_OVERLOAD_CONNECTIONS
  *       connections), while executors' notifications for pending payments arrive at
@@ -22,17 +26,21 @@
  * Each figure also gives the CPU time per request of the server process, of PostgreSQL (all its
  * processes) and of the load generator: on a shared machine the requests/s move with the
  * neighbours' load, the CPU per request much less. The last line printed is
- * `create/ceiling ratio: R`, R = (b)/(a) requests/s.
+ * `create/ceiling ratio: R`, R = (b)/(a) requests/s; with (d), the lines before it include
+ * `history slowdown at N rows: X %` ((d) against (b) creates/s) and
+ * `console p95: dashboard X ms, search X ms, timeline X ms`.
  *
  * Knobs (environment): BENCH_SECONDS (10), BENCH_WARMUP_SECONDS (3), BENCH_ROUNDS (2), BENCH_CONNECTIONS (50),
- * BENCH_REQUISITES (1000), BENCH_HISTORY_ROWS (1000000; 0 skips (d)), BENCH_CPU_PROF (1: write
+ * BENCH_REQUISITES (1000), BENCH_HISTORY_ROWS (1000000; 0 skips (d); 10000000 takes some 15 minutes on these
+ * machines when they are quiet, and 30 GB of disk), BENCH_HISTORY_DAYS (365: the days the history is spread over),
+ * BENCH_CONSOLE_REQUESTS (200 of each console read after (d); 0 skips them), BENCH_CPU_PROF (1: write
  * V8 CPU profiles of the service into bench-profiles/), BENCH_KEEP (1: keep the temp directory),
  * BENCH_WEBHOOKS (1: payments carry a notify_url to a local receiver, so (c) enqueues webhooks
  * and the service's worker delivers them, as in production), BENCH_PG_STATS (1: load
  * pg_stat_statements and print the statements that took the most time in each figure, and what
  * the busy backends wait on), BENCH_AUTO_EXPLAIN (with BENCH_PG_STATS, N: log the plans of
  * statements slower than N ms to <work directory>/postgres.log; add BENCH_KEEP=1 to read them),
- * BENCH_TIMEOUT_SECONDS (600: the whole run is stopped, and cleaned up, after this), BENCH_TIMELINE (1:
+ * BENCH_TIMEOUT_SECONDS (600 + 1 per 10 000 history rows: the whole run is stopped, and cleaned up, after this), BENCH_TIMELINE (1:
  * print each measured figure's requests and p99 per half second), LOG_LEVEL (info),
  * KASSIR_DB_POOL_SIZE (the service's pool, read as the service reads it; default DEFAULT_DB_POOL_SIZE),
  * BENCH_CEILING_POOL_SIZE (the ceiling's pool; default the service's, like for like),
@@ -1282,8 +1290,12 @@ async function main(): Promise<void> {
   if (d) {
     // Issue 38: creates/s of (d) against (b)'s, positive when (d) is slower (goal ≤ 10 %).
     const slowdown = (1 - d.rps / b.rps) * 100;
+    // (b) and (d) are minutes apart (the history is written between them): on a shared machine
+    // the neighbours' load moves the rates more than that; the CPU per create much less.
+    const cpu = (f: Figure) => `${f.cpu.server.toFixed(2)} + ${f.cpu.postgres.toFixed(2)} ms`;
     lines.push(
-      `history slowdown at ${HISTORY_ROWS.toLocaleString('en')} rows: ${slowdown.toFixed(1)} % (creates/s ${d.rps.toFixed(0)} vs ${b.rps.toFixed(0)}; history written in ${historySeconds.toFixed(0)} s)`,
+      `history slowdown at ${HISTORY_ROWS.toLocaleString('en')} rows: ${slowdown.toFixed(1)} % (creates/s ${d.rps.toFixed(0)} vs ${b.rps.toFixed(0)}; ` +
+        `CPU per create, service + PostgreSQL: ${cpu(d)} vs ${cpu(b)}; history written in ${historySeconds.toFixed(0)} s)`,
     );
   }
   if (consoleFigures) {

@@ -1,9 +1,10 @@
 -- The operator console at 10^7 payments (issue 38: dashboard, search, timeline with p95 ≤ 200 ms).
 --
--- 1. The system accounts' balances without summing every entry ever made. Terminal and executor accounts keep their balance on their row; the system's
--- accounts keep none (migration 001: a running total would be one row every pay-in waits on), so
--- the dashboard's platform revenue summed every system_fee_revenue entry of all time: 0.4 s at
--- 10^6 payments, seconds at 10^7, and growing with every pay-in.
+-- 1. The system accounts' balances without summing every entry ever made. Terminal and executor
+-- accounts keep their balance on their row; the system's accounts keep none (migration 001: a
+-- running total would be one row every pay-in waits on), so the dashboard's platform revenue
+-- summed every system_fee_revenue entry of all time: 4 · 10^6 entries at 10^7 payments, spread
+-- over every page of ledger_entries (4 GB and more), growing with every pay-in.
 --
 -- Instead a job (ledger_totals, every minute: src/ledger/system-totals.ts) rolls the entries up:
 -- `total` is the sum of the account's entries whose ledger transaction was created before `upto`,
@@ -23,7 +24,8 @@ CREATE TABLE ledger_account_totals (
 
 -- 2. The search by a card's (or a phone's) last digits (GET /admin/v1/payments?q=1234): 4 digits
 -- match one payment in a thousand, 10 000 of 10^7, which the search read from the table twice, for
--- the page and for the count (0.3–1 s). This index replaces migration 030's payments_requisite_tail
+-- the page and for the count: twice ten thousand pages of a table far larger than memory, and
+-- growing with it. This index replaces migration 030's payments_requisite_tail
 -- (the same key) and also holds what the search needs of each match — its time, for the order and
 -- the page, its id, and the value, which longer digit strings are checked on — so the matches are
 -- counted and ordered from the index alone (an index-only scan: the table's pages all-visible, as
