@@ -64,7 +64,7 @@ interface Shape {
 }
 
 /** The terminals, requisites and accounts the history is spread over, read once. */
-export async function readShape(client: pg.Client): Promise<Shape> {
+async function readShape(client: pg.Client): Promise<Shape> {
   const t = await client.query<{ id: string; merchant_id: string; account: string; payin_rate: string }>(
     `SELECT t.id, t.merchant_id, a.id AS account, t.payin_rate::text
        FROM terminals t JOIN ledger_accounts a ON a.terminal_id = t.id AND a.kind = 'terminal_available'
@@ -118,7 +118,7 @@ export async function readShape(client: pg.Client): Promise<Shape> {
  * One chunk, payments $1..$2 of $3, in one statement. Row g is created at now − ($3 − g) × $4
  * seconds ($5 = the end of the history, an hour before the system totals' upto): the last row is the newest.
  */
-export const CHUNK_SQL = `
+const CHUNK_SQL = `
 WITH g AS MATERIALIZED (
   SELECT g, (lpad(to_hex((g * 4294967295 / ($3::bigint + 1))), 8, '0') || substr(md5('hist-p-' || g), 9))::uuid AS id,
          lpad(to_hex((g * 4294967295 / ($3::bigint + 1))), 8, '0') AS key,
