@@ -39,4 +39,8 @@ CREATE TABLE ledger_account_totals (
 --     (right(regexp_replace(req_value, '\D', '', 'g'), 4), created_at) INCLUDE (id, req_value);
 CREATE INDEX IF NOT EXISTS payments_requisite_tail_created ON payments
   (right(regexp_replace(req_value, '\D', '', 'g'), 4), created_at) INCLUDE (id, req_value);
+-- The index it replaces goes in the same release, against the expand-then-contract rule's letter
+-- (docs/operations.md "Upgrades") but not its point: the previous release's search spells the same
+-- expression, which is this index's first column, so an old instance still serving during the
+-- upgrade finds its matches through this index as fast.
 DROP INDEX IF EXISTS payments_requisite_tail;
