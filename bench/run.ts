@@ -32,7 +32,7 @@
  *
  * Knobs (environment): BENCH_SECONDS (10), BENCH_WARMUP_SECONDS (3), BENCH_ROUNDS (2), BENCH_CONNECTIONS (50),
  * BENCH_REQUISITES (1000), BENCH_HISTORY_ROWS (1000000; 0 skips (d); 10000000: 24.5 minutes on a busy shared
- * 2-core machine, about 13 estimated on a quiet one, and 36 GB of disk meanwhile), BENCH_HISTORY_DAYS (365: the days the history is spread over),
+ * 2-core machine, about 17 estimated on a quiet one, and 36 GB of disk meanwhile), BENCH_HISTORY_DAYS (365: the days the history is spread over),
  * BENCH_CONSOLE_REQUESTS (200 of each console read after (d); 0 skips them), BENCH_CPU_PROF (1: write
  * V8 CPU profiles of the service into bench-profiles/), BENCH_KEEP (1: keep the temp directory),
  * BENCH_WEBHOOKS (1: payments carry a notify_url to a local receiver, so (c) enqueues webhooks
