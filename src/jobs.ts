@@ -11,7 +11,7 @@ import { refreshScores } from './executors/executors.repo.js';
 import { sweepLowDeposits } from './executors/executors.service.js';
 import { removeIdempotencyKeysOlderThan } from './jobs/jobs.repo.js';
 import type { Jobs } from './jobs/worker.js';
-import { LEDGER_CHECK_TASK, ledgerCheckTask } from './ledger/ledger.jobs.js';
+import { LEDGER_CHECK_TASK, LEDGER_TOTALS_TASK, ledgerCheckTask, ledgerTotalsTask } from './ledger/ledger.jobs.js';
 import { countPaymentChanges, expireDuePayments } from './payments/lifecycle.js';
 import { ACTIONS_TASK, actionsTask } from './providers/providers.jobs.js';
 import { purgeOldRefreshes, REFRESH_TASK, refreshTask } from './rates/rates.jobs.js';
@@ -115,6 +115,7 @@ export function taskList(ctx: AppContext): TaskList {
     [SCORE_TASK]: scoreTask(ctx),
     [DEADLINES_TASK]: deadlinesTask(ctx),
     [LEDGER_CHECK_TASK]: ledgerCheckTask(ctx),
+    [LEDGER_TOTALS_TASK]: ledgerTotalsTask(ctx),
     [ALERTS_TASK]: alertsTask(ctx),
     [REFRESH_TASK]: refreshTask(ctx, (source, outcome) => ctx.metrics.rateFetched(source, outcome)),
   };
@@ -133,6 +134,8 @@ export function featureJobs(ctx: AppContext, databaseUrl: string): Jobs {
       `* * * * * ${DEADLINES_TASK} ?jobKey=${DEADLINES_TASK}`,
       // The ledger's invariants, for /metrics (kassir_ledger_check_*).
       `41 * * * * ${LEDGER_CHECK_TASK} ?jobKey=${LEDGER_CHECK_TASK}`,
+      // The system accounts' totals (migration 055), so that the dashboard sums a minute of entries.
+      `* * * * * ${LEDGER_TOTALS_TASK} ?jobKey=${LEDGER_TOTALS_TASK}`,
       // The staff alert rules (GET /admin/v1/alerts), told by Telegram once per cooldown.
       `* * * * * ${ALERTS_TASK} ?jobKey=${ALERTS_TASK}`,
       // The rate feeds: the job sleeps until the next feed is due; this line wakes it should the chain break.

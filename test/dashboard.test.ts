@@ -10,6 +10,8 @@
  */
 import { Decimal } from 'decimal.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { post } from '../src/ledger/ledger.repo.js';
+import { rollUpSystemTotals } from '../src/ledger/system-totals.js';
 import type { Dashboard } from '../src/reports/dashboard.schemas.js';
 import { buildDashboard } from '../src/reports/dashboard.service.js';
 import {
@@ -308,6 +310,64 @@ describe('GET /admin/v1/dashboard', () => {
     for (const key of ['terminals_available', 'terminals_frozen', 'executors_available', 'executors_frozen', 'platform_revenue'] as const) {
       expect(d.balances[key]).toMatch(/^-?\d+\.\d{6}$/);
     }
+  });
+
+  it('the platform revenue from its rolled-up total and the entries since, the same as summed from every entry (migration 056)', async () => {
+    const fromEntries = async () =>
+      (
+        await service.ctx.db.query<{ total: string }>(
+          `SELECT coalesce(sum(e.amount), 0)::text AS total FROM ledger_entries e JOIN ledger_accounts a ON a.id = e.account_id
+            WHERE a.kind = 'system_fee_revenue' AND a.terminal_id IS NULL AND a.executor_id IS NULL`,
+        )
+      ).rows[0]!.total;
+    const revenue = async () => (await dashboard()).balances.platform_revenue;
+    const totals = async () =>
+      (
+        await service.ctx.db.query<{ upto: Date; total: string }>(
+          `SELECT t.upto, t.total::text FROM ledger_account_totals t JOIN ledger_accounts a ON a.id = t.account_id WHERE a.kind = 'system_fee_revenue'`,
+        )
+      ).rows[0];
+    const everything = await fromEntries();
+    expect(Number(everything)).toBeGreaterThan(0);
+    expect(await revenue()).toBe(everything);
+
+    // The first roll-up sums the whole ledger; the balance reads the same after it.
+    await rollUpSystemTotals(service.ctx.db);
+    const first = await totals();
+    expect(first).toBeDefined();
+    expect(await revenue()).toBe(everything);
+
+    // A posting in a transaction that began before a roll-up and commits after it: the roll-up
+    // stops before that transaction's start, so its entry is counted once it commits, and once.
+    const client = await service.ctx.db.connect();
+    try {
+      await client.query('BEGIN');
+      await post(client, {
+        kind: 'test_revenue',
+        refId: null,
+        merchantId: null,
+        memo: 'migration 056 test',
+        entries: [
+          { account: { kind: 'system_fee_revenue' }, amount: new Decimal('1.25') },
+          { account: { kind: 'system_adjustments' }, amount: new Decimal('-1.25') },
+        ],
+      });
+      const started = (await client.query<{ at: Date }>('SELECT now() AS at')).rows[0]!.at;
+      const upto = await rollUpSystemTotals(service.ctx.db);
+      expect(upto.getTime()).toBeLessThanOrEqual(started.getTime());
+      expect(await revenue()).toBe(everything);
+      await client.query('COMMIT');
+    } finally {
+      client.release();
+    }
+    const after = await fromEntries();
+    expect(new Decimal(after).minus(everything).toString()).toBe('1.25');
+    expect(await revenue()).toBe(after);
+    await rollUpSystemTotals(service.ctx.db);
+    const last = await totals();
+    expect(last!.upto.getTime()).toBeGreaterThan(first!.upto.getTime());
+    expect(last!.total).toBe(after);
+    expect(await revenue()).toBe(after);
   });
 
   it('an hour without payments: zeros, and null where there is nothing to divide', async () => {

@@ -218,6 +218,9 @@ describe('GET /admin/v1/payments: filters and pages', () => {
     expect((await list(`from=${today}&to=${p.B2.created_at.slice(0, 10)}`)).total).toBe(5);
     expect(await ids('from=2000-01-01&to=2000-01-02')).toEqual([]);
     expect(await ids(`from=${at(p.A3)}&method=CARD`)).toEqual([p.B2.id]);
+    // With a search (whose matches are ordered and counted apart from the other filters'): the same bounds.
+    expect(await ids(`q=4321&from=${at(p.A2)}&to=${at(p.B1)}`)).toEqual([p.B1.id, p.A2.id]);
+    expect(await list(`q=4321&from=${at(p.A2)}&limit=1`)).toMatchObject({ total: 3 });
   });
 
   it('pages newest first, every page with the total matching', async () => {

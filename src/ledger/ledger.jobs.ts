@@ -1,6 +1,7 @@
 import type { Task } from 'graphile-worker';
 import type { AppContext } from '../context.js';
 import { checkAndRecordLedger } from './ledger.service.js';
+import { rollUpSystemTotals } from './system-totals.js';
 
 /** The graphile-worker task of the hourly ledger check. */
 export const LEDGER_CHECK_TASK = 'ledger_check';
@@ -14,5 +15,15 @@ export function ledgerCheckTask(ctx: AppContext): Task {
   return async () => {
     const result = await checkAndRecordLedger(ctx.db);
     if (!result.ok) ctx.log.error({ problems: result.problems }, 'the ledger check found problems');
+  };
+}
+
+/** The graphile-worker task that rolls the system accounts' entries up (migration 056). */
+export const LEDGER_TOTALS_TASK = 'ledger_totals';
+
+/** Every minute: the system accounts' totals move on to the oldest open transaction's start (system-totals.ts). */
+export function ledgerTotalsTask(ctx: AppContext): Task {
+  return async () => {
+    await rollUpSystemTotals(ctx.db);
   };
 }

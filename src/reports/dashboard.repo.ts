@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/pool.js';
+import { systemAccountBalance } from '../ledger/system-totals.js';
 
 /** The dashboard's window: [from, to), cut into buckets of `bucketSeconds` aligned on from. */
 export interface WindowBounds {
@@ -192,21 +193,19 @@ export interface BalanceTotals {
 
 /**
  * The ledger's balances now: terminals' and executors' summed from their accounts' rows (they keep
- * their balance there); the platform's revenue summed from its account's entries, as system
- * accounts keep none (migration 001: a running total would be a row every pay-in waits on).
+ * their balance there); the platform's revenue from its account's rolled-up total and the entries
+ * since (systemAccountBalance, migration 056), as system accounts keep no balance (migration 001:
+ * a running total would be a row every pay-in waits on) and summing every entry of all time took
+ * seconds at 10^7 payments.
  */
 export async function balanceTotals(db: Queryable): Promise<BalanceTotals> {
-  const { rows } = await db.query<BalanceTotals>(
+  const { rows } = await db.query<Omit<BalanceTotals, 'platform_revenue'>>(
     `SELECT coalesce(sum(a.balance) FILTER (WHERE a.kind = 'terminal_available'), 0)::text AS terminals_available,
             coalesce(sum(a.balance) FILTER (WHERE a.kind = 'terminal_frozen'), 0)::text AS terminals_frozen,
             coalesce(sum(a.balance) FILTER (WHERE a.kind = 'executor_available'), 0)::text AS executors_available,
-            coalesce(sum(a.balance) FILTER (WHERE a.kind = 'executor_frozen'), 0)::text AS executors_frozen,
-            (SELECT coalesce(sum(e.amount), 0)
-               FROM ledger_entries e
-              WHERE e.account_id = (SELECT id FROM ledger_accounts
-                                     WHERE kind = 'system_fee_revenue' AND terminal_id IS NULL AND executor_id IS NULL))::text AS platform_revenue
+            coalesce(sum(a.balance) FILTER (WHERE a.kind = 'executor_frozen'), 0)::text AS executors_frozen
        FROM ledger_accounts a
       WHERE a.kind IN ('terminal_available', 'terminal_frozen', 'executor_available', 'executor_frozen')`,
   );
-  return rows[0]!;
+  return { ...rows[0]!, platform_revenue: await systemAccountBalance(db, 'system_fee_revenue') };
 }
