@@ -134,7 +134,7 @@ export function featureJobs(ctx: AppContext, databaseUrl: string): Jobs {
       `* * * * * ${DEADLINES_TASK} ?jobKey=${DEADLINES_TASK}`,
       // The ledger's invariants, for /metrics (kassir_ledger_check_*).
       `41 * * * * ${LEDGER_CHECK_TASK} ?jobKey=${LEDGER_CHECK_TASK}`,
-      // The system accounts' totals (migration 055), so that the dashboard sums a minute of entries.
+      // The system accounts' totals (migration 056), so that the dashboard sums a minute of entries.
       `* * * * * ${LEDGER_TOTALS_TASK} ?jobKey=${LEDGER_TOTALS_TASK}`,
       // The staff alert rules (GET /admin/v1/alerts), told by Telegram once per cooldown.
       `* * * * * ${ALERTS_TASK} ?jobKey=${ALERTS_TASK}`,
