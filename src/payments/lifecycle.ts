@@ -225,28 +225,55 @@ function target(event: PaymentEvent, options: ChangeOptions): PaymentStatus {
  */
 async function completePayment(tx: Tx, config: Config, paymentId: string, event: PaymentEvent, options: ChangeOptions): Promise<PaymentChange | undefined> {
   const hold = options.disputeHold;
-  let row: (PaymentChange & { short_needed: string | null; short_balance: string | null; short_credit_limit: string | null }) | undefined;
+  return completion(
+    tx,
+    prepared(`SELECT ${COMPLETION_COLUMNS} FROM payment_complete($1, $2, $3, $4, $5, $6, $7, $8) c`, [
+      paymentId,
+      TRANSITIONS[event].from,
+      target(event, options),
+      options.receivedAmount ?? null,
+      hold?.disputeId ?? null,
+      hold?.executorId ?? null,
+      hold?.amount ?? null,
+      config.paymentPageUrl,
+    ]),
+  );
+}
+
+/**
+ * A reported transfer (an executor's notification, a phone's message: src/incoming): the one
+ * PENDING payment on `requisiteId` for `payerAmount` (the cascade guarantees at most one) is
+ * completed — the `complete` event, as changePayment applies it — in the same database call that
+ * finds and locks it (payment_complete_transfer). Returns the change, or undefined when no PENDING
+ * payment is there; counted in the metrics once the caller's transaction commits.
+ */
+export async function completeTransfer(tx: Tx, ctx: LifecycleContext, requisiteId: string, payerAmount: string): Promise<PaymentChange | undefined> {
+  const change = await completion(
+    tx,
+    prepared(`SELECT ${COMPLETION_COLUMNS} FROM payment_complete_transfer($1, $2, $3, $4) c`, [
+      requisiteId,
+      payerAmount,
+      TRANSITIONS.complete.from,
+      ctx.config.paymentPageUrl,
+    ]),
+  );
+  if (change) afterCommit(tx, () => countPaymentChanges(ctx.metrics, [change]));
+  return change;
+}
+
+const COMPLETION_COLUMNS = `c.id, c.merchant_id, c.terminal_id, c."from", c."to", c.executor_id, c.hold, c.requisite_id, c.method, c.cancel_reason,
+  c.age_seconds, c.is_test, c.short_needed, c.short_balance, c.short_credit_limit`;
+
+type CompletionRow = PaymentChange & { short_needed: string | null; short_balance: string | null; short_credit_limit: string | null };
+
+/** Runs a completion's one statement: the change, or DEPOSIT_SHORT (the caller's transaction then rolls back). */
+async function completion(tx: Tx, query: ReturnType<typeof prepared>): Promise<PaymentChange | undefined> {
+  let row: CompletionRow | undefined;
   try {
-    const { rows } = await tx.query<PaymentChange & { short_needed: string | null; short_balance: string | null; short_credit_limit: string | null }>(
-      prepared(
-        `SELECT c.id, c.merchant_id, c.terminal_id, c."from", c."to", c.executor_id, c.hold, c.requisite_id, c.method, c.cancel_reason,
-                c.age_seconds, c.is_test, c.short_needed, c.short_balance, c.short_credit_limit
-           FROM payment_complete($1, $2, $3, $4, $5, $6, $7, $8) c`,
-        [
-          paymentId,
-          TRANSITIONS[event].from,
-          target(event, options),
-          options.receivedAmount ?? null,
-          hold?.disputeId ?? null,
-          hold?.executorId ?? null,
-          hold?.amount ?? null,
-          config.paymentPageUrl,
-        ],
-      ),
-    );
-    row = rows[0];
+    row = (await tx.query<CompletionRow>(query)).rows[0];
   } catch (err) {
-    // The deposit was read as enough a moment ago; a concurrent debit took it meanwhile.
+    // payment_complete checks the deposit under its rows' lock; should the floor CHECK still
+    // refuse (a credit line lowered meanwhile), the answer is the same refusal.
     if (isDepositShort(err)) throw depositShort(undefined, undefined, undefined);
     throw err;
   }

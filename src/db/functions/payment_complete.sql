@@ -251,3 +251,25 @@ BEGIN
   RETURN NEXT;
 END
 $$;
+
+-- payment_complete_transfer: a reported transfer's completion (lifecycle.ts completeTransfer): the one
+-- PENDING payment on the requisite for that amount (the cascade guarantees at most one), locked, and
+-- completed by payment_complete in the same call, so that matching a notification costs no round
+-- trip of its own. No row: no such payment.
+CREATE OR REPLACE FUNCTION payment_complete_transfer(p_requisite uuid, p_payer_amount numeric, p_from text[], p_page_url text)
+RETURNS TABLE (
+  id uuid, merchant_id uuid, terminal_id uuid, "from" text, "to" text, executor_id uuid, hold numeric, requisite_id uuid,
+  method text, cancel_reason text, age_seconds float8, is_test boolean,
+  short_needed numeric, short_balance numeric, short_credit_limit numeric)
+LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+  found_id uuid;
+BEGIN
+  SELECT p.id INTO found_id FROM payments p
+   WHERE p.requisite_id = p_requisite AND p.payer_amount = p_payer_amount AND p.status = 'PENDING' FOR UPDATE;
+  IF found_id IS NULL THEN
+    RETURN;
+  END IF;
+  RETURN QUERY SELECT * FROM payment_complete(found_id, p_from, 'COMPLETED', NULL, NULL, NULL, NULL, p_page_url);
+END
+$$;
