@@ -56,8 +56,9 @@ $$;
 -- (milliseconds, truncated, UTC). test/webhooks.test.ts compares the two.
 CREATE OR REPLACE FUNCTION payment_webhook_payload(p payments, p_page_url text)
 RETURNS jsonb
-LANGUAGE sql STABLE AS $$
-  SELECT jsonb_build_object(
+LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  RETURN jsonb_build_object(
     'id', p.id, 'ext_id', p.ext_id, 'amount', p.amount::float8, 'currency', p.currency, 'rate', p.rate::float8,
     'payin_rate', p.payin_rate::float8, 'terminal_id', p.terminal_id,
     'terminal_name', (SELECT t.name FROM terminals t WHERE t.id = p.terminal_id),
@@ -74,20 +75,25 @@ LANGUAGE sql STABLE AS $$
     'valid_until', to_char(p.valid_until AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
     'created_at', to_char(p.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
     || CASE WHEN p.status = 'COMPLETED_APPEAL' AND p.received_amount IS NOT NULL
-            THEN jsonb_build_object('received_amount', p.received_amount::float8) ELSE '{}'::jsonb END
+            THEN jsonb_build_object('received_amount', p.received_amount::float8) ELSE '{}'::jsonb END;
+END
 $$;
 
 -- payments_changed_events: the outbox side of payment status changes (lifecycle.ts paymentsChanged),
 -- in the transaction that changed them: `payment.<status>` with each payment as GET returns it, for
 -- the payments that have a notify_url; written from the rows themselves, no read by the service first.
+-- PL/pgSQL, as payment_webhook_payload: its statements' plans are kept for the session, where a
+-- LANGUAGE sql function that cannot be inlined is planned on every call before PostgreSQL 18.
 CREATE OR REPLACE FUNCTION payments_changed_events(p_payments uuid[], p_page_url text)
 RETURNS void
-LANGUAGE sql VOLATILE AS $$
+LANGUAGE plpgsql VOLATILE AS $$
+BEGIN
   INSERT INTO webhook_events (merchant_id, resource_type, resource_id, event, payload, url, notification_token)
   SELECT p.merchant_id, 'payment', p.id, 'payment.' || lower(p.status), payment_webhook_payload(p, p_page_url), p.notify_url, p.notification_token
     FROM payments p
    WHERE p.id = ANY(p_payments) AND p.notify_url IS NOT NULL AND p.notify_url <> ''
-   ORDER BY p.created_at, p.id
+   ORDER BY p.created_at, p.id;
+END
 $$;
 
 -- payin_settlement: src/ledger/credit.ts payinSettlement in SQL (DESIGN.md decision 11 and
