@@ -138,7 +138,7 @@ $$;
 
 -- payment_complete: lifecycle.ts changePayment for the events that complete a payment (complete,
 -- approveDispute) in one call: the guarded status change (payment_transition), the pay-in's posting
--- (lifecycle.ts creditPayin: the executor gives up v, from its hold as far as it goes, the rest from
+-- (lifecycle.ts completePayment tells it in full: the executor gives up v, from its hold as far as it goes, the rest from
 -- its available balance, and gains its reward; the terminal gets the net at COMMIT, migration 012;
 -- the platform the remainder; a provider-executed payment's v comes from system_incoming), a hold
 -- larger than v returning its remainder by a release of its own, and the webhook event. A dispute's
@@ -147,10 +147,11 @@ $$;
 --
 -- Returns no row when the payment was not in a `from` status. When the executor's deposit and credit
 -- line cannot cover what it owes, returns the change with short_needed (and the deposit's figures)
--- and writes nothing more: the caller refuses with DEPOSIT_SHORT, rolling the change back. A debit
--- racing in meanwhile fails the floor CHECK (ledger_accounts_executor_floor) as the posting did.
--- Lock order as lib postMany: the executor's kept-balance rows first, in kind order, then the
--- terminal's at COMMIT.
+-- and writes nothing more: the caller refuses with DEPOSIT_SHORT, rolling the change back. The check
+-- is made under the executor's rows' lock, against the floor the CHECK holds, so the posting cannot
+-- fail it after (ledger_accounts_executor_floor remains the guard). Lock order as postMany's
+-- (src/ledger/ledger.repo.ts) and a create's: the executor's kept-balance rows first, available
+-- before frozen, then the terminal's at COMMIT.
 CREATE OR REPLACE FUNCTION payment_complete(p_payment uuid, p_from text[], p_to text, p_received numeric,
                                             p_dispute uuid, p_dispute_executor uuid, p_dispute_hold numeric, p_page_url text)
 RETURNS TABLE (
@@ -254,8 +255,8 @@ BEGIN
       IF entries <> (from_hold <> 0)::int + (from_available <> 0)::int + (s.reward <> 0)::int + (s.net <> 0)::int + (s.revenue <> 0)::int THEN
         RAISE EXCEPTION 'ledger posting payin: an account is missing (% entries) for payment %', entries, c.id;
       END IF;
-      -- The kept balances now (the terminal's credit comes at COMMIT): the hold's debit, and the
-      -- available balance's net change, which fails the floor CHECK if a debit took it meanwhile.
+      -- The kept balances now (the terminal's credit comes at COMMIT): the frozen balance gives up
+      -- what was held, the available one takes its net change (checked above).
       UPDATE ledger_accounts a SET balance = a.balance - held WHERE a.id = frozen_id AND held <> 0;
       UPDATE ledger_accounts a SET balance = a.balance + available_change
        WHERE a.id = available_id AND available_change <> 0;
