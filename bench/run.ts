@@ -26,9 +26,10 @@
  * Each figure also gives the CPU time per request of the server process, of PostgreSQL (all its
  * processes) and of the load generator: on a shared machine the requests/s move with the
  * neighbours' load, the CPU per request much less. The last line printed is
- * `create/ceiling ratio: R`, R = (b)/(a) requests/s; with (d), the lines before it include
- * `history slowdown at N rows: X %` ((d) against (b) creates/s) and
- * `console p95: dashboard X ms, search X ms, timeline X ms`; with (e),
+ * `create/ceiling ratio: R`, R = (b)/(a) requests/s. Before it come
+ * `completion/create CPU: X`, X = the service's and PostgreSQL's CPU per completion in (c) over
+ * theirs per create in (b); with (d), `history slowdown at N rows: X %` ((d) against (b)
+ * creates/s) and `console p95: dashboard X ms, search X ms, timeline X ms`; with (e),
  * `overload accepted/sustained: X`, X = the creates a second (e) accepted with shedding on over
  * the rate it is a multiple of.
  *
@@ -1320,6 +1321,13 @@ async function main(): Promise<void> {
         `(${(on.creates.ok / on.creates.duration).toFixed(0)}/s of ${on.sustained.toFixed(0)}/s; goal ≥ 0.9; ` +
         `accepted p99 ${ms(p99)} = ${(p99 / b.p99).toFixed(2)} × (b)'s ${ms(b.p99)}, goal ≤ 2)`,
     );
+  }
+  if (c && completions > 0) {
+    // Issue 38: the service's and PostgreSQL's CPU per completion in (c) (its requests' CPU spread
+    // over the payments they completed) against theirs per create in (b); goal ≤ 1.5.
+    const perCompletion = ((c.cpu.server + c.cpu.postgres) * c.total) / completions;
+    const perCreate = b.cpu.server + b.cpu.postgres;
+    lines.push(`completion/create CPU: ${(perCompletion / perCreate).toFixed(2)} (${perCompletion.toFixed(2)} / ${perCreate.toFixed(2)} ms; goal ≤ 1.5)`);
   }
   lines.push(`create/ceiling ratio: ${(b.rps / a.rps).toFixed(2)}`);
   // Nothing may be printed after the ratio line: exit as soon as it is written.

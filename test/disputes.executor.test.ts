@@ -408,6 +408,41 @@ describe('cap and score', () => {
     await expectLedgerOk(service.app);
   });
 
+  it('uncovered and approved: refused with DEPOSIT_SHORT and its figures, nothing changed; approved once the deposit is topped up', async () => {
+    const poor = await createExecutor(service.app, 'Poorer', { deposit: 100 });
+    tokens.set(poor.id, poor.token);
+    await createRequisite(service.app, poor.id);
+    await executorCall(service.app, executor.token, 'POST', '/pause');
+    const created = await createPayment(service.app, merchant, { ext_id: uniqueExtId(), amount: 5000 });
+    await executorCall(service.app, executor.token, 'POST', '/resume');
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    await adminOk(service.app, 'POST', `/payments/${created.body.id}/cancel`);
+    await adminOk(service.app, 'POST', `/executors/${poor.id}/adjustments`, { amount: -90, reason: 'withdrawn' });
+    const opened = await signed(service.app, merchant, 'POST', `/v1/payments/${created.body.id}/dispute`, {});
+    expect(opened.statusCode, opened.body).toBe(200);
+    const entries = async () =>
+      (await service.ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ledger_transactions WHERE ref_id = $1`, [created.body.id])).rows[0]!.n;
+    const before = await entries();
+
+    // The payment completed takes v = 5000 / rate from the deposit's 10 USDT: the operator's
+    // approval is refused (payment_complete checks the deposit under its rows' lock), naming the figures.
+    const refused = await admin(service.app, 'POST', `/payments/${created.body.id}/dispute/approve`, { amount: 5000 });
+    expect(refused.statusCode, refused.body).toBe(409);
+    expect(refused.json()).toMatchObject({ error: 'EXE_001', data: { executor_id: poor.id, available: 10 } });
+    expect(refused.json().data.needed).toBeGreaterThan(10);
+    expect(refused.json().message).toContain(`Executor ${poor.id} needs`);
+    expect((await adminOk<{ status: string }>(service.app, 'GET', `/payments/${created.body.id}`)).status).toBe('DISPUTE');
+    expect(await entries()).toBe(before);
+
+    await adminOk(service.app, 'POST', `/executors/${poor.id}/adjustments`, { amount: 1000, reason: 'topped up' });
+    const approved = await admin(service.app, 'POST', `/payments/${created.body.id}/dispute/approve`, { amount: 5000 });
+    expect(approved.statusCode, approved.body).toBe(200);
+    expect(approved.json().status).toBe('COMPLETED');
+    await expectLedgerOk(service.app);
+    // Its cards take no more hand-outs: the tests after this one count on the first executor's.
+    await executorCall(service.app, poor.token, 'POST', '/pause');
+  });
+
   it('the score: disputes lost and answered late lower it; a 7-day dispute ratio above the threshold switches the executor off, reason dispute_ratio', async () => {
     await refreshScores(service.ctx.db, 0);
     const figures = (await adminOk<Json>(service.app, 'GET', `/executors/${executor.id}`)).score_figures;

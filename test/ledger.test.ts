@@ -4,9 +4,10 @@
  * problem that names the transaction, terminal or payment concerned; the repair makes it pass again.
  */
 import { Decimal } from 'decimal.js';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Tx, transaction } from '../src/db/pool.js';
-import { creditForPayin } from '../src/ledger/credit.js';
+import { creditForPayin, payinSettlement } from '../src/ledger/credit.js';
 import { type Posting, post } from '../src/ledger/ledger.repo.js';
 import { checkLedger } from '../src/ledger/ledger.service.js';
 import {
@@ -163,6 +164,78 @@ describe('a healthy ledger', () => {
     ]);
     expect(await available(greedy.terminalId)).toBe('0.000000');
     expect(await check()).toEqual({ ok: true, problems: [] });
+  });
+});
+
+describe("a completion's figures in SQL (payin_settlement, issue 38)", () => {
+  // payment_complete posts what payin_settlement computes; the service's own arithmetic is
+  // src/ledger/credit.ts payinSettlement (decimal.js, 40 digits). The two must agree to the
+  // micro-USDT over the whole domain the service accepts (amounts with 2 decimals below 10^15,
+  // rates with 8 in (0, 10^11), percentages with 4 in [0, 100)), everyday values most of the time.
+  const units = (n: bigint | number, places: number) => new Decimal(n.toString()).div(new Decimal(10).pow(places)).toFixed();
+  const amount = fc.oneof(
+    { weight: 3, arbitrary: fc.bigInt({ min: 1n, max: 100_000_000n }) },
+    { weight: 1, arbitrary: fc.bigInt({ min: 1n, max: 10n ** 17n - 1n }) },
+  );
+  const rate = fc.oneof(
+    { weight: 3, arbitrary: fc.bigInt({ min: 100_000_000n, max: 100_000_000_000n }) },
+    { weight: 1, arbitrary: fc.bigInt({ min: 1n, max: 10n ** 19n - 1n }) },
+  );
+  const percent = fc.oneof(
+    { weight: 3, arbitrary: fc.integer({ min: 0, max: 100_000 }) },
+    { weight: 1, arbitrary: fc.integer({ min: 0, max: 999_999 }) },
+    { weight: 1, arbitrary: fc.constantFrom(0, 999_999) },
+  );
+
+  it("gives payinSettlement's gross, net, fee, reward and revenue for 5000 drawn inputs and the edge cases", async () => {
+    const drawn = fc
+      .sample(fc.record({ a: amount, r: rate, p: percent, w: percent }), { numRuns: 5000, seed: 38 })
+      .map(({ a, r, p, w }) => [units(a, 2), units(r, 8), units(p, 4), units(w, 4)]);
+    const edges = [
+      ['1500', '95.5', '2.5', '1'],
+      ['0.01', '20000', '0', '0'],
+      ['0.05', '20000', '0', '99.9999'],
+      ['1', '8', '0.5', '0.5'],
+      ['0.01', '1', '99.995', '50'],
+      ['1000000', '1', '99.9999', '99.9999'],
+      ['0.01', '99999999999.99999999', '2.5', '3'],
+      ['0.01', '480.25', '99', '0'],
+      ['999999999999999.99', '0.00000001', '2.5', '1.2345'],
+      ['300000', '0.00000001', '0', '0'],
+      ['1500', '95.12345678', '2.5', '0.3333'],
+      ['12345.67', '0.00000003', '1.2345', '7'],
+    ];
+    const inputs = [...edges, ...drawn];
+    const rows = await sql<{ gross: string; net: string; fee: string; reward: string; revenue: string }>(
+      `SELECT s.gross::text, s.net::text, s.fee::text, s.reward::text, s.revenue::text
+         FROM unnest($1::numeric[], $2::numeric[], $3::numeric[], $4::numeric[]) WITH ORDINALITY AS x(a, r, p, w, ord)
+         CROSS JOIN LATERAL payin_settlement(x.a, x.r, x.p, x.w) s ORDER BY x.ord`,
+      [inputs.map((i) => i[0]), inputs.map((i) => i[1]), inputs.map((i) => i[2]), inputs.map((i) => i[3])],
+    );
+    expect(rows).toHaveLength(inputs.length);
+    inputs.forEach(([a, r, p, w], n) => {
+      const ts = payinSettlement(a!, r!, p!, w!);
+      const db = rows[n]!;
+      const got = { gross: db.gross, net: db.net, fee: db.fee, reward: db.reward, revenue: db.revenue };
+      const want = { gross: ts.gross, net: ts.net, fee: ts.fee, reward: ts.reward, revenue: ts.revenue };
+      for (const key of Object.keys(want) as (keyof typeof want)[]) {
+        expect(new Decimal(got[key]).toFixed(6), `${key} of ${a} / ${r}, payin_rate ${p}, payin_reward ${w}`).toBe(want[key].toFixed(6));
+      }
+    });
+  });
+
+  it('refuses what payinSettlement refuses', async () => {
+    for (const [a, r, p, w] of [
+      ['0', '95.5', '2', '1'],
+      ['100', '0', '2', '1'],
+      ['100', '95.5', '100', '1'],
+      ['100', '95.5', '2', '100'],
+      ['100', '95.5', '-0.0001', '1'],
+      ['100', '95.5', '2', 'NaN'],
+    ]) {
+      expect(() => payinSettlement(a!, r!, p!, w!)).toThrow(RangeError);
+      await expect(sql('SELECT * FROM payin_settlement($1, $2, $3, $4)', [a, r, p, w])).rejects.toThrow(/payin_settlement/);
+    }
   });
 });
 

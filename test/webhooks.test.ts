@@ -7,6 +7,8 @@ import os from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { transaction } from '../src/db/pool.js';
 import { hmacSha1Base64 } from '../src/lib/crypto.js';
+import { findPayments } from '../src/payments/payments.repo.js';
+import { toPayment } from '../src/payments/payments.schemas.js';
 import { enqueueWebhooks } from '../src/webhooks/outbox.js';
 import { retryDelayMs, webhookBody } from '../src/webhooks/webhooks.jobs.js';
 import {
@@ -301,6 +303,51 @@ describe('webhook delivery', () => {
     const view = await merchantView(service, merchant, payment.id);
     expect(view.status).toBe('CANCELLED');
     expectWellFormed(hit, merchant, { event: 'payment.cancelled', data: view });
+  });
+
+  it('writes each payment as GET returns it (toPayment), whatever its shape: the payload is built in SQL (issue 38)', async () => {
+    const payment = await pendingPayment(service, merchant);
+    // Shapes of a payment a webhook may carry, set on one row in a transaction rolled back: a bank
+    // with a name, one without a row in banks, none; cross-border; an appeal's received amount;
+    // timestamps with microseconds; rates and amounts with many digits.
+    const shapes: Record<string, unknown>[] = [
+      {},
+      { req_bank_code: 'sberbank', status: 'COMPLETED', received_amount: '1234.56' },
+      { req_bank_code: 'no-such-bank', cross_border: true, req_country: 'TJ', req_currency: 'TJS', payer_amount: '123.45' },
+      { req_bank_code: null, status: 'COMPLETED_APPEAL', received_amount: '999.99', rate: '95.12345678', payin_rate: '2.3456' },
+      { req_bank_code: '', status: 'CANCELLED', amount: '100000000000.01', rate: '0.00000001' },
+      { status: 'COMPLETED_APPEAL', received_amount: null, valid_until: '2026-01-02T03:04:05.999999Z', created_at: '2026-01-02T03:04:05.000999Z' },
+      { valid_until: '2026-01-02T03:04:05.123456Z', created_at: '2026-01-02T03:04:05.1Z', amount: '0.01' },
+    ];
+    for (const shape of shapes) {
+      const fields = Object.keys(shape);
+      const client = await service.ctx.db.connect();
+      try {
+        await client.query('BEGIN');
+        if (fields.length > 0) {
+          await client.query(`UPDATE payments SET ${fields.map((f, i) => `${f} = $${i + 2}`).join(', ')} WHERE id = $1`, [
+            payment.id,
+            ...fields.map((f) => shape[f]),
+          ]);
+        }
+        const [row] = await findPayments(client, [payment.id]);
+        const {
+          rows: [sqlPayload],
+        } = await client.query<{ payload: unknown }>(`SELECT payment_webhook_payload(p, $2) AS payload FROM payments p WHERE p.id = $1`, [
+          payment.id,
+          service.ctx.config.paymentPageUrl,
+        ]);
+        // As the outbox stores and sends it: jsonb both ways.
+        const {
+          rows: [expected],
+        } = await client.query<{ payload: unknown }>('SELECT $1::jsonb AS payload', [JSON.stringify(toPayment(row!, service.ctx.config.paymentPageUrl))]);
+        expect(sqlPayload!.payload, JSON.stringify(shape)).toEqual(expected!.payload);
+        expect(JSON.stringify(sqlPayload!.payload), JSON.stringify(shape)).toBe(JSON.stringify(expected!.payload));
+      } finally {
+        await client.query('ROLLBACK');
+        client.release();
+      }
+    }
   });
 
   it('writes no event for a payment without notify_url', async () => {

@@ -31,14 +31,6 @@ export async function findByDedupeKey(db: Queryable, key: Buffer): Promise<Notif
   return rows[0];
 }
 
-/** The one PENDING payment on a requisite for an amount (the cascade guarantees at most one), locked. */
-export async function lockPendingPayment(tx: Tx, requisiteId: string, amount: string): Promise<string | undefined> {
-  const { rows } = await tx.query<{ id: string }>(
-    prepared(`SELECT id FROM payments WHERE requisite_id = $1 AND payer_amount = $2 AND status = 'PENDING' FOR UPDATE`, [requisiteId, amount]),
-  );
-  return rows[0]?.id;
-}
-
 /**
  * The payment a notification that found no PENDING payment probably belongs to: one on the same
  * requisite and amount, created before the transfer was received, that expired at most

@@ -6,7 +6,7 @@ import { DomainError } from '../errors.js';
 import type { ExecutorIdentity } from '../executors/executors.repo.js';
 import { checkDecimal, minorUnits, money, toNumber } from '../lib/money.js';
 import { isUuid } from '../lib/validators.js';
-import { changePayment } from '../payments/lifecycle.js';
+import { changePayment, completeTransfer } from '../payments/lifecycle.js';
 import { findPayment } from '../payments/payments.repo.js';
 import { findRequisite } from '../requisites/requisites.repo.js';
 import { checkMessageEvidence } from './evidence.js';
@@ -162,8 +162,9 @@ export interface IncomingCredit {
  * one expired shortly before. Used by the companion app's notifications and the devices' messages.
  */
 export async function recordCredit(ctx: AppContext, tx: Tx, credit: IncomingCredit): Promise<repo.NotificationRow> {
-  const paymentId = await repo.lockPendingPayment(tx, credit.requisiteId, credit.amount);
-  const matched = paymentId !== undefined && (await changePayment(tx, ctx, paymentId, 'complete')) !== undefined;
+  // Found, locked and completed in one call (issue 38).
+  const paymentId = (await completeTransfer(tx, ctx, credit.requisiteId, credit.amount))?.id;
+  const matched = paymentId !== undefined;
   const candidate = matched
     ? undefined
     : await repo.findRecentlyExpired(tx, credit.requisiteId, credit.amount, credit.receivedAt ?? new Date(), LATE_WINDOW_SECONDS);

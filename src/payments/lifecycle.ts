@@ -1,16 +1,10 @@
-import type { Decimal } from 'decimal.js';
 import type { Config } from '../config.js';
 import { afterCommit, prepared, type Queryable, type Tx } from '../db/pool.js';
 import { DomainError } from '../errors.js';
-import { findExecutor } from '../executors/executors.repo.js';
-import { creditForPayin, payinSettlement } from '../ledger/credit.js';
 import { isDepositShort } from '../ledger/holds.js';
-import { type Posting, postMany } from '../ledger/ledger.repo.js';
+import { postMany } from '../ledger/ledger.repo.js';
 import { money } from '../lib/money.js';
 import type { CancelReason, Metrics } from '../observability/metrics.js';
-import { enqueueWebhooks } from '../webhooks/outbox.js';
-import { type CreditTerms, findCreditTerms, findPayments } from './payments.repo.js';
-import { toPayment } from './payments.schemas.js';
 
 /**
  * The life of a payment in one place: its statuses, the events that move it between them, and
@@ -131,6 +125,10 @@ export interface LifecycleContext {
  * the caller's work. Returns the change, or undefined when the payment was not in a status the
  * event applies from (someone else won; the caller reports that in its own terms). The change is
  * counted in the metrics once the caller's transaction commits (never if it rolls back).
+ *
+ * A completion is one database call (payment_complete, src/db/functions/payment_complete.sql;
+ * issue 38): the status change, the posting, the hold's settlement and the webhook event, as a
+ * create is one (payment_create_window).
  */
 export async function changePayment(
   tx: Tx,
@@ -140,18 +138,19 @@ export async function changePayment(
   options: ChangeOptions = {},
 ): Promise<PaymentChange | undefined> {
   const { config } = ctx;
-  const change = await transition(tx, paymentId, event, options);
-  if (!change) return undefined;
-  // A test payment's completion credits nobody (issue 33 item 4): test money never reaches the
-  // ledger. Its webhook goes out as any other's.
-  if (CREDITING_EVENTS.has(event) && !change.is_test) {
-    await creditPayin(tx, config, change, options.disputeHold);
+  let change: PaymentChange | undefined;
+  if (CREDITING_EVENTS.has(event)) {
+    change = await completePayment(tx, config, paymentId, event, options);
+    if (!change) return undefined;
   } else {
+    change = await transition(tx, paymentId, event, options);
+    if (!change) return undefined;
     await paymentsChanged(tx, config, [paymentId]);
     if (stillHeld(change)) await releaseHolds(tx, [change]);
     if (options.disputeHold && (event === 'rejectDispute' || event === 'cancelDispute')) await releaseDisputeHold(tx, change, options.disputeHold);
   }
-  afterCommit(tx, () => countPaymentChanges(ctx.metrics, [change]));
+  const counted = change;
+  afterCommit(tx, () => countPaymentChanges(ctx.metrics, [counted]));
   return change;
 }
 
@@ -186,141 +185,114 @@ export function countPaymentChanges(metrics: Metrics, changes: readonly PaymentC
  * cannot both win: returns the change, or undefined when the payment was not in a `from` status.
  */
 async function transition(db: Queryable, paymentId: string, event: PaymentEvent, options: ChangeOptions): Promise<PaymentChange | undefined> {
-  const rule = TRANSITIONS[event];
-  const to = options.to ?? rule.to[0];
-  if (!(rule.to as readonly string[]).includes(to)) throw new Error(`event ${event} cannot lead to ${to}`);
   const { rows } = await db.query<PaymentChange>(
     prepared(
-      // A completed payment is not cancelled: it keeps no cancel reason or note of an earlier
-      // cancellation (the timeline still tells that one). A new cancellation replaces both.
-      // A completion counts towards its payer's history with the merchant (payer_history,
-      // migration 048: the traffic classes), in this statement, so that no completion can pass
-      // uncounted and none costs a round trip more; two at once both count (the upsert's row
-      // lock). Test payments are no history.
-      `WITH changed AS (
-       UPDATE payments p SET status = $3, updated_at = now(),
-              cancel_reason = CASE WHEN $3 IN ('COMPLETED', 'COMPLETED_APPEAL') THEN NULL ELSE coalesce($4, p.cancel_reason) END,
-              cancel_note = CASE WHEN $3 IN ('COMPLETED', 'COMPLETED_APPEAL') THEN NULL WHEN $4 IS NOT NULL THEN $6 ELSE p.cancel_note END,
-              completed_at = CASE WHEN $3 IN ('COMPLETED', 'COMPLETED_APPEAL') THEN now() ELSE p.completed_at END,
-              received_amount = CASE WHEN $3 IN ('COMPLETED', 'COMPLETED_APPEAL') THEN coalesce($5, p.amount) ELSE p.received_amount END
-         FROM (SELECT id, status FROM payments WHERE id = $1 FOR UPDATE) old
-        WHERE p.id = old.id AND old.status = ANY($2::text[])
-        RETURNING p.id, p.merchant_id, p.terminal_id, old.status AS "from", p.status AS "to", p.executor_id, p.hold, p.requisite_id,
-                  p.method, p.cancel_reason, extract(epoch FROM p.updated_at - p.created_at)::float8 AS age_seconds, p.is_test, p.client_id
-       ), counted AS (
-         INSERT INTO payer_history AS h (merchant_id, client_id, completed)
-         SELECT c.merchant_id, c.client_id, 1 FROM changed c
-          WHERE c."to" IN ('COMPLETED', 'COMPLETED_APPEAL') AND c."from" NOT IN ('COMPLETED', 'COMPLETED_APPEAL')
-            AND NOT c.is_test AND c.client_id IS NOT NULL
-         ON CONFLICT (merchant_id, client_id) DO UPDATE SET completed = h.completed + 1
-       )
-       SELECT c.id, c.merchant_id, c.terminal_id, c."from", c."to", c.executor_id, c.hold, c.requisite_id, c.method, c.cancel_reason,
-              c.age_seconds, c.is_test
-         FROM changed c`,
-      [paymentId, rule.from, to, options.reason ?? null, options.receivedAmount ?? null, options.note ?? null],
+      // payment_transition (src/db/functions/payment_complete.sql): the guarded UPDATE, and a
+      // completion's count in its payer's history (payer_history, migration 048), in one statement.
+      `SELECT t.id, t.merchant_id, t.terminal_id, t."from", t."to", t.executor_id, t.hold, t.requisite_id, t.method, t.cancel_reason,
+              t.age_seconds, t.is_test
+         FROM payment_transition($1, $2, $3, $4, $5, $6) t`,
+      [paymentId, TRANSITIONS[event].from, target(event, options), options.reason ?? null, options.receivedAmount ?? null, options.note ?? null],
     ),
   );
   return rows[0];
 }
 
+/** The status `event` leads to (options.to for an event that may lead to more than one). */
+function target(event: PaymentEvent, options: ChangeOptions): PaymentStatus {
+  const rule = TRANSITIONS[event];
+  const to = options.to ?? rule.to[0];
+  if (!(rule.to as readonly string[]).includes(to)) throw new Error(`event ${event} cannot lead to ${to}`);
+  return to;
+}
+
 /**
- * The posting of a completion (DESIGN.md decision 11 and "Executors' money"), after its status
- * change. For a payment an executor took, the payer's money `v = received / rate` is owed by the
- * executor: taken from the hold when the payment was still held (the rest of the hold, if any,
- * returned), from its available balance otherwise (a dispute approved after the hold was
- * released; refused with DEPOSIT_SHORT, changing nothing, when the deposit and credit line cannot
- * cover it); the terminal gets the net of decision 11, the executor its reward, the platform the
- * remainder. A provider-executed payment's value comes from system_incoming instead. The ledger's
- * unique (kind, ref_id) index makes a second credit of one payment impossible.
+ * A completion (DESIGN.md decision 11 and "Executors' money"), in one call of payment_complete:
+ * the guarded status change, then the posting. For a payment an executor took, the payer's money
+ * `v = received / rate` is owed by the executor: taken from the hold when the payment was still
+ * held (the rest of the hold, if any, returned by a `payin_hold_release` of its own), from what
+ * its dispute froze when the hold was released (issue 35: `disputeHold`; its rest returned by a
+ * `dispute_release`), from its available balance otherwise (refused with DEPOSIT_SHORT, changing
+ * nothing, when the deposit and credit line cannot cover it); the terminal gets the net of
+ * decision 11 (at COMMIT: migration 012), the executor its reward, the platform the remainder. The
+ * posting reads the same way for every payment (the operator's reports, src/reports, rely on it):
+ * the executor's accounts give up exactly `v` in negative entries and gain exactly its reward, as
+ * the posting's one positive executor entry. A provider-executed payment's value comes from
+ * system_incoming instead. A test payment's completion credits nobody (issue 33 item 4): test
+ * money never reaches the ledger; its webhook goes out as any other's. The ledger's unique
+ * (kind, ref_id) index makes a second credit of one payment impossible. The figures are
+ * payin_settlement's, src/ledger/credit.ts payinSettlement in SQL (test/ledger.test.ts compares them).
  */
-async function creditPayin(tx: Tx, config: Config, change: PaymentChange, disputeHold: DisputeHold | undefined): Promise<void> {
-  const payment = await findCreditTerms(tx, change.id);
-  const executorId = change.executor_id;
-  // What the executor has frozen for this payment: its hand-out's hold while still held, or what
-  // its dispute froze (issue 35), which an approval settles.
-  const dispute = disputeHold && disputeHold.executorId === executorId && !stillHeld(change) ? disputeHold : undefined;
-  const held = stillHeld(change) ? money(payment.hold ?? '0') : money(dispute?.amount ?? '0');
-  const { entries, remainder } =
-    executorId === null ? { entries: providerEntries(payment), remainder: money(0) } : await executorEntries(tx, payment, executorId, held);
-  await paymentsChanged(tx, config, [change.id]);
+async function completePayment(tx: Tx, config: Config, paymentId: string, event: PaymentEvent, options: ChangeOptions): Promise<PaymentChange | undefined> {
+  const hold = options.disputeHold;
+  return completion(
+    tx,
+    prepared(`SELECT ${COMPLETION_COLUMNS} FROM payment_complete($1, $2, $3, $4, $5, $6, $7, $8) c`, [
+      paymentId,
+      TRANSITIONS[event].from,
+      target(event, options),
+      options.receivedAmount ?? null,
+      hold?.disputeId ?? null,
+      hold?.executorId ?? null,
+      hold?.amount ?? null,
+      config.paymentPageUrl,
+    ]),
+  );
+}
+
+/**
+ * A reported transfer (an executor's notification, a phone's message: src/incoming): the one
+ * PENDING payment on `requisiteId` for `payerAmount` (the cascade guarantees at most one) is
+ * completed — the `complete` event, as changePayment applies it — in the same database call that
+ * finds and locks it (payment_complete_transfer). Returns the change, or undefined when no PENDING
+ * payment is there; counted in the metrics once the caller's transaction commits.
+ */
+export async function completeTransfer(tx: Tx, ctx: LifecycleContext, requisiteId: string, payerAmount: string): Promise<PaymentChange | undefined> {
+  const change = await completion(
+    tx,
+    prepared(`SELECT ${COMPLETION_COLUMNS} FROM payment_complete_transfer($1, $2, $3, $4) c`, [
+      requisiteId,
+      payerAmount,
+      TRANSITIONS.complete.from,
+      ctx.config.paymentPageUrl,
+    ]),
+  );
+  if (change) afterCommit(tx, () => countPaymentChanges(ctx.metrics, [change]));
+  return change;
+}
+
+const COMPLETION_COLUMNS = `c.id, c.merchant_id, c.terminal_id, c."from", c."to", c.executor_id, c.hold, c.requisite_id, c.method, c.cancel_reason,
+  c.age_seconds, c.is_test, c.short_needed, c.short_balance, c.short_credit_limit`;
+
+type CompletionRow = PaymentChange & { short_needed: string | null; short_balance: string | null; short_credit_limit: string | null };
+
+/** Runs a completion's one statement: the change, or DEPOSIT_SHORT (the caller's transaction then rolls back). */
+async function completion(tx: Tx, query: ReturnType<typeof prepared>): Promise<PaymentChange | undefined> {
+  let row: CompletionRow | undefined;
   try {
-    // Every completion on the terminal credits its one balance row: added at COMMIT, the row is
-    // locked for the commit only, not through the rest of the caller's work (migration 012).
-    const payin: Posting = { kind: 'payin', refId: change.id, merchantId: payment.merchant_id, memo: null, entries, creditsAtCommit: true };
-    // A hold larger than the payer's money (a dispute approved for less) returns its remainder by
-    // a release of its own, so the pay-in's one positive executor entry is the reward.
-    const release: Posting | undefined =
-      executorId === null || remainder.isZero()
-        ? undefined
-        : {
-            kind: dispute ? 'dispute_release' : 'payin_hold_release',
-            refId: dispute ? dispute.disputeId : change.id,
-            merchantId: payment.merchant_id,
-            memo: null,
-            entries: [
-              { account: { executorId, kind: 'executor_frozen' }, amount: remainder.negated() },
-              { account: { executorId, kind: 'executor_available' }, amount: remainder },
-            ],
-          };
-    await postMany(tx, release ? [release, payin] : [payin]);
+    row = (await tx.query<CompletionRow>(query)).rows[0];
   } catch (err) {
-    // The deposit was read as enough a moment ago; a concurrent debit took it meanwhile.
-    if (executorId !== null && isDepositShort(err)) throw depositShort(executorId, undefined, undefined);
+    // payment_complete checks the deposit under its rows' lock; should the floor CHECK still
+    // refuse (a credit line lowered meanwhile), the answer is the same refusal.
+    if (isDepositShort(err)) throw depositShort(undefined, undefined, undefined);
     throw err;
   }
-}
-
-/** A provider-executed payment's completion: the value comes in from outside (system_incoming). */
-function providerEntries(payment: CreditTerms): Posting['entries'] {
-  const credit = creditForPayin(payment.received_amount, payment.rate, payment.payin_rate);
-  const entries: Posting['entries'] = [{ account: { kind: 'system_incoming' }, amount: credit.gross.negated() }];
-  // A tiny amount with a fee near 100 % leaves a net below half a micro-USDT, rounded to 0; ledger
-  // entries are never 0 (CHECK), so the terminal then gets no entry and the fee takes the gross.
-  if (!credit.net.isZero()) entries.push({ account: { terminalId: payment.terminal_id, kind: 'terminal_available' }, amount: credit.net });
-  if (!credit.fee.isZero()) entries.push({ account: { kind: 'system_fee_revenue' }, amount: credit.fee });
-  return entries;
-}
-
-/**
- * An executor payment's completion: see creditPayin. The posting reads the same way for every
- * payment (the operator's reports, src/reports, rely on it): the executor's accounts give up
- * exactly `v` in negative entries — from the hold (executor_frozen) as far as it goes, the rest
- * from its available balance — and gain exactly its reward, as the posting's one positive
- * executor entry. A hold larger than `v` (a dispute approved for less) returns its remainder by a
- * `payin_hold_release` posting of its own (made by creditPayin from the `remainder` returned), so
- * that remainder is never mixed with the reward.
- */
-async function executorEntries(tx: Tx, payment: CreditTerms, executorId: string, hold: Decimal): Promise<{ entries: Posting['entries']; remainder: Decimal }> {
-  const s = payinSettlement(payment.received_amount, payment.rate, payment.payin_rate, payment.payin_reward);
-  // What the executor's available balance gains over both postings: the hold's remainder beyond v
-  // (0 for a full payment) and the reward, less v when nothing was held.
-  const availableChange = hold.minus(s.gross).plus(s.reward);
-  if (availableChange.isNegative()) {
-    const deposit = await findExecutor(tx, executorId);
-    if (deposit && money(deposit.balance).plus(deposit.credit_limit).lt(availableChange.negated())) {
-      throw depositShort(executorId, availableChange.negated().toFixed(), deposit);
-    }
+  if (!row) return undefined;
+  const { short_needed, short_balance, short_credit_limit, ...change } = row;
+  if (short_needed !== null) {
+    throw depositShort(change.executor_id!, money(short_needed).toFixed(), { balance: short_balance ?? '0', credit_limit: short_credit_limit ?? '0' });
   }
-  const fromHold = hold.lt(s.gross) ? hold : s.gross;
-  const fromAvailable = s.gross.minus(fromHold);
-  const remainder = hold.minus(fromHold);
-  const entries: Posting['entries'] = [];
-  if (!fromHold.isZero()) entries.push({ account: { executorId, kind: 'executor_frozen' }, amount: fromHold.negated() });
-  if (!fromAvailable.isZero()) entries.push({ account: { executorId, kind: 'executor_available' }, amount: fromAvailable.negated() });
-  if (!s.reward.isZero()) entries.push({ account: { executorId, kind: 'executor_available' }, amount: s.reward });
-  if (!s.net.isZero()) entries.push({ account: { terminalId: payment.terminal_id, kind: 'terminal_available' }, amount: s.net });
-  if (!s.revenue.isZero()) entries.push({ account: { kind: 'system_fee_revenue' }, amount: s.revenue });
-  return { entries, remainder };
+  return change;
 }
 
-function depositShort(executorId: string, needed: string | undefined, deposit: { balance: string; credit_limit: string } | undefined): DomainError {
+function depositShort(executorId: string | undefined, needed: string | undefined, deposit: { balance: string; credit_limit: string } | undefined): DomainError {
   const figures =
     needed && deposit
       ? ` needs ${needed} USDT from its deposit, which has ${money(deposit.balance).toFixed()} USDT available with a credit line of ${money(deposit.credit_limit).toFixed()} USDT`
       : ' cannot be covered by its deposit';
   return new DomainError(
     'DEPOSIT_SHORT',
-    `Executor ${executorId}${figures}; top the deposit up (POST /admin/v1/executors/${executorId}/adjustments) or raise its credit_limit, then try again`,
+    `${executorId === undefined ? "The payment's executor" : `Executor ${executorId}`}${figures}; top the deposit up (POST /admin/v1/executors/${executorId ?? '{id}'}/adjustments) or raise its credit_limit, then try again`,
     { executor_id: executorId, ...(needed ? { needed: Number(needed) } : {}), ...(deposit ? { available: Number(deposit.balance) } : {}) },
   );
 }
@@ -443,17 +415,8 @@ export async function expireDuePayments(tx: Tx, config: Config, limit: number): 
  */
 async function paymentsChanged(tx: Tx, config: Config, paymentIds: string[]): Promise<void> {
   if (paymentIds.length === 0) return;
-  const payments = await findPayments(tx, paymentIds, { withNotifyUrl: true });
-  await enqueueWebhooks(
-    tx,
-    payments.map((payment) => ({
-      merchantId: payment.merchant_id,
-      resourceType: 'payment' as const,
-      resourceId: payment.id,
-      event: `payment.${payment.status.toLowerCase()}`,
-      payload: toPayment(payment, config.paymentPageUrl),
-      url: payment.notify_url,
-      notificationToken: payment.notification_token,
-    })),
-  );
+  // payments_changed_events (src/db/functions/payment_complete.sql): the events written from the
+  // payments' rows in one statement, no read by the service first; the payload is toPayment's
+  // (test/webhooks.test.ts compares the two).
+  await tx.query(prepared('SELECT payments_changed_events($1::uuid[], $2)', [paymentIds, config.paymentPageUrl]));
 }

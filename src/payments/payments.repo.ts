@@ -301,29 +301,6 @@ async function listSearched(db: Queryable, f: PaymentFilter, terms: PaymentSearc
   return { rows, total: count.rows[0]!.n };
 }
 
-/** What a completion's credit is computed from (creditForPayin, payinSettlement), read after its status change. */
-export interface CreditTerms {
-  received_amount: string;
-  rate: string;
-  payin_rate: string;
-  merchant_id: string;
-  terminal_id: string;
-  hold: string | null;
-  /** The executor's payin_reward now (0 for a provider-executed payment). */
-  payin_reward: string;
-}
-
-export async function findCreditTerms(tx: Tx, paymentId: string): Promise<CreditTerms> {
-  const { rows } = await tx.query<CreditTerms>(
-    prepared(
-      `SELECT p.received_amount, p.rate, p.payin_rate, p.merchant_id, p.terminal_id, p.hold, coalesce(e.payin_reward, 0) AS payin_reward
-         FROM payments p LEFT JOIN executors e ON e.id = p.executor_id WHERE p.id = $1`,
-      [paymentId],
-    ),
-  );
-  return rows[0]!;
-}
-
 /** PAY_003: the merchant already has a payment with this ext_id. */
 export function duplicateExtId(extId: string): DomainError {
   return new DomainError('PAY_003', `A payment with ext_id ${extId} already exists`, { ext_id: extId });
