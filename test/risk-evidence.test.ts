@@ -5,7 +5,7 @@
  * a person — and never decide: no status changes because of a flag, and the merchant's answers
  * say nothing of it. A person settles a flag (audited, idempotent).
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   admin,
@@ -292,5 +292,118 @@ describe('settling a flag', () => {
     expect(new Set(answers.map((a) => a.body)).size).toBe(1);
     const { rows } = await service.ctx.db.query(`SELECT 1 FROM audit_log WHERE object_type = 'risk_hit' AND object_id = $1`, [hit!.id]);
     expect(rows).toHaveLength(1);
+  });
+});
+
+describe('a reused payout proof', () => {
+  /** A funded terminal's payout (POST /v1/payouts), taken by the evidence executor. */
+  async function takenPayout(creds: MerchantCredentials): Promise<Json> {
+    const created = await signed(service.app, creds, 'POST', '/v1/payouts', {
+      ext_id: uniqueExtId('po'),
+      amount: 1500 + nextAmount++,
+      method: 'card',
+      requisites: '4111111111111111',
+      holder_name: 'Ivan Petrov',
+    });
+    expect(created.statusCode, created.body).toBe(200);
+    const take = await executorCall(service.app, executor.token, 'POST', `/payouts/${created.json().id}/take`);
+    expect(take.statusCode, take.body).toBe(200);
+    return created.json();
+  }
+
+  function completeWith(payoutId: string, file: Buffer) {
+    const form = multipartBody({}, { field: 'proof', name: 'proof.png', content: file, contentType: 'image/png' });
+    return service.app.inject({
+      method: 'POST',
+      url: `/executor/v1/payouts/${payoutId}/complete`,
+      headers: { authorization: `Bearer ${executor.token}`, 'content-type': form.contentType },
+      payload: form.body,
+    });
+  }
+
+  async function hitsOnPayout(payoutId: string): Promise<Json[]> {
+    const { rows } = await service.ctx.db.query('SELECT * FROM risk_hits WHERE payout_id = $1 ORDER BY created_at', [payoutId]);
+    return rows;
+  }
+
+  beforeAll(async () => {
+    for (const creds of [merchantA, merchantB]) {
+      await adminOk(service.app, 'POST', `/terminals/${creds.terminalId}/adjustments`, { amount: 10_000, reason: 'payout proofs' });
+    }
+  });
+
+  it('a proof already used for another payout (another merchant’s) flags the later payout, which stays completed; the merchant sees nothing of it', async () => {
+    const file = freshPng();
+    const sha = createHash('sha256').update(file).digest('hex');
+    const first = await takenPayout(merchantA);
+    const firstDone = await completeWith(first.id, file);
+    expect(firstDone.statusCode, firstDone.body).toBe(200);
+    expect(await hitsOnPayout(first.id)).toEqual([]);
+    const { rows } = await service.ctx.db.query<{ hex: string }>("SELECT encode(proof_sha256, 'hex') AS hex FROM payouts WHERE id = $1", [first.id]);
+    expect(rows[0]!.hex).toBe(sha);
+
+    const second = await takenPayout(merchantB);
+    const secondDone = await completeWith(second.id, file);
+    expect(secondDone.statusCode, secondDone.body).toBe(200);
+    expect(secondDone.json().status).toBe('completed');
+    const hits = await hitsOnPayout(second.id);
+    expect(hits).toHaveLength(1);
+    expect(hits[0]).toMatchObject({
+      rule: 'receipt_reused',
+      action: 'flagged',
+      payment_id: null,
+      payout_id: second.id,
+      settled_at: null,
+      inputs: {
+        what: 'payout proof',
+        sha256: sha.slice(0, 12),
+        first_payout_id: first.id,
+        first_source: 'payout_proof',
+        same_merchant: false,
+        same_executor: true,
+      },
+    });
+    expect(hits[0]!.figure).toMatch(
+      new RegExp(`^receipt sha256 ${sha.slice(0, 12)}… already used for payout ${first.id} \\(\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d\\)$`),
+    );
+
+    // The operator's payout card shows the flag; the first payout's has none; the merchant's answer never does.
+    expect((await adminOk<Json>(service.app, 'GET', `/payouts/${second.id}`)).risk_flags).toMatchObject([
+      { id: hits[0]!.id, rule: 'receipt_reused', settled_at: null },
+    ]);
+    expect((await adminOk<Json>(service.app, 'GET', `/payouts/${first.id}`)).risk_flags).toEqual([]);
+    const merchantView = await signed(service.app, merchantB, 'GET', `/v1/payouts/${second.id}`);
+    expect(merchantView.statusCode).toBe(200);
+    expect(merchantView.body).not.toMatch(/risk_flags|receipt_reused|flagged/);
+    expect(secondDone.body).not.toMatch(/risk_flags|receipt_reused|flagged/);
+  });
+
+  it('a payment’s receipt shown as a payout proof flags the payout, naming the payment', async () => {
+    const file = freshPng();
+    const payment = await pay(merchantA);
+    await confirmWith(merchantA, payment.id, file);
+    const payout = await takenPayout(merchantA);
+    expect((await completeWith(payout.id, file)).statusCode).toBe(200);
+    const hits = await hitsOnPayout(payout.id);
+    expect(hits).toHaveLength(1);
+    expect(hits[0]).toMatchObject({ inputs: { first_payment_id: payment.id, first_payout_id: null, first_source: 'confirm', same_merchant: true } });
+    expect(hits[0]!.figure).toContain(`already used for payment ${payment.id}`);
+  });
+
+  it('two payouts completed at once with one new file: exactly one of them is flagged, naming the other', async () => {
+    const file = freshPng();
+    const [one, two] = [await takenPayout(merchantA), await takenPayout(merchantB)];
+    const answers = await Promise.all([completeWith(one!.id, file), completeWith(two!.id, file)]);
+    expect(answers.map((a) => a.statusCode)).toEqual([200, 200]);
+    const hits = [...(await hitsOnPayout(one!.id)), ...(await hitsOnPayout(two!.id))];
+    expect(hits).toHaveLength(1);
+    const flagged = hits[0]!.payout_id;
+    expect(hits[0]!.inputs.first_payout_id).toBe(flagged === one!.id ? two!.id : one!.id);
+  });
+
+  it('a new proof flags nothing', async () => {
+    const payout = await takenPayout(merchantB);
+    expect((await completeWith(payout.id, freshPng())).statusCode).toBe(200);
+    expect(await hitsOnPayout(payout.id)).toEqual([]);
   });
 });

@@ -5,9 +5,11 @@
  * the pool's own PAY_004 with the hit's figure, failed creates and creates without client_id not
  * counted, merchant isolation, and no statement at all when no rule is set.
  */
+import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RunningService } from '../src/instance.js';
+import { type Count, checkClientIds } from '../src/risk/velocity.repo.js';
 import {
   admin,
   adminOk,
@@ -166,5 +168,65 @@ describe('velocity per client_id', () => {
     await adminOk(app, 'DELETE', '/risk/limits');
     await until(async () => (await (other.ctx.risk as any).rules()).limits.size === 0 || undefined);
     expect((await pay(a, { client_id: 'cleared' }, other.app)).status).toBe(200);
+  });
+});
+
+describe('client_id checks taken together (risk_client_checks)', () => {
+  const count = (key: string, over: Partial<Count> = {}): Count => ({
+    scope: 'client_id',
+    key,
+    amount: '100.00',
+    id: randomUUID(),
+    windowSeconds: 600,
+    maxPayments: 2,
+    maxAmount: null,
+    ...over,
+  });
+  const windowOf = async (key: string) =>
+    (await sql<{ n: number }>("SELECT cardinality(ids) AS n FROM risk_velocity WHERE scope = 'client_id' AND key = $1", [key]))[0]?.n ?? 0;
+
+  it('one statement answers each check as alone: a blocked payer is not counted, three entries of one key at max 2 → the first two, amounts past max_amount refused, in the order given', async () => {
+    const blocked = await adminOk<{ id: string }>(app, 'POST', '/risk/blocks', {
+      kind: 'client_id',
+      value: 'batch-blocked',
+      merchant_id: a.merchantId,
+      reason: 'batch test',
+    });
+    const hash = service.ctx.risk.hash('client_id', 'batch-blocked');
+    const [k1, k2, k3, k4] = ['z', 'a', 'm', 'b'].map((p) => `${p}-batch-${randomUUID()}`);
+    const answers = await checkClientIds(service.ctx.db, [
+      { count: count(k1!) },
+      { block: { hash, merchantId: a.merchantId }, count: count(k2!) },
+      { count: count(k1!) },
+      { block: { hash, merchantId: b.merchantId }, count: count(k3!) },
+      { count: count(k1!) },
+      { count: count(k4!, { maxAmount: '150.00', amount: '200.00' }) },
+      { block: { hash: service.ctx.risk.hash('client_id', 'not-blocked'), merchantId: a.merchantId } },
+    ]);
+    expect(answers).toEqual([
+      { blockId: null, counted: true },
+      { blockId: blocked.id, counted: false },
+      { blockId: null, counted: true },
+      // The block is merchant A's: merchant B's payer of the same id passes and is counted.
+      { blockId: null, counted: true },
+      { blockId: null, counted: false },
+      { blockId: null, counted: false },
+      { blockId: null, counted: false },
+    ]);
+    expect([await windowOf(k1!), await windowOf(k2!), await windowOf(k3!), await windowOf(k4!)]).toEqual([2, 0, 1, 0]);
+  });
+
+  it('60 checks of one key at once, over two instances, at max 5: exactly 5 counted; a failed statement counts nothing', async () => {
+    const key = `burst-batch-${randomUUID()}`;
+    const checks = Array.from({ length: 60 }, (_, i) =>
+      ((i % 2 === 0 ? service.ctx : other.ctx).risk as any).clientChecks.check({ count: count(key, { maxPayments: 5 }) }),
+    );
+    const answers = await Promise.all(checks);
+    expect(answers.filter((x: { counted: boolean }) => x.counted)).toHaveLength(5);
+    expect(await windowOf(key)).toBe(5);
+    // An entry id that is no uuid fails the whole statement: nothing of it is kept.
+    const fresh = `failed-batch-${randomUUID()}`;
+    await expect(checkClientIds(service.ctx.db, [{ count: count(fresh) }, { count: count(fresh, { id: 'not-a-uuid' }) }])).rejects.toThrow();
+    expect(await windowOf(fresh)).toBe(0);
   });
 });

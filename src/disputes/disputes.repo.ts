@@ -1,5 +1,4 @@
 import type { Queryable, Tx } from '../db/pool.js';
-import type { FileUse } from '../receipts/receipts.repo.js';
 import { openFlagExists } from '../risk/flags.repo.js';
 
 export interface DisputeRow {
@@ -274,15 +273,5 @@ export async function listPaymentDisputes(db: Queryable, paymentId: string): Pro
   return rows;
 }
 
-/**
- * The first executor's contest file with this content on another payment than `paymentId`
- * (disputes_executor_file_sha256, migration 049).
- */
-export async function firstExecutorFileWith(db: Queryable, sha256: Buffer, paymentId: string): Promise<FileUse | undefined> {
-  const { rows } = await db.query<FileUse>(
-    `SELECT payment_id, merchant_id, 'executor_file' AS source, answered_at AS created_at FROM disputes
-      WHERE executor_file_sha256 = $1 AND payment_id <> $2 ORDER BY answered_at, id LIMIT 1`,
-    [sha256, paymentId],
-  );
-  return rows[0];
-}
+// The first executor's contest file with a content: kept with the receipts' look-ups, where the payouts' proof check reads it too.
+export { firstExecutorFileWith } from '../receipts/receipts.repo.js';

@@ -1,6 +1,6 @@
 import type { Queryable, Tx } from '../db/pool.js';
 import { type FileUse, firstReceiptWithFile, lockFileHash } from '../receipts/receipts.repo.js';
-import { insertRiskHit } from '../risk/hits.repo.js';
+import { insertRiskHit, minuteOf } from '../risk/hits.repo.js';
 import { namesMatch } from '../risk/names.js';
 import { findPayerName } from './payments.repo.js';
 
@@ -20,10 +20,7 @@ export interface FlagTarget {
   disputeId?: string | null;
 }
 
-/** "2026-11-27 10:02" (UTC): when, in a figure a person reads. */
-export function minuteOf(at: Date): string {
-  return at.toISOString().slice(0, 16).replace('T', ' ');
-}
+export { minuteOf } from '../risk/hits.repo.js';
 
 /**
  * Flags `on` when a file with this content was already used for another payment — any

@@ -43,6 +43,8 @@ export interface ChangeOptions {
   requireExecutor?: string;
   /** The stored proof of the transfer (an executor's `complete`). */
   proofKey?: string;
+  /** The proof's content hash (migration 052), for the reuse check (src/payouts/evidence.ts). */
+  proofSha256?: Buffer;
   /** Why it failed (failure_reason). */
   reason?: string;
 }
@@ -79,13 +81,23 @@ async function transition(db: Queryable, id: string, event: PayoutEvent, options
             taken_at = CASE WHEN $3 = 'processing' THEN now() ELSE taken_at END,
             completed_at = CASE WHEN $3 = 'completed' THEN now() ELSE completed_at END,
             proof_key = coalesce($6, proof_key),
-            failure_reason = coalesce($7, failure_reason)
+            failure_reason = coalesce($7, failure_reason),
+            proof_sha256 = coalesce($8, proof_sha256)
       WHERE id = $1 AND status = ANY($2::text[]) AND ($5::uuid IS NULL OR executor_id = $5)
         -- A payout sent to a provider is executed there, never taken by one of our executors; a
         -- test payout (migration 039) is taken by no executor at all.
         AND NOT ($4::uuid IS NOT NULL AND (provider_id IS NOT NULL OR is_test))
       RETURNING *`,
-    [id, rule.from, rule.to, options.executorId ?? null, options.requireExecutor ?? null, options.proofKey ?? null, options.reason ?? null],
+    [
+      id,
+      rule.from,
+      rule.to,
+      options.executorId ?? null,
+      options.requireExecutor ?? null,
+      options.proofKey ?? null,
+      options.reason ?? null,
+      options.proofSha256 ?? null,
+    ],
   );
   return rows[0];
 }

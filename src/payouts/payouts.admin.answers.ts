@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { RiskFlagSummary } from '../risk/flags.admin.answers.js';
 
 /**
  * What the routes of payouts.admin.ts answer on success, as the OpenAPI document shows them
@@ -48,5 +49,13 @@ export const AdminListPayoutsAnswer = Type.Object({
   offset: Type.Number(),
 });
 
-/** GET /admin/v1/payouts/{id} */
-export const AdminGetPayoutAnswer = AdminPayout;
+/** POST /admin/v1/payouts/{id}/complete, /fail and /cancel: the payout after the change. */
+export const AdminPayoutAnswer = AdminPayout;
+
+/** GET /admin/v1/payouts/{id}: the payout with its flags. */
+export const AdminGetPayoutAnswer = Type.Object({
+  ...AdminPayout.properties,
+  risk_flags: Type.Array(RiskFlagSummary, {
+    description: 'what the evidence checks flagged on the payout (its proof already used for another payout or a payment), oldest first',
+  }),
+});

@@ -4,8 +4,10 @@ import type { AppContext, RouteApp } from '../context.js';
 import { DomainError } from '../errors.js';
 import { parseListQuery } from '../lib/pagination.js';
 import { RECEIPT_FILES } from '../receipts/upload.js';
+import { listFlags } from '../risk/flags.repo.js';
+import { toFlagSummary } from '../risk/flags.service.js';
 import type { PayoutEvent } from './lifecycle.js';
-import { AdminGetPayoutAnswer, AdminListPayoutsAnswer } from './payouts.admin.answers.js';
+import { AdminGetPayoutAnswer, AdminListPayoutsAnswer, AdminPayoutAnswer } from './payouts.admin.answers.js';
 import { findPayout, listPayouts, PAYOUT_STATUSES, type PayoutPayer, payoutPayers } from './payouts.repo.js';
 import { toPayout } from './payouts.schemas.js';
 import { actOnPayout } from './payouts.service.js';
@@ -96,7 +98,8 @@ export async function payoutAdminRoutes(app: RouteApp, ctx: AppContext): Promise
     async (request) => {
       const row = /^[0-9a-f-]{36}$/i.test(request.params.id) ? await findPayout(ctx.db, request.params.id) : undefined;
       if (!row) throw new DomainError('PAYOUT_NOT_FOUND', `Payout ${request.params.id} not found`);
-      return adminView(row, (await payoutPayers(ctx.db, [row.id])).get(row.id));
+      const [payers, flags] = await Promise.all([payoutPayers(ctx.db, [row.id]), listFlags(ctx.db, { payoutIds: [row.id] })]);
+      return { ...adminView(row, payers.get(row.id)), risk_flags: flags.map(toFlagSummary) };
     },
   );
 
@@ -143,7 +146,7 @@ export async function payoutAdminRoutes(app: RouteApp, ctx: AppContext): Promise
           ...ACTIONS[event],
           params: IdParams,
           // The payout after the change, as GET /payouts/{id} answers it.
-          documentedResponse: { 200: AdminGetPayoutAnswer },
+          documentedResponse: { 200: AdminPayoutAnswer },
           body: ReasonBody,
           errors: { ...NOT_FOUND, CONFLICT: 'The payout is no longer pending or processing (`data.status` is its status)' },
         },

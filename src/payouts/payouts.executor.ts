@@ -5,6 +5,7 @@ import type { AppContext, RouteApp } from '../context.js';
 import type { Tx } from '../db/pool.js';
 import { DomainError } from '../errors.js';
 import { RECEIPT_FILES } from '../receipts/upload.js';
+import { flagReusedProof } from './evidence.js';
 import { ExecutorCompletePayoutAnswer, ExecutorFailPayoutAnswer, ExecutorListPayoutsAnswer, ExecutorTakePayoutAnswer } from './payouts.executor.answers.js';
 import type { PayoutRow } from './payouts.repo.js';
 import { listAvailablePayouts, listExecutorPayouts, listPaidPayouts } from './payouts.repo.js';
@@ -140,14 +141,20 @@ export async function payoutExecutorRoutes(app: RouteApp, ctx: AppContext): Prom
     async (request) => {
       const upload = await request.readUpload();
       if (!upload.file) throw new DomainError('VALIDATION', 'Attach the proof of the transfer as a file (multipart field proof)');
+      const proof = upload.file;
+      const audit = audited(request, 'complete', { proof: proof.key });
       try {
         return toTakenPayout(
           await actOnPayout(
             ctx,
             request.params.id,
             'complete',
-            { requireExecutor: request.executor!.id, proofKey: upload.file.key },
-            audited(request, 'complete', { proof: upload.file.key }),
+            { requireExecutor: request.executor!.id, proofKey: proof.key, proofSha256: proof.sha256 },
+            async (tx, before, after) => {
+              await audit(tx, before, after);
+              // A proof already used elsewhere flags the payout for a person; it never changes the answer.
+              await flagReusedProof(tx, proof.sha256, after);
+            },
           ),
         );
       } catch (err) {

@@ -99,3 +99,17 @@ export async function firstReceiptWithFile(db: Queryable, sha256: Buffer, paymen
   );
   return rows[0];
 }
+
+/**
+ * The first executor's contest file with this content on another payment than `paymentId`
+ * (disputes_executor_file_sha256, migration 049): the other place a file shown for a
+ * payment is kept.
+ */
+export async function firstExecutorFileWith(db: Queryable, sha256: Buffer, paymentId: string): Promise<FileUse | undefined> {
+  const { rows } = await db.query<FileUse>(
+    `SELECT payment_id, merchant_id, 'executor_file' AS source, answered_at AS created_at FROM disputes
+      WHERE executor_file_sha256 = $1 AND payment_id <> $2 ORDER BY answered_at, id LIMIT 1`,
+    [sha256, paymentId],
+  );
+  return rows[0];
+}

@@ -8,6 +8,7 @@ export interface RiskFlagRow {
   action: 'refused' | 'flagged';
   merchant_id: string | null;
   payment_id: string | null;
+  payout_id: string | null;
   dispute_id: string | null;
   inputs: Record<string, unknown>;
   figure: string;
@@ -16,19 +17,21 @@ export interface RiskFlagRow {
   settle_comment: string | null;
 }
 
-const COLUMNS = 'id, created_at, rule, action, merchant_id, payment_id, dispute_id, inputs, figure, settled_at, settled_by, settle_comment';
+const COLUMNS = 'id, created_at, rule, action, merchant_id, payment_id, payout_id, dispute_id, inputs, figure, settled_at, settled_by, settle_comment';
 
 /**
- * The flags on the given payments or disputes, oldest first (risk_hits_payment and
- * risk_hits_dispute, migration 045): a dispute's own flags and its payment's.
+ * The flags on the given payments, disputes or payouts, oldest first (risk_hits_payment,
+ * risk_hits_dispute and risk_hits_payout, migration 045): a dispute's own flags and its payment's.
  */
-export async function listFlags(db: Queryable, on: { paymentIds?: string[]; disputeIds?: string[] }): Promise<RiskFlagRow[]> {
+export async function listFlags(db: Queryable, on: { paymentIds?: string[]; disputeIds?: string[]; payoutIds?: string[] }): Promise<RiskFlagRow[]> {
   const { rows } = await db.query<RiskFlagRow>(
     `SELECT ${COLUMNS} FROM risk_hits WHERE action = 'flagged' AND payment_id = ANY($1::uuid[])
      UNION
      SELECT ${COLUMNS} FROM risk_hits WHERE action = 'flagged' AND dispute_id = ANY($2::uuid[])
+     UNION
+     SELECT ${COLUMNS} FROM risk_hits WHERE action = 'flagged' AND payout_id = ANY($3::uuid[])
      ORDER BY created_at, id`,
-    [on.paymentIds ?? [], on.disputeIds ?? []],
+    [on.paymentIds ?? [], on.disputeIds ?? [], on.payoutIds ?? []],
   );
   return rows;
 }

@@ -21,6 +21,11 @@ export interface RiskHit {
   at?: Date;
 }
 
+/** "2026-11-27 10:02" (UTC): when, in a figure a person reads. */
+export function minuteOf(at: Date): string {
+  return at.toISOString().slice(0, 16).replace('T', ' ');
+}
+
 /** Records one decision; in the transaction of the flag it explains, so neither exists without the other. */
 export async function insertRiskHit(db: Queryable, hit: RiskHit): Promise<string> {
   const { rows } = await db.query<{ id: string }>(

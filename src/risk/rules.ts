@@ -4,9 +4,10 @@ import type { Db } from '../db/pool.js';
 import type { SecretBox } from '../lib/crypto.js';
 import type { Logger } from '../lib/logger.js';
 import { activeBlockKinds, type BlockRow, findActiveBlock, findBlock } from './blocks.repo.js';
+import { ClientChecks } from './client-checks.js';
 import type { RiskHit } from './hits.repo.js';
 import { type BlockKind, markHash } from './marks.js';
-import { type Count, checkClientId, countWithin, type LimitRow, type LimitScope, listLimits, uncount, windowFigures } from './velocity.repo.js';
+import { type Count, countWithin, type LimitRow, type LimitScope, listLimits, uncount, windowFigures } from './velocity.repo.js';
 
 declare module '../context.js' {
   interface AppContext {
@@ -53,12 +54,16 @@ export class RiskRules {
   private generation = 0;
   private live = false;
   private announcements: { stop(): Promise<void> } | undefined;
+  /** The creates' client_id rules, taken together under load (src/risk/client-checks.ts). */
+  private readonly clientChecks: ClientChecks;
 
   constructor(
     private readonly db: Db,
     private readonly box: SecretBox,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.clientChecks = new ClientChecks(db);
+  }
 
   async start(databaseUrl: string): Promise<void> {
     this.announcements = await followAnnouncements(databaseUrl, {
@@ -138,8 +143,9 @@ export class RiskRules {
       maxPayments: limit.max_payments,
       maxAmount: limit.max_amount,
     };
-    // The block look-up and the count in one round trip: with rules on, a create pays one statement.
-    const checked = await checkClientId(this.db, {
+    // The block look-up and the count in one statement, shared with the creates checked at the
+    // same moment: with rules on, a create pays a share of one statement and one commit.
+    const checked = await this.clientChecks.check({
       block: checkBlock ? { hash: this.hash('client_id', input.clientId), merchantId: input.merchantId } : undefined,
       count,
     });

@@ -85,41 +85,46 @@ export async function countWithin(db: Queryable, c: Count): Promise<boolean> {
   return rows[0]!.counted;
 }
 
+/** A create's client_id rules: the block look-up (its keyed hash and merchant) and/or its entry to count. */
+export interface ClientCheck {
+  block?: { hash: string; merchantId: string };
+  count?: Count;
+}
+
+/** What ClientCheck found: the first block that holds (nothing counted then), else whether the entry was counted. */
+export interface ClientChecked {
+  blockId: string | null;
+  counted: boolean;
+}
+
 /**
- * A create's client_id rules in one round trip: the first block that holds now for its keyed
- * hash (here or everywhere) when `block` is given, and — only when nothing blocks it — its entry
- * counted in the velocity window when `count` is given (as countWithin).
+ * The client_id rules of several creates in one statement and one transaction
+ * (risk_client_checks, src/db/functions/risk_client_checks.sql): for each, the first block that
+ * holds now for its keyed hash (here or everywhere) when `block` is given, and — only when
+ * nothing blocks it — its entry counted in its velocity window when `count` is given (as
+ * countWithin). Answers in the order given.
  */
-export async function checkClientId(
-  db: Db,
-  check: { block?: { hash: string; merchantId: string }; count?: Count },
-): Promise<{ blockId: string | null; counted: boolean }> {
-  const c = check.count;
-  // Prepared: on every create while rules are on, and its CTEs cost more to plan than to run.
-  const { rows } = await queryPrepared<{ block_id: string | null; counted: boolean }>(
+export async function checkClientIds(db: Db, checks: readonly ClientCheck[]): Promise<ClientChecked[]> {
+  const column = <T>(pick: (c: ClientCheck) => T): T[] => checks.map(pick);
+  // Prepared: on every create while rules are on (one call per batch of creates).
+  const { rows } = await queryPrepared<{ item: number; block_id: string | null; counted: boolean }>(
     db,
-    `WITH blocked AS (
-       SELECT id FROM risk_blocks
-       WHERE $9::boolean AND kind = 'client_id' AND value_hash = $10 AND (merchant_id IS NULL OR merchant_id = $11::uuid)
-         AND removed_at IS NULL AND (expires_at IS NULL OR expires_at > now())
-       ORDER BY created_at LIMIT 1
-     ), counted AS (${COUNT})
-     SELECT (SELECT id FROM blocked) AS block_id, EXISTS (SELECT 1 FROM counted) AS counted`,
+    `SELECT item, block_id, counted FROM risk_client_checks($1::text[], $2::uuid[], $3::text[], $4::numeric[], $5::uuid[],
+       $6::integer[], $7::integer[], $8::numeric[])`,
     [
-      c?.scope ?? 'client_id',
-      c?.key ?? '',
-      c?.amount ?? '0',
-      c?.id ?? '00000000-0000-0000-0000-000000000000',
-      c?.windowSeconds ?? 1,
-      c?.maxPayments ?? null,
-      c?.maxAmount ?? null,
-      c !== undefined,
-      check.block !== undefined,
-      check.block?.hash ?? '',
-      check.block?.merchantId ?? null,
+      column((c) => c.block?.hash ?? null),
+      column((c) => c.block?.merchantId ?? null),
+      column((c) => c.count?.key ?? null),
+      column((c) => c.count?.amount ?? null),
+      column((c) => c.count?.id ?? null),
+      column((c) => c.count?.windowSeconds ?? null),
+      column((c) => c.count?.maxPayments ?? null),
+      column((c) => c.count?.maxAmount ?? null),
     ],
   );
-  return { blockId: rows[0]!.block_id, counted: rows[0]!.counted };
+  const answers: ClientChecked[] = checks.map(() => ({ blockId: null, counted: false }));
+  for (const row of rows) answers[row.item - 1] = { blockId: row.block_id, counted: row.counted };
+  return answers;
 }
 
 /** What a key's window holds now (the figure of a refusal): entries and their sum. */
