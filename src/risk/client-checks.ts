@@ -1,25 +1,13 @@
-import { CONNECTION_TIMEOUT_MS, DatabaseWaitTimeout, type Db } from '../db/pool.js';
+import { type BatchOptions, StatementBatches, type Waiting } from '../db/batches.js';
+import type { Db } from '../db/pool.js';
 import { type ClientCheck, type ClientChecked, checkClientIds } from './velocity.repo.js';
 
-export interface ClientCheckOptions {
-  /** Checks in one statement at most. */
-  maxItems: number;
-  /** Statements of checks in progress at once, each on a pool connection. */
-  maxInFlight: number;
-}
+export type ClientCheckOptions = Pick<BatchOptions, 'maxItems' | 'maxInFlight'>;
 
 /** Statements of client_id checks in progress at once (as the creates' CREATE_BATCHES_IN_FLIGHT). */
 export const CLIENT_CHECKS_IN_FLIGHT = 2;
 /** Checks in one statement at most: a statement of 64 runs in about a millisecond. */
 export const CLIENT_CHECKS_MAX_ITEMS = 64;
-
-interface Waiting {
-  check: ClientCheck;
-  resolve: (checked: ClientChecked) => void;
-  reject: (err: unknown) => void;
-  /** Ends the wait as the pool ends a wait for a connection: a stuck database answers 503, not never. */
-  timer: NodeJS.Timeout;
-}
 
 /**
  * The client_id rules of payment creates taken together (issue 36; docs/performance.md "Risk rules
@@ -35,47 +23,23 @@ interface Waiting {
  * nothing of it was counted (it is one transaction), unless its connection was lost after the
  * commit — then its entries tighten their windows until they leave them, as before.
  */
-export class ClientChecks {
-  private readonly waiting: Waiting[] = [];
-  private inFlight = 0;
-
+export class ClientChecks extends StatementBatches<ClientCheck, ClientChecked> {
   constructor(
     private readonly db: Db,
-    private readonly options: ClientCheckOptions = { maxItems: CLIENT_CHECKS_MAX_ITEMS, maxInFlight: CLIENT_CHECKS_IN_FLIGHT },
-  ) {}
+    options: ClientCheckOptions = { maxItems: CLIENT_CHECKS_MAX_ITEMS, maxInFlight: CLIENT_CHECKS_IN_FLIGHT },
+  ) {
+    super(options, 'a payment create queued for its risk checks');
+  }
 
   check(check: ClientCheck): Promise<ClientChecked> {
-    return new Promise<ClientChecked>((resolve, reject) => {
-      const w: Waiting = { check, resolve, reject, timer: setTimeout(() => this.giveUp(w), CONNECTION_TIMEOUT_MS) };
-      this.waiting.push(w);
-      this.send();
-    });
+    return this.enqueue(check);
   }
 
-  private giveUp(w: Waiting): void {
-    const at = this.waiting.indexOf(w);
-    if (at === -1) return;
-    this.waiting.splice(at, 1);
-    w.reject(new DatabaseWaitTimeout('a payment create queued for its risk checks'));
-  }
-
-  private send(): void {
-    while (this.inFlight < this.options.maxInFlight && this.waiting.length > 0) {
-      const batch = this.waiting.splice(0, this.options.maxItems);
-      for (const w of batch) clearTimeout(w.timer);
-      this.inFlight++;
-      void this.run(batch).finally(() => {
-        this.inFlight--;
-        this.send();
-      });
-    }
-  }
-
-  private async run(batch: Waiting[]): Promise<void> {
+  protected async run(batch: Waiting<ClientCheck, ClientChecked>[]): Promise<void> {
     try {
       const answers = await checkClientIds(
         this.db,
-        batch.map((w) => w.check),
+        batch.map((w) => w.item),
       );
       batch.forEach((w, i) => {
         w.resolve(answers[i]!);

@@ -1,4 +1,5 @@
-import { CONNECTION_TIMEOUT_MS, DatabaseWaitTimeout, type Db, isDatabaseUnavailable, pgConstraint, pgErrorCode } from '../../db/pool.js';
+import { StatementBatches, type Waiting } from '../../db/batches.js';
+import { type Db, isDatabaseUnavailable, pgConstraint, pgErrorCode } from '../../db/pool.js';
 import type { Logger } from '../../lib/logger.js';
 import type { Metrics } from '../../observability/metrics.js';
 import type { NewPayment } from './cascade.js';
@@ -26,14 +27,6 @@ export interface CreateBatchOptions {
   sameAmountLimit: number;
 }
 
-interface Waiting {
-  payment: NewPayment;
-  resolve: (outcome: CascadeOutcome) => void;
-  reject: (err: unknown) => void;
-  /** Ends the wait as the pool ends a wait for a connection: a stuck database answers 503, not never. */
-  timer: NodeJS.Timeout;
-}
-
 /**
  * Payment creates taken together (issue 17, item 7; migration 034; docs/performance.md
  * "Creates taken together"): the `window` cascades of the creates that arrive while
@@ -52,55 +45,23 @@ interface Waiting {
  *   * a batch whose connection was lost may or may not have committed: none of its creates runs
  *     again, each answers the lost connection (503) as a create alone does.
  */
-export class CreateBatches {
-  private readonly waiting: Waiting[] = [];
-  private inFlight = 0;
-
+export class CreateBatches extends StatementBatches<NewPayment, CascadeOutcome> {
   constructor(
     private readonly db: Db,
     private readonly log: Logger,
     private readonly metrics: Pick<Metrics, 'createsSent'>,
     private readonly options: CreateBatchOptions,
-  ) {}
+  ) {
+    super(options, 'a payment create queued for a batch');
+  }
 
   /** insertPaymentWithCascade's `window` mode for `payment`, alone or with others. */
   window(payment: NewPayment): Promise<CascadeOutcome> {
     if (this.options.maxItems <= 1) return this.alone(payment, 'alone');
-    return new Promise<CascadeOutcome>((resolve, reject) => {
-      const w: Waiting = { payment, resolve, reject, timer: setTimeout(() => this.giveUp(w), CONNECTION_TIMEOUT_MS) };
-      this.waiting.push(w);
-      this.send();
-    });
+    return this.enqueue(payment);
   }
 
-  private giveUp(w: Waiting): void {
-    const at = this.waiting.indexOf(w);
-    if (at === -1) return;
-    this.waiting.splice(at, 1);
-    w.reject(new DatabaseWaitTimeout('a payment create queued for a batch'));
-  }
-
-  private send(): void {
-    while (this.inFlight < this.options.maxInFlight && this.waiting.length > 0) {
-      const batch = this.waiting.splice(0, this.options.maxItems);
-      for (const w of batch) clearTimeout(w.timer);
-      this.inFlight++;
-      let counted = true;
-      const release = () => {
-        if (!counted) return;
-        counted = false;
-        this.inFlight--;
-        this.send();
-      };
-      const slow = batch.length === 1 ? setTimeout(release, this.options.slowMs) : undefined;
-      void this.run(batch).finally(() => {
-        clearTimeout(slow);
-        release();
-      });
-    }
-  }
-
-  private async run(batch: Waiting[]): Promise<void> {
+  protected async run(batch: Waiting<NewPayment, CascadeOutcome>[]): Promise<void> {
     if (batch.length === 1) {
       await this.settleAlone(batch[0]!, 'alone');
       return;
@@ -110,7 +71,7 @@ export class CreateBatches {
     try {
       outcomes = await insertWindowBatch(
         this.db,
-        batch.map((w) => w.payment),
+        batch.map((w) => w.item),
         this.options.sameAmountLimit,
       );
     } catch (err) {
@@ -136,9 +97,9 @@ export class CreateBatches {
     });
   }
 
-  private async settleAlone(w: Waiting, how: 'alone' | 'again'): Promise<void> {
+  private async settleAlone(w: Waiting<NewPayment, CascadeOutcome>, how: 'alone' | 'again'): Promise<void> {
     try {
-      w.resolve(await this.alone(w.payment, how));
+      w.resolve(await this.alone(w.item, how));
     } catch (err) {
       w.reject(err);
     }
