@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
-import { migrate, splitStatements } from '../src/db/migrate.js';
+import { declaredLocks, migrate, splitStatements } from '../src/db/migrate.js';
 import { dropPartitionsBefore, ensureMonthsAhead, monthStart, partitionedTables, partitionName } from '../src/db/partitions.js';
 import { createPool, type Db } from '../src/db/pool.js';
 import { type RunningService, startService } from '../src/instance.js';
@@ -81,6 +81,16 @@ describe('migrations 054 and 055 on a populated database', () => {
         `-- kassir:no-transaction\n-- a; comment\nSELECT 'a;b';\nDO $$ BEGIN PERFORM 1; END $$;\n/* x; */ CREATE INDEX "i;" ON t (a);\n-- the end\n`,
       ).map((s) => s.trim()),
     ).toEqual(["-- kassir:no-transaction\n-- a; comment\nSELECT 'a;b';", 'DO $$ BEGIN PERFORM 1; END $$;', '/* x; */ CREATE INDEX "i;" ON t (a);']);
+  });
+
+  it('reads the locks a migration declares, in order, and refuses a mode PostgreSQL does not have', () => {
+    expect(declaredLocks('-- kassir:locks ACCESS EXCLUSIVE: a, b\n-- kassir:locks SHARE ROW EXCLUSIVE: c\nSELECT 1;')).toEqual([
+      { mode: 'ACCESS EXCLUSIVE', table: 'a' },
+      { mode: 'ACCESS EXCLUSIVE', table: 'b' },
+      { mode: 'SHARE ROW EXCLUSIVE', table: 'c' },
+    ]);
+    expect(() => declaredLocks('-- kassir:locks EVERYTHING: a\n')).toThrow(/unknown lock mode/);
+    expect(declaredLocks('SELECT 1;')).toEqual([]);
   });
 
   it('converts the history tables to monthly partitions while writers keep posting, none waiting past its lock_timeout', async () => {
