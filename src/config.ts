@@ -37,6 +37,10 @@ export interface Config {
   /** How long failed webhooks keep being retried before they are marked failed. */
   webhookRetryHours: number;
   webhookTimeoutMs: number;
+  /** Webhook delivery attempts are dropped, a month's partition at a time, once every one in it is this old (days). */
+  webhookAttemptsRetentionDays: number;
+  /** Jobs of the queue that failed for good are removed once unchanged this long (days). */
+  failedJobsRetentionDays: number;
   logLevel: string;
   /**
    * Which X-Forwarded-* to believe (client addresses in logs, the audit log and the sign-in limit;
@@ -335,6 +339,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookRetryBaseMs: integer(env, 'KASSIR_WEBHOOK_RETRY_BASE_MS', 30_000, 1),
     webhookRetryHours: integer(env, 'KASSIR_WEBHOOK_RETRY_HOURS', 24, 0),
     webhookTimeoutMs: integer(env, 'KASSIR_WEBHOOK_TIMEOUT_MS', 5_000, 100),
+    webhookAttemptsRetentionDays: integer(env, 'WEBHOOK_ATTEMPTS_RETENTION_DAYS', 90, 1),
+    failedJobsRetentionDays: integer(env, 'KASSIR_FAILED_JOBS_RETENTION_DAYS', 30, 1),
     logLevel: env.LOG_LEVEL || 'info',
     trustProxy: trustProxy(env.TRUST_PROXY),
     metricsToken: env.METRICS_TOKEN || undefined,

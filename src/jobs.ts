@@ -2,6 +2,7 @@ import type { Runner, Task, TaskList } from 'graphile-worker';
 import type { ChainClient } from './chain/chain.js';
 import { createTronClient } from './chain/tron.js';
 import type { AppContext } from './context.js';
+import { analyzeParents, dropPartitionsBefore, ensureMonthsAhead } from './db/partitions.js';
 import { transaction } from './db/pool.js';
 import { sweepSilence } from './devices/devices.service.js';
 import { DEADLINES_TASK, deadlinesTask } from './disputes/disputes.jobs.js';
@@ -9,7 +10,7 @@ import { POLL_TASK, pollTask } from './disputes/provider-status.service.js';
 import { DEPOSITS_TASK, depositsTask } from './executors/deposits.jobs.js';
 import { refreshScores } from './executors/executors.repo.js';
 import { sweepLowDeposits } from './executors/executors.service.js';
-import { removeIdempotencyKeysOlderThan } from './jobs/jobs.repo.js';
+import { removeFailedJobsOlderThan, removeIdempotencyKeysOlderThan } from './jobs/jobs.repo.js';
 import type { Jobs } from './jobs/worker.js';
 import { LEDGER_CHECK_TASK, LEDGER_TOTALS_TASK, ledgerCheckTask, ledgerTotalsTask } from './ledger/ledger.jobs.js';
 import { countPaymentChanges, expireDuePayments } from './payments/lifecycle.js';
@@ -97,6 +98,35 @@ function cleanupTask(ctx: AppContext): Task {
   };
 }
 
+const HISTORY_TASK = 'history_maintenance';
+/** Months of partitions kept ready beyond the current one (docs/operations.md "History: partitions and retention"). */
+export const PARTITION_MONTHS_AHEAD = 2;
+const DAY_MS = 86_400_000;
+
+/**
+ * History that does not slow the present (issue 38): the partitioned history tables get their
+ * coming months ahead of time; webhook attempts older than WEBHOOK_ATTEMPTS_RETENTION_DAYS go a
+ * whole month's partition at a time; jobs that failed for good go after
+ * KASSIR_FAILED_JOBS_RETENTION_DAYS. Postings, payments and the audit log are never dropped
+ * (db/partitions.ts refuses them). `now` is a parameter for the tests.
+ */
+export async function maintainHistory(ctx: AppContext, now = new Date()): Promise<{ created: string[]; dropped: string[]; failedJobs: number }> {
+  const created = await ensureMonthsAhead(ctx.db, now, PARTITION_MONTHS_AHEAD);
+  const dropped = await dropPartitionsBefore(ctx.db, 'webhook_attempts', new Date(now.getTime() - ctx.config.webhookAttemptsRetentionDays * DAY_MS));
+  const changed = [...created, ...dropped].map((name) => name.replace(/_p\d{6}$|_history$/, ''));
+  await analyzeParents(ctx.db, changed);
+  const failedJobs = await removeFailedJobsOlderThan(ctx.db, ctx.config.failedJobsRetentionDays);
+  return { created, dropped, failedJobs };
+}
+
+function historyTask(ctx: AppContext): Task {
+  return async () => {
+    const done = await maintainHistory(ctx);
+    if (done.created.length + done.dropped.length + done.failedJobs > 0)
+      ctx.log.info(done, 'history maintenance: partitions created and dropped, failed jobs removed');
+  };
+}
+
 export function taskList(ctx: AppContext): TaskList {
   let chain: ChainClient | undefined;
   const chainClient = () => {
@@ -110,6 +140,7 @@ export function taskList(ctx: AppContext): TaskList {
     [DISPATCH_TASK]: dispatchTask(ctx),
     [SEND_TASK]: sendTask(ctx, chainClient),
     [CLEANUP_TASK]: cleanupTask(ctx),
+    [HISTORY_TASK]: historyTask(ctx),
     [ACTIONS_TASK]: actionsTask(ctx),
     [POLL_TASK]: pollTask(ctx),
     [SCORE_TASK]: scoreTask(ctx),
@@ -128,6 +159,8 @@ export function featureJobs(ctx: AppContext, databaseUrl: string): Jobs {
     crontab: [
       `* * * * * ${EXPIRE_TASK} ?jobKey=${EXPIRE_TASK}&jobKeyMode=preserve_run_at`,
       `17 * * * * ${CLEANUP_TASK} ?jobKey=${CLEANUP_TASK}`,
+      // Partitions ahead, webhook attempts and failed jobs past their retention.
+      `29 * * * * ${HISTORY_TASK} ?jobKey=${HISTORY_TASK}`,
       `* * * * * ${POLL_TASK} ?jobKey=${POLL_TASK}`,
       `* * * * * ${SCORE_TASK} ?jobKey=${SCORE_TASK}`,
       // Disputes whose executor did not answer in time: the terminal's dispute_timeout decides.
@@ -151,6 +184,8 @@ export function featureJobs(ctx: AppContext, databaseUrl: string): Jobs {
       let wakeup: { stop(): Promise<void> } | undefined;
       try {
         await runner.addJob(EXPIRE_TASK, {}, { jobKey: EXPIRE_TASK, jobKeyMode: 'preserve_run_at' });
+        // At every start too, not only at minute 29: a database that was off for months gets its months before the first write needs them.
+        await runner.addJob(HISTORY_TASK, {}, { jobKey: HISTORY_TASK });
         if (ctx.config.tronDeposits) await runner.addJob(DEPOSITS_TASK, {}, { jobKey: DEPOSITS_TASK, jobKeyMode: 'preserve_run_at' });
         // When the database is back after an outage, open withdrawals get their send job again: one
         // whose job was running then may keep it locked for hours (its end could not be recorded).
