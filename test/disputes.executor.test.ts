@@ -385,17 +385,7 @@ describe('cap and score', () => {
   });
 
   it('uncovered: a dispute the deposit cannot cover still opens, freezes nothing and stops that executor’s hand-outs until it closes', async () => {
-    const poor = await createExecutor(service.app, 'Poor', { deposit: 100 });
-    tokens.set(poor.id, poor.token);
-    await createRequisite(service.app, poor.id);
-    await executorCall(service.app, executor.token, 'POST', '/pause');
-    const created = await createPayment(service.app, merchant, { ext_id: uniqueExtId(), amount: 5000 });
-    await executorCall(service.app, executor.token, 'POST', '/resume');
-    expect(created.status, JSON.stringify(created.body)).toBe(200);
-    await adminOk(service.app, 'POST', `/payments/${created.body.id}/cancel`);
-    await adminOk(service.app, 'POST', `/executors/${poor.id}/adjustments`, { amount: -90, reason: 'withdrawn' });
-    const opened = await signed(service.app, merchant, 'POST', `/v1/payments/${created.body.id}/dispute`, {});
-    expect(opened.statusCode, opened.body).toBe(200);
+    const { poor, created } = await uncoveredDispute('Poor');
     const [dispute] = (await executorCall(service.app, poor.token, 'GET', '/disputes')).json().disputes;
     expect(dispute).toMatchObject({ status: 'awaiting_executor', hold: 0, uncovered: true });
     expect((await executorCall(service.app, poor.token, 'GET', '/status')).json()).toMatchObject({ takes_payments: false, why_not: ['dispute_uncovered'] });
@@ -409,17 +399,7 @@ describe('cap and score', () => {
   });
 
   it('uncovered and approved: refused with DEPOSIT_SHORT and its figures, nothing changed; approved once the deposit is topped up', async () => {
-    const poor = await createExecutor(service.app, 'Poorer', { deposit: 100 });
-    tokens.set(poor.id, poor.token);
-    await createRequisite(service.app, poor.id);
-    await executorCall(service.app, executor.token, 'POST', '/pause');
-    const created = await createPayment(service.app, merchant, { ext_id: uniqueExtId(), amount: 5000 });
-    await executorCall(service.app, executor.token, 'POST', '/resume');
-    expect(created.status, JSON.stringify(created.body)).toBe(200);
-    await adminOk(service.app, 'POST', `/payments/${created.body.id}/cancel`);
-    await adminOk(service.app, 'POST', `/executors/${poor.id}/adjustments`, { amount: -90, reason: 'withdrawn' });
-    const opened = await signed(service.app, merchant, 'POST', `/v1/payments/${created.body.id}/dispute`, {});
-    expect(opened.statusCode, opened.body).toBe(200);
+    const { poor, created } = await uncoveredDispute('Poorer');
     const entries = async () =>
       (await service.ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ledger_transactions WHERE ref_id = $1`, [created.body.id])).rows[0]!.n;
     const before = await entries();
@@ -494,3 +474,22 @@ describe('late money', () => {
     await expectLedgerOk(service.app);
   });
 });
+
+/**
+ * A dispute its executor's deposit cannot cover: the payment (5000) made on a new executor with a
+ * deposit of 100, cancelled, the deposit then cut to 10, the dispute opened by the merchant.
+ */
+async function uncoveredDispute(name: string) {
+  const poor = await createExecutor(service.app, name, { deposit: 100 });
+  tokens.set(poor.id, poor.token);
+  await createRequisite(service.app, poor.id);
+  await executorCall(service.app, executor.token, 'POST', '/pause');
+  const created = await createPayment(service.app, merchant, { ext_id: uniqueExtId(), amount: 5000 });
+  await executorCall(service.app, executor.token, 'POST', '/resume');
+  expect(created.status, JSON.stringify(created.body)).toBe(200);
+  await adminOk(service.app, 'POST', `/payments/${created.body.id}/cancel`);
+  await adminOk(service.app, 'POST', `/executors/${poor.id}/adjustments`, { amount: -90, reason: 'withdrawn' });
+  const opened = await signed(service.app, merchant, 'POST', `/v1/payments/${created.body.id}/dispute`, {});
+  expect(opened.statusCode, opened.body).toBe(200);
+  return { poor, created };
+}
