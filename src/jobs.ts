@@ -2,7 +2,7 @@ import type { Runner, Task, TaskList } from 'graphile-worker';
 import type { ChainClient } from './chain/chain.js';
 import { createTronClient } from './chain/tron.js';
 import type { AppContext } from './context.js';
-import { analyzeParents, dropPartitionsBefore, ensureMonthsAhead } from './db/partitions.js';
+import { analyzeParents, dropPartitionsBefore, ensureMonthsAhead, PARTITION_MONTHS_AHEAD } from './db/partitions.js';
 import { transaction } from './db/pool.js';
 import { sweepSilence } from './devices/devices.service.js';
 import { DEADLINES_TASK, deadlinesTask } from './disputes/disputes.jobs.js';
@@ -99,8 +99,6 @@ function cleanupTask(ctx: AppContext): Task {
 }
 
 const HISTORY_TASK = 'history_maintenance';
-/** Months of partitions kept ready beyond the current one (docs/operations.md "History: partitions and retention"). */
-export const PARTITION_MONTHS_AHEAD = 2;
 const DAY_MS = 86_400_000;
 
 /**

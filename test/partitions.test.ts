@@ -231,6 +231,15 @@ describe('migrations 054 and 055 on a populated database', () => {
     // The reader made the first round find audit_log busy.
     expect(said.join('\n')).toMatch(/055_history_partitions.sql took its locks in round ([2-9]|\d\d)/);
     expect(said).toContain('applied migration 055_history_partitions.sql');
+    // The coming months are made by the migrations' run itself, before any job: an instance
+    // without the job worker finds them.
+    for (const { table, partitions } of await partitionedTables(pool)) {
+      for (const m of [0, 1, 2]) {
+        const [from, to] = [monthStart(new Date(), m), monthStart(new Date(), m + 1)];
+        const covering = partitions.filter((p) => (p.from === null || p.from <= from) && p.to !== null && p.to >= to);
+        expect(covering, `${table} from ${from.toISOString()}`).toHaveLength(1);
+      }
+    }
 
     // Nothing lost: the rows from before and every committed write.
     expect(await counts(pool)).toEqual({
@@ -243,7 +252,8 @@ describe('migrations 054 and 055 on a populated database', () => {
       `SELECT c.relname AS table FROM pg_partitioned_table p JOIN pg_class c ON c.oid = p.partrelid ORDER BY 1`,
     );
     expect(partitioned.rows.map((r) => r.table)).toEqual(HISTORY_TABLES);
-    // The old table is the history partition, alone until the maintenance job makes the months.
+    // The old table is the history partition, then the coming months from its bound on, made by
+    // the migrations' run (and by the maintenance job hourly).
     const tables = await partitionedTables(pool);
     const entries = tables.find((t) => t.table === 'ledger_entries')!;
     expect(entries.column).toBe('created_at');
@@ -251,17 +261,16 @@ describe('migrations 054 and 055 on a populated database', () => {
     const bound = entries.partitions[0]!.to!;
     expect(bound.getTime()).toBe(monthStart(bound).getTime());
     expect(bound.getTime()).toBeGreaterThan(Date.now());
-    expect(entries.partitions.map((p) => p.name)).toEqual(['ledger_entries_history']);
+    expect(entries.partitions.slice(1).map((p) => p.from!.getTime())).toEqual(entries.partitions.slice(1).map((_, i) => monthStart(bound, i).getTime()));
     expect(tables.find((t) => t.table === 'webhook_attempts')!.column).toBe('started_at');
     // The old rows are where they were (a rename, not a copy).
     const inHistory = await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM ONLY ledger_entries_history`);
     expect(inHistory.rows[0]!.n).toBe(TRANSACTIONS * 2 + 2 * written.total);
 
-    // The job's months (the service's worker runs it at start): the bound's month at least, each
-    // with the foreign keys the history partition has.
-    const created = await ensureMonthsAhead(pool, new Date(), 2);
+    // The months made at the migrations' run: the bound's month at least, each with the foreign
+    // keys the history partition has.
     const monthName = partitionName('ledger_entries', bound);
-    for (const table of HISTORY_TABLES) expect(created).toContain(partitionName(table, bound));
+    for (const table of HISTORY_TABLES) expect(tables.find((t) => t.table === table)!.partitions.map((p) => p.name)).toContain(partitionName(table, bound));
     const keys = await pool.query<{ table: string; n: number }>(
       `SELECT c.relname AS table, count(k.oid)::int AS n FROM pg_class c LEFT JOIN pg_constraint k ON k.conrelid = c.oid AND k.contype = 'f'
         WHERE c.relname = ANY($1::text[]) GROUP BY 1 ORDER BY 1`,

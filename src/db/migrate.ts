@@ -1,6 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
+import { ensureMonthsAhead, PARTITION_MONTHS_AHEAD } from './partitions.js';
 import type { Db } from './pool.js';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations/', import.meta.url));
@@ -185,6 +186,13 @@ export async function migrate(db: Db, log: { info(msg: string): void }, options:
       );
       throw new Error(`database functions (src/db/functions/) failed: ${err instanceof Error ? err.message : String(err)}`);
     }
+    // The history tables' coming months (migration 055) at every start as well as by the hourly
+    // job: an instance without the job worker (KASSIR_WORKER) must not find a month unready. The
+    // job of another instance may be making the same month at this moment: that is no reason to
+    // stop this start, and whichever is second finds the month made on its next look.
+    await ensureMonthsAhead(db, new Date(), PARTITION_MONTHS_AHEAD).catch((err: unknown) => {
+      log.info(`the coming months' partitions were not made at this start (${err instanceof Error ? err.message : String(err)}); the history job makes them`);
+    });
   } finally {
     // The lock belongs to the session: when the unlock fails, closing the connection releases it.
     broken ??= await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).then(

@@ -100,6 +100,9 @@ async function inTransactionWithLockTimeout(db: Db, statements: string[]): Promi
 
 const ident = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
+/** Months of partitions kept ready beyond the current one (docs/operations.md "History: partitions and retention"). */
+export const PARTITION_MONTHS_AHEAD = 2;
+
 /**
  * Makes sure every partitioned history table has a partition for the month of `now` and the
  * `monthsAhead` months after it (UTC months). A month is created as an empty table shaped like
