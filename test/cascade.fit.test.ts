@@ -229,9 +229,9 @@ describe('the requisite-fit rule', { timeout: 120_000 }, () => {
       { numRuns: 500 },
     );
     // The generator must exercise both outcomes, not only "nothing fits": with deposits, pauses
-    // and limits about one case in twenty-two fits (20–23 of 500 seen; 34 with no pause or limit),
-    // so 10 is far below what any run chooses.
-    expect(chosen).toBeGreaterThan(10);
+    // and limits about one case in twenty-two fits (20–23 of 500 seen, once 10; 34 with no pause or
+    // limit). The cases are drawn anew each run: 5 or more fail one run in about 100,000.
+    expect(chosen).toBeGreaterThan(4);
   });
 
   it('both walk the pool in the same order: priority, score, least recently used', async () => {

@@ -158,7 +158,10 @@ describe('teaching a message form in the console', () => {
     await marks.getByText('Card: *3418').waitFor();
     await mark(card, '12.50', 'Amount');
     await mark(card, 'Расплачивайтесь картой и зарабатывайте на покупках.', 'Any text');
-    expect(await card.getByLabel('Template').inputValue()).toBe('MKB: {date} Вам начислен cashback {amount} RUB по карте {card}. Баланс {balance} RUB. {any}');
+    // The template follows the marks once the page has drawn them (not at the click's return).
+    await expect
+      .poll(() => card.getByLabel('Template').inputValue())
+      .toBe('MKB: {date} Вам начислен cashback {amount} RUB по карте {card}. Баланс {balance} RUB. {any}');
     await card.getByLabel('Form name').fill('MKB cashback');
     await card.getByLabel('Bank code').fill('mkb');
     await card.getByRole('button', { name: 'Check and put live' }).click();
