@@ -76,6 +76,9 @@ export interface PayinSettlement extends PayinCredit {
  * (the gross of decision 11, which for a full payment is the hold); the executor owes it, the
  * terminal gets the net of decision 11, the executor is rewarded `v × payin_reward / 100` (6 dp
  * half-up) and the platform keeps the remainder — so the four parts always sum to v exactly.
+ * A completion posts it from SQL (payin_settlement, src/db/functions/payment_complete.sql, one
+ * round trip); this is the definition that SQL is held to (test/ledger.test.ts, 5,000 drawn
+ * inputs) and the figures the other tests expect.
  */
 export function payinSettlement(received: Decimal.Value, rate: Decimal.Value, payinRate: Decimal.Value, payinReward: Decimal.Value): PayinSettlement {
   const credit = creditForPayin(received, rate, payinRate);

@@ -1,4 +1,4 @@
-import { StatementBatches, type Waiting } from '../../db/batches.js';
+import { type BatchOptions, StatementBatches, type Waiting } from '../../db/batches.js';
 import { type Db, isDatabaseUnavailable, pgConstraint, pgErrorCode } from '../../db/pool.js';
 import type { Logger } from '../../lib/logger.js';
 import type { Metrics } from '../../observability/metrics.js';
@@ -12,11 +12,8 @@ declare module '../../context.js' {
   }
 }
 
-export interface CreateBatchOptions {
-  /** Creates in one statement at most; 1 sends every create on its own. */
-  maxItems: number;
-  /** Statements of several creates in progress at once, each on a pool connection. */
-  maxInFlight: number;
+/** maxItems 1 sends every create on its own. */
+export interface CreateBatchOptions extends BatchOptions {
   /**
    * A create sent alone and in progress this long stops counting against `maxInFlight`: alone, a
    * create waits for a lock another transaction holds, and it holds the queue up this long at
