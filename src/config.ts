@@ -30,6 +30,8 @@ export interface Config {
   dbPoolSize: number;
   /** Payment creates sent together in one statement at most under load (src/payments/cascade/create-batches.ts); 1: each alone. */
   createBatchSize: number;
+  /** Executors' reported transfers completed together in one statement at most under load (src/incoming/notification-batches.ts); 1: each alone. */
+  completionBatchSize: number;
   webhookAllowPrivate: boolean;
   expirySweepSeconds: number;
   /** First retry delay of a failed webhook; doubles per attempt (with jitter), capped at 2 h. */
@@ -113,8 +115,9 @@ export interface Shedding {
   retryAfterSeconds: number;
   /**
    * New payments, payouts and withdrawals are refused past this delay for a database connection or
-   * of the event loop, and their adaptive limit shrinks once their own latency passes their
-   * no-load latency by more than this (src/http/overload.ts)…
+   * of the event loop, and their adaptive limit, while reached, shrinks once their own latency
+   * passes their no-load latency by more than this or one batch's time, whichever is less
+   * (src/http/overload.ts)…
    */
   lowDelayMs: number;
   /** …and that limit is at most this many in progress. */
@@ -334,6 +337,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sameAmountLimit: integer(env, 'SAME_AMOUNT_LIMIT', 3, 1),
     dbPoolSize: integer(env, 'KASSIR_DB_POOL_SIZE', DEFAULT_DB_POOL_SIZE, 6),
     createBatchSize: integer(env, 'KASSIR_CREATE_BATCH_SIZE', DEFAULT_CREATE_BATCH_SIZE, 1),
+    completionBatchSize: integer(env, 'KASSIR_COMPLETION_BATCH_SIZE', DEFAULT_CREATE_BATCH_SIZE, 1),
     webhookAllowPrivate: boolean(env, 'WEBHOOK_ALLOW_PRIVATE', false),
     expirySweepSeconds: integer(env, 'KASSIR_EXPIRY_SWEEP_SECONDS', 5, 1),
     webhookRetryBaseMs: integer(env, 'KASSIR_WEBHOOK_RETRY_BASE_MS', 30_000, 1),

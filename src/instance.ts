@@ -7,13 +7,14 @@ import { type EmbeddedDatabase, startEmbeddedPostgres } from './db/embedded.js';
 import { locateWritableHost } from './db/hosts.js';
 import { migrate } from './db/migrate.js';
 import { createPool } from './db/pool.js';
+import { backgroundConnections, poolShare } from './db/share.js';
 import { keepTablesInShape } from './db/upkeep.js';
 import { buildApp } from './http/app.js';
+import { NotificationBatches } from './incoming/notification-batches.js';
 import { startWorker, type Worker } from './jobs/worker.js';
 import { featureJobs } from './jobs.js';
 import type { Logger } from './lib/logger.js';
 import { IdentityCache } from './merchants/identity.cache.js';
-import type { MerchantIdentity } from './merchants/identity.service.js';
 import { ServiceMetrics } from './observability/metrics.js';
 import { CreateBatches } from './payments/cascade/create-batches.js';
 import { RefusalLog } from './payments/refusals.js';
@@ -57,7 +58,7 @@ export async function startService(
   let upkeep: { stop(): Promise<void> } | undefined;
   let telegram: { stop(): Promise<void> } | undefined;
   let app: FastifyInstance | undefined;
-  const identities = new IdentityCache<MerchantIdentity>(log);
+  const identities = new IdentityCache(log);
   let riskRules: RiskRules | undefined;
   try {
     await migrate(db, log);
@@ -82,12 +83,34 @@ export async function startService(
       slowMs: CREATE_BATCH_SLOW_MS,
       sameAmountLimit: config.sameAmountLimit,
     });
-    const ctx: AppContext = { config, db, log, box, adminTokenHash: adminToken.hash, identities, files, refusals, creates, metrics, risk };
+    // Taken together as the creates are, and as many at once (docs/performance.md "Completion (issue 38)").
+    const reportedTransfers = new NotificationBatches(db, { config, metrics }, log, {
+      maxItems: config.completionBatchSize,
+      maxInFlight: CREATE_BATCHES_IN_FLIGHT,
+      slowMs: CREATE_BATCH_SLOW_MS,
+    });
+    const ctx: AppContext = {
+      config,
+      db,
+      log,
+      box,
+      adminTokenHash: adminToken.hash,
+      identities,
+      files,
+      refusals,
+      creates,
+      reportedTransfers,
+      metrics,
+      risk,
+    };
     // Before the routes: linking and the webhook route reach the bot through the context.
     if (config.telegram) ctx.telegram = new TelegramBot(ctx, config.telegram, options.telegramActions ?? {});
     app = await buildApp(ctx);
     if (config.runWorker) {
-      worker = await startWorker(ctx, featureJobs(ctx, databaseUrl));
+      // The jobs reach the database through a share of the pool: a queue of their work never
+      // stands in front of the requests' (src/db/share.ts).
+      const jobs: AppContext = { ...ctx, db: poolShare(db, backgroundConnections(config.dbPoolSize)) };
+      worker = await startWorker(jobs, featureJobs(jobs, databaseUrl));
       metrics.watchWorker(worker);
       upkeep = keepTablesInShape(db, log);
     }

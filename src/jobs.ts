@@ -17,6 +17,7 @@ import { countPaymentChanges, expireDuePayments } from './payments/lifecycle.js'
 import { ACTIONS_TASK, actionsTask } from './providers/providers.jobs.js';
 import { purgeOldRefreshes, REFRESH_TASK, refreshTask } from './rates/rates.jobs.js';
 import { ALERTS_TASK, alertsTask } from './reports/alerts.jobs.js';
+import { DASHBOARD_ROLLUP_TASK, dashboardRollupTask } from './reports/dashboard.jobs.js';
 import { purgeOldUsage } from './requisites/requisites.repo.js';
 import { switchOffUnpaidStreaks } from './requisites/requisites.service.js';
 import { DISPATCH_KEY, DISPATCH_TASK, scheduleDispatch } from './webhooks/outbox.js';
@@ -146,6 +147,7 @@ export function taskList(ctx: AppContext): TaskList {
     [LEDGER_CHECK_TASK]: ledgerCheckTask(ctx),
     [LEDGER_TOTALS_TASK]: ledgerTotalsTask(ctx),
     [ALERTS_TASK]: alertsTask(ctx),
+    [DASHBOARD_ROLLUP_TASK]: dashboardRollupTask(ctx),
     [REFRESH_TASK]: refreshTask(ctx, (source, outcome) => ctx.metrics.rateFetched(source, outcome)),
   };
 }
@@ -163,10 +165,13 @@ export function featureJobs(ctx: AppContext, databaseUrl: string): Jobs {
       `* * * * * ${SCORE_TASK} ?jobKey=${SCORE_TASK}`,
       // Disputes whose executor did not answer in time: the terminal's dispute_timeout decides.
       `* * * * * ${DEADLINES_TASK} ?jobKey=${DEADLINES_TASK}`,
-      // The ledger's invariants, for /metrics (kassir_ledger_check_*).
+      // The ledger's invariants, for /metrics (kassir_ledger_check_*): what was written since the previous
+      // run (migration 065), and the whole ledger at 03:41 UTC (ledger.service.ts checkLedgerByJob).
       `41 * * * * ${LEDGER_CHECK_TASK} ?jobKey=${LEDGER_CHECK_TASK}`,
       // The system accounts' totals (migration 056), so that the dashboard sums a minute of entries.
       `* * * * * ${LEDGER_TOTALS_TASK} ?jobKey=${LEDGER_TOTALS_TASK}`,
+      // The dashboard's payments summed per minute and hour (migration 063), so that it reads a minute of payments.
+      `* * * * * ${DASHBOARD_ROLLUP_TASK} ?jobKey=${DASHBOARD_ROLLUP_TASK}`,
       // The staff alert rules (GET /admin/v1/alerts), told by Telegram once per cooldown.
       `* * * * * ${ALERTS_TASK} ?jobKey=${ALERTS_TASK}`,
       // The rate feeds: the job sleeps until the next feed is due; this line wakes it should the chain break.

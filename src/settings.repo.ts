@@ -20,3 +20,18 @@ export async function initSetting(db: Queryable, key: string, value: string): Pr
 export async function putSetting(db: Queryable, key: string, value: string): Promise<void> {
   await db.query('INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, updated_at = now()', [key, value]);
 }
+
+/**
+ * Stores `at` (a moment, as ISO text) under `key` unless the moment stored there is less than
+ * `minutes` before it; true when it stored it. One row's conditional upsert: of two transactions
+ * claiming one key at once, the second waits for the first and then finds it taken.
+ */
+export async function claimMoment(db: Queryable, key: string, at: Date, minutes: number): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `INSERT INTO settings (key, value) VALUES ($1, $2)
+     ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, updated_at = now()
+      WHERE settings.value::timestamptz <= $2::timestamptz - make_interval(mins => $3)`,
+    [key, at.toISOString(), minutes],
+  );
+  return rowCount === 1;
+}

@@ -193,6 +193,7 @@ async function choice(c: Case, mode: CascadeMode | 'batch'): Promise<string | nu
       payinRate: '0',
       crossBorder: false,
       clientId: null,
+      clientLimit: null,
       notifyUrl: null,
       notificationToken: null,
       pageToken: uniqueExtId(),

@@ -181,6 +181,8 @@ describe('the console in Russian', () => {
     // The executor's statement names the payment: amount in Russian format, its order, its status in words.
     await page.goto(`${origin}/console/executors/${executor.id}`);
     await expect.poll(async () => await shownText(page), { timeout: 20_000 }).toContain(`Платёж 1 500 ₽, заказ ${payment.ext_id}, завершён`);
+    // The requisites are a request of their own, which may answer after the statement's.
+    await expect.poll(async () => await shownText(page), { timeout: 20_000 }).toMatch(maskedInFours(card.value));
     const body = await shownText(page);
     expect(body).toContain(ru['ledger.payin_hold']);
     expect(body).toMatch(maskedInFours(card.value));
@@ -285,6 +287,7 @@ describe('the console in English', () => {
     await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
     await page.goto(`${origin}/console/executors/${executor.id}`);
     await expect.poll(async () => await shownText(page), { timeout: 20_000 }).toContain(`Payment 1,500 RUB, order ${payment.ext_id}, completed`);
+    await expect.poll(async () => await shownText(page), { timeout: 20_000 }).toMatch(maskedInFours(card.value));
     const body = await shownText(page);
     expect(body).toContain('Sberbank');
     expect(body).not.toMatch(/\bsberbank\b/);

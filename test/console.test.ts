@@ -451,6 +451,9 @@ describe('the operator console', () => {
     const secret = (await page.getByRole('alert').filter({ hasText: 'Book Shop' }).locator('code').textContent())!;
     expect(secret).toMatch(/^sk_/);
     await page.getByRole('link', { name: 'Book Shop' }).click();
+    // The merchant's page is in place before its form is filled: the list's own "Name" field is
+    // still on screen for a moment after the click, and a fill there leaves the terminal unnamed.
+    await page.getByRole('button', { name: 'New terminal' }).waitFor();
     await page.getByLabel('Name').fill('Main');
     await page.getByLabel('Pay-in fee, %').fill('2.5');
     await page.getByRole('button', { name: 'New terminal' }).click();

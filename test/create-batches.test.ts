@@ -61,6 +61,7 @@ function newPayment(amount: number, overrides: Partial<NewPayment> = {}): NewPay
     payinRate: '2',
     crossBorder: false,
     clientId: null,
+    clientLimit: null,
     notifyUrl: null,
     notificationToken: null,
     pageToken: uniqueExtId('page'),
@@ -171,7 +172,7 @@ describe('creates taken together', () => {
     expect(b.sent).toEqual({ alone: 1, together: 5, again: 0 });
     expect(outcomes.map((o) => Boolean(o.payment))).toEqual([true, true, false, true, true, false]);
     expect(outcomes[2]!.facts.ext_id_taken).toBe(true);
-    expect(outcomes[5]!.facts).toEqual({ same_amount: 2, ext_id_taken: false });
+    expect(outcomes[5]!.facts).toMatchObject({ same_amount: 2, ext_id_taken: false, client_refused: false });
   });
 
   it('a create whose terminal-and-amount lock another transaction holds is run again alone, waiting, and the rest do not wait for it', async () => {

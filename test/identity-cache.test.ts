@@ -196,9 +196,100 @@ async function relay(target: URL): Promise<{ url: string; cut(): void; restore()
   };
 }
 
+describe("executors' tokens from memory (issue 38, migration 058)", () => {
+  const balance = async (app: RunningService['app'], token: string): Promise<string> => {
+    const res = await app.inject({ method: 'GET', url: '/executor/v1/balance', headers: { authorization: `Bearer ${token}` } });
+    return res.statusCode === 200 ? '200' : `${res.statusCode} ${res.json().error}`;
+  };
+  /** Both instances answer `token` with 200 and keep its executor in memory. */
+  async function cachedOnBoth(token: string): Promise<void> {
+    for (const instance of [service, other]) {
+      // As above: an announcement of the executor's creation may land after the first read, and empty the cache.
+      await until(
+        async () => ((await balance(instance.app, token)) === '200' && instance.ctx.identities.size > 0 ? true : undefined),
+        10_000,
+        50,
+        'the executor cached',
+      );
+    }
+  }
+
+  it("serves an executor's token from memory, and refuses a rotated one at once here and promptly on the other instance", async () => {
+    const executor = await createExecutor(service.app, 'Cached', { deposit: 0 });
+    await cachedOnBoth(executor.token);
+    const sizeBefore = other.ctx.identities.size;
+    expect(await balance(other.app, executor.token)).toBe('200');
+    expect(other.ctx.identities.size).toBe(sizeBefore); // served from memory: nothing new kept
+    const rotated = await adminOk<{ token: string }>(service.app, 'POST', `/executors/${executor.id}/token/rotate`, {});
+    // No waiting on the instance that made the change.
+    expect(await balance(service.app, executor.token)).toBe('401 AUTH_002');
+    await until(async () => ((await balance(other.app, executor.token)) === '401 AUTH_002' ? true : undefined), 5_000, 20, 'the old token refused there');
+    expect(await balance(other.app, rotated.token)).toBe('200');
+    expect(await balance(service.app, rotated.token)).toBe('200');
+  });
+
+  it('refuses a deactivated executor on both instances, whichever made the change, and takes it back when it is active again', async () => {
+    const executor = await createExecutor(service.app, 'Deactivated', { deposit: 0 });
+    await cachedOnBoth(executor.token);
+    // Through the other instance's operator API this time.
+    await adminOk(other.app, 'PATCH', `/executors/${executor.id}`, { is_active: false });
+    expect(await balance(other.app, executor.token)).toBe('403 AUTH_003');
+    await until(async () => ((await balance(service.app, executor.token)) === '403 AUTH_003' ? true : undefined), 5_000, 20, 'refused on the first instance');
+    await adminOk(service.app, 'PATCH', `/executors/${executor.id}`, { is_active: true });
+    expect(await balance(service.app, executor.token)).toBe('200');
+    await until(async () => ((await balance(other.app, executor.token)) === '200' ? true : undefined), 5_000, 20, 'active again there');
+  });
+
+  it('forgets an executor changed by plain SQL (the CLI, a script) on both instances', async () => {
+    const executor = await createExecutor(service.app, 'Scripted', { deposit: 0 });
+    await cachedOnBoth(executor.token);
+    await service.ctx.db.query('UPDATE executors SET is_active = false WHERE id = $1', [executor.id]);
+    for (const instance of [service, other]) {
+      await until(async () => ((await balance(instance.app, executor.token)) === '403 AUTH_003' ? true : undefined), 5_000, 20, 'refused');
+    }
+    await service.ctx.db.query(`UPDATE executors SET token_hash = sha256('revoked by a script'::bytea), is_active = true WHERE id = $1`, [executor.id]);
+    for (const instance of [service, other]) {
+      await until(async () => ((await balance(instance.app, executor.token)) === '401 AUTH_002' ? true : undefined), 5_000, 20, 'refused');
+    }
+  });
+
+  it("announces a change of an executor's token, name or activity, and none of the columns its jobs write all the time", async () => {
+    const executor = await createExecutor(service.app, 'Quiet', { deposit: 0 });
+    const listener = new pg.Client({ connectionString: service.databaseUrl });
+    await listener.connect();
+    try {
+      const heard: string[] = [];
+      listener.on('notification', (n) => heard.push(`${n.channel} ${n.payload}`));
+      await listener.query('LISTEN kassir_identity');
+      const marker = async (label: string) => {
+        // An announcement of another table, as a marker: announcements arrive in commit order.
+        await service.ctx.db.query(`SELECT pg_notify('kassir_identity', $1)`, [label]);
+        await until(() => (heard.includes(`kassir_identity ${label}`) ? true : undefined), 5_000, 10, label);
+      };
+      await marker('start');
+      heard.length = 0;
+      // What the score, deposit, devices and disputes jobs write: no announcement.
+      await service.ctx.db.query(
+        'UPDATE executors SET score = score, open_disputes = open_disputes, devices_silent = NOT devices_silent, updated_at = now() WHERE id = $1',
+        [executor.id],
+      );
+      // A name set to what it was: no announcement either.
+      await service.ctx.db.query('UPDATE executors SET name = name, is_active = is_active WHERE id = $1', [executor.id]);
+      await marker('quiet');
+      expect(heard).toEqual(['kassir_identity quiet']);
+      heard.length = 0;
+      await service.ctx.db.query(`UPDATE executors SET name = 'Renamed' WHERE id = $1`, [executor.id]);
+      await marker('renamed');
+      expect(heard).toEqual(['kassir_identity executors', 'kassir_identity renamed']);
+    } finally {
+      await listener.end();
+    }
+  });
+});
+
 describe('IdentityCache.get', () => {
   it('does not keep a read that a change overlapped, nor a caller that does not exist', async () => {
-    const cache = new IdentityCache<string>(createLogger('silent'));
+    const cache = new IdentityCache(createLogger('silent'));
     await cache.start(service.databaseUrl);
     try {
       expect(
@@ -224,7 +315,7 @@ describe('IdentityCache.get', () => {
 
   it('serves nothing from memory while the announcing connection is down, and forgets everything once it is back', async () => {
     const link = await relay(new URL(service.databaseUrl));
-    const cache = new IdentityCache<string>(createLogger('silent'));
+    const cache = new IdentityCache(createLogger('silent'));
     await cache.start(link.url);
     try {
       expect(await cache.get('k', async () => ({ value: 'v1', validUntil: null }))).toBe('v1');

@@ -6,10 +6,12 @@
 import { Decimal } from 'decimal.js';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureMonthsAhead, partitionedTables } from '../src/db/partitions.js';
 import { type Tx, transaction } from '../src/db/pool.js';
 import { creditForPayin, payinSettlement } from '../src/ledger/credit.js';
 import { type Posting, post } from '../src/ledger/ledger.repo.js';
-import { checkLedger } from '../src/ledger/ledger.service.js';
+import { checkLedger, checkLedgerByJob } from '../src/ledger/ledger.service.js';
+import { type LedgerWatermark, readWatermark } from '../src/ledger/ledger-since.js';
 import {
   admin,
   adminOk,
@@ -55,6 +57,79 @@ async function withoutLedgerTriggers(fn: (tx: Tx) => Promise<void>): Promise<voi
   } finally {
     client.release();
   }
+}
+
+/** Runs `fn` in a transaction and commits it: its value, and the error that refused it (at COMMIT or before). */
+async function inTransaction<T>(fn: (tx: Tx) => Promise<T>): Promise<{ value?: T; error?: Error & { code?: string; constraint?: string } }> {
+  const client = await service.ctx.db.connect();
+  let value: T | undefined;
+  try {
+    await client.query('BEGIN');
+    value = await fn(client);
+    await client.query('COMMIT');
+    return { value };
+  } catch (err) {
+    await client.query('ROLLBACK');
+    return { value, error: err as Error };
+  } finally {
+    client.release();
+  }
+}
+
+/**
+ * A deleted posting put back as it was (its transaction row, then its entries, in one transaction):
+ * balanced entries need no trigger switched off.
+ */
+async function putPostingBack(
+  posting: { id: string; kind: string; ref_id: string | null; merchant_id: string | null; memo?: string | null; created_at: unknown },
+  entries: { id: string; account_id: string; amount: string; created_at: unknown }[],
+): Promise<void> {
+  await inTransaction(async (tx) => {
+    await tx.query('INSERT INTO ledger_transactions (id, kind, ref_id, merchant_id, memo, created_at) VALUES ($1, $2, $3, $4, $5, $6)', [
+      posting.id,
+      posting.kind,
+      posting.ref_id,
+      posting.merchant_id,
+      posting.memo ?? null,
+      posting.created_at,
+    ]);
+    for (const e of entries) {
+      await tx.query('INSERT INTO ledger_entries (id, transaction_id, account_id, amount, created_at) VALUES ($1, $2, $3, $4, $5)', [
+        e.id,
+        posting.id,
+        e.account_id,
+        e.amount,
+        e.created_at,
+      ]);
+    }
+  }).then(({ error }) => {
+    if (error) throw error;
+  });
+}
+
+/** Corrupts the ledger with the triggers off: a transaction whose one entry leaves it unbalanced, and one with no entries. */
+async function writeUnbalancedAndEmpty(): Promise<{ unbalanced: string; empty: string }> {
+  const [account] = await sql<{ id: string }>(`SELECT id FROM ledger_accounts WHERE kind = 'system_adjustments'`);
+  let unbalanced = '';
+  let empty = '';
+  await withoutLedgerTriggers(async (tx) => {
+    unbalanced = (await tx.query<{ id: string }>(`INSERT INTO ledger_transactions (kind, memo) VALUES ('adjustment', 'corrupt') RETURNING id`)).rows[0]!.id;
+    await tx.query('INSERT INTO ledger_entries (transaction_id, account_id, amount) VALUES ($1, $2, 1.5)', [unbalanced, account!.id]);
+    empty = (await tx.query<{ id: string }>(`INSERT INTO ledger_transactions (kind, memo) VALUES ('adjustment', 'empty') RETURNING id`)).rows[0]!.id;
+  });
+  return { unbalanced, empty };
+}
+
+/** The ids of the system accounts system_adjustments, system_incoming and system_fee_revenue. */
+async function ledgerAccounts(): Promise<string[]> {
+  const rows = await sql<{ id: string; kind: string }>(
+    `SELECT id, kind FROM ledger_accounts WHERE kind IN ('system_adjustments', 'system_incoming', 'system_fee_revenue') AND terminal_id IS NULL AND executor_id IS NULL`,
+  );
+  return ['system_adjustments', 'system_incoming', 'system_fee_revenue'].map((kind) => rows.find((r) => r.kind === kind)!.id);
+}
+
+async function newLedgerTransaction(tx: Tx, memo: string): Promise<string> {
+  return (await tx.query<{ id: string }>(`INSERT INTO ledger_transactions (kind, memo) VALUES ('adjustment', $1) RETURNING id`, [memo])).rows[0]!.id;
 }
 
 async function notify(requisiteId: string, amount: number) {
@@ -251,6 +326,149 @@ describe('the SQL itself refuses to break the ledger', () => {
     } finally {
       client.release();
     }
+    expect(await check()).toEqual({ ok: true, problems: [] });
+  });
+
+  it('a posting of several entries in one INSERT: refused at COMMIT unless it balances, also beside a balanced one in the same INSERT', async () => {
+    const [adjustments, incoming, revenue] = await ledgerAccounts();
+    // Balanced, three entries: committed, nothing left to check.
+    const balanced = await inTransaction(async (tx) => {
+      const id = await newLedgerTransaction(tx, 'three entries');
+      await tx.query('INSERT INTO ledger_entries (transaction_id, account_id, amount) VALUES ($1, $2, -10), ($1, $3, 9.5), ($1, $4, 0.5)', [
+        id,
+        incoming,
+        adjustments,
+        revenue,
+      ]);
+      return id;
+    });
+    expect(balanced.error).toBeUndefined();
+    expect(await sql('SELECT 1 FROM ledger_entries WHERE transaction_id = $1', [balanced.value])).toHaveLength(3);
+    // Unbalanced, three entries in one INSERT.
+    const unbalanced = await inTransaction(async (tx) => {
+      const id = await newLedgerTransaction(tx, 'three entries, unbalanced');
+      await tx.query('INSERT INTO ledger_entries (transaction_id, account_id, amount) VALUES ($1, $2, -10), ($1, $3, 9.5), ($1, $4, 0.25)', [
+        id,
+        incoming,
+        adjustments,
+        revenue,
+      ]);
+      return id;
+    });
+    expect(unbalanced.error).toMatchObject({ code: '23514', constraint: 'ledger_transaction_balanced' });
+    expect(unbalanced.error?.message).toBe(`ledger transaction ${unbalanced.value} is unbalanced by -0.250000`);
+    // Two postings in one INSERT (as post() writes a batch), the second unbalanced: the whole refused.
+    const two = await inTransaction(async (tx) => {
+      const first = await newLedgerTransaction(tx, 'batch, balanced');
+      const second = await newLedgerTransaction(tx, 'batch, unbalanced');
+      await tx.query('INSERT INTO ledger_entries (transaction_id, account_id, amount) VALUES ($1, $3, -2), ($1, $4, 2), ($2, $3, -2), ($2, $4, 1)', [
+        first,
+        second,
+        incoming,
+        adjustments,
+      ]);
+      return [first, second];
+    });
+    expect(two.error?.message).toBe(`ledger transaction ${two.value![1]} is unbalanced by -1.000000`);
+    expect(await sql('SELECT 1 FROM ledger_transactions WHERE id = ANY($1::uuid[])', [two.value])).toHaveLength(0);
+    expect(await sql('SELECT 1 FROM ledger_postings_to_check')).toHaveLength(0);
+    expect(await check()).toEqual({ ok: true, problems: [] });
+  });
+
+  it('a posting written across statements of one transaction: committed when the whole balances, refused when it does not', async () => {
+    const [adjustments, incoming, revenue] = await ledgerAccounts();
+    const legs = async (tx: Tx, id: string, amounts: number[]) => {
+      const accounts = [incoming, adjustments, revenue];
+      for (const [i, amount] of amounts.entries()) {
+        await tx.query('INSERT INTO ledger_entries (transaction_id, account_id, amount) VALUES ($1, $2, $3)', [id, accounts[i % 3], amount]);
+      }
+    };
+    // Each statement unbalanced, the whole balanced: committed, as before.
+    const across = await inTransaction(async (tx) => {
+      const id = await newLedgerTransaction(tx, 'across statements');
+      await legs(tx, id, [-7, 4, 3]);
+      return id;
+    });
+    expect(across.error).toBeUndefined();
+    expect(await sql('SELECT 1 FROM ledger_entries WHERE transaction_id = $1', [across.value])).toHaveLength(3);
+    // Each statement unbalanced, the whole too.
+    const short = await inTransaction(async (tx) => {
+      const id = await newLedgerTransaction(tx, 'across statements, unbalanced');
+      await legs(tx, id, [-7, 4, 2]);
+      return id;
+    });
+    expect(short.error?.message).toBe(`ledger transaction ${short.value} is unbalanced by -1.000000`);
+    // A first INSERT that balances, a second that adds one leg: refused (the second statement's part is checked at COMMIT).
+    const added = await inTransaction(async (tx) => {
+      const id = await newLedgerTransaction(tx, 'balanced, then one more leg');
+      await tx.query('INSERT INTO ledger_entries (transaction_id, account_id, amount) VALUES ($1, $2, -5), ($1, $3, 5)', [id, incoming, adjustments]);
+      await legs(tx, id, [0.01]);
+      return id;
+    });
+    expect(added.error?.message).toBe(`ledger transaction ${added.value} is unbalanced by 0.010000`);
+    // Two parts each unbalanced, written by one INSERT through two data-modifying CTEs: balanced together, committed.
+    const ctes = await inTransaction(async (tx) => {
+      const id = await newLedgerTransaction(tx, 'two CTEs');
+      await tx.query(
+        `WITH a AS (INSERT INTO ledger_entries (transaction_id, account_id, amount) VALUES ($1, $2, -3) RETURNING id)
+         INSERT INTO ledger_entries (transaction_id, account_id, amount) SELECT $1, $3, 3 FROM a`,
+        [id, incoming, adjustments],
+      );
+      return id;
+    });
+    expect(ctes.error).toBeUndefined();
+    // SET CONSTRAINTS … IMMEDIATE halfway: what is written so far is checked there and then, and
+    // each statement after it at its end, as the old per-entry check did.
+    let immediate = '';
+    const halfway = await inTransaction(async (tx) => {
+      immediate = await newLedgerTransaction(tx, 'immediate halfway');
+      await legs(tx, immediate, [-4]);
+      await tx.query('SET CONSTRAINTS ledger_entries_balanced IMMEDIATE');
+    });
+    expect(halfway.error?.message).toBe(`ledger transaction ${immediate} is unbalanced by -4.000000`);
+    let afterImmediate = '';
+    const first = await inTransaction(async (tx) => {
+      await tx.query('SET CONSTRAINTS ALL IMMEDIATE');
+      afterImmediate = await newLedgerTransaction(tx, 'immediate first');
+      await tx.query('INSERT INTO ledger_entries (transaction_id, account_id, amount) VALUES ($1, $2, -5), ($1, $3, 5)', [
+        afterImmediate,
+        incoming,
+        adjustments,
+      ]);
+      await legs(tx, afterImmediate, [2]);
+    });
+    expect(first.error?.message).toBe(`ledger transaction ${afterImmediate} is unbalanced by 2.000000`);
+    for (const id of [short.value, added.value, immediate, afterImmediate]) {
+      expect(await sql('SELECT 1 FROM ledger_transactions WHERE id = $1', [id])).toHaveLength(0);
+    }
+    expect(await sql('SELECT 1 FROM ledger_postings_to_check')).toHaveLength(0);
+    expect(await check()).toEqual({ ok: true, problems: [] });
+  });
+
+  it('race: two transactions each writing one leg of the same ledger transaction are both refused', async () => {
+    const [adjustments, incoming] = await ledgerAccounts();
+    const { rows } = await service.ctx.db.query<{ id: string }>(
+      `INSERT INTO ledger_transactions (kind, memo) VALUES ('adjustment', 'two halves') RETURNING id`,
+    );
+    const id = rows[0]!.id;
+    const halves = [
+      [incoming, -6],
+      [adjustments, 6],
+    ] as const;
+    const results = await Promise.all(
+      halves.map(([account, amount]) =>
+        inTransaction(async (tx) => {
+          await tx.query('INSERT INTO ledger_entries (transaction_id, account_id, amount) VALUES ($1, $2, $3)', [id, account, amount]);
+          await tx.query('SELECT pg_sleep(0.05)');
+        }),
+      ),
+    );
+    expect(results.map((r) => r.error?.message)).toEqual([
+      `ledger transaction ${id} is unbalanced by -6.000000`,
+      `ledger transaction ${id} is unbalanced by 6.000000`,
+    ]);
+    expect(await sql('SELECT 1 FROM ledger_entries WHERE transaction_id = $1', [id])).toHaveLength(0);
+    await sql('DELETE FROM ledger_transactions WHERE id = $1', [id]);
     expect(await check()).toEqual({ ok: true, problems: [] });
   });
 
@@ -456,14 +674,7 @@ describe('credits applied at COMMIT (migration 012)', () => {
 
 describe('a corrupted ledger: the check names what breaks, the repair restores it', () => {
   it('an unbalanced transaction and an empty one', async () => {
-    const [account] = await sql<{ id: string }>(`SELECT id FROM ledger_accounts WHERE kind = 'system_adjustments'`);
-    let unbalanced = '';
-    let empty = '';
-    await withoutLedgerTriggers(async (tx) => {
-      unbalanced = (await tx.query<{ id: string }>(`INSERT INTO ledger_transactions (kind, memo) VALUES ('adjustment', 'corrupt') RETURNING id`)).rows[0]!.id;
-      await tx.query('INSERT INTO ledger_entries (transaction_id, account_id, amount) VALUES ($1, $2, 1.5)', [unbalanced, account!.id]);
-      empty = (await tx.query<{ id: string }>(`INSERT INTO ledger_transactions (kind, memo) VALUES ('adjustment', 'empty') RETURNING id`)).rows[0]!.id;
-    });
+    const { unbalanced, empty } = await writeUnbalancedAndEmpty();
 
     const result = await check();
     expect(result.ok).toBe(false);
@@ -568,30 +779,7 @@ describe('a corrupted ledger: the check names what breaks, the repair restores i
     expect(result.problems).toHaveLength(3);
 
     // Put the very same rows back (inserting balanced entries needs no trigger switched off).
-    const client = await service.ctx.db.connect();
-    try {
-      await client.query('BEGIN');
-      await client.query('INSERT INTO ledger_transactions (id, kind, ref_id, merchant_id, memo, created_at) VALUES ($1, $2, $3, $4, $5, $6)', [
-        txRow!.id,
-        txRow!.kind,
-        txRow!.ref_id,
-        txRow!.merchant_id,
-        txRow!.memo,
-        txRow!.created_at,
-      ]);
-      for (const e of entries) {
-        await client.query('INSERT INTO ledger_entries (id, transaction_id, account_id, amount, created_at) VALUES ($1, $2, $3, $4, $5)', [
-          e.id,
-          txRow!.id,
-          e.account_id,
-          e.amount,
-          e.created_at,
-        ]);
-      }
-      await client.query('COMMIT');
-    } finally {
-      client.release();
-    }
+    await putPostingBack(txRow!, entries);
     expect(await check()).toEqual({ ok: true, problems: [] });
   });
 
@@ -690,5 +878,296 @@ describe('lock order', () => {
     } finally {
       for (const client of [holder, poster, probe]) client.release(true);
     }
+  });
+});
+
+describe('the balance check with 30 months of partitions (issue 38, migration 059)', () => {
+  it('refuses an unbalanced posting and commits a balanced one in every month, written through the table or naming the month', async () => {
+    await ensureMonthsAhead(service.ctx.db, new Date(), 30);
+    const entries = (await partitionedTables(service.ctx.db)).find((t) => t.table === 'ledger_entries')!;
+    expect(entries.partitions.length).toBeGreaterThanOrEqual(30);
+    const [adjustments, incoming] = await ledgerAccounts();
+    for (const [i, partition] of entries.partitions.entries()) {
+      // A moment inside the month: a day after its start (the history partition: a day before its end).
+      const at = partition.from ? new Date(partition.from.getTime() + 86_400_000) : new Date(partition.to!.getTime() - 86_400_000);
+      // Named directly: the history partition (its trigger from migration 059) and every other month (theirs from ensureMonthsAhead).
+      const table = i % 2 === 1 ? 'ledger_entries' : partition.name;
+      const unbalanced = await inTransaction(async (tx) => {
+        const id = await newLedgerTransaction(tx, `unbalanced in ${partition.name}`);
+        await tx.query(`INSERT INTO ${table} (transaction_id, account_id, amount, created_at) VALUES ($1, $2, -3, $4), ($1, $3, 2.5, $4)`, [
+          id,
+          incoming,
+          adjustments,
+          at,
+        ]);
+        return id;
+      });
+      expect(unbalanced.error?.message, `${table} at ${at.toISOString()}`).toBe(`ledger transaction ${unbalanced.value} is unbalanced by -0.500000`);
+      const across = await inTransaction(async (tx) => {
+        const id = await newLedgerTransaction(tx, `across statements in ${partition.name}`);
+        await tx.query(`INSERT INTO ${table} (transaction_id, account_id, amount, created_at) VALUES ($1, $2, -3, $3)`, [id, incoming, at]);
+        await tx.query(`INSERT INTO ${table} (transaction_id, account_id, amount, created_at) VALUES ($1, $2, 2, $3)`, [id, adjustments, at]);
+        return id;
+      });
+      expect(across.error?.message, `${table} at ${at.toISOString()}`).toBe(`ledger transaction ${across.value} is unbalanced by -1.000000`);
+      const balanced = await inTransaction(async (tx) => {
+        const id = await newLedgerTransaction(tx, `balanced in ${partition.name}`);
+        await tx.query(`INSERT INTO ${table} (transaction_id, account_id, amount, created_at) VALUES ($1, $2, -3, $4), ($1, $3, 3, $4)`, [
+          id,
+          incoming,
+          adjustments,
+          at,
+        ]);
+        return id;
+      });
+      expect(balanced.error, `${table} at ${at.toISOString()}`).toBeUndefined();
+      const landed = await sql<{ part: string }>('SELECT tableoid::regclass::text AS part FROM ledger_entries WHERE transaction_id = $1', [balanced.value]);
+      expect(landed.map((r) => r.part)).toEqual([partition.name, partition.name]);
+    }
+    expect(await sql('SELECT 1 FROM ledger_postings_to_check')).toHaveLength(0);
+    expect(await check()).toEqual({ ok: true, problems: [] });
+  });
+
+  it('gives a month that lacks the statement check (one the previous release created) its copy at the next look', async () => {
+    await ensureMonthsAhead(service.ctx.db, new Date(), 30);
+    const entries = (await partitionedTables(service.ctx.db)).find((t) => t.table === 'ledger_entries')!;
+    const months = entries.partitions.filter((p) => p.from !== null).slice(-2);
+    const triggersOn = async (name: string) =>
+      (await sql<{ tgname: string }>('SELECT tgname FROM pg_trigger WHERE tgrelid = $1::regclass AND NOT tgisinternal AND tgtype & 1 = 0', [name])).map(
+        (r) => r.tgname,
+      );
+    for (const month of months) await service.ctx.db.query(`DROP TRIGGER ledger_entries_balanced_statement ON ${month.name}`);
+    expect(await triggersOn(months[0]!.name)).toEqual([]);
+    expect(await ensureMonthsAhead(service.ctx.db, new Date(), 30)).toEqual([]);
+    for (const month of months) expect(await triggersOn(month.name)).toEqual(['ledger_entries_balanced_statement']);
+  });
+});
+
+describe('the hourly check since its watermark (issue 38, migration 065)', () => {
+  /** Today at hourUtc:41 UTC: the job's run of that hour (the whole check at 03:41). */
+  const at = (hourUtc: number) => {
+    const day = new Date();
+    day.setUTCHours(hourUtc, 41, 0, 0);
+    return day;
+  };
+  let mark: LedgerWatermark;
+
+  /** The problems the check since the watermark finds, beside the whole check's. */
+  async function bothChecks() {
+    return { since: await checkLedger(service.ctx.db, { since: mark.upto }), whole: await checkLedger(service.ctx.db) };
+  }
+
+  /**
+   * Rows of each table the check reads: pg_stat_xact_user_tables' rows read by index or sequential
+   * scan, in a transaction of the check's own, less what the view showed before it (a backend's
+   * counts of earlier transactions not yet flushed show there too).
+   */
+  async function rowsRead(options: { since?: Date }): Promise<Record<string, number>> {
+    const read = `SELECT CASE WHEN relname LIKE 'ledger_entries%' THEN 'ledger_entries' ELSE relname END AS table,
+                         sum(coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0))::int AS n
+                    FROM pg_stat_xact_user_tables WHERE relname LIKE 'ledger_%' OR relname IN ('payments', 'executor_deposits') GROUP BY 1`;
+    const client = await service.ctx.db.connect();
+    try {
+      await client.query('BEGIN');
+      // The plans of a big table (as at 10^7 rows, docs/performance.md): on this file's small tables
+      // the planner would read a few pages whole rather than use an index.
+      await client.query('SET LOCAL enable_seqscan = off');
+      const before = new Map((await client.query<{ table: string; n: number }>(read)).rows.map((r) => [r.table, r.n]));
+      await checkLedger(client, options);
+      const { rows } = await client.query<{ table: string; n: number }>(read);
+      await client.query('COMMIT');
+      return Object.fromEntries(rows.map((r) => [r.table, r.n - (before.get(r.table) ?? 0)]));
+    } finally {
+      client.release();
+    }
+  }
+
+  /** A check's outcome with its problems in one order. */
+  const sorted = (result: { ok: boolean; problems: { invariant: string; detail: string }[] }) => ({
+    ok: result.ok,
+    problems: [...result.problems].sort((a, b) => `${a.invariant} ${a.detail}`.localeCompare(`${b.invariant} ${b.detail}`)),
+  });
+
+  beforeAll(async () => {
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    // The daily run (03:41 UTC): the whole check, and the watermark and totals from every entry.
+    const daily = await checkLedgerByJob(service.ctx.db, at(3));
+    expect(daily).toEqual({ ok: true, problems: [] });
+    mark = (await readWatermark(service.ctx.db))!;
+    // The payments completed at the start of this file are before it: old rows.
+    const [first] = await sql<{ created_at: Date }>('SELECT created_at FROM payments WHERE id = $1', [completed[0]!.id]);
+    expect(mark.upto.getTime()).toBeGreaterThan(first!.created_at.getTime());
+  });
+
+  it('finds nothing on a clean ledger, and the watermark moves on with each hourly run', async () => {
+    completed.push({ id: await completePaymentFlow(merchant, 1234), amount: '1234' });
+    await adminOk(service.app, 'POST', `/terminals/${merchant.terminalId}/adjustments`, { amount: 10, reason: 'since the watermark' });
+    expect(await bothChecks()).toEqual({ since: { ok: true, problems: [] }, whole: { ok: true, problems: [] } });
+
+    const hourly = await checkLedgerByJob(service.ctx.db, at(10));
+    expect(hourly).toEqual({ ok: true, problems: [], since: mark.upto });
+    const moved = (await readWatermark(service.ctx.db))!;
+    expect(moved.upto.getTime()).toBeGreaterThan(mark.upto.getTime());
+    expect(moved.wholeAt).toEqual(mark.wholeAt);
+    // The totals kept are every account's entries before the new watermark.
+    const differ = await sql(
+      `SELECT a.id FROM ledger_accounts a LEFT JOIN ledger_check_totals k ON k.account_id = a.id
+        LEFT JOIN (SELECT account_id, sum(amount) AS total FROM ledger_entries WHERE created_at < $1 GROUP BY account_id) s ON s.account_id = a.id
+       WHERE coalesce(k.total, 0) <> coalesce(s.total, 0)`,
+      [moved.upto],
+    );
+    expect(differ).toEqual([]);
+    expect(await checkLedgerByJob(service.ctx.db, at(11))).toEqual({ ok: true, problems: [], since: moved.upto });
+    mark = (await readWatermark(service.ctx.db))!;
+    const [{ kept }] = (await sql<{ kept: string }>(`SELECT value::jsonb->>'since' AS kept FROM settings WHERE key = 'ledger_check_last'`)) as [
+      { kept: string },
+    ];
+    expect(kept).toBe(moved.upto.toISOString());
+  });
+
+  it('finds an unbalanced and an empty transaction written since, as the whole check does', async () => {
+    const { unbalanced, empty } = await writeUnbalancedAndEmpty();
+    const { since, whole } = await bothChecks();
+    expect(since).toEqual(whole);
+    expect(since.problems).toEqual([
+      { invariant: 'transaction balanced', detail: `ledger transaction ${unbalanced} (adjustment) sums to 1.500000` },
+      { invariant: 'transaction has entries', detail: `ledger transaction ${empty} (adjustment) has no entries` },
+      { invariant: 'ledger sums to zero', detail: 'all entries sum to 1.500000' },
+    ]);
+    await withoutLedgerTriggers(async (tx) => {
+      await tx.query('DELETE FROM ledger_entries WHERE transaction_id = $1', [unbalanced]);
+      await tx.query('DELETE FROM ledger_transactions WHERE id = ANY($1::uuid[])', [[unbalanced, empty]]);
+    });
+    expect(await bothChecks()).toEqual({ since: { ok: true, problems: [] }, whole: { ok: true, problems: [] } });
+  });
+
+  it('finds a balance changed by plain SQL, a payment completed without its credit, a hand-out without its hold and a deposit without its credit', async () => {
+    // A balance moved without entries.
+    await sql(`UPDATE ledger_accounts SET balance = balance + 1 WHERE terminal_id = $1 AND kind = 'terminal_available'`, [merchant.terminalId]);
+    // A payment created since, set COMPLETED with no pay-in.
+    const { body: fresh } = await createPayment(service.app, merchant, { ext_id: uniqueExtId(), amount: 2222, currency: 'RUB', method: 'CARD' });
+    await sql(`UPDATE payments SET status = 'COMPLETED' WHERE id = $1`, [fresh.id]);
+    // A payment handed out since whose hold posting is gone (the executor's balances then differ from their entries too).
+    const { body: held } = await createPayment(service.app, merchant, { ext_id: uniqueExtId(), amount: 1111, currency: 'RUB', method: 'CARD' });
+    const [hold] = await sql<{ id: string; kind: string; ref_id: string; merchant_id: string; created_at: Date }>(
+      `SELECT id, kind, ref_id, merchant_id, created_at FROM ledger_transactions WHERE kind = 'payin_hold' AND ref_id = $1`,
+      [held.id],
+    );
+    const holdEntries = await sql<{ id: string; account_id: string; amount: string; created_at: Date }>(
+      'SELECT id, account_id, amount::text, created_at FROM ledger_entries WHERE transaction_id = $1',
+      [hold!.id],
+    );
+    await withoutLedgerTriggers(async (tx) => {
+      await tx.query('DELETE FROM ledger_entries WHERE transaction_id = $1', [hold!.id]);
+      await tx.query('DELETE FROM ledger_transactions WHERE id = $1', [hold!.id]);
+    });
+    // A transfer to the executor's deposit address recorded without its credit.
+    const txHash = 'ab'.repeat(32);
+    await sql(
+      `INSERT INTO executor_deposits (executor_id, address, tx_hash, log_index, from_address, amount, block_number, block_time)
+       VALUES ($1, 'TAddress', $2, 0, 'TFrom', 9, 1, now())`,
+      [executor.id, txHash],
+    );
+
+    const { since, whole } = await bothChecks();
+    expect(sorted(since)).toEqual(sorted(whole));
+    expect(since.problems.map((p) => p.invariant).sort()).toEqual([
+      'balance equals entries',
+      'balance equals entries',
+      'balance equals entries',
+      'completed payments credited once',
+      'deposits credited once',
+      // The payment set COMPLETED is no longer open, but its hold is still frozen.
+      'executor frozen equals open holds',
+      'hand-out holds the deposit',
+    ]);
+    expect(since.problems).toEqual(
+      expect.arrayContaining([
+        { invariant: 'completed payments credited once', detail: `payment ${fresh.id} is COMPLETED with 0 pay-in credit(s)` },
+        { invariant: 'hand-out holds the deposit', detail: `payment ${held.id} was handed to an executor without a hold posting` },
+        { invariant: 'deposits credited once', detail: expect.stringContaining(`(transaction ${txHash}) has 0 matching`) },
+        { invariant: 'balance equals entries', detail: expect.stringMatching(new RegExp(`^terminal ${merchant.terminalId} terminal_available balance is `)) },
+      ]),
+    );
+
+    // Repaired: the rows put back, the payment and the balance as they were, the deposit gone.
+    await putPostingBack(hold!, holdEntries);
+    await sql('DELETE FROM executor_deposits WHERE tx_hash = $1', [txHash]);
+    await sql(`UPDATE payments SET status = 'PENDING' WHERE id = $1`, [fresh.id]);
+    await sql(`UPDATE ledger_accounts SET balance = balance - 1 WHERE terminal_id = $1 AND kind = 'terminal_available'`, [merchant.terminalId]);
+    expect(await bothChecks()).toEqual({ since: { ok: true, problems: [] }, whole: { ok: true, problems: [] } });
+  });
+
+  it('a problem in a row before the watermark: found by the whole check (on demand, daily), then reported by the hourly runs until a whole check finds it gone', async () => {
+    const old = new Date(mark.upto.getTime() - 86_400_000);
+    // A credited payment set CANCELLED, an empty transaction and a deposit without its credit, all before the watermark.
+    const oldPayment = completed[0]!.id;
+    await sql(`UPDATE payments SET status = 'CANCELLED' WHERE id = $1`, [oldPayment]);
+    const oldEmpty = (
+      await sql<{ id: string }>(`INSERT INTO ledger_transactions (kind, memo, created_at) VALUES ('adjustment', 'old and empty', $1) RETURNING id`, [old])
+    )[0]!.id;
+    const txHash = 'cd'.repeat(32);
+    const [deposit] = await sql<{ id: string }>(
+      `INSERT INTO executor_deposits (executor_id, address, tx_hash, log_index, from_address, amount, block_number, block_time, created_at)
+       VALUES ($1, 'TAddress', $2, 0, 'TFrom', 9, 1, $3, $3) RETURNING id`,
+      [executor.id, txHash, old],
+    );
+    const problems = [
+      { invariant: 'transaction has entries', detail: `ledger transaction ${oldEmpty} (adjustment) has no entries` },
+      { invariant: 'deposits credited once', detail: `deposit ${deposit!.id} (transaction ${txHash}) has 0 matching executor_deposit credit(s)` },
+      { invariant: 'completed payments credited once', detail: `payment ${oldPayment} is CANCELLED with 1 pay-in credit(s)` },
+    ];
+    // The check since the watermark reads neither row.
+    expect(await checkLedger(service.ctx.db, { since: mark.upto })).toEqual({ ok: true, problems: [] });
+    // The operator's check (and `kassir ledger check`) reads the whole ledger.
+    expect(await check()).toEqual({ ok: false, problems });
+    // The hourly run reports the whole check's problems on.
+    expect(await checkLedgerByJob(service.ctx.db, at(12))).toEqual({ ok: false, problems, since: mark.upto });
+    const [record] = await sql<{ value: string }>(`SELECT value FROM settings WHERE key = 'ledger_check_last'`);
+    expect(JSON.parse(record!.value)).toMatchObject({ ok: false, problems: 3 });
+    mark = (await readWatermark(service.ctx.db))!;
+    // The daily run finds them itself.
+    expect(await checkLedgerByJob(service.ctx.db, at(3))).toEqual({ ok: false, problems });
+
+    await sql('DELETE FROM ledger_transactions WHERE id = $1', [oldEmpty]);
+    await sql('DELETE FROM executor_deposits WHERE id = $1', [deposit!.id]);
+    await sql(`UPDATE payments SET status = 'COMPLETED' WHERE id = $1`, [oldPayment]);
+    // Repaired, but until a whole check has seen it so the hourly runs still report what the last one found.
+    expect((await checkLedgerByJob(service.ctx.db, at(13))).problems).toEqual(problems);
+    expect(await check()).toEqual({ ok: true, problems: [] });
+    expect(await checkLedgerByJob(service.ctx.db, at(14))).toMatchObject({ ok: true, problems: [] });
+    mark = (await readWatermark(service.ctx.db))!;
+  });
+
+  it('reads no more rows with more history before the watermark (the whole check reads them all)', async () => {
+    // Something written since the watermark, for the check to read.
+    completed.push({ id: await completePaymentFlow(merchant, 1717), amount: '1717' });
+    await sql('ANALYZE');
+    const before = { since: await rowsRead({ since: mark.upto }), whole: await rowsRead({}) };
+    // 2000 balanced postings of two entries, and 2000 payments, all a day before the watermark.
+    const [adjustments, incoming] = await ledgerAccounts();
+    const old = new Date(mark.upto.getTime() - 86_400_000);
+    await sql(
+      `WITH t AS (INSERT INTO ledger_transactions (kind, memo, created_at) SELECT 'adjustment', 'history', $3 FROM generate_series(1, 2000) RETURNING id)
+       INSERT INTO ledger_entries (transaction_id, account_id, amount, created_at)
+       SELECT id, x.account_id, x.amount, $3 FROM t CROSS JOIN (VALUES ($1::uuid, -1), ($2::uuid, 1)) AS x(account_id, amount)`,
+      [adjustments, incoming, old],
+    );
+    await sql(
+      `INSERT INTO payments SELECT (jsonb_populate_record(NULL::payments, to_jsonb(p) || jsonb_build_object(
+         'id', uuid_v7(), 'ext_id', 'history-' || g, 'page_token', md5(random()::text || g), 'status', 'CANCELLED', 'hold', NULL,
+         'created_at', $2::timestamptz))).*
+         FROM payments p CROSS JOIN generate_series(1, 2000) g WHERE p.id = $1`,
+      [completed[0]!.id, old],
+    );
+    await sql('ANALYZE');
+    const after = { since: await rowsRead({ since: mark.upto }), whole: await rowsRead({}) };
+    // What the check since the watermark reads stays what it was, give or take a plan's row (the
+    // tables' statistics moved), against the 2000 payments and 6000 ledger rows added.
+    expect(before.since.ledger_entries).toBeGreaterThan(0);
+    for (const [table, n] of Object.entries(after.since)) expect(n, table).toBeLessThanOrEqual((before.since[table] ?? 0) + 5);
+    expect(after.whole.ledger_entries! - before.whole.ledger_entries!).toBeGreaterThanOrEqual(4000);
+    expect(after.whole.payments! - before.whole.payments!).toBeGreaterThanOrEqual(2000);
+    expect(await check()).toEqual({ ok: true, problems: [] });
   });
 });

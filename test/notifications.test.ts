@@ -208,6 +208,36 @@ describe('an executor sees and reports only its own requisites', () => {
     await adminOk(service.app, 'PATCH', `/executors/${other.id}`, { is_active: false });
   });
 
+  it("a repeat of another executor's report is 404 too, not that report's answer (the requisite checked in the completing statement, issue 38)", async () => {
+    const { executor: owner, requisite } = await fresh();
+    const payment = await pay(3400, requisite.value);
+    const report = { requisite_id: requisite.id, amount: 3400, received_at: new Date().toISOString() };
+    const first = await notify(service.app, owner.token, report);
+    expect(first.statusCode, first.body).toBe(200);
+    expect(first.json()).toMatchObject({ matched: true, payment_id: payment.id, duplicate: false });
+    const other = await createExecutor(service.app, 'Copycat', { deposit: 0 });
+    await expectError(await notify(service.app, other.token, report), 404, 'NOT_FOUND');
+    // The owner's repeat is answered as the first.
+    const again = await notify(service.app, owner.token, report);
+    expect(again.json()).toMatchObject({ matched: true, payment_id: payment.id, duplicate: true });
+    expect(await notificationsOn(requisite.id)).toEqual([{ status: 'matched', payment_id: payment.id }]);
+    await adminOk(service.app, 'PATCH', `/executors/${other.id}`, { is_active: false });
+  });
+
+  it("refuses an amount with more decimal places than the requisite's currency takes, read in the completing statement (VND: none)", async () => {
+    const { executor: ex, requisite } = await fresh();
+    await service.ctx.db.query(`UPDATE requisites SET currency = 'VND' WHERE id = $1`, [requisite.id]);
+    for (const amount of [265969.5, 265969.25]) {
+      const refused = await expectError(await notify(service.app, ex.token, { requisite_id: requisite.id, amount }), 400, 'VALIDATION');
+      expect(refused.message).toMatch(/at most 0 decimal places/);
+    }
+    expect(await notificationsOn(requisite.id)).toEqual([]);
+    // A whole amount is taken (no payment: kept unmatched).
+    const whole = await notify(service.app, ex.token, { requisite_id: requisite.id, amount: 265969 });
+    expect(whole.statusCode, whole.body).toBe(200);
+    expect(whole.json()).toMatchObject({ matched: false, status: 'unmatched' });
+  });
+
   it('GET /executor/v1/requisites lists exactly its own requisites', async () => {
     const { executor: ex, requisite } = await fresh();
     const second = await createRequisite(service.app, ex.id, { type: 'sbp', methods: ['SBP'], bank: 'tinkoff' });

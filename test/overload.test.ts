@@ -245,6 +245,72 @@ describe('shedding by the number of creates in progress', () => {
   });
 });
 
+describe('a refusal is answered before anything else runs, and costs no log line', () => {
+  // One create at a time, held in progress by a pool the test holds; no delay limit within reach.
+  // Served over HTTPS, so that the refusal carries the header the onSend hooks it skips would add.
+  let ctx: Awaited<ReturnType<typeof serviceWithMerchant>>;
+  beforeAll(async () => {
+    ctx = await serviceWithMerchant({
+      PUBLIC_BASE_URL: 'https://kassir.test',
+      KASSIR_SHED_LOW_CONCURRENCY: '1',
+      KASSIR_SHED_LOW_DELAY_MS: '600000',
+      KASSIR_SHED_NORMAL_DELAY_MS: '600000',
+    });
+  });
+  afterAll(async () => {
+    await ctx?.service.close();
+  });
+
+  const metric = async (name: string) => (await ctx.service.ctx.metrics.registry.getSingleMetricAsString(name)) ?? '';
+
+  it('the spec body, Retry-After and the usual headers; neither authentication nor the body parser ran; counted as shed, not as an answered request', async () => {
+    const { service, merchant } = ctx;
+    const db = service.ctx.db;
+    const held: pg.PoolClient[] = [];
+    for (let i = 0; i < service.config.dbPoolSize; i++) held.push(await db.connect());
+    try {
+      const waiting = db.waitingCount;
+      const first = signed(service.app, merchant, 'POST', '/v1/payments', { ext_id: uniqueExtId(), amount: 9100 + amountSeq++ }, 'https://kassir.test');
+      await until(() => (db.waitingCount > waiting ? true : undefined), 10_000, 5, 'the first create waiting for the database');
+
+      // Neither signed nor JSON: authentication would answer 401 AUTH_001, the parser 415.
+      const refused = await service.app.inject({
+        method: 'POST',
+        url: '/v1/payments',
+        headers: { 'content-type': 'text/plain', 'x-request-id': 'refusal-1' },
+        payload: 'not json',
+      });
+      expectShed(refused);
+      expect(refused.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(Number(refused.headers['content-length'])).toBe(Buffer.byteLength(refused.body));
+      expect(refused.headers['x-request-id']).toBe('refusal-1');
+      expect(refused.headers['x-content-type-options']).toBe('nosniff');
+      expect(refused.headers['strict-transport-security']).toBe('max-age=31536000');
+      // A small body is read and dropped, keeping the connection; a large one would be read for nothing.
+      expect(refused.headers.connection).not.toBe('close');
+      const large = await service.app.inject({
+        method: 'POST',
+        url: '/v1/payouts',
+        headers: { 'content-type': 'application/json', 'content-length': String(200 * 1024) },
+        payload: 'x'.repeat(200 * 1024),
+      });
+      expectShed(large);
+      expect(large.headers.connection).toBe('close');
+
+      for (const client of held.splice(0)) client.release();
+      const res = await first;
+      expect(res.statusCode, res.body).toBe(200);
+    } finally {
+      for (const client of held) client.release();
+    }
+    expect(await metric('kassir_http_requests_shed_total')).toContain('kassir_http_requests_shed_total{priority="low"} 2');
+    // The answered create is counted as usual; the refusals are not (the onResponse hook passed them over, and with them their log lines).
+    const answered = await metric('kassir_http_requests_total');
+    expect(answered).toMatch(/kassir_http_requests_total\{route="\/v1\/payments",method="POST",status="200"\} 1/);
+    expect(answered).not.toContain('status="503"');
+  });
+});
+
 describe('shedding by the event loop delay', () => {
   // Creates are refused past a 50 ms mean delay of the event loop; other routes practically never.
   let ctx: Awaited<ReturnType<typeof serviceWithMerchant>>;

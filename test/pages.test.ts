@@ -126,7 +126,7 @@ async function openPage(context: BrowserContext, url: string): Promise<Page> {
 describe('reading the requisites', () => {
   it('a RUB card payment shows the amount, the grouped card number, bank and holder; the title has no card number', async () => {
     const payment = await newPayment({ amount: 1500 });
-    expect(payment.payment_url).toMatch(new RegExp(`^${origin}/pay/[A-Za-z0-9_-]{32}$`));
+    expect(payment.payment_url).toMatch(new RegExp(`^${origin}/pay/[0-9a-f]{12}[A-Za-z0-9_-]{32}$`));
     const context = await phoneContext();
     const page = await openPage(context, payment.payment_url);
 

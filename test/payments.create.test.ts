@@ -62,11 +62,74 @@ describe('POST /v1/payments', () => {
       method: 'CARD',
       requisites: { type: 'card', value: requisite.value, bank: 'sberbank', bank_code: 'sberbank', bank_name: 'Сбербанк', holder: 'Ivan P.' },
     });
-    expect(body.id).toMatch(/^[0-9a-f-]{36}$/);
-    expect(body.payment_url).toMatch(/^http:\/\/kassir\.test\/pay\/[A-Za-z0-9_-]{32}$/);
+    expect(body.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    // the page token: the creation time (12 hexadecimal digits of milliseconds), then 32 random characters
+    expect(body.payment_url).toMatch(/^http:\/\/kassir\.test\/pay\/[0-9a-f]{12}[A-Za-z0-9_-]{32}$/);
     const ttl = Date.parse(body.valid_until) - Date.parse(body.created_at);
     expect(ttl).toBe(900_000);
     expect(Date.parse(body.created_at)).toBeGreaterThanOrEqual(before - 2000);
+  });
+});
+
+describe('POST /v1/payments: ids in time order, page tokens random (issue 38)', () => {
+  // A payment's id is a version 7 uuid (migration 060): its first 48 bits are the creation time in
+  // milliseconds, so that new payments' (and their postings') index entries land on the indexes'
+  // newest leaves. The page token starts with the time too, but the payer's credential is its
+  // 192 random bits.
+  it('gives payments created one after the other increasing ids that carry their creation time, and page tokens with 32 random characters after the time', async () => {
+    const shop = await createMerchant(service.app, { payin_rate: 2.5 });
+    const made: { id: string; token: string; created: number }[] = [];
+    for (let i = 0; i < 6; i++) {
+      await createRequisite(service.app, executor.id);
+      const { status, body } = await createPayment(service.app, shop, { ext_id: uniqueExtId(), amount: 2001 + i, currency: 'RUB', method: 'CARD' });
+      expect(status).toBe(200);
+      made.push({ id: body.id, token: body.payment_url.split('/pay/')[1], created: Date.parse(body.created_at) });
+    }
+    for (let i = 1; i < made.length; i++) expect(made[i]!.id > made[i - 1]!.id, `${made[i]!.id} after ${made[i - 1]!.id}`).toBe(true);
+    for (const { id, token, created } of made) {
+      const ms = Number.parseInt(id.replace(/-/g, '').slice(0, 12), 16);
+      // the id's time is the database's clock when the row was made, within the create's transaction
+      expect(Math.abs(ms - created)).toBeLessThan(5_000);
+      expect(Number.parseInt(token.slice(0, 12), 16)).toBeGreaterThan(created - 5_000);
+      expect(token.slice(12)).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    }
+    // The random parts share nothing: 6 tokens of 32 characters from 64 each, no two alike at any one place
+    // more often than chance allows (a counter or a clock in them would repeat their characters).
+    const tails = made.map((m) => m.token.slice(12));
+    expect(new Set(tails).size).toBe(tails.length);
+    let same = 0;
+    for (let i = 1; i < tails.length; i++) for (let c = 0; c < 32; c++) if (tails[i]![c] === tails[i - 1]![c]) same++;
+    expect(same).toBeLessThan(12);
+  });
+});
+
+describe('uuid_v7() in the database (migration 060)', () => {
+  it("is a version 7 uuid of the instant given, ordered by it to the microsecond, and the growing tables' id default", async () => {
+    const { rows } = await service.ctx.db.query<{ a: string; b: string; c: string; now: string; ms: string }>(
+      `SELECT uuid_v7('2026-11-28 07:00:00.123456+00')::text AS a, uuid_v7('2026-11-28 07:00:00.123457+00')::text AS b,
+              uuid_v7('2026-11-28 07:00:00.124+00')::text AS c, uuid_v7()::text AS now,
+              floor(extract(epoch FROM timestamptz '2026-11-28 07:00:00.123456+00') * 1000)::text AS ms`,
+    );
+    const { a, b, c, now, ms } = rows[0]!;
+    for (const id of [a, b, c, now]) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(Number.parseInt(a.replace(/-/g, '').slice(0, 12), 16)).toBe(Number(ms));
+    expect(a < b && b < c && c < now).toBe(true);
+    const { rows: defaults } = await service.ctx.db.query<{ table: string }>(
+      `SELECT table_name AS table FROM information_schema.columns
+        WHERE table_schema = current_schema() AND column_name = 'id' AND column_default = 'uuid_v7()'
+          AND table_name IN ('payments', 'ledger_transactions', 'notifications', 'webhook_events', 'device_messages', 'payouts', 'withdrawals', 'disputes')
+        ORDER BY 1`,
+    );
+    expect(defaults.map((d) => d.table)).toEqual([
+      'device_messages',
+      'disputes',
+      'ledger_transactions',
+      'notifications',
+      'payments',
+      'payouts',
+      'webhook_events',
+      'withdrawals',
+    ]);
   });
 });
 

@@ -89,6 +89,7 @@ function newPayment(clientId: string | null, value = amount()): NewPayment {
     payinRate: '2',
     crossBorder: false,
     clientId,
+    clientLimit: null,
     notifyUrl: null,
     notificationToken: null,
     pageToken: uniqueExtId('page'),

@@ -3,13 +3,17 @@
  * /admin/v1/risk/limits, a sliding window per client_id counted in PostgreSQL — exact under a
  * burst split across two instances on one database — by count and by amount, refusals answering
  * the pool's own PAY_004 with the hit's figure, failed creates and creates without client_id not
- * counted, merchant isolation, and no statement at all when no rule is set.
+ * counted, merchant isolation, and no statement at all when no rule is set. The window is the
+ * payer's payments, counted by the create's own transaction under the payer's lock (migration 057).
  */
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RunningService } from '../src/instance.js';
-import { type Count, checkClientIds } from '../src/risk/velocity.repo.js';
+import { payinHold } from '../src/ledger/credit.js';
+import type { NewPayment } from '../src/payments/cascade/cascade.js';
+import { creationFacts, insertWindowBatch } from '../src/payments/cascade/cascade.repo.js';
+import type { ClientLimit } from '../src/risk/velocity.repo.js';
 import {
   admin,
   adminOk,
@@ -171,62 +175,118 @@ describe('velocity per client_id', () => {
   });
 });
 
-describe('client_id checks taken together (risk_client_checks)', () => {
-  const count = (key: string, over: Partial<Count> = {}): Count => ({
-    scope: 'client_id',
-    key,
-    amount: '100.00',
-    id: randomUUID(),
-    windowSeconds: 600,
-    maxPayments: 2,
-    maxAmount: null,
-    ...over,
-  });
-  const windowOf = async (key: string) =>
-    (await sql<{ n: number }>("SELECT cardinality(ids) AS n FROM risk_velocity WHERE scope = 'client_id' AND key = $1", [key]))[0]?.n ?? 0;
+describe('the client_id window counted in the create (payment_creation_facts, migration 057)', () => {
+  /** A create of `clientId` as the service makes it, held to `limit`, for the cascade called directly. */
+  function direct(clientId: string, limit: ClientLimit | null, over: Partial<NewPayment> = {}): NewPayment {
+    const fixed = (1000 + (amountSeq++ % 5000)).toFixed(2);
+    return {
+      merchantId: a.merchantId,
+      terminalId: a.terminalId,
+      terminalName: 'Main',
+      extId: uniqueExtId('direct'),
+      amount: fixed,
+      currency: 'RUB',
+      method: 'CARD',
+      rate: '95',
+      rateRefreshId: null,
+      payinRate: '0',
+      crossBorder: false,
+      clientId,
+      clientLimit: limit,
+      notifyUrl: null,
+      notificationToken: null,
+      pageToken: uniqueExtId('page'),
+      ttlSeconds: 900,
+      hold: payinHold(fixed, '95').toFixed(),
+      types: ['card'],
+      bank: null,
+      candidates: [{ currency: 'RUB', country: 'RU', payerAmount: fixed }],
+      ...over,
+    };
+  }
+  const atMost = (maxPayments: number | null, maxAmount: string | null = null): ClientLimit => ({ windowSeconds: 600, maxPayments, maxAmount });
 
-  it('one statement answers each check as alone: a blocked payer is not counted, three entries of one key at max 2 → the first two, amounts past max_amount refused, in the order given', async () => {
-    const blocked = await adminOk<{ id: string }>(app, 'POST', '/risk/blocks', {
-      kind: 'client_id',
-      value: 'batch-blocked',
-      merchant_id: a.merchantId,
-      reason: 'batch test',
-    });
-    const hash = service.ctx.risk.hash('client_id', 'batch-blocked');
-    const [k1, k2, k3, k4] = ['z', 'a', 'm', 'b'].map((p) => `${p}-batch-${randomUUID()}`);
-    const answers = await checkClientIds(service.ctx.db, [
-      { count: count(k1!) },
-      { block: { hash, merchantId: a.merchantId }, count: count(k2!) },
-      { count: count(k1!) },
-      { block: { hash, merchantId: b.merchantId }, count: count(k3!) },
-      { count: count(k1!) },
-      { count: count(k4!, { maxAmount: '150.00', amount: '200.00' }) },
-      { block: { hash: service.ctx.risk.hash('client_id', 'not-blocked'), merchantId: a.merchantId } },
-    ]);
-    expect(answers).toEqual([
-      { blockId: null, counted: true },
-      { blockId: blocked.id, counted: false },
-      { blockId: null, counted: true },
-      // The block is merchant A's: merchant B's payer of the same id passes and is counted.
-      { blockId: null, counted: true },
-      { blockId: null, counted: false },
-      { blockId: null, counted: false },
-      { blockId: null, counted: false },
-    ]);
-    expect([await windowOf(k1!), await windowOf(k2!), await windowOf(k3!), await windowOf(k4!)]).toEqual([2, 0, 1, 0]);
-  });
-
-  it('60 checks of one key at once, over two instances, at max 5: exactly 5 counted; a failed statement counts nothing', async () => {
-    const key = `burst-batch-${randomUUID()}`;
-    const checks = Array.from({ length: 60 }, (_, i) =>
-      ((i % 2 === 0 ? service.ctx : other.ctx).risk as any).clientChecks.check({ count: count(key, { maxPayments: 5 }) }),
+  it('one batch answers each create as alone: a payer at max 2 gets the first two, the third refused with the window it found; another payer and the amount limit apart', async () => {
+    const [p1, p2, p3] = ['one', 'two', 'three'].map((x) => `${x}-${randomUUID()}`);
+    const outcomes = await insertWindowBatch(
+      service.ctx.db,
+      [
+        direct(p1!, atMost(2)),
+        direct(p2!, atMost(2)),
+        direct(p1!, atMost(2)),
+        direct(p1!, atMost(2)),
+        direct(p3!, atMost(null, '1500.00'), {
+          amount: '1600.00',
+          hold: payinHold('1600.00', '95').toFixed(),
+          candidates: [{ currency: 'RUB', country: 'RU', payerAmount: '1600.00' }],
+        }),
+      ],
+      1000,
     );
-    const answers = await Promise.all(checks);
-    expect(answers.filter((x: { counted: boolean }) => x.counted)).toHaveLength(5);
-    expect(await windowOf(key)).toBe(5);
-    // An entry id that is no uuid fails the whole statement: nothing of it is kept.
-    const fresh = `failed-batch-${randomUUID()}`;
-    await expect(checkClientIds(service.ctx.db, [{ count: count(fresh) }, { count: count(fresh, { id: 'not-a-uuid' }) }])).rejects.toThrow();
-    expect(await windowOf(fresh)).toBe(0);
+    expect(outcomes.map((o) => [o?.payment !== undefined, o?.facts.client_refused, o?.facts.client_count])).toEqual([
+      [true, false, 0],
+      [true, false, 0],
+      [true, false, 1],
+      [false, true, 2],
+      [false, true, 0],
+    ]);
+    expect(outcomes[3]!.facts.client_sum).toBe((Number(outcomes[0]!.payment!.amount) + Number(outcomes[2]!.payment!.amount)).toFixed(2));
+  });
+
+  it('60 creates of one payer at once, over both instances and their batches, at max 5: exactly 5 payments', async () => {
+    const payer = `burst-direct-${randomUUID()}`;
+    const outcomes = await Promise.all(Array.from({ length: 60 }, (_, i) => (i % 2 === 0 ? service.ctx : other.ctx).creates.window(direct(payer, atMost(5)))));
+    expect(outcomes.filter((o) => o.payment)).toHaveLength(5);
+    expect(outcomes.filter((o) => o.facts.client_refused)).toHaveLength(55);
+    const [row] = await sql<{ n: number }>('SELECT count(*)::int AS n FROM payments WHERE client_id = $1', [payer]);
+    expect(row!.n).toBe(5);
+  });
+
+  it("the window is the payer's payments: those made before the limit count; another currency or merchant, or older than the window, do not", async () => {
+    const payer = `history-${randomUUID()}`;
+    // Made with no limit set, then one moved out of the window: the limit counts the two left.
+    for (let i = 0; i < 3; i++) expect((await pay(a, { client_id: payer })).status).toBe(200);
+    await sql("UPDATE payments SET created_at = now() - interval '700 seconds' WHERE id = (SELECT id FROM payments WHERE client_id = $1 LIMIT 1)", [payer]);
+    expect((await pay(b, { client_id: payer })).status).toBe(200);
+    const three = await insertWindowBatch(service.ctx.db, [direct(payer, atMost(3)), direct(payer, atMost(3))], 1000);
+    expect(three.map((o) => [o?.facts.client_count, o?.facts.client_refused])).toEqual([
+      [2, false],
+      [3, true],
+    ]);
+    // The facts alone, in a transaction rolled back: the same payer's window in another order currency is empty.
+    const tx = await service.ctx.db.connect();
+    try {
+      await tx.query('BEGIN');
+      expect(await creationFacts(tx, { ...direct(payer, atMost(3)), currency: 'USD' })).toMatchObject({
+        client_count: 0,
+        client_sum: '0',
+        client_refused: false,
+      });
+      expect(await creationFacts(tx, direct(payer, atMost(3)))).toMatchObject({ client_count: 3, client_refused: true });
+    } finally {
+      await tx.query('ROLLBACK');
+      tx.release();
+    }
+  });
+
+  it('a client_id block is checked from memory: no statement per create, and a block added or removed applies on both instances', async () => {
+    const payer = `memory-${randomUUID()}`;
+    const block = await adminOk<{ id: string }>(app, 'POST', '/risk/blocks', { kind: 'client_id', value: payer, reason: 'memory test' });
+    await until(async () => (await (other.ctx.risk as any).rules()).clientBlocks?.has(service.ctx.risk.hash('client_id', payer)) || undefined);
+    const spy = vi.spyOn(other.ctx.db, 'query');
+    try {
+      spy.mockClear();
+      expect((await pay(a, { client_id: payer }, other.app)).status).toBe(503);
+      expect((await pay(a, { client_id: `free-${randomUUID()}` }, other.app)).status).toBe(200);
+      const texts = spy.mock.calls.map((call) => String(typeof call[0] === 'string' ? call[0] : (call[0] as { text: string }).text));
+      expect(texts.filter((text) => /risk_blocks/.test(text))).toEqual([]);
+    } finally {
+      spy.mockRestore();
+    }
+    expect((await admin(app, 'DELETE', `/risk/blocks/${block.id}`)).statusCode).toBe(204);
+    await until(async () =>
+      (await (other.ctx.risk as any).rules()).clientBlocks?.has(service.ctx.risk.hash('client_id', payer)) === false ? true : undefined,
+    );
+    expect((await pay(a, { client_id: payer }, other.app)).status).toBe(200);
   });
 });

@@ -374,7 +374,11 @@ describe('staff alert rules', () => {
     await service.ctx.db.query(`UPDATE executors SET is_active = false, off_reason = 'dispute_ratio' WHERE id = $1`, [ruled.id]);
     // The merchant's endpoint is failing (the webhook test above left it 3 failures in a row).
 
-    const now = new Date();
+    // Half a minute before the end of a cooldown's period (30 minutes by default) since the epoch:
+    // the cooldown runs from the firing, not from the period's start, so the run a minute later,
+    // in the next period, still tells nobody.
+    const cooldownMs = 30 * 60_000;
+    const now = new Date(Math.ceil(Date.now() / cooldownMs) * cooldownMs - 30_000);
     const fired = await runAlerts(service.ctx, now);
     expect(new Set(fired.map((f) => f.kind))).toEqual(
       new Set(['alert_rate_stale', 'alert_ledger', 'alert_webhooks', 'alert_provider', 'alert_disputes_overdue', 'alert_conversion', 'alert_executor_off']),

@@ -6,11 +6,13 @@ import net, { type AddressInfo } from 'node:net';
 import os from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { transaction } from '../src/db/pool.js';
+import type { RunningService } from '../src/instance.js';
 import { hmacSha1Base64 } from '../src/lib/crypto.js';
 import { findPayments } from '../src/payments/payments.repo.js';
 import { toPayment } from '../src/payments/payments.schemas.js';
 import { enqueueWebhooks } from '../src/webhooks/outbox.js';
 import { retryDelayMs, webhookBody } from '../src/webhooks/webhooks.jobs.js';
+import { leaseDueEvents } from '../src/webhooks/webhooks.repo.js';
 import {
   admin,
   adminOk,
@@ -496,11 +498,12 @@ describe('webhook delivery', () => {
 
 describe('the dispatcher: two instances, leases', () => {
   let service: TestService;
+  let other: RunningService;
   let merchant: MerchantCredentials;
 
   beforeAll(async () => {
     service = await startTestService({ KASSIR_WEBHOOK_RETRY_BASE_MS: '50', KASSIR_WEBHOOK_TIMEOUT_MS: '1000' }, { worker: true });
-    await service.startAnother();
+    other = await service.startAnother();
     merchant = await createMerchant(service.app);
   });
   afterAll(async () => service?.close());
@@ -592,6 +595,79 @@ describe('the dispatcher: two instances, leases', () => {
       expect(row.numbers).toEqual(Array.from({ length: row.attempts }, (_, i) => i + 1));
     }
     expect(rows.reduce((sum, row) => sum + row.attempts, 0)).toBe(hook.hits.length);
+  }, 90_000);
+
+  it('delivers a burst of events each once, its attempts recorded together, and ends its endpoint’s run of failures (issue 38)', async () => {
+    const hook = await receiver();
+    // The endpoint was failing: the first delivery recorded ends that run.
+    await service.ctx.db.query(`INSERT INTO webhook_endpoints (merchant_id, url, failures, failing_since, last_attempt_at) VALUES ($1, $2, 2, now(), now())`, [
+      merchant.merchantId,
+      hook.url,
+    ]);
+    const together = async () => {
+      let n = 0;
+      for (const instance of [service.ctx, other.ctx]) {
+        const metric = await instance.metrics.registry.getSingleMetric('kassir_webhook_deliveries_recorded_total')!.get();
+        n += metric.values.filter((v) => v.labels.how === 'together').reduce((sum, v) => sum + v.value, 0);
+      }
+      return n;
+    };
+    const before = await together();
+    // 300 events of 300 payments committed at once: all due together, for both instances' dispatchers.
+    const resources = Array.from({ length: 300 }, () => randomUUID());
+    await transaction(service.ctx.db, (tx) =>
+      enqueueWebhooks(
+        tx,
+        resources.map((resourceId) => ({
+          merchantId: merchant.merchantId,
+          resourceType: 'payment' as const,
+          resourceId,
+          event: 'payment.completed',
+          payload: { resourceId },
+          url: hook.url,
+          notificationToken: null,
+        })),
+      ),
+    );
+    await until(
+      async () => {
+        const { rows } = await service.ctx.db.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM webhook_events WHERE resource_id = ANY($1::uuid[]) AND status = 'delivered'`,
+          [resources],
+        );
+        return rows[0]!.n === resources.length ? true : undefined;
+      },
+      60_000,
+      100,
+    );
+    // Each sent once, and once only: nothing is sent again after its attempt was recorded.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const sent = new Map<string, number>();
+    for (const hit of hook.hits) sent.set(hit.event.data.resourceId, (sent.get(hit.event.data.resourceId) ?? 0) + 1);
+    expect(sent.size).toBe(resources.length);
+    expect([...sent.values()].every((count) => count === 1)).toBe(true);
+    expect(hook.hits).toHaveLength(resources.length);
+    // Each event delivered with its one attempt, as recorded alone: the 200, its latency, its answer's first bytes.
+    const { rows } = await service.ctx.db.query<{ attempts: number; leased_until: Date | null; delivered_at: Date | null; logged: Attempt[] }>(
+      `SELECT e.attempts, e.leased_until, e.delivered_at,
+              json_agg(json_build_object('attempt', a.attempt, 'status_code', a.status_code, 'error', a.error, 'response_snippet', a.response_snippet)) AS logged
+         FROM webhook_events e JOIN webhook_attempts a ON a.event_id = e.id
+        WHERE e.resource_id = ANY($1::uuid[]) GROUP BY e.id`,
+      [resources],
+    );
+    expect(rows).toHaveLength(resources.length);
+    for (const row of rows) {
+      expect(row).toMatchObject({ attempts: 1, leased_until: null });
+      expect(row.delivered_at).not.toBeNull();
+      expect(row.logged).toEqual([{ attempt: 1, status_code: 200, error: null, response_snippet: 'ok' }]);
+    }
+    const endpoint = await service.ctx.db.query<{ failures: number; failing_since: Date | null }>(
+      'SELECT failures, failing_since FROM webhook_endpoints WHERE merchant_id = $1 AND url = $2',
+      [merchant.merchantId, hook.url],
+    );
+    expect(endpoint.rows).toEqual([{ failures: 0, failing_since: null }]);
+    // Recorded together: some statements recorded several deliveries.
+    expect(await together()).toBeGreaterThan(before);
   }, 90_000);
 
   it('delivers an event whose dispatcher died mid-delivery once its lease runs out, and not before', async () => {
@@ -789,3 +865,71 @@ describe('SSRF guard (WEBHOOK_ALLOW_PRIVATE=false)', () => {
     expect(hook.hits).toEqual([]);
   });
 });
+
+describe('the lease over a backlog (issue 38)', () => {
+  let service: TestService;
+  let merchant: MerchantCredentials;
+
+  beforeAll(async () => {
+    service = await startTestService();
+    merchant = await createMerchant(service.app);
+  });
+  afterAll(async () => service?.close());
+
+  it('leases each resource’s oldest pending event, looking for an earlier one by index for each candidate, not by a join over every pending event', async () => {
+    // 600 resources with 3 pending events each: a merchant's endpoint down for a while.
+    const resources = Array.from({ length: 600 }, () => randomUUID());
+    await service.ctx.db.query(
+      `INSERT INTO webhook_events (merchant_id, resource_type, resource_id, event, payload, url)
+       SELECT $1, 'payment', r, 'payment.step' || n, jsonb_build_object('n', n), 'http://127.0.0.1:9/hooks'
+         FROM unnest($2::uuid[]) WITH ORDINALITY AS u(r, o), generate_series(1, 3) AS n
+        ORDER BY n, o`,
+      [merchant.merchantId, resources],
+    );
+    await service.ctx.db.query('ANALYZE webhook_events');
+
+    // The lease's own statement, run once more under EXPLAIN ANALYZE in a transaction rolled back.
+    const seen: { text: string; values: unknown[] }[] = [];
+    const client = await service.ctx.db.connect();
+    try {
+      const spy = {
+        query: (config: { text: string; values: unknown[] }) => {
+          seen.push(config);
+          return client.query(config);
+        },
+      };
+      await client.query('BEGIN');
+      const leased = await leaseDueEvents(spy as never, 32, 60);
+      // The first 32 resources' first events: never a second event while the first is pending.
+      expect(leased).toHaveLength(32);
+      expect(new Set(leased.map((e) => e.resource_id)).size).toBe(32);
+      expect(leased.every((e) => e.event === 'payment.step1')).toBe(true);
+      await client.query('ROLLBACK');
+
+      await client.query('BEGIN');
+      const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${seen[0]!.text}`, seen[0]!.values);
+      await client.query('ROLLBACK');
+      const nodes: PlanNode[] = [];
+      const walk = (node: PlanNode) => {
+        nodes.push(node);
+        for (const child of node.Plans ?? []) walk(child);
+      };
+      walk(rows[0]!['QUERY PLAN'][0].Plan);
+      // No anti-join (NOT EXISTS as the planner took it: every pending event read, hashed or
+      // compared with each candidate, at every lease); the earlier event looked up by (resource_id, seq).
+      expect(nodes.filter((n) => n['Join Type'] === 'Anti')).toEqual([]);
+      expect(nodes.some((n) => n['Index Name'] === 'webhook_events_resource')).toBe(true);
+      expect(nodes.reduce((sum, n) => sum + (n['Rows Removed by Join Filter'] ?? 0), 0)).toBeLessThan(1000);
+    } finally {
+      client.release();
+    }
+  });
+});
+
+interface PlanNode {
+  'Node Type': string;
+  'Join Type'?: string;
+  'Index Name'?: string;
+  'Rows Removed by Join Filter'?: number;
+  Plans?: PlanNode[];
+}

@@ -41,6 +41,33 @@ export function actorOf(request: FastifyRequest): { name: string; userId: string
   return { name: actorName(actor), userId: actor?.kind === 'user' ? actor.id : null };
 }
 
+/** Who acts, as an audit row names them: `actorOf` and the client address. */
+export interface AuditActor {
+  name: string;
+  userId: string | null;
+  ip: string | null;
+}
+
+/** Who acts in `request`, for an audit row written with the change in one statement (the executors' notifications, issue 38). */
+export function auditActorOf(request: FastifyRequest): AuditActor {
+  return { ...actorOf(request), ip: request.ip };
+}
+
+/** The recorder of an `AuditActor`: the rows `auditFor` writes for the request it was taken from. */
+export function auditAs(actor: AuditActor): AuditRecorder {
+  return (db, action, objectType, objectId, before, after) =>
+    insertAuditEntry(db, {
+      actor: actor.name,
+      userId: actor.userId,
+      ip: actor.ip,
+      action,
+      objectType,
+      objectId,
+      before: jsonOrNull(before),
+      after: jsonOrNull(after),
+    });
+}
+
 /**
  * Writes one action to the audit log: who (see `actorOf`, and the client address), what, on which
  * object, and the object before → after. Called in the same database transaction as the change

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { CONNECTION_TIMEOUT_MS, DatabaseWaitTimeout } from './pool.js';
 
 export interface BatchOptions {
@@ -11,6 +12,9 @@ export interface BatchOptions {
    */
   slowMs?: number;
 }
+
+/** The weight of each batch's time in StatementBatches.batchMs (an exponential moving average over some ten batches). */
+const BATCH_MS_WEIGHT = 0.1;
 
 export interface Waiting<T, R> {
   item: T;
@@ -29,6 +33,7 @@ export interface Waiting<T, R> {
 export abstract class StatementBatches<T, R> {
   private readonly waiting: Waiting<T, R>[] = [];
   private inFlight = 0;
+  private holdEwma: number | undefined;
 
   constructor(
     private readonly batching: BatchOptions,
@@ -37,6 +42,16 @@ export abstract class StatementBatches<T, R> {
   ) {}
 
   protected abstract run(batch: Waiting<T, R>[]): Promise<void>;
+
+  /**
+   * How long a batch of several items has lately taken from its start to its end, ms (a moving
+   * average; undefined before the first): what an item waiting for the next batch waits for, one
+   * batch (issue 38: the creates' shedding allows that much queueing, src/http/overload.ts).
+   * Items sent alone are not counted: under load every batch is full, and one alone is cheaper.
+   */
+  get batchMs(): number | undefined {
+    return this.holdEwma;
+  }
 
   protected enqueue(item: T): Promise<R> {
     return new Promise<R>((resolve, reject) => {
@@ -67,7 +82,12 @@ export abstract class StatementBatches<T, R> {
       };
       const { slowMs } = this.batching;
       const slow = batch.length === 1 && slowMs !== undefined ? setTimeout(release, slowMs) : undefined;
+      const started = performance.now();
       void this.run(batch).finally(() => {
+        if (batch.length > 1) {
+          const ms = performance.now() - started;
+          this.holdEwma = this.holdEwma === undefined ? ms : this.holdEwma + BATCH_MS_WEIGHT * (ms - this.holdEwma);
+        }
         clearTimeout(slow);
         release();
       });

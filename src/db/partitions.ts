@@ -104,14 +104,51 @@ const ident = (name: string) => `"${name.replaceAll('"', '""')}"`;
 export const PARTITION_MONTHS_AHEAD = 2;
 
 /**
+ * The parent's statement-level triggers each of `partitions` lacks, as statements creating them on
+ * it (one query for them all; a name not yet a table lacks every one). PostgreSQL clones a parent's
+ * row triggers onto its partitions but not its statement triggers, and fires a statement trigger
+ * for the table a statement names only: without its own copy, an INSERT naming a month would skip
+ * the parent's (ledger_entries' balance check, migration 059).
+ */
+async function missingStatementTriggers(db: Queryable, table: string, partitions: string[]): Promise<Map<string, string[]>> {
+  const { rows } = await db.query<{ partition: string; def: string }>(
+    `SELECT part.name AS partition, pg_get_triggerdef(t.oid) AS def
+       FROM unnest($2::text[]) AS part(name)
+       JOIN pg_trigger t ON t.tgrelid = $1::regclass AND NOT t.tgisinternal AND t.tgtype & 1 = 0
+      WHERE NOT EXISTS (SELECT 1 FROM pg_trigger p WHERE p.tgrelid = to_regclass(part.name) AND p.tgname = t.tgname)
+      ORDER BY part.name, t.tgname`,
+    [ident(table), partitions.map(ident)],
+  );
+  const on = new RegExp(` ON (\\S+\\.)?("?)${table}\\2 `);
+  const missing = new Map<string, string[]>();
+  for (const row of rows) {
+    if (!on.test(row.def)) throw new Error(`${table}: cannot read the trigger ${row.def}`);
+    const partition = partitions.find((name) => ident(name) === row.partition)!;
+    missing.set(partition, [...(missing.get(partition) ?? []), row.def.replace(on, ` ON ${row.partition} `)]);
+  }
+  return missing;
+}
+
+/**
  * Makes sure every partitioned history table has a partition for the month of `now` and the
  * `monthsAhead` months after it (UTC months). A month is created as an empty table shaped like
- * the parent, given the partitions' foreign keys, and attached (SHARE UPDATE EXCLUSIVE on the
- * parent: inserts go on meanwhile). Returns the partitions created.
+ * the parent, given the partitions' foreign keys and the parent's statement triggers, and attached
+ * (SHARE UPDATE EXCLUSIVE on the parent: inserts go on meanwhile). A partition that lacks one of
+ * the parent's statement triggers (a month a release before migration 059 created) is given it
+ * (SHARE ROW EXCLUSIVE on that partition for a moment). Returns the partitions created.
  */
 export async function ensureMonthsAhead(db: Db, now: Date, monthsAhead: number): Promise<string[]> {
   const created: string[] = [];
   for (const { table, partitions } of await partitionedTables(db)) {
+    for (const triggers of (
+      await missingStatementTriggers(
+        db,
+        table,
+        partitions.map((p) => p.name),
+      )
+    ).values()) {
+      await inTransactionWithLockTimeout(db, triggers);
+    }
     for (let m = 0; m <= monthsAhead; m++) {
       const from = monthStart(now, m);
       const to = monthStart(now, m + 1);
@@ -138,6 +175,7 @@ export async function ensureMonthsAhead(db: Db, now: Date, monthsAhead: number):
       await inTransactionWithLockTimeout(db, [
         `CREATE TABLE ${ident(name)} (LIKE ${ident(table)} INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING STORAGE)`,
         ...keys.map((key) => `ALTER TABLE ${ident(name)} ADD CONSTRAINT ${ident(key.name)} ${key.def}`),
+        ...((await missingStatementTriggers(db, table, [name])).get(name) ?? []),
         `ALTER TABLE ${ident(table)} ATTACH PARTITION ${ident(name)} FOR VALUES FROM ('${from.toISOString()}') TO ('${to.toISOString()}')`,
       ]);
       partitions.push({ name, from, to });

@@ -53,14 +53,19 @@ export function keepTablesInShape(db: Db, log: Logger): { stop(): Promise<void> 
  * analyses such a table after 50 changes plus 10 %, but only when it next wakes (every minute by
  * default), so until then every create pays.
  *
- * One look analyses each of the service's tables below MAX_ROWS rows that has seen more changes
- * since it was last analysed than it had rows (plus 50): a table is analysed as it doubles, a
+ * One look analyses each of the service's tables below MAX_ROWS rows that has grown to twice the
+ * rows it had when last analysed or vacuumed (plus 50): a table is analysed as it doubles, a
  * handful of times on its way to a size where a doubling no longer changes a plan. Analysing a
- * small table takes milliseconds and invalidates the stale plans on every connection. Returns the
+ * small table takes milliseconds and invalidates the stale plans on every connection. Growth, not
+ * changes: until 2026-11-28 it counted every change since the last analysis (n_mod_since_analyze),
+ * and small tables whose rows are only updated — the ledger's accounts, whose balances every create
+ * and completion moves; the requisites, each create's LRU move — were analysed every second under
+ * load, invalidating the creates' and completions' plans on every connection of every instance
+ * once a second (docs/performance.md "The first slice's stall and the accepted p99"). Returns the
  * tables analysed.
  */
 export async function refreshStatistics(db: Db, log: Logger): Promise<string[]> {
-  const rows = await smallTablesWhere(db, 's.n_mod_since_analyze >= 50 + rows', []);
+  const rows = await smallTablesWhere(db, 's.n_live_tup >= 50 + 2 * rows', []);
   if (rows.length === 0) return [];
   return transaction(db, async (tx) => {
     const { rows: lock } = await tx.query<{ ok: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS ok', [ANALYZE_LOCK]);

@@ -258,7 +258,7 @@ export async function updateExecutor(ctx: AppContext, id: string, patch: Executo
       if (!updated) throw new DomainError('NOT_FOUND', `Executor ${id} not found`);
       await record(tx, 'executor.update', 'executor', id, toExecutor(before), toExecutor(updated));
       return updated;
-    });
+    }).finally(() => ctx.identities.forget());
   } catch (err) {
     if (!isDepositShort(err)) throw err;
     const current = await getExecutor(ctx, id);
@@ -365,7 +365,24 @@ export async function rotateExecutorToken(ctx: AppContext, id: string, record: A
     if (!(await repo.replaceToken(tx, id, hashToken(token)))) throw new DomainError('NOT_FOUND', `Executor ${id} not found`);
     await record(tx, 'executor.rotate_token', 'executor', id, null, null);
   });
+  // The old token stops working at this instance's very next request (others: at migration 058's
+  // announcement), as the operator API's writes forget the merchants' (src/http/admin-auth.ts).
+  ctx.identities.forget();
   return { token };
+}
+
+/**
+ * The executor of a bearer token, undefined when none has it (the executor API's check): from
+ * memory when the identity cache may serve it — the merchants' cache and its announcements, which
+ * migration 058 makes of a change of an executor's token, name or activity — otherwise from the
+ * database (docs/performance.md "Webhooks taken together and executors from memory").
+ */
+export async function executorByToken(ctx: Pick<AppContext, 'db' | 'identities'>, token: string): Promise<repo.ExecutorIdentity | undefined> {
+  const tokenHash = hashToken(token);
+  return ctx.identities.get(`executor:${tokenHash.toString('base64')}`, async () => {
+    const row = await repo.findExecutorByToken(ctx.db, tokenHash);
+    return row ? { value: Object.freeze(row), validUntil: null } : undefined;
+  });
 }
 
 export const listExecutors = (ctx: AppContext) => repo.listExecutors(ctx.db);

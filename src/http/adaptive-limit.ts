@@ -11,6 +11,13 @@ export interface AdaptiveLimitOptions {
    * the no-load latency plus this, and shrinks in proportion as it passes it.
    */
   queueMs: number;
+  /**
+   * A tighter allowance than `queueMs`, read at every window when given (undefined: `queueMs`):
+   * for creates taken together, one batch's time (src/http/overload.ts), so that under overload a
+   * create let in waits for about one batch before its own, not for as many as 100 ms allow.
+   * late() keeps to `queueMs`.
+   */
+  queueBoundMs?: () => number | undefined;
   /** A new limit is computed once this long has passed and at least `minSamples` requests ended. */
   windowMs: number;
   minSamples: number;
@@ -38,9 +45,18 @@ export const ADAPTIVE_LIMIT_DEFAULTS = { windowMs: 100, minSamples: 10, noLoadMe
  * Gradient2 does. The tolerance is a delay added to the no-load latency, as CoDel's target, not
  * Gradient2's multiple of it: a create's no-load latency is a few milliseconds, and a multiple of
  * that would refuse the queue that taking creates together needs (creates waiting for a batch are
- * in progress, and their wait is part of their latency). The limit does not grow while less than
- * half of it is used (nothing says the larger limit would be carried), and it stays within
+ * in progress, and their wait is part of their latency). The limit grows only in a window where
+ * it was reached (a request found it full, or as many as it allows were in progress): a limit that
+ * held nobody back says nothing of a larger one (RFC 7661), and grown under a load that never
+ * filled it, it would let the next burst in all at once. It shrinks, too, only in a window where it
+ * was reached: the latency of a load the limit did not hold back is the database's under that
+ * load, and a limit lowered for it refuses that very load (2026-11-28: a floor of 48 below the
+ * bench's 50 merchants, lowered by their latency on a busy machine, refused them). It stays within
  * [min, max].
+ *
+ * The allowance may be given as a function (`queueBoundMs`, the lesser of it and `queueMs`
+ * counts): creates taken together allow one batch's time, so that the queue an overload keeps
+ * is about one batch (docs/performance.md, "The limit in batches").
  *
  * The caller counts a request in with tryAcquire() and out with the function it returns, giving
  * the request's latency (from its arrival, so a wait for a batch or a connection counts).
@@ -53,6 +69,8 @@ export class AdaptiveLimit {
   private windowCount = 0;
   private windowLeast = Number.POSITIVE_INFINITY;
   private windowPeak = 0;
+  /** Whether the limit was reached in this window: a request found it full, or as many as it allows were in progress. */
+  private windowReached = false;
   /** Each window's least latency, increasing from the front (a monotonic queue: its front is the least). */
   private readonly least: { at: number; ms: number }[] = [];
   /** When each request in progress was counted in, oldest first (a Map keeps insertion order). */
@@ -99,9 +117,13 @@ export class AdaptiveLimit {
    * latency in ms (call it once), or undefined when the limit is reached.
    */
   tryAcquire(): ((latencyMs: number) => void) | undefined {
-    if (this.used >= this.limit) return undefined;
+    if (this.used >= this.limit) {
+      this.windowReached = true;
+      return undefined;
+    }
     this.used++;
     if (this.used > this.windowPeak) this.windowPeak = this.used;
+    if (this.used >= this.limit) this.windowReached = true;
     const id = this.nextId++;
     this.started.set(id, this.now());
     let done = false;
@@ -125,10 +147,18 @@ export class AdaptiveLimit {
     const rtt = this.windowSum / this.windowCount;
     this.remember(now, this.windowLeast, this.windowPeak < this.value / 2);
     const noLoad = this.least[0]!.ms;
-    const gradient = clamp((noLoad + this.options.queueMs) / rtt, 0.5, 1);
+    const bound = this.options.queueBoundMs?.();
+    const allowed = bound === undefined ? this.options.queueMs : Math.min(this.options.queueMs, bound);
+    const gradient = clamp((noLoad + allowed) / rtt, 0.5, 1);
     let next = this.value * gradient + Math.sqrt(this.value);
-    // Growth only from a limit that was used: an idle service would otherwise grow it without end.
-    if (next > this.value && this.windowPeak < this.value / 2) next = this.value;
+    // Growth only from a limit that held requests back (RFC 7661's validation of TCP's congestion
+    // window: a window the sender did not fill says nothing of a larger one). Before 2026-11-28 it
+    // grew while half of it was used: the bench's 50 merchants creating as fast as they are
+    // answered grew it to 100 in a few seconds, and the overload that followed was let in 100 at
+    // once, to wait for two batches of 16 at a time — the first slice's stall (docs/performance.md).
+    // And no change at all from a window in which it was not reached: neither up (above) nor down
+    // (a closed load below the limit, slower on a busy machine, would lower it under itself).
+    if (!this.windowReached) next = this.value;
     const { smoothing, min, max } = this.options;
     this.value = clamp(this.value * (1 - smoothing) + next * smoothing, min, max);
 
@@ -137,6 +167,7 @@ export class AdaptiveLimit {
     this.windowCount = 0;
     this.windowLeast = Number.POSITIVE_INFINITY;
     this.windowPeak = this.used;
+    this.windowReached = this.used >= this.limit;
   }
 
   /**

@@ -65,15 +65,16 @@ export async function buildApp(ctx: AppContext): Promise<RouteApp> {
     return readUpload(this, ctx.files, policy);
   });
   registerMultipartPassThrough(app);
-  await app.register(swagger, swaggerOptions(ctx.config.publicBaseUrl));
-  await app.register(cookie);
-  // First of the request hooks: a request refused for overload costs neither a body read nor a lookup.
-  await loadShedding(app, ctx);
-
   // Served over HTTPS (PUBLIC_BASE_URL says so, whatever the proxy in front speaks to this
   // process), browsers are told never to come back over plain HTTP for a year, where a cookie or
   // a payment page could be read or changed on the way. Subdomains are the operator's to decide.
   const hsts = ctx.config.publicBaseUrl.startsWith('https://') ? 'max-age=31536000' : undefined;
+  // First of the request hooks, before the cookies' too: a request refused for overload costs
+  // neither a body read nor a lookup. Its answer skips the onSend hooks below (it sets their headers itself).
+  await loadShedding(app, ctx, { hsts });
+  await app.register(swagger, swaggerOptions(ctx.config.publicBaseUrl));
+  await app.register(cookie);
+
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
     if (hsts) reply.header('strict-transport-security', hsts);
@@ -81,9 +82,12 @@ export async function buildApp(ctx: AppContext): Promise<RouteApp> {
     reply.header('x-content-type-options', 'nosniff');
   });
   // One structured line per request; URLs pass through the masker (an ext_id may hold a card number,
-  // a payment page's path holds its token).
+  // a payment page's path holds its token). Not for a request refused for overload: under twice
+  // the load a machine carries most requests are refusals, and a line each would take the CPU the
+  // refusal gives back (they are counted, and summed up once a second: src/http/overload.ts).
   const pagePath = new URL(ctx.config.paymentPageUrl).pathname.replace(/\/+$/, '');
   app.addHook('onResponse', async (request: FastifyRequest, reply: FastifyReply) => {
+    if (request.shed) return;
     observeRequest(ctx.metrics, request, reply);
     request.log.info(
       {

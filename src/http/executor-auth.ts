@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { DomainError } from '../errors.js';
-import { findExecutorByToken, findExecutorIdentity } from '../executors/executors.repo.js';
-import { hashToken } from '../lib/crypto.js';
+import { type ExecutorIdentity, findExecutorIdentity } from '../executors/executors.repo.js';
+import { executorByToken } from '../executors/executors.service.js';
 import { checkConfirmed, checkCsrf, personFromCookie } from './access.js';
 
 /**
@@ -15,9 +15,10 @@ import { checkConfirmed, checkCsrf, personFromCookie } from './access.js';
 export function executorAuth(app: FastifyInstance, ctx: AppContext): void {
   app.addHook('onRequest', async (request: FastifyRequest) => {
     const match = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '');
-    let executor: Awaited<ReturnType<typeof findExecutorByToken>>;
+    let executor: ExecutorIdentity | undefined;
     if (match) {
-      executor = await findExecutorByToken(ctx.db, hashToken(match[1]!));
+      // From memory when it may be (IdentityCache, as the merchant API's callers).
+      executor = await executorByToken(ctx, match[1]!);
       if (!executor) throw new DomainError('AUTH_002', 'Invalid executor token');
     } else {
       const person = await personFromCookie(ctx, request);

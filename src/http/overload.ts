@@ -1,3 +1,4 @@
+import type { OutgoingHttpHeaders } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import underPressure from '@fastify/under-pressure';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
@@ -24,20 +25,30 @@ const LOOP_SAMPLE_MS = 200;
 /** How often the database queue is probed (one probe at a time), and over how long its delay is judged. */
 const PROBE_MS = 50;
 const QUEUE_WINDOW_MS = 500;
-/** While shedding, one log line per this period at most (a line per refusal is the request log's). */
+/** While shedding, one log line per this period at most: a refusal has no request log line of its own (refusalAnswer). */
 const REPORT_MS = 1000;
 /** Bodies up to this size are read and dropped after a refusal, keeping the connection; larger ones end it. */
 const DRAIN_LIMIT = 64 * 1024;
 /**
- * Creates let in whatever their latency, unless KASSIR_SHED_LOW_CONCURRENCY is lower: at least two
- * batches' worth waiting behind the CREATE_BATCHES_IN_FLIGHT in the database, the fewest that keep
- * every batch full (fewer creates in progress means smaller batches, so fewer creates a second for
- * the same work of the database), and no fewer than 64, the fixed limit before issue 38 — the bench's
- * 50 merchants creating as fast as they are answered are never refused.
+ * The creates' limit in batches (issue 38; docs/performance.md "The limit in batches"). Its floor,
+ * the creates let in whatever their latency: the CREATE_BATCHES_IN_FLIGHT batches in the database
+ * and one more waiting — the fewest that keep every batch full under overload (a create let in
+ * when a batch's answers go out is in the next batch; fewer in progress means smaller batches, so
+ * fewer creates a second for the same work of the database), and no more, so that a create let in
+ * under overload waits for about one batch before its own. Where it starts: one batch more, and no
+ * fewer than 64, the fixed limit before issue 38 — the bench's 50 merchants creating as fast as
+ * they are answered never meet it, and a limit not reached does not move (AdaptiveLimit). Both
+ * within KASSIR_SHED_LOW_CONCURRENCY; creates sent alone (KASSIR_CREATE_BATCH_SIZE=1) have a floor
+ * of MIN_FLOOR.
  */
-export function lowLimitFloor(createBatchSize: number, lowConcurrency: number): number {
-  return Math.min(lowConcurrency, Math.max(64, 2 * CREATE_BATCHES_IN_FLIGHT * createBatchSize));
+export function lowLimits(createBatchSize: number, lowConcurrency: number): { floor: number; initial: number } {
+  const floor = Math.max(MIN_FLOOR, (CREATE_BATCHES_IN_FLIGHT + 1) * createBatchSize);
+  const initial = Math.max(64, floor + createBatchSize);
+  return { floor: Math.min(lowConcurrency, floor), initial: Math.min(lowConcurrency, initial) };
 }
+
+/** The creates' floor when they are not taken together: twice the default pool's connections. */
+const MIN_FLOOR = 16;
 
 /** Gives every route registered on `app` and its children `priority`, unless a route sets its own in `config`. */
 export function routePriority(app: FastifyInstance, priority: Priority): void {
@@ -50,10 +61,11 @@ export function routePriority(app: FastifyInstance, priority: Priority): void {
  * Load shedding by priority. Before a request is read or authenticated, it is refused with 503
  * `UNAVAILABLE` and Retry-After when the delay it would meet passes its priority's limit — low's
  * (KASSIR_SHED_LOW_DELAY_MS) first, normal's later, high's never — or, for a create, when as many
- * creates are in progress as the creates' adaptive limit allows (issue 38; AdaptiveLimit): it
- * grows while the creates' own latency, counted from their arrival (so a wait for a batch counts),
- * stays within their no-load latency plus KASSIR_SHED_LOW_DELAY_MS, and shrinks as it passes it;
- * between lowLimitFloor and KASSIR_SHED_LOW_CONCURRENCY. A pool probe cannot see the creates
+ * creates are in progress as the creates' adaptive limit allows (issue 38; AdaptiveLimit): while
+ * it is reached, it grows while the creates' own latency, counted from their arrival (so a wait for
+ * a batch counts), stays within their no-load latency plus one batch's time (at most
+ * KASSIR_SHED_LOW_DELAY_MS), and shrinks as it passes it; between lowLimits' floor and
+ * KASSIR_SHED_LOW_CONCURRENCY. A pool probe cannot see the creates
  * waiting for a batch (they hold no connection), their latency does; and the pool's queue refuses
  * creates only while a create in progress is late too (AdaptiveLimit.late). The delay is the longer of two
  * queues: for a database connection (the database is what runs out first here, and every request
@@ -62,22 +74,24 @@ export function routePriority(app: FastifyInstance, priority: Priority): void {
  * has formed, so a burst of creates arriving within milliseconds is held by the count instead.
  * under-pressure's own shedding has one limit for every route, hence the decision here.
  */
-export async function loadShedding(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function loadShedding(app: FastifyInstance, ctx: AppContext, headers: { hsts: string | undefined }): Promise<void> {
   const { shedding } = ctx.config;
   if (!shedding.enabled) return;
   await app.register(underPressure, { sampleInterval: LOOP_SAMPLE_MS });
   const database = probeQueue(ctx.db);
   app.addHook('onClose', async () => database.stop());
-  const retryAfter = String(shedding.retryAfterSeconds);
+  const refusal = refusalAnswer(shedding.retryAfterSeconds, headers.hsts);
   const shed = { low: 0, normal: 0 };
   let reportedAt = 0;
-  const floor = lowLimitFloor(ctx.config.createBatchSize, shedding.lowConcurrency);
+  const { floor, initial } = lowLimits(ctx.config.createBatchSize, shedding.lowConcurrency);
   const creates = new AdaptiveLimit({
     ...ADAPTIVE_LIMIT_DEFAULTS,
     min: floor,
     max: shedding.lowConcurrency,
-    initial: floor,
+    initial,
     queueMs: shedding.lowDelayMs,
+    // The queueing a create let in may meet: one batch (what the payment creates' batches take now).
+    queueBoundMs: () => ctx.creates.batchMs,
   });
   // The start itself (building the application, starting the job worker, binding the port) holds
   // the loop, sometimes for seconds on a busy machine, and under-pressure reports that stall for
@@ -112,6 +126,7 @@ export async function loadShedding(app: FastifyInstance, ctx: AppContext): Promi
     }
 
     shed[priority]++;
+    ctx.metrics.requestShed(priority);
     const now = Date.now();
     if (now - reportedAt >= REPORT_MS) {
       ctx.log.warn(
@@ -121,6 +136,7 @@ export async function loadShedding(app: FastifyInstance, ctx: AppContext): Promi
           event_loop_delay_ms: Math.round(loopDelayMs),
           creates_in_progress: creates.inFlight,
           creates_limit: creates.limit,
+          creates_batch_ms: ctx.creates.batchMs === undefined ? undefined : Math.round(ctx.creates.batchMs),
           creates_no_load_ms: creates.noLoadMs === undefined ? undefined : Math.round(creates.noLoadMs * 10) / 10,
         },
         'overloaded: refusing requests',
@@ -129,12 +145,43 @@ export async function loadShedding(app: FastifyInstance, ctx: AppContext): Promi
       shed.low = 0;
       shed.normal = 0;
     }
-    if (largeBodyPending(request)) reply.header('connection', 'close');
-    const error = new DomainError('UNAVAILABLE', `The service is overloaded and did not start this request; retry after ${retryAfter} s`, {
-      retry_after: shedding.retryAfterSeconds,
-    });
-    reply.code(statusOf(error)).header('retry-after', retryAfter).send(errorBody(error));
+    refusal(request, reply);
   });
+}
+
+/**
+ * The answer to a request refused for overload: 503 with the spec's error body (`UNAVAILABLE`,
+ * `data.retry_after`) and Retry-After, written straight to the socket. A refusal exists to give
+ * back capacity, and at twice the load a machine carries there are more refusals than anything
+ * else (issue 38: through Fastify's reply — its serialiser, the onSend hooks, the request's log
+ * line — each cost some 0.18 ms of CPU, capacity the creates let in then lacked). So the body is
+ * serialised once; the reply is hijacked, which skips the serialiser and the onSend hooks, with
+ * the headers those hooks set written here; and the request is marked `shed`, which the log's
+ * onResponse hook passes over (refusals are counted in kassir_http_requests_shed_total and the
+ * once-a-second `overloaded` line instead).
+ */
+export function refusalAnswer(retryAfterSeconds: number, hsts: string | undefined): (request: FastifyRequest, reply: FastifyReply) => void {
+  const error = new DomainError('UNAVAILABLE', `The service is overloaded and did not start this request; retry after ${retryAfterSeconds} s`, {
+    retry_after: retryAfterSeconds,
+  });
+  const status = statusOf(error);
+  const body = Buffer.from(JSON.stringify(errorBody(error)));
+  const retryAfter = String(retryAfterSeconds);
+  return (request, reply) => {
+    request.shed = true;
+    reply.hijack();
+    const headers: OutgoingHttpHeaders = {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': body.length,
+      'retry-after': retryAfter,
+      'x-request-id': request.id,
+      'x-content-type-options': 'nosniff',
+    };
+    if (hsts !== undefined) headers['strict-transport-security'] = hsts;
+    if (largeBodyPending(request)) headers.connection = 'close';
+    reply.raw.writeHead(status, headers);
+    reply.raw.end(body);
+  };
 }
 
 /**

@@ -44,6 +44,8 @@ declare module 'fastify' {
     signer?: import('./signature.js').BodySigner;
     /** The merchant a merchant's person acts for (the merchant cabinet's API, /merchant/v1, only). */
     merchantAccount?: string;
+    /** Refused for overload before it was read (src/http/overload.ts): its answer was written straight to the socket. */
+    shed?: boolean;
     /** The authenticated executor (executor API only). */
     executor?: import('../executors/executors.repo.js').ExecutorIdentity;
     /**

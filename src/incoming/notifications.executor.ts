@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { auditFor } from '../admin/audit.service.js';
+import { auditActorOf } from '../admin/audit.service.js';
 import type { AppContext, RouteApp } from '../context.js';
 import { ExecutorSendNotificationAnswer } from '../executors/executors.executor.answers.js';
 import { receiveNotification } from './notifications.service.js';
@@ -32,7 +32,7 @@ export async function incomingExecutorRoutes(app: RouteApp, ctx: AppContext): Pr
       },
     },
     async (request) => {
-      const result = await receiveNotification(ctx, request.executor!, request.body, auditFor(request));
+      const result = await receiveNotification(ctx, request.executor!, request.body, auditActorOf(request));
       return result;
     },
   );

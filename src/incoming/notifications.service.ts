@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
-import type { AuditRecorder } from '../admin/audit.service.js';
+import { type AuditActor, auditAs } from '../admin/audit.service.js';
 import type { AppContext } from '../context.js';
 import { type Tx, transaction } from '../db/pool.js';
 import { DomainError } from '../errors.js';
 import type { ExecutorIdentity } from '../executors/executors.repo.js';
 import { checkDecimal, minorUnits, money, toNumber } from '../lib/money.js';
 import { isUuid } from '../lib/validators.js';
-import { changePayment, completeTransfer } from '../payments/lifecycle.js';
+import { changePayment, completeTransfer, type ReportedTransfer } from '../payments/lifecycle.js';
 import { findPayment } from '../payments/payments.repo.js';
 import { findRequisite } from '../requisites/requisites.repo.js';
 import { checkMessageEvidence } from './evidence.js';
@@ -53,7 +53,51 @@ export async function receiveNotification(
   ctx: AppContext,
   executor: ExecutorIdentity,
   input: NotificationInput,
-  audit: AuditRecorder,
+  actor: AuditActor,
+): Promise<NotificationResult> {
+  const unread = withoutRequisite(input);
+  if (!unread) return receiveInFull(ctx, executor, input, actor, true);
+  // The amount sent, a two-place decimal: the requisite's owner and currency are checked in the
+  // statement that completes it (issue 38), the round trip that read them first saved. Anything
+  // that statement does not take — the requisite not the executor's, more places than its currency
+  // takes, no PENDING payment — is answered in full, as before, from the requisite read.
+  const { requisiteId, amount, places, receivedAt } = unread;
+  const dedupeKey = notificationDedupeKey(requisiteId, amount, receivedAt, null);
+  const credit = { executorId: executor.id, requisiteId, amount, text: null, receivedAt, parsedBank: null, dedupeKey, amountPlaces: places };
+  return ctx.reportedTransfers.receive({ ...credit, actor }, () => receiveInFull(ctx, executor, input, actor, false));
+}
+
+/**
+ * A report that sent its amount and no text, on a requisite named as PostgreSQL writes a uuid: what
+ * the statement needs to complete it without reading the requisite first (the amount as the full
+ * way writes it, two places, and how many it had); undefined for any other report, or one whose
+ * fields the full way refuses (it answers why).
+ */
+function withoutRequisite(input: NotificationInput): { requisiteId: string; amount: string; places: number; receivedAt: Date | null } | undefined {
+  if (input.amount === undefined || input.text !== undefined) return undefined;
+  // As PostgreSQL writes it (lower case): the dedupe key hashes the id as the full way reads it.
+  if (!isUuid(input.requisite_id) || input.requisite_id !== input.requisite_id.toLowerCase()) return undefined;
+  // Two places: the most a requisite's currency takes (src/lib/money.ts); the statement checks the currency's own.
+  const checked = checkDecimal(input.amount, { field: 'amount', places: 2, min: 0, minExclusive: true });
+  if (typeof checked === 'string' || checked.gte('1e15')) return undefined;
+  let receivedAt: Date | null = null;
+  if (input.received_at !== undefined) {
+    receivedAt = new Date(input.received_at);
+    if (Number.isNaN(receivedAt.getTime())) return undefined;
+  }
+  return { requisiteId: input.requisite_id, amount: checked.toFixed(2), places: checked.decimalPlaces(), receivedAt };
+}
+
+/**
+ * receiveNotification with the requisite read first (a report with text, or one the statement did
+ * not take): taken together with others when `together`, else in a transaction of its own.
+ */
+async function receiveInFull(
+  ctx: AppContext,
+  executor: ExecutorIdentity,
+  input: NotificationInput,
+  actor: AuditActor,
+  together: boolean,
 ): Promise<NotificationResult> {
   const requisite = await findRequisite(ctx.db, input.requisite_id);
   if (!requisite || requisite.executor_id !== executor.id) {
@@ -96,64 +140,65 @@ export async function receiveNotification(
   // No payment is that large (amounts stay below 10^15), and the column would overflow (a 500).
   if (money(amount).gte('1e15')) throw new DomainError('VALIDATION', 'amount must be less than 1000000000000000');
 
-  // Repeats of one notification (the app retrying) carry the same requisite, amount, time and
-  // text; without time and text two reports cannot be told apart and each is taken as new.
-  const dedupeKey =
-    receivedAt || input.text
-      ? createHash('sha256')
-          .update(JSON.stringify([requisite.id, amount, receivedAt?.toISOString() ?? null, input.text ?? null]))
-          .digest()
-      : null;
+  const dedupeKey = notificationDedupeKey(requisite.id, amount, receivedAt, input.text ?? null);
 
-  try {
-    return await transaction(ctx.db, async (tx) => {
-      if (dedupeKey) {
-        const existing = await repo.findByDedupeKey(tx, dedupeKey);
+  // The reference and payer the text names, also when the app sent the amount itself.
+  const evidence = input.text ? readEvidence(input.text, { sender }) : undefined;
+  const audit = auditAs(actor);
+  const credit = { executorId: executor.id, requisiteId: requisite.id, amount, text: input.text ?? null, receivedAt, parsedBank, dedupeKey };
+  // In a transaction of its own, as every notification was before issue 38: what the one
+  // statement below does not do (no PENDING payment matched, DEPOSIT_SHORT, a race).
+  const alone = async (): Promise<NotificationResult> => {
+    try {
+      return await transaction(ctx.db, async (tx) => {
+        if (dedupeKey) {
+          const existing = await repo.findByDedupeKey(tx, dedupeKey);
+          if (existing) return toResult(existing, true);
+        }
+        const row = await recordCredit(ctx, tx, { ...credit, evidence });
+        // The executor's report is its act (a repeat changes nothing and is not audited again).
+        await audit(tx, 'notification.receive', 'notification', row.id, null, {
+          status: row.status,
+          amount: row.amount,
+          requisite_id: row.requisite_id,
+          payment_id: row.payment_id,
+        });
+        return toResult(row, false);
+      });
+    } catch (err) {
+      // The same notification raced itself: the first one's answer is the answer.
+      if (dedupeKey && repo.isDuplicateNotification(err)) {
+        const existing = await repo.findByDedupeKey(ctx.db, dedupeKey);
         if (existing) return toResult(existing, true);
       }
-      const row = await recordCredit(ctx, tx, {
-        executorId: executor.id,
-        requisiteId: requisite.id,
-        amount,
-        text: input.text ?? null,
-        receivedAt,
-        parsedBank,
-        dedupeKey,
-        // The reference and payer the text names, also when the app sent the amount itself.
-        evidence: input.text ? readEvidence(input.text, { sender }) : undefined,
-      });
-      // The executor's report is its act (a repeat changes nothing and is not audited again).
-      await audit(tx, 'notification.receive', 'notification', row.id, null, {
-        status: row.status,
-        amount: row.amount,
-        requisite_id: row.requisite_id,
-        payment_id: row.payment_id,
-      });
-      return toResult(row, false);
-    });
-  } catch (err) {
-    // The same notification raced itself: the first one's answer is the answer.
-    if (dedupeKey && repo.isDuplicateNotification(err)) {
-      const existing = await repo.findByDedupeKey(ctx.db, dedupeKey);
-      if (existing) return toResult(existing, true);
+      throw err;
     }
-    throw err;
-  }
+  };
+  // A message naming a bank reference or a payer has its evidence checked (checkMessageEvidence)
+  // with its completion: that stays in the transaction alone. Every other report is completed,
+  // with its notification and audit row, in one statement, taken together with others under load
+  // (issue 38: NotificationBatches).
+  if (!together || evidence?.reference || evidence?.payerName) return alone();
+  return ctx.reportedTransfers.receive({ ...credit, actor }, alone);
 }
 
-/** Money received on a known requisite (an incoming credit), as a notification records it. */
-export interface IncomingCredit {
-  executorId: string;
-  requisiteId: string;
-  /** In the requisite's currency, two decimals. */
-  amount: string;
-  text: string | null;
-  receivedAt: Date | null;
-  parsedBank: string | null;
-  dedupeKey: Buffer | null;
-  /** What the bank message says beside the money, for the evidence checks (issue 36 item 4). */
-  evidence?: MessageEvidence;
+/**
+ * What makes two reports one (the app retrying): the same requisite, amount, time and text. Without
+ * time and text two reports cannot be told apart, and each is taken as new (null).
+ */
+function notificationDedupeKey(requisiteId: string, amount: string, receivedAt: Date | null, text: string | null): Buffer | null {
+  if (!receivedAt && !text) return null;
+  return createHash('sha256')
+    .update(JSON.stringify([requisiteId, amount, receivedAt?.toISOString() ?? null, text]))
+    .digest();
 }
+
+/**
+ * Money received on a known requisite (an incoming credit), as a notification records it: the
+ * reported transfer's fields (lifecycle.ts ReportedTransfer, without who reported it) and what the
+ * bank message says beside the money, for the evidence checks (issue 36 item 4).
+ */
+export type IncomingCredit = Omit<ReportedTransfer, 'actor'> & { evidence?: MessageEvidence };
 
 /**
  * The one way a reported incoming credit becomes a notification, in the caller's transaction: the one

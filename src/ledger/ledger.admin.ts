@@ -12,7 +12,8 @@ export async function ledgerAdminRoutes(app: RouteApp, ctx: AppContext): Promise
         documentedResponse: { 200: AdminCheckLedgerAnswer },
         tags: ['operator'],
         summary: 'Check every ledger invariant, naming what breaks',
-        description: 'Reads the whole ledger: `ok`, and each problem found. The outcome is kept for `/metrics` (the hourly job runs the same check).',
+        description:
+          'Reads the whole ledger: `ok`, and each problem found. The outcome is kept for `/metrics` (the job runs the same check over what was written since its previous run every hour, and over the whole ledger daily at 03:41 UTC).',
       },
     },
     async () => checkAndRecordLedger(ctx.db),

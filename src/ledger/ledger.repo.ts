@@ -115,7 +115,7 @@ export async function postMany(tx: Tx, postings: readonly Posting[]): Promise<st
   const { rows } = await tx.query<{ id: string; entries: number }>(
     prepared(
       `WITH p AS MATERIALIZED (
-         SELECT gen_random_uuid() AS id, x.* FROM unnest($1::text[], $2::uuid[], $3::uuid[], $4::text[]) WITH ORDINALITY
+         SELECT uuid_v7() AS id, x.* FROM unnest($1::text[], $2::uuid[], $3::uuid[], $4::text[]) WITH ORDINALITY
                 AS x(kind, ref_id, merchant_id, memo, ord)
        ), t AS (
          INSERT INTO ledger_transactions (id, kind, ref_id, merchant_id, memo) SELECT id, kind, ref_id, merchant_id, memo FROM p ORDER BY ord
@@ -160,21 +160,41 @@ export async function postMany(tx: Tx, postings: readonly Posting[]): Promise<st
 }
 
 // The ledger check's queries (ledger.service.ts): each returns the rows that break one invariant.
+// Those about single rows take an optional `since` (the hourly job's watermark, ledger-since.ts):
+// then they look only at the rows written or changed since, found through indexes on created_at.
 
-/** Transactions whose entries do not sum to zero. */
-export async function unbalancedTransactions(db: Queryable): Promise<Array<{ id: string; kind: string; total: string }>> {
+/**
+ * The ledger transactions created since `since` whose entries (written with them, so from the same
+ * instant on) are none or do not sum to zero: the only ones the whole queries below need to sum
+ * over all their entries. Materialized first: a transaction's entries are found in the months from
+ * `since` on only (a custom plan prunes the older partitions).
+ */
+const SUSPECT_TRANSACTIONS_SINCE = `suspects AS MATERIALIZED (
+  SELECT t.id FROM ledger_transactions t
+    LEFT JOIN ledger_entries e ON e.transaction_id = t.id AND e.created_at >= $1
+   WHERE t.created_at >= $1
+   GROUP BY t.id HAVING count(e.id) = 0 OR sum(e.amount) <> 0)`;
+
+/** Transactions whose entries do not sum to zero (with `since`: of those created since). */
+export async function unbalancedTransactions(db: Queryable, since?: Date): Promise<Array<{ id: string; kind: string; total: string }>> {
   const { rows } = await db.query<{ id: string; kind: string; total: string }>(
-    `SELECT t.id, t.kind, sum(e.amount)::text AS total
+    `${since ? `WITH ${SUSPECT_TRANSACTIONS_SINCE}` : ''}
+     SELECT t.id, t.kind, sum(e.amount)::text AS total
        FROM ledger_transactions t JOIN ledger_entries e ON e.transaction_id = t.id
+      ${since ? 'WHERE t.id IN (SELECT id FROM suspects)' : ''}
       GROUP BY t.id, t.kind HAVING sum(e.amount) <> 0`,
+    since ? [since] : [],
   );
   return rows;
 }
 
-/** Transactions with no entries at all. */
-export async function transactionsWithoutEntries(db: Queryable): Promise<Array<{ id: string; kind: string }>> {
+/** Transactions with no entries at all (with `since`: of those created since). */
+export async function transactionsWithoutEntries(db: Queryable, since?: Date): Promise<Array<{ id: string; kind: string }>> {
   const { rows } = await db.query<{ id: string; kind: string }>(
-    `SELECT t.id, t.kind FROM ledger_transactions t WHERE NOT EXISTS (SELECT 1 FROM ledger_entries e WHERE e.transaction_id = t.id)`,
+    `${since ? `WITH ${SUSPECT_TRANSACTIONS_SINCE}` : ''}
+     SELECT t.id, t.kind FROM ledger_transactions t
+      WHERE ${since ? 't.id IN (SELECT id FROM suspects) AND ' : ''}NOT EXISTS (SELECT 1 FROM ledger_entries e WHERE e.transaction_id = t.id)`,
+    since ? [since] : [],
   );
   return rows;
 }
@@ -215,8 +235,11 @@ export async function frozenApartFromOpenHolds(db: Queryable): Promise<Array<{ t
        FROM ledger_accounts a
        LEFT JOIN (
          SELECT terminal_id, sum(reserve) AS held FROM (
-           -- A test payout (migration 039) reserves nothing.
-           SELECT terminal_id, reserve FROM payouts WHERE status IN ('pending', 'processing') AND NOT is_test
+           -- A test payout (migration 039) reserves nothing. One arm per status, so that each reads
+           -- its partial index (payouts_available, payouts_processing), not every payout ever made.
+           SELECT terminal_id, reserve FROM payouts WHERE status = 'pending' AND NOT is_test
+           UNION ALL
+           SELECT terminal_id, reserve FROM payouts WHERE status = 'processing' AND NOT is_test
            UNION ALL
            SELECT terminal_id, reserve FROM withdrawals WHERE terminal_id IS NOT NULL AND status IN ('pending', 'processing')
          ) open GROUP BY terminal_id
@@ -236,7 +259,11 @@ export async function executorFrozenApartFromHolds(db: Queryable): Promise<Array
        FROM ledger_accounts a
        LEFT JOIN (
          SELECT executor_id, sum(held) AS held FROM (
-           SELECT executor_id, hold AS held FROM payments WHERE hold IS NOT NULL AND status IN ('PENDING', 'PROCESSING')
+           -- One arm per status, each through its partial index (payments_pending_deadline,
+           -- payments_rare_status_created): the open payments, not all of history.
+           SELECT executor_id, hold AS held FROM payments WHERE hold IS NOT NULL AND status = 'PENDING'
+           UNION ALL
+           SELECT executor_id, hold FROM payments WHERE hold IS NOT NULL AND status = 'PROCESSING'
            UNION ALL
            SELECT executor_id, reserve FROM withdrawals WHERE executor_id IS NOT NULL AND status IN ('pending', 'processing')
            UNION ALL
@@ -249,38 +276,61 @@ export async function executorFrozenApartFromHolds(db: Queryable): Promise<Array
   return rows;
 }
 
-/** Deposits on chain recorded without exactly one `executor_deposit` posting of their amount to their executor. */
-export async function miscreditedDeposits(db: Queryable): Promise<Array<{ id: string; tx_hash: string; credits: number }>> {
+/**
+ * Deposits on chain recorded without exactly one `executor_deposit` posting of their amount to their
+ * executor, and deposit credits without their deposit. With `since`: the deposits recorded since,
+ * and those with an `executor_deposit` posting since.
+ */
+export async function miscreditedDeposits(db: Queryable, since?: Date): Promise<Array<{ id: string; tx_hash: string; credits: number }>> {
   const { rows } = await db.query<{ id: string; tx_hash: string; credits: number }>(
     `SELECT d.id, d.tx_hash, count(t.id)::int AS credits
        FROM executor_deposits d
        LEFT JOIN ledger_transactions t ON t.kind = 'executor_deposit' AND t.ref_id = d.id
         AND EXISTS (SELECT 1 FROM ledger_entries e JOIN ledger_accounts a ON a.id = e.account_id
                      WHERE e.transaction_id = t.id AND a.kind = 'executor_available' AND a.executor_id = d.executor_id AND e.amount = d.amount)
+      ${
+        since
+          ? `WHERE d.id IN (SELECT id FROM executor_deposits WHERE created_at >= $1
+                            UNION ALL SELECT ref_id FROM ledger_transactions WHERE kind = 'executor_deposit' AND created_at >= $1)`
+          : ''
+      }
       GROUP BY d.id, d.tx_hash HAVING count(t.id) <> 1
      UNION ALL
      SELECT t.ref_id, coalesce(t.memo, ''), 0 FROM ledger_transactions t
-      WHERE t.kind = 'executor_deposit' AND NOT EXISTS (SELECT 1 FROM executor_deposits d WHERE d.id = t.ref_id)`,
+      WHERE t.kind = 'executor_deposit' ${since ? 'AND t.created_at >= $1' : ''} AND NOT EXISTS (SELECT 1 FROM executor_deposits d WHERE d.id = t.ref_id)`,
+    since ? [since] : [],
   );
   return rows;
 }
 
-/** Payments handed to an executor's requisite without the hold posting that must go with the hand-out. */
-export async function paymentsWithoutHold(db: Queryable): Promise<Array<{ id: string }>> {
+/**
+ * The payments created since `since`, and those with a posting since (their hold, its release, their
+ * pay-in: every change of a payment that moves money posts one), through payments_created and
+ * ledger_transactions_created.
+ */
+const PAYMENTS_SINCE = `SELECT id FROM payments WHERE created_at >= $1
+  UNION SELECT ref_id FROM ledger_transactions WHERE created_at >= $1 AND kind IN ('payin_hold', 'payin_hold_release', 'payin') AND ref_id IS NOT NULL`;
+
+/** Payments handed to an executor's requisite without the hold posting that must go with the hand-out (with `since`: PAYMENTS_SINCE). */
+export async function paymentsWithoutHold(db: Queryable, since?: Date): Promise<Array<{ id: string }>> {
   const { rows } = await db.query<{ id: string }>(
     `SELECT p.id FROM payments p
-      WHERE p.hold IS NOT NULL AND NOT EXISTS (SELECT 1 FROM ledger_transactions t WHERE t.kind = 'payin_hold' AND t.ref_id = p.id)`,
+      WHERE ${since ? `p.id IN (${PAYMENTS_SINCE}) AND ` : ''}p.hold IS NOT NULL
+        AND NOT EXISTS (SELECT 1 FROM ledger_transactions t WHERE t.kind = 'payin_hold' AND t.ref_id = p.id)`,
+    since ? [since] : [],
   );
   return rows;
 }
 
-/** Payments credited though not completed, or completed without a credit, with their count of pay-in credits. */
-export async function miscreditedPayments(db: Queryable): Promise<Array<{ id: string; status: string; credits: number }>> {
+/** Payments credited though not completed, or completed without a credit, with their count of pay-in credits (with `since`: PAYMENTS_SINCE). */
+export async function miscreditedPayments(db: Queryable, since?: Date): Promise<Array<{ id: string; status: string; credits: number }>> {
   const { rows } = await db.query<{ id: string; status: string; credits: number }>(
     `SELECT p.id, p.status, (SELECT count(*) FROM ledger_transactions t WHERE t.kind = 'payin' AND t.ref_id = p.id) AS credits
        FROM payments p
       -- A test payment (migration 039) is never credited: a credit of one is a problem too.
-      WHERE (p.status IN ('COMPLETED', 'COMPLETED_APPEAL') AND NOT p.is_test) <> EXISTS (SELECT 1 FROM ledger_transactions t WHERE t.kind = 'payin' AND t.ref_id = p.id)`,
+      WHERE ${since ? `p.id IN (${PAYMENTS_SINCE}) AND ` : ''}
+            (p.status IN ('COMPLETED', 'COMPLETED_APPEAL') AND NOT p.is_test) <> EXISTS (SELECT 1 FROM ledger_transactions t WHERE t.kind = 'payin' AND t.ref_id = p.id)`,
+    since ? [since] : [],
   );
   return rows;
 }

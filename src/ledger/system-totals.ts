@@ -7,7 +7,8 @@ import { transaction } from '../db/pool.js';
  */
 
 /**
- * The instant before which every transaction that could still write to the ledger has ended: the
+ * The instant before which every transaction that could still write to the ledger (or create or
+ * complete a payment: the dashboard's roll-up, src/reports/dashboard.rollup.ts) has ended: the
  * start of the oldest transaction open in this database now (a transaction's entries carry its
  * start, now()), or now when none is. A session whose state this role may not read (another
  * role's, without pg_read_all_stats) could be in a transaction of any age: with one of those, an
@@ -15,23 +16,26 @@ import { transaction } from '../db/pool.js';
  * the entries are summed in a later one: a transaction that ended between the two is then in the
  * later statement's snapshot, and one that had not ended is older than the instant.
  */
-async function settledInstant(db: Queryable): Promise<Date> {
-  const { rows } = await db.query<{ at: Date }>(
-    `SELECT least(statement_timestamp(),
+export const SETTLED_INSTANT_SQL = `SELECT least(statement_timestamp(),
                   (SELECT min(CASE WHEN a.state IS NULL THEN statement_timestamp() - interval '1 hour' ELSE a.xact_start END)
                      FROM pg_stat_activity a
                     WHERE a.datname = current_database() AND a.pid <> pg_backend_pid() AND a.backend_type = 'client backend'
-                      AND (a.xact_start IS NOT NULL OR a.state IS NULL))) AS at`,
-  );
+                      AND (a.xact_start IS NOT NULL OR a.state IS NULL))) AS at`;
+
+/** The settled instant (SETTLED_INSTANT_SQL), as a Date (to the millisecond, rounded down). */
+export async function settledInstant(db: Queryable): Promise<Date> {
+  const { rows } = await db.query<{ at: Date }>(SETTLED_INSTANT_SQL);
   return rows[0]!.at;
 }
 
 /**
  * Adds the system accounts' entries made since the last roll-up to their totals and moves `upto`
  * on to the settled instant; the first run (no rows yet) sums the whole ledger. Returns the new
- * `upto`. One run at a time: the rows are locked for the run's transaction.
+ * `upto`. One run at a time: the rows are locked for the run's transaction. With `skipLocked` (the
+ * dashboard's call, just before it reads a balance) the accounts another run holds are left as
+ * they are rather than waited for: each account's total has its own `upto`.
  */
-export async function rollUpSystemTotals(db: Db): Promise<Date> {
+export async function rollUpSystemTotals(db: Db, options: { skipLocked?: boolean } = {}): Promise<Date> {
   const until = await settledInstant(db);
   return transaction(db, async (tx) => {
     await tx.query(
@@ -41,7 +45,7 @@ export async function rollUpSystemTotals(db: Db): Promise<Date> {
     );
     // Locked in one order, so two runs (two instances' jobs) queue rather than deadlock.
     const { rows } = await tx.query<{ account_id: string; from_start: boolean; upto: Date }>(
-      `SELECT account_id, upto = '-infinity' AS from_start, upto FROM ledger_account_totals ORDER BY account_id FOR UPDATE`,
+      `SELECT account_id, upto = '-infinity' AS from_start, upto FROM ledger_account_totals ORDER BY account_id FOR UPDATE${options.skipLocked ? ' SKIP LOCKED' : ''}`,
     );
     // Accounts new to the table (every one, at the first run) take every entry before `until`; the
     // others those since their `upto`: one statement per starting point (two at most).

@@ -29,6 +29,9 @@ export function minorUnits(currency: string): number {
   return MINOR_UNITS[currency] ?? 2;
 }
 
+/** The table of minorUnits as JSON, for SQL that checks an amount against a currency itself (2 for one not in it, as here). */
+export const MINOR_UNITS_JSON = JSON.stringify(MINOR_UNITS);
+
 /** A decimal from a database numeric (string) or a validated JSON number. */
 export function money(value: string | number | Decimal): Decimal {
   return new Money(typeof value === 'number' ? String(value) : value);

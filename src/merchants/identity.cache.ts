@@ -10,8 +10,8 @@ const MAX_ENTRIES = 10_000;
 /** How the listening connection shows in pg_stat_activity. */
 export const LISTENER_APPLICATION_NAME = 'kassir identity announcements';
 
-interface Entry<T> {
-  value: T;
+interface Entry {
+  value: unknown;
   /** Date.now() after which the entry is no longer served. */
   until: number;
 }
@@ -23,13 +23,16 @@ export interface Loaded<T> {
 }
 
 /**
- * The merchant API's callers, kept in memory between requests: one database round trip less on
- * every signed request, a large share of a create's cost (docs/performance.md).
+ * The merchant API's and the executor API's callers, kept in memory between requests: one
+ * database round trip less on every signed request, a large share of a create's cost, and on every
+ * executor request, a reported transfer's among them (docs/performance.md). One cache and one
+ * listening connection per instance for both; each caller's keys are its own (the executors'
+ * begin with `executor:`), and each reads back what it stored.
  *
  * Served only while it cannot be stale:
  * - every change to a table an identity comes from is announced on commit, by any writer
- *   (migration 011's triggers), on a connection this instance listens on; an announcement
- *   forgets every identity;
+ *   (migration 011's triggers; 058's for an executor's token, name and activity), on a
+ *   connection this instance listens on; an announcement forgets every identity;
  * - while that connection is down or being re-established, nothing is served from memory (every
  *   request reads the database, as without the cache) and everything is forgotten once it is back,
  *   since announcements made meanwhile were missed;
@@ -41,8 +44,8 @@ export interface Loaded<T> {
  * routes), so its own changes apply to the very next request without waiting for the
  * announcement; other instances see them as soon as the announcement arrives (milliseconds).
  */
-export class IdentityCache<T> {
-  private readonly entries = new Map<string, Entry<T>>();
+export class IdentityCache {
+  private readonly entries = new Map<string, Entry>();
   /** Moves on every forget, so that a read that overlapped one is not kept. */
   private generation = 0;
   /** True while the announcements are being received. */
@@ -87,10 +90,11 @@ export class IdentityCache<T> {
    * The value of `key`: from memory when it is there and may be served, otherwise from `load`
    * (undefined: there is none, and that is not remembered).
    */
-  async get(key: string, load: () => Promise<Loaded<T> | undefined>): Promise<T | undefined> {
+  async get<T>(key: string, load: () => Promise<Loaded<T> | undefined>): Promise<T | undefined> {
     if (this.live) {
       const entry = this.entries.get(key);
-      if (entry && entry.until > Date.now()) return entry.value;
+      // What `load` of this key stored: a key is always read with the one loader of its kind.
+      if (entry && entry.until > Date.now()) return entry.value as T;
       if (entry) this.entries.delete(key);
     }
     const generation = this.generation;

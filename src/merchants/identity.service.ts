@@ -7,8 +7,8 @@ import { findIdentityRow } from './merchants.repo.js';
 
 declare module '../context.js' {
   interface AppContext {
-    /** The merchant API's callers, kept between requests while no change can have been missed. */
-    identities: IdentityCache<MerchantIdentity>;
+    /** The merchant API's and the executor API's callers, kept between requests while no change can have been missed. */
+    identities: IdentityCache;
   }
 }
 
@@ -43,7 +43,7 @@ export interface MerchantIdentity {
 export interface IdentitySources {
   db: Db;
   box: SecretBox;
-  identities: IdentityCache<MerchantIdentity>;
+  identities: IdentityCache;
 }
 
 /**

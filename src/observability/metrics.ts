@@ -41,12 +41,16 @@ export interface Metrics {
   paymentCreated(payment: { method: string; terminalId: string }): void;
   /** `creates` cascades of payment creates were sent to the database `how`; `together` once per statement. */
   createsSent(how: CreateSending, creates: number): void;
+  /** `transfers` executors' reported transfers were sent to the database `how` (src/incoming/notification-batches.ts), as creates are. */
+  completionsSent(how: CreateSending, transfers: number): void;
   /** A payment reached COMPLETED or COMPLETED_APPEAL: from PENDING/PROCESSING (`transfer`) or by a dispute's approval. */
   paymentCompleted(payment: { method: string; terminalId: string; via: 'transfer' | 'dispute'; ageSeconds: number }): void;
   /** A payment left PENDING or PROCESSING unpaid (CANCELLED). */
   paymentCancelled(payment: { method: string; terminalId: string; reason: CancelReason }): void;
   /** One webhook delivery attempt, recorded; `lagSeconds` (event written → delivered) for a delivered one. */
   webhookAttempt(outcome: WebhookOutcome, lagSeconds?: number): void;
+  /** Delivered webhook attempts recorded, alone or together (several in one statement). */
+  webhookDeliveriesRecorded(how: 'alone' | 'together', deliveries: number): void;
   /** One exchange asked for a rate feed's adverts: it gave a figure (`ok`) or not (`error`). */
   rateFetched(source: string, outcome: 'ok' | 'error'): void;
   /** A Telegram message was sent (recorded as sent). */
@@ -78,13 +82,16 @@ export class ServiceMetrics implements Metrics {
   readonly registry = new Registry();
   private readonly httpRequests: Counter<'route' | 'method' | 'status'>;
   private readonly httpDuration: Histogram<'route' | 'method'>;
+  private readonly httpShed: { low: Counter.Internal; normal: Counter.Internal };
   private readonly created: Counter<'method' | 'terminal'>;
   private readonly createsSentTotal: Counter<'how'>;
   private readonly createBatches: Counter<string>;
+  private readonly completionsSentTotal: Counter<'how'>;
   private readonly completed: Counter<'method' | 'terminal' | 'via'>;
   private readonly cancelled: Counter<'method' | 'terminal' | 'reason'>;
   private readonly completion: Histogram<'method'>;
   private readonly webhookAttempts: Counter<'outcome'>;
+  private readonly webhookRecorded: Counter<'how'>;
   private readonly rateFetches: Counter<'source' | 'outcome'>;
   private readonly telegramSentTotal: Counter<string>;
   private readonly telegramFailedTotal: Counter<'reason'>;
@@ -130,6 +137,14 @@ export class ServiceMetrics implements Metrics {
       buckets: HTTP_BUCKETS,
       registers,
     });
+    const shed = new Counter({
+      name: 'kassir_http_requests_shed_total',
+      help: 'Requests refused for overload (503 UNAVAILABLE, Retry-After) before they were read, by priority (low: creates; normal: the rest but money on its way). Not counted in kassir_http_requests_total',
+      labelNames: ['priority'],
+      registers,
+    });
+    // Bound once: a refusal must cost as little as it can (no label lookup each time).
+    this.httpShed = { low: shed.labels({ priority: 'low' }), normal: shed.labels({ priority: 'normal' }) };
     this.created = new Counter({
       name: 'kassir_payments_created_total',
       help: 'Payments created (requisites handed out), by method and terminal id',
@@ -145,6 +160,12 @@ export class ServiceMetrics implements Metrics {
     this.createBatches = new Counter({
       name: 'kassir_payment_create_batches_total',
       help: 'Statements that sent several payment creates together (their creates: kassir_payment_creates_sent_total{how="together"})',
+      registers,
+    });
+    this.completionsSentTotal = new Counter({
+      name: 'kassir_notification_completions_sent_total',
+      help: "Executors' reported transfers sent to the database to complete their payments, by how (alone; together: in a statement of several; again: the whole way alone after their statement could not take them)",
+      labelNames: ['how'],
       registers,
     });
     this.completed = new Counter({
@@ -170,6 +191,12 @@ export class ServiceMetrics implements Metrics {
       name: 'kassir_webhook_deliveries_total',
       help: 'Webhook delivery attempts by outcome (delivered: 2xx; retrying: failed, retried later; failed: given up after KASSIR_WEBHOOK_RETRY_HOURS)',
       labelNames: ['outcome'],
+      registers,
+    });
+    this.webhookRecorded = new Counter({
+      name: 'kassir_webhook_deliveries_recorded_total',
+      help: 'Delivered webhook attempts recorded, by how (alone; together: in a statement of several)',
+      labelNames: ['how'],
       registers,
     });
     this.webhookLag = new Histogram({
@@ -300,6 +327,10 @@ export class ServiceMetrics implements Metrics {
     if (how === 'together') this.createBatches.inc();
   }
 
+  completionsSent(how: CreateSending, transfers: number): void {
+    this.completionsSentTotal.inc({ how }, transfers);
+  }
+
   paymentCompleted(payment: { method: string; terminalId: string; via: 'transfer' | 'dispute'; ageSeconds: number }): void {
     this.completed.inc({ method: payment.method, terminal: payment.terminalId, via: payment.via });
     if (payment.via === 'transfer') this.completion.observe({ method: payment.method }, payment.ageSeconds);
@@ -312,6 +343,10 @@ export class ServiceMetrics implements Metrics {
   webhookAttempt(outcome: WebhookOutcome, lagSeconds?: number): void {
     this.webhookAttempts.inc({ outcome });
     if (outcome === 'delivered' && lagSeconds !== undefined) this.webhookLag.observe(Math.max(0, lagSeconds));
+  }
+
+  webhookDeliveriesRecorded(how: 'alone' | 'together', deliveries: number): void {
+    this.webhookRecorded.inc({ how }, deliveries);
   }
 
   rateFetched(source: string, outcome: 'ok' | 'error'): void {
@@ -330,6 +365,11 @@ export class ServiceMetrics implements Metrics {
   httpRequest(route: string, method: string, status: number, seconds: number): void {
     this.httpRequests.inc({ route, method, status: String(status) });
     this.httpDuration.observe({ route, method }, seconds);
+  }
+
+  /** One request refused for overload (src/http/overload.ts), by its priority. */
+  requestShed(priority: 'low' | 'normal'): void {
+    this.httpShed[priority].inc();
   }
 
   /**

@@ -1,9 +1,9 @@
 import type { Config } from '../config.js';
-import { afterCommit, prepared, type Queryable, type Tx } from '../db/pool.js';
+import { afterCommit, type Db, prepared, type Queryable, type Tx } from '../db/pool.js';
 import { DomainError } from '../errors.js';
 import { isDepositShort } from '../ledger/holds.js';
 import { postMany } from '../ledger/ledger.repo.js';
-import { money } from '../lib/money.js';
+import { MINOR_UNITS_JSON, money } from '../lib/money.js';
 import type { CancelReason, Metrics } from '../observability/metrics.js';
 
 /**
@@ -261,8 +261,104 @@ export async function completeTransfer(tx: Tx, ctx: LifecycleContext, requisiteI
   return change;
 }
 
-const COMPLETION_COLUMNS = `c.id, c.merchant_id, c.terminal_id, c."from", c."to", c.executor_id, c.hold, c.requisite_id, c.method, c.cancel_reason,
-  c.age_seconds, c.is_test, c.short_needed, c.short_balance, c.short_credit_limit`;
+/**
+ * A transfer an executor reported, with the rows its completion writes beside the payment's: its
+ * notification and the audit row naming who reported it (src/incoming/notifications.service.ts
+ * receiveNotification; the money rule's posting, state change and audit row in one transaction).
+ */
+export interface ReportedTransfer {
+  executorId: string;
+  requisiteId: string;
+  /** In the requisite's currency, two decimals. */
+  amount: string;
+  text: string | null;
+  receivedAt: Date | null;
+  parsedBank: string | null;
+  dedupeKey: Buffer | null;
+  /** Who reported it, as the audit log names them (AuditActor). */
+  actor: { name: string; userId: string | null; ip: string | null };
+  /**
+   * Set when the requisite was not read before (issue 38): the decimal places of the amount as
+   * sent, which completeReportedTransfers has checked with the requisite's owner against its
+   * currency. Unset: the caller read the requisite and checked both.
+   */
+  amountPlaces?: number;
+}
+
+/**
+ * What became of one reported transfer in completeReportedTransfers: `matched` (completed, its
+ * notification and audit row written and committed) or `duplicate` (a stored notification's
+ * repeat), each with the notification; `busy` (a row it needs was locked: a batch waits for no
+ * lock) or `again` (no PENDING payment matched, or the deposit cannot cover it), which wrote
+ * nothing and go the whole way alone.
+ */
+export type ReportedTransferOutcome =
+  | { outcome: 'matched' | 'duplicate'; notification: { id: string; status: 'matched' | 'unmatched' | 'late' | 'resolved'; payment_id: string | null } }
+  | { outcome: 'busy' | 'again' };
+
+type ReportedTransferRow = PaymentChange & {
+  outcome: ReportedTransferOutcome['outcome'];
+  notification_id: string | null;
+  notification_status: 'matched' | 'unmatched' | 'late' | 'resolved' | null;
+  notification_payment_id: string | null;
+};
+
+/**
+ * Reported transfers completed in one statement, its own transaction and commit
+ * (notification_complete_transfers, src/db/functions/payment_complete.sql; issue 38): each the
+ * `complete` event as completeTransfer applies it, with its notification and audit row, or the
+ * repeat of a stored notification. `wait` false (several taken together) makes each item that would
+ * wait for a lock come back `busy`; true (one alone) waits, as completeTransfer does. An item that
+ * is not done here leaves nothing and does not fail the others. `db` is the pool, never a
+ * transaction: the statement commits on its own, and the completions are counted once it has.
+ */
+export async function completeReportedTransfers(
+  db: Db,
+  ctx: LifecycleContext,
+  transfers: readonly ReportedTransfer[],
+  wait: boolean,
+): Promise<ReportedTransferOutcome[]> {
+  const { rows } = await db.query<ReportedTransferRow>(
+    prepared(
+      `SELECT c.outcome, c.notification_id, c.notification_status, c.notification_payment_id, ${COMPLETION_CHANGE_COLUMNS}
+         FROM notification_complete_transfers($1::uuid[], $2::uuid[], $3::numeric[], $4::text[], $5::timestamptz[], $6::text[], $7::bytea[],
+                                              $8::text[], $9::uuid[], $10::text[], $11, $12, $13, $14::integer[], $15::jsonb) c
+        ORDER BY c.item`,
+      [
+        transfers.map((t) => t.executorId),
+        transfers.map((t) => t.requisiteId),
+        transfers.map((t) => t.amount),
+        transfers.map((t) => t.text),
+        transfers.map((t) => t.receivedAt),
+        transfers.map((t) => t.parsedBank),
+        transfers.map((t) => t.dedupeKey),
+        transfers.map((t) => t.actor.name),
+        transfers.map((t) => t.actor.userId),
+        transfers.map((t) => t.actor.ip),
+        wait,
+        TRANSITIONS.complete.from,
+        ctx.config.paymentPageUrl,
+        transfers.map((t) => t.amountPlaces ?? null),
+        MINOR_UNITS_JSON,
+      ],
+    ),
+  );
+  if (rows.length !== transfers.length) throw new Error(`notification_complete_transfers answered ${rows.length} rows for ${transfers.length} transfers`);
+  const completed = rows
+    .filter((row) => row.outcome === 'matched')
+    .map(({ outcome, notification_id, notification_status, notification_payment_id, ...change }) => change);
+  countPaymentChanges(ctx.metrics, completed);
+  return rows.map((row) =>
+    row.outcome === 'matched' || row.outcome === 'duplicate'
+      ? { outcome: row.outcome, notification: { id: row.notification_id!, status: row.notification_status!, payment_id: row.notification_payment_id } }
+      : { outcome: row.outcome },
+  );
+}
+
+const COMPLETION_CHANGE_COLUMNS = `c.id, c.merchant_id, c.terminal_id, c."from", c."to", c.executor_id, c.hold, c.requisite_id, c.method, c.cancel_reason,
+  c.age_seconds, c.is_test`;
+
+const COMPLETION_COLUMNS = `${COMPLETION_CHANGE_COLUMNS}, c.short_needed, c.short_balance, c.short_credit_limit`;
 
 type CompletionRow = PaymentChange & { short_needed: string | null; short_balance: string | null; short_credit_limit: string | null };
 

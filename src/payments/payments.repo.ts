@@ -210,14 +210,30 @@ export interface PaymentSearchTerms {
 const REQUISITE_TAIL = `right(regexp_replace(x.req_value, '\\D', '', 'g'), 4)`;
 
 /**
+ * The month of a payment's creation in UTC, spelled exactly as the index payments_month_amount
+ * (migration 064) is, so that the planner uses it; `at` is a timestamptz expression.
+ */
+const utcMonth = (at: string): string => `date_trunc('month', ${at} AT TIME ZONE 'UTC')`;
+
+/**
  * The payments matching any reading of the search text, one indexed look-up per reading (an OR
  * over the columns would scan the table): the id itself; ext_id through each merchant's
- * (merchant_id, ext_id) index, merchants being few; client_id, amount and the requisite's last
- * digits through the indexes of migrations 030 and 056. `columns` is what each yields: `x.id`, or
- * `x.id, x.created_at` (the requisite's digits then from payments_requisite_tail_created alone,
- * which holds both, and the value the longer digit strings are checked on).
+ * (merchant_id, ext_id) index, merchants being few; client_id and the requisite's last digits
+ * through the indexes of migrations 057 and 056; the amount through payments_month_amount
+ * (migration 064: the UTC month, then the amount, so that a create's entry lands in the current
+ * month's part of it, not on a random leaf), one probe per month from the oldest payment's (or
+ * `range.from`'s) to the newest's (or `range.to`'s) — the months only narrow the probes, the
+ * caller still applies from and to. `columns` is what each yields: `x.id`, or `x.id, x.created_at`
+ * (the requisite's digits then from payments_requisite_tail_created alone, which holds both, and
+ * the value the longer digit strings are checked on). `range` holds placeholders already bound
+ * to the from and to instants (to exclusive).
  */
-function searchMatches(terms: PaymentSearchTerms, bind: (value: unknown) => string, columns: 'x.id' | 'x.id, x.created_at'): string {
+function searchMatches(
+  terms: PaymentSearchTerms,
+  bind: (value: unknown) => string,
+  columns: 'x.id' | 'x.id, x.created_at',
+  range: { from?: string; to?: string } = {},
+): string {
   const parts: string[] = [];
   if (terms.id !== undefined) parts.push(`SELECT ${columns} FROM payments x WHERE x.id = ${bind(terms.id)}::uuid`);
   if (terms.reference !== undefined) {
@@ -225,7 +241,21 @@ function searchMatches(terms: PaymentSearchTerms, bind: (value: unknown) => stri
     parts.push(`SELECT ${columns} FROM merchants m JOIN payments x ON x.merchant_id = m.id AND x.ext_id = ${reference}`);
     parts.push(`SELECT ${columns} FROM payments x WHERE x.client_id = ${reference}`);
   }
-  if (terms.amount !== undefined) parts.push(`SELECT ${columns} FROM payments x WHERE x.amount = ${bind(terms.amount)}::numeric`);
+  if (terms.amount !== undefined) {
+    // min and max from payments_created's two ends; an empty table gives no month at all.
+    const first = `(SELECT min(created_at) FROM payments)`;
+    const last = `(SELECT max(created_at) FROM payments)`;
+    const from = range.from === undefined ? first : `greatest(${range.from}::timestamptz, ${first})`;
+    const to = range.to === undefined ? last : `least(${range.to}::timestamptz, ${last})`;
+    // A lateral subquery kept apart (OFFSET 0): one index descent per month, whatever the
+    // planner guesses of the series' length (1000 rows on PostgreSQL 15, which made it read the
+    // whole index for the amount instead).
+    parts.push(
+      `SELECT ${columns} FROM generate_series(${utcMonth(from)}, ${utcMonth(to)}, interval '1 month') months(month)
+         CROSS JOIN LATERAL (SELECT x.id, x.created_at FROM payments x
+                              WHERE ${utcMonth('x.created_at')} = months.month AND x.amount = ${bind(terms.amount)}::numeric OFFSET 0) x`,
+    );
+  }
   if (terms.digits !== undefined) {
     parts.push(
       `SELECT ${columns} FROM payments x WHERE ${REQUISITE_TAIL} = ${bind(terms.digits.slice(-4))}
@@ -247,10 +277,11 @@ function filterWhere(f: PaymentFilter, params: unknown[]): string {
   if (f.executorId !== undefined) where.push(`p.executor_id = ${bind(f.executorId)}`);
   if (f.status !== undefined) where.push(`p.status = ${bind(f.status)}`);
   if (f.method !== undefined) where.push(`p.method = ${bind(f.method)}`);
-  if (f.from !== undefined) where.push(`p.created_at >= ${bind(f.from)}`);
   // created_at has microseconds; the end bound covers the whole millisecond `to` names.
-  if (f.to !== undefined) where.push(`p.created_at < ${bind(new Date(f.to.getTime() + 1))}`);
-  if (f.search !== undefined) where.push(`p.id IN (${searchMatches(f.search, bind, 'x.id')})`);
+  const range = { from: f.from === undefined ? undefined : bind(f.from), to: f.to === undefined ? undefined : bind(new Date(f.to.getTime() + 1)) };
+  if (range.from !== undefined) where.push(`p.created_at >= ${range.from}`);
+  if (range.to !== undefined) where.push(`p.created_at < ${range.to}`);
+  if (f.search !== undefined) where.push(`p.id IN (${searchMatches(f.search, bind, 'x.id', range)})`);
   return where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`;
 }
 
@@ -282,12 +313,13 @@ async function listSearched(db: Queryable, f: PaymentFilter, terms: PaymentSearc
     params.push(value);
     return `$${params.length}`;
   };
-  const range: string[] = [];
-  if (f.from !== undefined) range.push(`m.created_at >= ${bind(f.from)}`);
   // created_at has microseconds; the end bound covers the whole millisecond `to` names.
-  if (f.to !== undefined) range.push(`m.created_at < ${bind(new Date(f.to.getTime() + 1))}`);
+  const bounds = { from: f.from === undefined ? undefined : bind(f.from), to: f.to === undefined ? undefined : bind(new Date(f.to.getTime() + 1)) };
+  const range: string[] = [];
+  if (bounds.from !== undefined) range.push(`m.created_at >= ${bounds.from}`);
+  if (bounds.to !== undefined) range.push(`m.created_at < ${bounds.to}`);
   // One payment may match two readings (an amount that is also a card's digits): once each.
-  const matches = `SELECT DISTINCT m.id, m.created_at FROM (${searchMatches(terms, bind, 'x.id, x.created_at')}) m
+  const matches = `SELECT DISTINCT m.id, m.created_at FROM (${searchMatches(terms, bind, 'x.id, x.created_at', bounds)}) m
                    ${range.length === 0 ? '' : `WHERE ${range.join(' AND ')}`}`;
   const n = params.length;
   const [{ rows }, count] = await Promise.all([

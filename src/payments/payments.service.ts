@@ -1,11 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import type { Decimal } from 'decimal.js';
 import { findBankAs } from '../banks/banks.repo.js';
 import type { AppContext } from '../context.js';
 import { type Tx, transaction } from '../db/pool.js';
 import { DomainError } from '../errors.js';
 import { payinHold } from '../ledger/credit.js';
-import { randomToken } from '../lib/crypto.js';
+import { pageToken, uuidv7 } from '../lib/ids.js';
 import {
   COUNTRY_CURRENCY,
   CROSS_BORDER_METHODS,
@@ -26,6 +25,7 @@ import type { ProviderRow } from '../providers/providers.repo.js';
 import { requestPayment, routesForPayment, tryRoutes } from '../providers/routing.js';
 import { isUsable, staleRate, usableRates } from '../rates/quote.js';
 import type { RiskHit, RiskRule } from '../risk/hits.repo.js';
+import type { ClientLimit } from '../risk/velocity.repo.js';
 import { checkWebhookUrl } from '../webhooks/sender.js';
 import { type Candidate, candidatesFor, type NewPayment } from './cascade/cascade.js';
 import * as cascade from './cascade/cascade.repo.js';
@@ -149,22 +149,12 @@ export async function createPayment(ctx: AppContext, identity: MerchantIdentity,
   const input = await validateCreate(ctx, identity, body);
   // The risk rules (issue 36; DESIGN.md "Risk rules (contract)"): a blocked client_id, or one past
   // its velocity limit, "answers 503 PAY_004 and says nothing of why to the merchant" — the very
-  // answer of an empty pool, so that the merchant cannot tell the two apart. A test terminal's
-  // creates pass the same rules: a merchant tries its integration against what live will answer.
-  const risk = await ctx.risk.checkCreate({
-    merchantId: identity.merchantId,
-    terminalId: identity.terminalId,
-    clientId: input.clientId,
-    amount: input.amount.toFixed(2),
-    currency: input.currency,
-  });
-  if (risk.refused) {
-    ctx.refusals.recordHit(risk.refused.hit);
-    if (!identity.terminalTest) ctx.refusals.record({ ...refusalOf(identity, input, 'PAY_004'), riskRule: risk.refused.hit.rule });
-    throw noRequisites(input);
-  }
+  // answer of an empty pool, so that the merchant cannot tell the two apart. The block is checked
+  // here; the limit by every route's insert, under the payer's lock (ClientLimitReached).
+  const risk = await ctx.risk.checkCreate({ merchantId: identity.merchantId, terminalId: identity.terminalId, clientId: input.clientId });
+  if (risk.refused) refuseForRisk(ctx, identity, input, risk.refused.hit);
   try {
-    const payment = await createValid(ctx, identity, input);
+    const payment = await createValid(ctx, identity, input, risk.limit ?? null);
     if (input.payerName) await keepPayerName(ctx, identity, payment.id, input.payerName);
     // Counted in process once the payment's insert has committed (every route's insert is its own
     // transaction): no database round trip added to the create (docs/performance.md).
@@ -172,9 +162,17 @@ export async function createPayment(ctx: AppContext, identity: MerchantIdentity,
     if (!identity.terminalTest) ctx.metrics.paymentCreated({ method: input.method, terminalId: identity.terminalId });
     return payment;
   } catch (err) {
-    // The velocity window counted this create before it was tried; it did not happen, so the
-    // room is given back (a refused create is no payment in the window).
-    if (risk.counted) await ctx.risk.uncount(risk.counted);
+    // Past the client_id limit, counted in the create's own transaction (payment_creation_facts).
+    if (err instanceof ClientLimitReached) {
+      const hit = ctx.risk.clientLimitHit(err.limit, err.window, {
+        merchantId: identity.merchantId,
+        terminalId: identity.terminalId,
+        clientId: input.clientId!,
+        amount: input.amount.toFixed(2),
+        currency: input.currency,
+      });
+      refuseForRisk(ctx, identity, input, hit);
+    }
     // Lost demand: a create refused for want of capacity is counted for the operator's dashboard.
     // After the refusal is decided, and outside every transaction of the create (all rolled back
     // by now); `record` neither waits nor throws, so the answer is the same without it. A
@@ -184,6 +182,18 @@ export async function createPayment(ctx: AppContext, identity: MerchantIdentity,
     }
     throw err;
   }
+}
+
+/**
+ * A create a risk rule refused (a blocked client_id, the client_id limit): the hit recorded, the
+ * lost demand counted under its rule, and the pool's own PAY_004 answered. A test terminal's creates
+ * pass the same rules (a merchant tries its integration against what live will answer), but are no
+ * demand.
+ */
+function refuseForRisk(ctx: AppContext, identity: MerchantIdentity, input: ValidCreate, hit: RiskHit): never {
+  ctx.refusals.recordHit(hit);
+  if (!identity.terminalTest) ctx.refusals.record({ ...refusalOf(identity, input, 'PAY_004'), riskRule: hit.rule });
+  throw noRequisites(input);
 }
 
 function refusalOf(identity: MerchantIdentity, input: ValidCreate, code: 'PAY_004' | 'PAY_005') {
@@ -227,7 +237,7 @@ async function keepPayerName(ctx: AppContext, identity: MerchantIdentity, paymen
 }
 
 /** createPayment's work once the request is valid: the rate, then the terminal's routes in order. */
-async function createValid(ctx: AppContext, identity: MerchantIdentity, input: ValidCreate): Promise<repo.PaymentView> {
+async function createValid(ctx: AppContext, identity: MerchantIdentity, input: ValidCreate, clientLimit: ClientLimit | null): Promise<repo.PaymentView> {
   const crossBorder = CROSS_BORDER_METHODS.has(input.method);
   const { routes } = identity;
   const quote = identity.rates.get(input.currency);
@@ -254,6 +264,7 @@ async function createValid(ctx: AppContext, identity: MerchantIdentity, input: V
     payinRate: identity.payinRate,
     crossBorder,
     clientId: input.clientId,
+    clientLimit,
     notifyUrl: input.notifyUrl,
     notificationToken: input.notificationToken,
     ttlSeconds: ctx.config.paymentTtlSeconds,
@@ -348,15 +359,33 @@ class PoolRuleRefusal extends DomainError {
 type NewPaymentBase = Omit<NewPayment, 'candidates' | 'pageToken'>;
 
 /**
- * The rules every route shares: ext_id unique per merchant (PAY_003) and SAME_AMOUNT_LIMIT
- * (PAY_005). Takes the terminal-and-amount lock for the rest of `tx`.
+ * The rules every route shares: ext_id unique per merchant (PAY_003), the payer's client_id limit
+ * (ClientLimitReached) and SAME_AMOUNT_LIMIT (PAY_005). Takes the terminal-and-amount lock, and
+ * under a client_id limit the payer's, for the rest of `tx`.
  */
 async function checkCreation(ctx: AppContext, tx: Tx, base: NewPaymentBase): Promise<void> {
-  enforceCreationFacts(ctx, base, await cascade.creationFacts(tx, base.merchantId, base.terminalId, base.extId, base.amount, base.currency));
+  enforceCreationFacts(ctx, base, await cascade.creationFacts(tx, base));
+}
+
+/**
+ * A create past its payer's client_id limit, as the facts found it under the payer's lock: thrown
+ * out of the route that found it (every route checks the facts before it inserts), and answered by
+ * createPayment as a risk refusal, the pool's own PAY_004.
+ */
+class ClientLimitReached extends Error {
+  constructor(
+    readonly limit: ClientLimit,
+    readonly window: { count: number; sum: string },
+  ) {
+    super('the create would take its payer past the client_id velocity limit');
+  }
 }
 
 function enforceCreationFacts(ctx: AppContext, base: NewPaymentBase, facts: cascade.CreationFacts): void {
   if (facts.ext_id_taken) throw repo.duplicateExtId(base.extId);
+  if (facts.client_refused && base.clientLimit) {
+    throw new ClientLimitReached(base.clientLimit, { count: facts.client_count ?? 0, sum: facts.client_sum ?? '0' });
+  }
   if (facts.same_amount >= ctx.config.sameAmountLimit) {
     throw new DomainError(
       'PAY_005',
@@ -382,7 +411,7 @@ async function createWithExecutors(
     const candidates = plan(wanted);
     if (candidates.length === 0) return undefined;
     checked = true;
-    const payment = { ...base, candidates, pageToken: randomToken('', 24) };
+    const payment = { ...base, candidates, pageToken: pageToken() };
     // The LRU window first where it applies; then the whole pool, skipping held requisites;
     // then the whole pool again, waiting for them.
     const modes: cascade.CascadeMode[] = candidates.length === 1 && base.types.length === 1 ? ['window', 'all', 'wait'] : ['all', 'wait'];
@@ -431,7 +460,7 @@ async function createWithProvider(
   remainingMs: number,
 ): Promise<repo.PaymentView | undefined> {
   await transaction(ctx.db, (tx) => checkCreation(ctx, tx, base));
-  const paymentId = randomUUID();
+  const paymentId = uuidv7();
   const answer = await requestPayment(
     ctx,
     provider,
@@ -446,7 +475,7 @@ async function createWithProvider(
     await repo.insertProviderPayment(tx, {
       ...base,
       id: paymentId,
-      pageToken: randomToken('', 24),
+      pageToken: pageToken(),
       providerId: answer.providerId,
       providerPaymentId: answer.upstreamId,
       providerToken: answer.token,
@@ -464,7 +493,7 @@ async function createWithProvider(
  * (lifecycle.ts): it expires, is confirmed and disputed as any other, and its webhooks go out.
  */
 async function createTestPayment(ctx: AppContext, base: NewPaymentBase, input: ValidCreate, rates: ReadonlyMap<string, string>): Promise<repo.PaymentView> {
-  const paymentId = randomUUID();
+  const paymentId = uuidv7();
   const requisites = testRequisites({
     method: input.method,
     currency: input.currency,
@@ -476,7 +505,7 @@ async function createTestPayment(ctx: AppContext, base: NewPaymentBase, input: V
   });
   await transaction(ctx.db, async (tx) => {
     await checkCreation(ctx, tx, base);
-    await repo.insertTestPayment(tx, { ...base, id: paymentId, pageToken: randomToken('', 24), requisites });
+    await repo.insertTestPayment(tx, { ...base, id: paymentId, pageToken: pageToken(), requisites });
   });
   return (await repo.findPayment(ctx.db, paymentId))!;
 }

@@ -5,7 +5,7 @@ import { DomainError } from '../errors.js';
 import { enqueuePersonMessage, type StaffRole } from '../notify/outbox.repo.js';
 import { type AlertFigures, readAlertFigures } from '../observability/alert-figures.js';
 import { ALERT_DEFAULTS, ALERT_SETTINGS_KEY, type AlertSettings, parseAlertSettings, readAlertSettings } from '../settings.js';
-import { getSetting, putSetting } from '../settings.repo.js';
+import { claimMoment, getSetting, putSetting } from '../settings.repo.js';
 
 /**
  * Staff alert rules (issue 37 item 3): every minute the figures of src/observability/alert-figures.ts
@@ -83,27 +83,33 @@ export function evaluateAlerts(figures: AlertFigures, settings: AlertSettings): 
 
 /**
  * The minute's run: judges the figures and writes each firing to the outbox for the staff of its
- * roles, in one transaction. The cooldown is in the event key (`alert:<rule>:<subject>:<window>`,
- * the window being the cooldown's period number): the outbox's once-per-(person, event) constraint
- * keeps a rule that still holds from telling anyone again before the next window, and two
- * instances running the job write each message once. Returns the firings.
+ * roles, in one transaction. A rule that still holds tells nobody again until its cooldown has
+ * passed since it last told them: each (rule, subject) keeps when it last fired, and a firing is
+ * written only when it takes that claim (claimMoment, one row's conditional upsert), so two
+ * instances running the job at once write each message once. (The cooldown was once the period
+ * number in the event key: a run in a period's last minute and the next run, a minute later, both
+ * fired.) Returns the firings judged, whether or not their cooldown let them be told.
  */
 export async function runAlerts(ctx: Pick<AppContext, 'db'>, now = new Date()): Promise<Firing[]> {
   const settings = await readAlertSettings(ctx.db);
   const fired = evaluateAlerts(await readAlertFigures(ctx.db, settings), settings);
   if (fired.length === 0) return fired;
-  const window = Math.floor(now.getTime() / (settings.cooldown_minutes * 60_000));
   await transaction(ctx.db, async (tx) => {
     for (const firing of fired) {
+      // Told at most once a cooldown; the time is the job's, so that a run can be judged at any moment.
+      if (!(await claimMoment(tx, `${ALERT_FIRED_PREFIX}${firing.kind}:${firing.subject}`, now, settings.cooldown_minutes))) continue;
       await enqueuePersonMessage(
         tx,
         { roles: ALERT_RULES[firing.kind].roles },
-        { kind: firing.kind, eventKey: `alert:${firing.kind.slice('alert_'.length)}:${firing.subject}:${window}`, data: firing.data },
+        { kind: firing.kind, eventKey: `alert:${firing.kind.slice('alert_'.length)}:${firing.subject}:${now.getTime()}`, data: firing.data },
       );
     }
   });
   return fired;
 }
+
+/** The settings row of when a rule last fired for a subject: `alert_fired:<kind>:<subject>`. */
+const ALERT_FIRED_PREFIX = 'alert_fired:';
 
 /** The alert settings and the rules they steer (GET /admin/v1/alerts). */
 export async function getAlerts(ctx: AppContext) {

@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/pool.js';
 import { systemAccountBalance } from '../ledger/system-totals.js';
+import { rollupState } from './dashboard.rollup.js';
 
 /** The dashboard's window: [from, to), cut into buckets of `bucketSeconds` aligned on from. */
 export interface WindowBounds {
@@ -38,8 +39,10 @@ export interface FigureRow {
 export const TOP_ROWS = 20;
 
 /**
- * The payments created in the window, reduced to the series and the figures, in one statement
- * (one pass over the window's payments; every section is computed from the same rows).
+ * The payments created in the window, reduced to the series and the figures, in one statement,
+ * from the payments themselves (one pass over the window's payments; every section is computed
+ * from the same rows): what windowFigures answers when the roll-up does not cover the window (before
+ * its first run, or a window further back than it reaches), and what it must equal.
  *
  * The window is read terminal by terminal, one range of payments_terminal_created each (a loose
  * index scan written out), so the cost follows the window's payments and the number of terminals,
@@ -53,9 +56,16 @@ export const TOP_ROWS = 20;
  * dispute's. The series buckets them by creation, so its sums are the totals. Amounts are what was received (received_amount), summed per currency: payments of
  * different currencies are never added together.
  */
-export async function windowFigures(db: Queryable, w: WindowBounds): Promise<{ series: SeriesRow[]; figures: FigureRow[] }> {
+export async function windowFiguresRaw(db: Queryable, w: WindowBounds): Promise<{ series: SeriesRow[]; figures: FigureRow[] }> {
   const { rows } = await db.query<{ series: SeriesRow[]; figures: FigureRow[] | null }>(
-    `WITH w AS MATERIALIZED (
+    `${RAW_WINDOW}
+${FIGURES_SELECT}`,
+    [w.from, w.to, `${w.bucketSeconds} seconds`, TOP_ROWS],
+  );
+  return { series: rows[0]!.series, figures: rows[0]!.figures ?? [] };
+}
+
+const RAW_WINDOW = `WITH w AS MATERIALIZED (
        SELECT p.terminal_id, p.executor_id, p.currency, p.status, p.created_at, p.completed_at, p.received_amount
          FROM terminals t
         CROSS JOIN LATERAL (
@@ -96,8 +106,123 @@ export async function windowFigures(db: Queryable, w: WindowBounds): Promise<{ s
          FROM w
         WHERE w.status = 'COMPLETED'
         GROUP BY GROUPING SETS ((w.currency), (w.terminal_id, w.currency), (w.executor_id, w.currency))
-     )
-     SELECT
+     )`;
+
+/**
+ * The window's series and figures as windowFiguresRaw gives them, from the roll-up (migration 063,
+ * dashboard.rollup.ts) where it covers the window: for the part of the window before the roll-up's
+ * `upto`, its hours' rows for the whole hours and its minutes' rows for the rest (the series from
+ * the minutes' totals); the completions since `upto` of payments created before it, found by their
+ * pay-in postings (ledger_transactions_created: a minute or so of postings); and the payments
+ * created since `upto`, read as windowFiguresRaw reads the window. The medians are exact: the rows
+ * keep every completed payment's time to complete, and only the listed terminals' and executors'
+ * are sorted. In the caller's snapshot, as the roll-up's state.
+ */
+export async function windowFigures(db: Queryable, w: WindowBounds): Promise<{ series: SeriesRow[]; figures: FigureRow[] }> {
+  const state = await rollupState(db);
+  if (!state || w.from.getTime() < state.covered_from_ms) return windowFiguresRaw(db, w);
+  const hourMs = 3_600_000;
+  const firstHour = new Date(Math.ceil(w.from.getTime() / hourMs) * hourMs);
+  // The end of the rolled-up part (upto, within the window) and the end of its whole hours, given
+  // to the statement as parameters, so that its index scans are bounded by them.
+  const { rows: bounds } = await db.query<{ r: string; h2: string }>(
+    `SELECT x.r::text AS r, greatest($3::timestamptz, date_bin('1 hour', x.r, timestamptz '2000-01-01 00:00:00+00'))::text AS h2
+       FROM (SELECT greatest($1::timestamptz, least($2::timestamptz, $4::timestamptz)) AS r) x`,
+    [w.from, w.to, firstHour, state.upto],
+  );
+  const { rows } = await db.query<{ series: SeriesRow[]; figures: FigureRow[] | null }>(
+    `${ROLLUP_WINDOW}
+${FIGURES_SELECT}`,
+    [w.from, w.to, `${w.bucketSeconds} seconds`, TOP_ROWS, state.upto, firstHour, bounds[0]!.r, bounds[0]!.h2],
+  );
+  return { series: rows[0]!.series, figures: rows[0]!.figures ?? [] };
+}
+
+/**
+ * $5 the roll-up's upto, $6 the first whole hour of the window, $7 the end of the rolled-up part
+ * of the window (upto, within it), $8 the end of its whole hours: [$6, $8) from the hours' rows.
+ */
+const ROLLUP_WINDOW = `WITH
+     -- One row per payment created since upto, and per completion since upto of a payment created before it.
+     tail AS MATERIALIZED (
+       SELECT p.terminal_id, p.executor_id, p.currency, p.created_at, 1 AS created, (p.status = 'COMPLETED')::int AS completed,
+              CASE WHEN p.status = 'COMPLETED' THEN p.received_amount END AS received,
+              CASE WHEN p.status = 'COMPLETED' THEN extract(epoch FROM p.completed_at - p.created_at)::float8 END AS seconds
+         FROM terminals t
+        CROSS JOIN LATERAL (
+              SELECT p.terminal_id, p.executor_id, p.currency, p.status, p.created_at, p.completed_at, p.received_amount
+                FROM payments p
+               WHERE p.terminal_id = t.id AND p.created_at >= $7::timestamptz AND p.created_at < $2 AND NOT p.is_test
+              OFFSET 0) p
+        WHERE NOT t.is_test
+       UNION ALL
+       SELECT p.terminal_id, p.executor_id, p.currency, p.created_at, 0, 1, p.received_amount,
+              extract(epoch FROM p.completed_at - p.created_at)::float8
+         FROM ledger_transactions x
+         JOIN payments p ON p.id = x.ref_id
+         JOIN terminals t ON t.id = p.terminal_id
+        WHERE x.kind = 'payin' AND x.created_at >= $5::timestamptz AND p.status = 'COMPLETED'
+          AND p.created_at >= $1 AND p.created_at < $7::timestamptz AND NOT p.is_test AND NOT t.is_test
+     ),
+     parts AS MATERIALIZED (
+       SELECT r.kind, r.key, r.currency, r.created, r.completed, r.received, r.seconds
+         FROM dashboard_rollup r WHERE r.level = 'hour' AND r.kind IN ('t', 'e') AND r.at >= $6::timestamptz AND r.at < $8::timestamptz
+       UNION ALL
+       -- The minutes before the first whole hour and after the last one (all of them when there is none).
+       SELECT r.kind, r.key, r.currency, r.created, r.completed, r.received, r.seconds
+         FROM dashboard_rollup r WHERE r.level = 'minute' AND r.kind IN ('t', 'e') AND r.at >= $1 AND r.at < least($6::timestamptz, $7::timestamptz)
+       UNION ALL
+       SELECT r.kind, r.key, r.currency, r.created, r.completed, r.received, r.seconds
+         FROM dashboard_rollup r WHERE r.level = 'minute' AND r.kind IN ('t', 'e') AND r.at >= greatest($8::timestamptz, $1) AND r.at < $7::timestamptz
+       UNION ALL
+       SELECT 't', t.terminal_id, t.currency, t.created, t.completed, t.received, CASE WHEN t.seconds IS NULL THEN '{}' ELSE ARRAY[t.seconds] END
+         FROM tail t
+       UNION ALL
+       SELECT 'e', t.executor_id, t.currency, t.created, t.completed, t.received, CASE WHEN t.seconds IS NULL THEN '{}' ELSE ARRAY[t.seconds] END
+         FROM tail t WHERE t.executor_id IS NOT NULL
+     ),
+     buckets AS (
+       SELECT date_bin($3::interval, s.at, $1) AS at, sum(s.created)::int AS created, sum(s.completed)::int AS completed
+         FROM (SELECT r.at, r.created, r.completed
+                 FROM dashboard_rollup r WHERE r.level = 'minute' AND r.kind = 's' AND r.at >= $1 AND r.at < $7::timestamptz
+               UNION ALL
+               SELECT t.created_at, t.created, t.completed FROM tail t) s
+        GROUP BY 1
+     ),
+     -- g as windowFiguresRaw's grouping(): 3 the whole window, 1 per terminal, 2 per executor.
+     counts AS (
+       SELECT CASE p.kind WHEN 't' THEN 1 ELSE 2 END AS g, p.key, sum(p.created)::int AS created, sum(p.completed)::int AS completed
+         FROM parts p GROUP BY p.kind, p.key
+       UNION ALL
+       SELECT 3, NULL, coalesce(sum(p.created), 0)::int, coalesce(sum(p.completed), 0)::int FROM parts p WHERE p.kind = 't'
+     ),
+     top AS MATERIALIZED (
+       SELECT c.* FROM (SELECT c.*, row_number() OVER (PARTITION BY c.g ORDER BY c.created DESC, c.key) AS rank FROM counts c) c
+        WHERE c.rank <= $4
+     ),
+     medians AS (
+       SELECT 3 AS g, NULL::uuid AS key, percentile_cont(0.5) WITHIN GROUP (ORDER BY s.v) AS median_seconds
+         FROM parts p CROSS JOIN unnest(p.seconds) AS s(v) WHERE p.kind = 't'
+       UNION ALL
+       SELECT t.g, t.key, percentile_cont(0.5) WITHIN GROUP (ORDER BY s.v)
+         FROM top t JOIN parts p ON p.kind = CASE t.g WHEN 1 THEN 't' ELSE 'e' END AND p.key = t.key
+        CROSS JOIN unnest(p.seconds) AS s(v)
+        WHERE t.g <> 3
+        GROUP BY t.g, t.key
+     ),
+     ranked AS (
+       SELECT t.g, t.key, t.created, t.completed, m.median_seconds, t.rank
+         FROM top t LEFT JOIN medians m ON m.g = t.g AND m.key IS NOT DISTINCT FROM t.key
+     ),
+     amounts AS MATERIALIZED (
+       SELECT CASE p.kind WHEN 't' THEN 1 ELSE 2 END AS g, p.key, p.currency, sum(p.received) AS amount
+         FROM parts p WHERE p.completed > 0 GROUP BY p.kind, p.key, p.currency
+       UNION ALL
+       SELECT 3, NULL, p.currency, sum(p.received) FROM parts p WHERE p.kind = 't' AND p.completed > 0 GROUP BY p.currency
+     )`;
+
+/** The answer from the CTEs buckets, ranked and amounts (both ways above); $1–$4 as windowFiguresRaw's. */
+const FIGURES_SELECT = `     SELECT
        (SELECT json_agg(json_build_object('at', extract(epoch FROM s.at)::bigint,
                                           'created', coalesce(b.created, 0), 'completed', coalesce(b.completed, 0)) ORDER BY s.at)
           FROM generate_series($1::timestamptz, $2::timestamptz - $3::interval, $3::interval) AS s(at)
@@ -115,11 +240,7 @@ export async function windowFigures(db: Queryable, w: WindowBounds): Promise<{ s
           LEFT JOIN terminals te ON r.g = 1 AND te.id = r.key
           LEFT JOIN merchants m ON m.id = te.merchant_id
           LEFT JOIN executors e ON r.g = 2 AND e.id = r.key
-         WHERE r.rank <= $4) AS figures`,
-    [w.from, w.to, `${w.bucketSeconds} seconds`, TOP_ROWS],
-  );
-  return { series: rows[0]!.series, figures: rows[0]!.figures ?? [] };
-}
+         WHERE r.rank <= $4) AS figures`;
 
 /** Refused creates of one kind in the window (migration 029). */
 export interface LostDemandRow {

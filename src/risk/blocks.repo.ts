@@ -98,6 +98,15 @@ export async function findBlock(db: Queryable, id: string): Promise<BlockRow | u
   return rows[0];
 }
 
+/**
+ * The blocks of `kind` that hold now, oldest first, at most `max`: more than that comes back as
+ * undefined (too many to keep in memory; they are looked up one by one instead).
+ */
+export async function activeBlocksOf(db: Queryable, kind: BlockKind, max: number): Promise<BlockRow[] | undefined> {
+  const { rows } = await db.query<BlockRow>(`SELECT ${COLUMNS} FROM risk_blocks WHERE kind = $1 AND ${ACTIVE} ORDER BY created_at LIMIT $2`, [kind, max + 1]);
+  return rows.length > max ? undefined : rows;
+}
+
 /** The kinds of block that hold now somewhere: a check for a kind nobody blocks costs no statement. */
 export async function activeBlockKinds(db: Queryable): Promise<BlockKind[]> {
   const { rows } = await db.query<{ kind: BlockKind }>(`SELECT DISTINCT kind FROM risk_blocks WHERE ${ACTIVE}`);

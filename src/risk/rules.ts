@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import { Decimal } from 'decimal.js';
 import { followAnnouncements } from '../db/listen.js';
 import type { Db } from '../db/pool.js';
 import type { SecretBox } from '../lib/crypto.js';
 import type { Logger } from '../lib/logger.js';
-import { activeBlockKinds, type BlockRow, findActiveBlock, findBlock } from './blocks.repo.js';
-import { ClientChecks } from './client-checks.js';
+import { activeBlockKinds, activeBlocksOf, type BlockRow, findActiveBlock } from './blocks.repo.js';
 import type { RiskHit } from './hits.repo.js';
 import { type BlockKind, markHash } from './marks.js';
-import { type Count, countWithin, type LimitRow, type LimitScope, listLimits, uncount, windowFigures } from './velocity.repo.js';
+import { type ClientLimit, type Count, countWithin, type LimitRow, type LimitScope, listLimits, windowFigures } from './velocity.repo.js';
 
 declare module '../context.js' {
   interface AppContext {
@@ -20,19 +20,22 @@ declare module '../context.js' {
 export const RISK_CHANNEL = 'kassir_risk';
 /** The longest the rules are served from memory (a block's expiry is read again within this). */
 const MAX_AGE_MS = 30_000;
+/**
+ * The client_id blocks kept in memory at most: beyond this many (a list far longer than any
+ * operator keeps by hand), each create looks its payer up in risk_blocks instead.
+ */
+const CLIENT_BLOCKS_IN_MEMORY = 100_000;
 const APPLICATION_NAME = 'kassir risk announcements';
 
 interface Snapshot {
   limits: ReadonlyMap<LimitScope, LimitRow>;
   kinds: ReadonlySet<BlockKind>;
+  /**
+   * The client_id blocks that held when read, by keyed hash, oldest first; undefined when the
+   * snapshot is not kept (announcements down) or there are more than CLIENT_BLOCKS_IN_MEMORY.
+   */
+  clientBlocks: ReadonlyMap<string, readonly BlockRow[]> | undefined;
   until: number;
-}
-
-/** An entry counted in a velocity window, to take back if the create it was counted for fails. */
-export interface Counted {
-  scope: LimitScope;
-  key: string;
-  id: string;
 }
 
 /** A rule's refusal: what to record (the hit), nothing of which reaches the merchant. */
@@ -54,16 +57,12 @@ export class RiskRules {
   private generation = 0;
   private live = false;
   private announcements: { stop(): Promise<void> } | undefined;
-  /** The creates' client_id rules, taken together under load (src/risk/client-checks.ts). */
-  private readonly clientChecks: ClientChecks;
 
   constructor(
     private readonly db: Db,
     private readonly box: SecretBox,
     private readonly log: Logger,
-  ) {
-    this.clientChecks = new ClientChecks(db);
-  }
+  ) {}
 
   async start(databaseUrl: string): Promise<void> {
     this.announcements = await followAnnouncements(databaseUrl, {
@@ -97,9 +96,21 @@ export class RiskRules {
   private async rules(): Promise<Snapshot> {
     if (this.live && this.snapshot && this.snapshot.until > Date.now()) return this.snapshot;
     const generation = this.generation;
-    const [limits, kinds] = await Promise.all([listLimits(this.db), activeBlockKinds(this.db)]);
-    const snapshot: Snapshot = { limits: new Map(limits.map((l) => [l.scope, l])), kinds: new Set(kinds), until: Date.now() + MAX_AGE_MS };
-    if (this.live && generation === this.generation) this.snapshot = snapshot;
+    // The blocks themselves only for a snapshot that will be kept: read on every check, they would
+    // cost more than the one look-up they save.
+    const keep = this.live;
+    const [limits, kinds, clientBlocks] = await Promise.all([
+      listLimits(this.db),
+      activeBlockKinds(this.db),
+      keep ? activeBlocksOf(this.db, 'client_id', CLIENT_BLOCKS_IN_MEMORY) : undefined,
+    ]);
+    const snapshot: Snapshot = {
+      limits: new Map(limits.map((l) => [l.scope, l])),
+      kinds: new Set(kinds),
+      clientBlocks: clientBlocks && byHash(clientBlocks),
+      until: Date.now() + MAX_AGE_MS,
+    };
+    if (keep && this.live && generation === this.generation) this.snapshot = snapshot;
     return snapshot;
   }
 
@@ -115,48 +126,43 @@ export class RiskRules {
   }
 
   /**
-   * The rules a payment create passes before it is tried (DESIGN.md "Risk rules (contract)"): its
-   * client_id not blocked, here or everywhere, and within the client_id velocity limit. Counting
-   * takes room in the window at once (exact under races); the caller gives it back with `uncount`
-   * when the create then fails. Creates without a client_id are not counted.
+   * The rules a payment create passes (DESIGN.md "Risk rules (contract)"): its client_id not
+   * blocked, here or everywhere — checked here, from memory while the snapshot is kept (no
+   * statement at all) — and the client_id velocity limit it is then held to, which the create
+   * counts in its own transaction under its payer's lock (payment_creation_facts, migration 057;
+   * refused there, the caller records `clientLimitHit`). Creates without a client_id are neither
+   * blocked nor counted.
    */
-  async checkCreate(input: {
-    merchantId: string;
-    terminalId: string;
-    clientId: string | null;
-    amount: string;
-    currency: string;
-  }): Promise<{ refused?: Refused; counted?: Counted }> {
+  async checkCreate(input: { merchantId: string; terminalId: string; clientId: string | null }): Promise<{ refused?: Refused; limit?: ClientLimit }> {
     if (input.clientId === null) return {};
-    const { limits, kinds } = await this.rules();
-    const limit = limits.get('client_id');
-    const checkBlock = kinds.has('client_id');
-    if (!limit && !checkBlock) return {};
-    const about = { merchantId: input.merchantId, terminalId: input.terminalId, inputs: { client_id: input.clientId } };
-    // One window per merchant, client_id and order currency: amounts add up in the currency they are in.
-    const count: Count | undefined = limit && {
-      scope: 'client_id',
-      key: this.box.keyedHash('risk:velocity:client_id', `${input.merchantId}\0${input.clientId}\0${input.currency}`),
-      amount: input.amount,
-      id: randomUUID(),
-      windowSeconds: limit.window_seconds,
-      maxPayments: limit.max_payments,
-      maxAmount: limit.max_amount,
-    };
-    // The block look-up and the count in one statement, shared with the creates checked at the
-    // same moment: with rules on, a create pays a share of one statement and one commit.
-    const checked = await this.clientChecks.check({
-      block: checkBlock ? { hash: this.hash('client_id', input.clientId), merchantId: input.merchantId } : undefined,
-      count,
-    });
-    if (checked.blockId) {
-      // Nothing was counted for a blocked payer. (A block removed in between passes the create.)
-      const block = await findBlock(this.db, checked.blockId);
-      return block ? { refused: { hit: blockHit(block, about) } } : {};
+    const rules = await this.rules();
+    if (rules.kinds.has('client_id')) {
+      const hash = this.hash('client_id', input.clientId);
+      const block = rules.clientBlocks
+        ? firstHolding(rules.clientBlocks.get(hash), input.merchantId)
+        : await findActiveBlock(this.db, 'client_id', [hash], input.merchantId);
+      if (block) {
+        return { refused: { hit: blockHit(block, { merchantId: input.merchantId, terminalId: input.terminalId, inputs: { client_id: input.clientId } }) } };
+      }
     }
-    if (!count || !limit) return {};
-    if (checked.counted) return { counted: { scope: count.scope, key: count.key, id: count.id } };
-    return { refused: await this.refusal(limit, count, input.currency, about) };
+    const limit = rules.limits.get('client_id');
+    return limit ? { limit: { windowSeconds: limit.window_seconds, maxPayments: limit.max_payments, maxAmount: limit.max_amount } } : {};
+  }
+
+  /**
+   * The hit of a create the client_id limit refused: `window` is what the payer's window held
+   * before it (payment_creation_facts' client_count and client_sum).
+   */
+  clientLimitHit(
+    limit: ClientLimit,
+    window: { count: number; sum: string },
+    create: { merchantId: string; terminalId: string; clientId: string; amount: string; currency: string },
+  ): RiskHit {
+    return velocityHit('client_id', limit, window, create.amount, create.currency, {
+      merchantId: create.merchantId,
+      terminalId: create.terminalId,
+      inputs: { client_id: create.clientId },
+    });
   }
 
   /**
@@ -182,7 +188,7 @@ export class RiskRules {
     currency: string,
     scope: LimitScope,
     about: Pick<RiskHit, 'merchantId' | 'terminalId' | 'paymentId'> & { inputs: Record<string, unknown> },
-  ): Promise<{ counted?: Counted; refused?: Refused }> {
+  ): Promise<{ refused?: Refused }> {
     const count: Count = {
       scope,
       key,
@@ -192,56 +198,67 @@ export class RiskRules {
       maxPayments: limit.max_payments,
       maxAmount: limit.max_amount,
     };
-    if (await countWithin(this.db, count)) return { counted: { scope, key, id: count.id } };
-    return { refused: await this.refusal(limit, count, currency, about) };
+    if (await countWithin(this.db, count)) return {};
+    // The figure read after the fact: one more statement, on the refusal only.
+    const window = await windowFigures(this.db, scope, key, limit.window_seconds);
+    const terms = { windowSeconds: limit.window_seconds, maxPayments: limit.max_payments, maxAmount: limit.max_amount };
+    return { refused: { hit: velocityHit(scope, terms, window, amount, currency, about) } };
   }
+}
 
-  /** The hit of a count past the limit; its figure read after the fact (one more statement, on the refusal only). */
-  private async refusal(
-    limit: LimitRow,
-    { scope, key, amount }: Count,
-    currency: string,
-    about: Pick<RiskHit, 'merchantId' | 'terminalId' | 'paymentId'> & { inputs: Record<string, unknown> },
-  ): Promise<Refused> {
-    const now = await windowFigures(this.db, scope, key, limit.window_seconds);
-    const count = now.count + 1;
-    const sum = (Number(now.sum) + Number(amount)).toFixed(2);
-    const byCount = limit.max_payments !== null && count > limit.max_payments;
-    const figure = byCount
-      ? `velocity ${scope} ${count} in ${limit.window_seconds} s > ${limit.max_payments}`
-      : `velocity ${scope} amount ${sum} ${currency} in ${limit.window_seconds} s > ${Number(limit.max_amount).toFixed(2)}`;
-    return {
-      hit: {
-        rule: 'velocity',
-        action: 'refused',
-        merchantId: about.merchantId,
-        terminalId: about.terminalId,
-        paymentId: about.paymentId ?? null,
-        inputs: {
-          ...about.inputs,
-          window_seconds: limit.window_seconds,
-          count,
-          amount: sum,
-          currency,
-          max_payments: limit.max_payments,
-          max_amount: limit.max_amount,
-        },
-        figure,
-        at: new Date(),
-      },
-    };
+/** The keyed hash's blocks, oldest first (as read). */
+function byHash(blocks: readonly BlockRow[]): Map<string, BlockRow[]> {
+  const map = new Map<string, BlockRow[]>();
+  for (const block of blocks) {
+    const same = map.get(block.value_hash);
+    if (same) same.push(block);
+    else map.set(block.value_hash, [block]);
   }
+  return map;
+}
 
-  /** Gives back an entry counted for a create that did not happen. */
-  async uncount(counted: Counted): Promise<void> {
-    try {
-      await uncount(this.db, counted.scope, counted.key, counted.id);
-    } catch (err) {
-      // The create's own failure is what its caller must get; an entry not given back only
-      // tightens the window until it leaves it.
-      this.log.warn({ err }, 'could not give back a velocity entry of a failed create');
-    }
-  }
+/** The oldest of `blocks` that holds now for `merchantId` (its own or every merchant's), as findActiveBlock answers. */
+function firstHolding(blocks: readonly BlockRow[] | undefined, merchantId: string): BlockRow | undefined {
+  const now = Date.now();
+  return blocks?.find((b) => (b.merchant_id === null || b.merchant_id === merchantId) && (b.expires_at === null || b.expires_at.getTime() > now));
+}
+
+/**
+ * The hit of a create past a velocity limit: "velocity client_id 6 in 600 s > 5" (the window's
+ * entries with this one), or by amount "velocity client_id amount 61000.00 RUB in 602 s > 60000.00".
+ */
+function velocityHit(
+  scope: LimitScope,
+  limit: ClientLimit,
+  window: { count: number; sum: string },
+  amount: string,
+  currency: string,
+  about: Pick<RiskHit, 'merchantId' | 'terminalId' | 'paymentId'> & { inputs: Record<string, unknown> },
+): RiskHit {
+  const count = window.count + 1;
+  const sum = new Decimal(window.sum).plus(amount).toFixed(2);
+  const byCount = limit.maxPayments !== null && count > limit.maxPayments;
+  const figure = byCount
+    ? `velocity ${scope} ${count} in ${limit.windowSeconds} s > ${limit.maxPayments}`
+    : `velocity ${scope} amount ${sum} ${currency} in ${limit.windowSeconds} s > ${new Decimal(limit.maxAmount ?? 0).toFixed(2)}`;
+  return {
+    rule: 'velocity',
+    action: 'refused',
+    merchantId: about.merchantId,
+    terminalId: about.terminalId,
+    paymentId: about.paymentId ?? null,
+    inputs: {
+      ...about.inputs,
+      window_seconds: limit.windowSeconds,
+      count,
+      amount: sum,
+      currency,
+      max_payments: limit.maxPayments,
+      max_amount: limit.maxAmount,
+    },
+    figure,
+    at: new Date(),
+  };
 }
 
 /** The hit of a refusal by a block: "block client_id (block <id>): <reason>"; a card or phone only masked. */

@@ -1,4 +1,4 @@
-import { type Db, type Queryable, queryPrepared } from '../db/pool.js';
+import type { Queryable } from '../db/pool.js';
 
 export type LimitScope = 'client_id' | 'ip';
 
@@ -44,6 +44,16 @@ export async function deleteLimit(db: Queryable, scope: LimitScope): Promise<boo
   return (rowCount ?? 0) > 0;
 }
 
+/**
+ * The client_id limit a payment create is held to: counted in the create's own transaction, over
+ * the payer's payments (payment_creation_facts, migration 057), not in risk_velocity.
+ */
+export interface ClientLimit {
+  windowSeconds: number;
+  maxPayments: number | null;
+  maxAmount: string | null;
+}
+
 /** One entry to count in a window: the key's scope and hash, the amount, and the entry's own id (to take it back). */
 export interface Count {
   scope: LimitScope;
@@ -85,48 +95,6 @@ export async function countWithin(db: Queryable, c: Count): Promise<boolean> {
   return rows[0]!.counted;
 }
 
-/** A create's client_id rules: the block look-up (its keyed hash and merchant) and/or its entry to count. */
-export interface ClientCheck {
-  block?: { hash: string; merchantId: string };
-  count?: Count;
-}
-
-/** What ClientCheck found: the first block that holds (nothing counted then), else whether the entry was counted. */
-export interface ClientChecked {
-  blockId: string | null;
-  counted: boolean;
-}
-
-/**
- * The client_id rules of several creates in one statement and one transaction
- * (risk_client_checks, src/db/functions/risk_client_checks.sql): for each, the first block that
- * holds now for its keyed hash (here or everywhere) when `block` is given, and — only when
- * nothing blocks it — its entry counted in its velocity window when `count` is given (as
- * countWithin). Answers in the order given.
- */
-export async function checkClientIds(db: Db, checks: readonly ClientCheck[]): Promise<ClientChecked[]> {
-  const column = <T>(pick: (c: ClientCheck) => T): T[] => checks.map(pick);
-  // Prepared: on every create while rules are on (one call per batch of creates).
-  const { rows } = await queryPrepared<{ item: number; block_id: string | null; counted: boolean }>(
-    db,
-    `SELECT item, block_id, counted FROM risk_client_checks($1::text[], $2::uuid[], $3::text[], $4::numeric[], $5::uuid[],
-       $6::integer[], $7::integer[], $8::numeric[])`,
-    [
-      column((c) => c.block?.hash ?? null),
-      column((c) => c.block?.merchantId ?? null),
-      column((c) => c.count?.key ?? null),
-      column((c) => c.count?.amount ?? null),
-      column((c) => c.count?.id ?? null),
-      column((c) => c.count?.windowSeconds ?? null),
-      column((c) => c.count?.maxPayments ?? null),
-      column((c) => c.count?.maxAmount ?? null),
-    ],
-  );
-  const answers: ClientChecked[] = checks.map(() => ({ blockId: null, counted: false }));
-  for (const row of rows) answers[row.item - 1] = { blockId: row.block_id, counted: row.counted };
-  return answers;
-}
-
 /** What a key's window holds now (the figure of a refusal): entries and their sum. */
 export async function windowFigures(db: Queryable, scope: LimitScope, key: string, windowSeconds: number): Promise<{ count: number; sum: string }> {
   const { rows } = await db.query<{ count: string; sum: string }>(
@@ -136,16 +104,4 @@ export async function windowFigures(db: Queryable, scope: LimitScope, key: strin
     [scope, key, windowSeconds],
   );
   return { count: Number(rows[0]?.count ?? 0), sum: rows[0]?.sum ?? '0' };
-}
-
-/** Takes back an entry counted for a create that did not happen (no requisites, a duplicate ext_id). */
-export async function uncount(db: Queryable, scope: LimitScope, key: string, id: string): Promise<void> {
-  await db.query(
-    `UPDATE risk_velocity v SET
-       ats = ARRAY(SELECT e.at FROM unnest(v.ats, v.amounts, v.ids) WITH ORDINALITY AS e(at, amount, id, n) WHERE e.id <> $3 ORDER BY e.n),
-       amounts = ARRAY(SELECT e.amount FROM unnest(v.ats, v.amounts, v.ids) WITH ORDINALITY AS e(at, amount, id, n) WHERE e.id <> $3 ORDER BY e.n),
-       ids = ARRAY(SELECT e.id FROM unnest(v.ats, v.amounts, v.ids) WITH ORDINALITY AS e(at, amount, id, n) WHERE e.id <> $3 ORDER BY e.n)
-     WHERE v.scope = $1 AND v.key = $2 AND $3::uuid = ANY(v.ids)`,
-    [scope, key, id],
-  );
 }

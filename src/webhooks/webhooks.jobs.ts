@@ -5,9 +5,10 @@ import { hmacSha1Base64 } from '../lib/crypto.js';
 import { maskUrl } from '../lib/mask.js';
 import { enqueuePersonMessage } from '../notify/outbox.repo.js';
 import { readAlertSettings } from '../settings.js';
+import { DeliveryRecords } from './deliveries.js';
 import { retryKey, scheduleDispatch } from './outbox.js';
 import { sendWebhook } from './sender.js';
-import { type AttemptOutcome, countEndpointFailure, type DueEventRow, leaseDueEvents, recordAttempt, resetEndpointFailures } from './webhooks.repo.js';
+import { type AttemptOutcome, countEndpointFailure, type DueEventRow, leaseDueEvents, recordAttempt, recordDeliveries } from './webhooks.repo.js';
 
 /** Deliveries one dispatch keeps in flight at most. */
 const PARALLEL = 32;
@@ -30,8 +31,10 @@ export function retryDelayMs(attempt: number, baseMs: number, random = Math.rand
 
 /** The dispatch job: delivers what is due; past RUN_MS, queues a fresh dispatch for the rest. */
 export function dispatchTask(ctx: AppContext): Task {
+  // One for the instance: the deliveries of all its dispatches are recorded together.
+  const records = new DeliveryRecords(ctx.db, ctx.metrics);
   return async () => {
-    if (await dispatchDue(ctx, RUN_MS)) await scheduleDispatch(ctx.db);
+    if (await dispatchDue(ctx, records, RUN_MS)) await scheduleDispatch(ctx.db);
   };
 }
 
@@ -43,7 +46,7 @@ export function dispatchTask(ctx: AppContext): Task {
  * lease is taken with SKIP LOCKED, so an event is never sent by two of them (unless its lease
  * ran out, its dispatcher having died: delivery is at least once).
  */
-async function dispatchDue(ctx: AppContext, maxMs: number): Promise<boolean> {
+async function dispatchDue(ctx: AppContext, records: DeliveryRecords, maxMs: number): Promise<boolean> {
   const started = Date.now();
   const leaseSeconds = (2 * ctx.config.webhookTimeoutMs + LEASE_MARGIN_MS) / 1000;
   const inFlight = new Set<Promise<void>>();
@@ -52,7 +55,7 @@ async function dispatchDue(ctx: AppContext, maxMs: number): Promise<boolean> {
     // Leases are taken in batches: only once half the slots are free again.
     if (!overtime && inFlight.size <= PARALLEL / 2) {
       for (const event of await leaseDueEvents(ctx.db, PARALLEL - inFlight.size, leaseSeconds)) {
-        const delivery: Promise<void> = deliver(ctx, event)
+        const delivery: Promise<void> = deliver(ctx, records, event)
           .catch((err: unknown) => ctx.log.error({ err, event_id: event.id }, 'webhook delivery could not be recorded; it is retried when its lease runs out'))
           .finally(() => inFlight.delete(delivery));
         inFlight.add(delivery);
@@ -68,7 +71,7 @@ async function dispatchDue(ctx: AppContext, maxMs: number): Promise<boolean> {
  * next attempt scheduled with backoff, later events of the resource waiting behind it; after
  * `webhookRetryHours` the event is marked failed and the next one proceeds.
  */
-async function deliver(ctx: AppContext, event: DueEventRow): Promise<void> {
+async function deliver(ctx: AppContext, records: DeliveryRecords, event: DueEventRow): Promise<void> {
   if (!event.secret_enc) throw new Error(`merchant ${event.merchant_id} has no valid secret key to sign webhooks with`);
   const body = webhookBody(event);
   const headers: Record<string, string> = {
@@ -88,18 +91,23 @@ async function deliver(ctx: AppContext, event: DueEventRow): Promise<void> {
   const attempt = event.attempts + 1;
   const givingUp = !result.ok && Date.now() - event.created_at.getTime() >= ctx.config.webhookRetryHours * 3600_000;
   const nextAttemptAt = new Date(Date.now() + retryDelayMs(attempt, ctx.config.webhookRetryBaseMs));
-  await recordOutcome(ctx, event, {
-    eventId: event.id,
-    attempt,
-    startedAt,
-    statusCode: result.status,
-    latencyMs: Math.round(result.latencyMs),
-    error: result.error ?? null,
-    responseSnippet: result.responseSnippet ?? null,
-    delivered: result.ok,
-    givingUp,
-    nextAttemptAt,
-  });
+  await recordOutcome(
+    ctx,
+    event,
+    {
+      eventId: event.id,
+      attempt,
+      startedAt,
+      statusCode: result.status,
+      latencyMs: Math.round(result.latencyMs),
+      error: result.error ?? null,
+      responseSnippet: result.responseSnippet ?? null,
+      delivered: result.ok,
+      givingUp,
+      nextAttemptAt,
+    },
+    records,
+  );
   // Counted once recorded: an attempt whose outcome could not be recorded is made again.
   ctx.metrics.webhookAttempt(
     result.ok ? 'delivered' : givingUp ? 'failed' : 'retrying',
@@ -115,11 +123,12 @@ async function deliver(ctx: AppContext, event: DueEventRow): Promise<void> {
  * Records an attempt and what it says of the merchant's endpoint (issue 37): a delivery ends its
  * run of failures; a failure counts, and the one that reaches the operator's `webhook_failures`
  * (GET /admin/v1/alerts, default 3) tells the merchant, in the transaction that counted it, once per run.
+ * A delivery is recorded in one statement, with the others of `records` that end meanwhile.
  */
-export async function recordOutcome(ctx: AppContext, event: DueEventRow, outcome: AttemptOutcome): Promise<void> {
+export async function recordOutcome(ctx: AppContext, event: DueEventRow, outcome: AttemptOutcome, records?: DeliveryRecords): Promise<void> {
   if (outcome.delivered) {
-    await recordAttempt(ctx.db, outcome);
-    await resetEndpointFailures(ctx.db, event.merchant_id, event.url);
+    const delivery = { outcome, merchantId: event.merchant_id, url: event.url };
+    await (records ? records.record(delivery) : recordDeliveries(ctx.db, [delivery]));
     return;
   }
   const { webhook_failures: threshold } = await readAlertSettings(ctx.db);

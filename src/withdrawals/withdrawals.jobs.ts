@@ -2,6 +2,7 @@ import type { Task } from 'graphile-worker';
 import type { ChainClient } from '../chain/chain.js';
 import type { AppContext } from '../context.js';
 import { transaction } from '../db/pool.js';
+import { outsideShare } from '../db/share.js';
 import { changeWithdrawal } from './lifecycle.js';
 import { findWithdrawal, openAutomaticWithdrawalIds, tryLockSending, unlockSending } from './withdrawals.repo.js';
 import { scheduleSend } from './withdrawals.service.js';
@@ -24,7 +25,11 @@ const EXPIRY_MARGIN_MS = 120_000;
 export function sendTask(ctx: AppContext, chain: () => ChainClient): Task {
   return async (payload) => {
     const id = (payload as { id: string }).id;
-    const lock = await ctx.db.connect();
+    // The lock's session is held through the chain's calls and the send's own queries: it takes
+    // no place in the jobs' share of the pool (src/db/share.ts). Taking one, four sends at once
+    // held both places of a pool of 8 and each waited the share's 5 s for a second place at every
+    // step; a restart behind a queue of them did not answer /healthz for minutes (the fault suite).
+    const lock = await outsideShare(ctx.db).connect();
     try {
       if (!(await tryLockSending(lock, id))) {
         await scheduleSend(ctx.db, id, new Date(Date.now() + ctx.config.tronPollMs));

@@ -4,18 +4,23 @@
 -- CREATE OR REPLACE cannot change a function's arguments or result: for that, a migration DROPs the old
 -- signature (as 038 did) and the new text goes here.
 
--- payment_create_window: the current text (was last written by migration 038_rate_sources.sql).
+-- payment_create_window: the current text (migration 057 changed its signature; before, 038_rate_sources.sql).
 -- payment_create_window of migration 034, with the rate refresh that gave p_rate (p_rate_refresh),
--- and the risk rules of the pool (migration 048): the payer's class, which a requisite must take
--- (its own classes and its executor's), and the requisite velocity.
+-- the risk rules of the pool (migration 048): the payer's class, which a requisite must take
+-- (its own classes and its executor's), and the requisite velocity; and the payer's client_id
+-- velocity (migration 057: p_client_window, p_client_max_count, p_client_max_amount, as
+-- payment_creation_facts counts it). In a batch (NOT p_wait) the payer's lock is tried like the
+-- terminal-and-amount lock: held by another transaction, the create comes back busy.
 CREATE OR REPLACE FUNCTION payment_create_window(
   p_currency text, p_country text, p_type text, p_payer_amount numeric, p_method text, p_bank text,
   p_merchant uuid, p_terminal uuid, p_ext_id text, p_amount numeric, p_order_currency text,
   p_rate numeric, p_payin_rate numeric, p_cross_border boolean, p_client_id text, p_notify_url text,
   p_notification_token text, p_page_token text, p_ttl_seconds integer, p_same_amount_limit integer,
-  p_hold numeric, p_window integer, p_wait boolean, p_rate_refresh bigint)
+  p_hold numeric, p_window integer, p_wait boolean, p_rate_refresh bigint,
+  p_client_window integer, p_client_max_count integer, p_client_max_amount numeric)
 RETURNS TABLE (
-  same_amount integer, ext_id_taken boolean, created boolean, busy boolean,
+  same_amount integer, ext_id_taken boolean, client_count integer, client_sum numeric, client_refused boolean,
+  created boolean, busy boolean,
   id uuid, ext_id text, terminal_id uuid, amount numeric, currency text, method text, status text,
   rate numeric, payin_rate numeric, req_type text, req_value text, req_bank_code text, req_holder text,
   req_country text, req_currency text, payer_amount numeric, cross_border boolean, page_token text,
@@ -25,19 +30,24 @@ LANGUAGE plpgsql VOLATILE AS $$
 DECLARE
   r requisites;
   p payments;
-  new_id uuid := gen_random_uuid();
+  new_id uuid := uuid_v7();
   cls text;
   rules risk_pool_rules;
 BEGIN
   created := false;
-  busy := NOT p_wait AND NOT pg_try_advisory_xact_lock(payment_creation_lock_key(p_terminal, p_amount));
+  client_refused := false;
+  busy := NOT p_wait AND (NOT pg_try_advisory_xact_lock(payment_creation_lock_key(p_terminal, p_amount))
+                          OR p_client_id IS NOT NULL AND p_client_window IS NOT NULL
+                             AND NOT pg_try_advisory_xact_lock(payment_client_lock_key(p_merchant, p_client_id, p_order_currency)));
   IF busy THEN
     RETURN NEXT;
     RETURN;
   END IF;
-  SELECT f.same_amount, f.ext_id_taken INTO same_amount, ext_id_taken
-    FROM payment_creation_facts(p_merchant, p_terminal, p_ext_id, p_amount, p_order_currency) f;
-  IF ext_id_taken OR same_amount >= p_same_amount_limit THEN
+  SELECT f.same_amount, f.ext_id_taken, f.client_count, f.client_sum, f.client_refused
+    INTO same_amount, ext_id_taken, client_count, client_sum, client_refused
+    FROM payment_creation_facts(p_merchant, p_terminal, p_ext_id, p_amount, p_order_currency,
+                                p_client_id, p_client_window, p_client_max_count, p_client_max_amount) f;
+  IF ext_id_taken OR client_refused OR same_amount >= p_same_amount_limit THEN
     RETURN NEXT;
     RETURN;
   END IF;
@@ -117,16 +127,18 @@ BEGIN
 END
 $$;
 
--- payment_create_windows: the current text (was last written by migration 038_rate_sources.sql).
--- payment_create_windows of migration 034, passing each create's rate refresh on.
+-- payment_create_windows: the current text (migration 057 changed its signature; before, 038_rate_sources.sql).
+-- payment_create_windows of migration 034, passing each create's rate refresh and client_id limit on.
 CREATE OR REPLACE FUNCTION payment_create_windows(
   p_currency text[], p_country text[], p_type text[], p_payer_amount numeric[], p_method text[], p_bank text[],
   p_merchant uuid[], p_terminal uuid[], p_ext_id text[], p_amount numeric[], p_order_currency text[],
   p_rate numeric[], p_payin_rate numeric[], p_cross_border boolean[], p_client_id text[], p_notify_url text[],
   p_notification_token text[], p_page_token text[], p_ttl_seconds integer[], p_same_amount_limit integer,
-  p_hold numeric[], p_window integer, p_rate_refresh bigint[])
+  p_hold numeric[], p_window integer, p_rate_refresh bigint[],
+  p_client_window integer[], p_client_max_count integer[], p_client_max_amount numeric[])
 RETURNS TABLE (
-  item integer, same_amount integer, ext_id_taken boolean, created boolean, busy boolean,
+  item integer, same_amount integer, ext_id_taken boolean, client_count integer, client_sum numeric, client_refused boolean,
+  created boolean, busy boolean,
   id uuid, ext_id text, terminal_id uuid, amount numeric, currency text, method text, status text,
   rate numeric, payin_rate numeric, req_type text, req_value text, req_bank_code text, req_holder text,
   req_country text, req_currency text, payer_amount numeric, cross_border boolean, page_token text,
@@ -140,7 +152,63 @@ BEGIN
         p_merchant[n], p_terminal[n], p_ext_id[n], p_amount[n], p_order_currency[n],
         p_rate[n], p_payin_rate[n], p_cross_border[n], p_client_id[n], p_notify_url[n],
         p_notification_token[n], p_page_token[n], p_ttl_seconds[n], p_same_amount_limit,
-        p_hold[n], p_window, false, p_rate_refresh[n]) w;
+        p_hold[n], p_window, false, p_rate_refresh[n],
+        p_client_window[n], p_client_max_count[n], p_client_max_amount[n]) w;
   END LOOP;
+END
+$$;
+
+-- The previous release's signatures (expand, then contract: docs/operations.md "Upgrades"): the
+-- window cascade and its batch with no client_id limit, answering as before. A later release drops them.
+CREATE OR REPLACE FUNCTION payment_create_window(
+  p_currency text, p_country text, p_type text, p_payer_amount numeric, p_method text, p_bank text,
+  p_merchant uuid, p_terminal uuid, p_ext_id text, p_amount numeric, p_order_currency text,
+  p_rate numeric, p_payin_rate numeric, p_cross_border boolean, p_client_id text, p_notify_url text,
+  p_notification_token text, p_page_token text, p_ttl_seconds integer, p_same_amount_limit integer,
+  p_hold numeric, p_window integer, p_wait boolean, p_rate_refresh bigint)
+RETURNS TABLE (
+  same_amount integer, ext_id_taken boolean, created boolean, busy boolean,
+  id uuid, ext_id text, terminal_id uuid, amount numeric, currency text, method text, status text,
+  rate numeric, payin_rate numeric, req_type text, req_value text, req_bank_code text, req_holder text,
+  req_country text, req_currency text, payer_amount numeric, cross_border boolean, page_token text,
+  valid_until timestamptz, received_amount numeric, created_at timestamptz, req_bank_name text)
+LANGUAGE plpgsql VOLATILE AS $$
+BEGIN
+  RETURN QUERY
+    SELECT w.same_amount, w.ext_id_taken, w.created, w.busy,
+           w.id, w.ext_id, w.terminal_id, w.amount, w.currency, w.method, w.status, w.rate, w.payin_rate,
+           w.req_type, w.req_value, w.req_bank_code, w.req_holder, w.req_country, w.req_currency, w.payer_amount,
+           w.cross_border, w.page_token, w.valid_until, w.received_amount, w.created_at, w.req_bank_name
+      FROM payment_create_window(p_currency, p_country, p_type, p_payer_amount, p_method, p_bank, p_merchant, p_terminal, p_ext_id,
+             p_amount, p_order_currency, p_rate, p_payin_rate, p_cross_border, p_client_id, p_notify_url, p_notification_token,
+             p_page_token, p_ttl_seconds, p_same_amount_limit, p_hold, p_window, p_wait, p_rate_refresh, NULL, NULL, NULL) w;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION payment_create_windows(
+  p_currency text[], p_country text[], p_type text[], p_payer_amount numeric[], p_method text[], p_bank text[],
+  p_merchant uuid[], p_terminal uuid[], p_ext_id text[], p_amount numeric[], p_order_currency text[],
+  p_rate numeric[], p_payin_rate numeric[], p_cross_border boolean[], p_client_id text[], p_notify_url text[],
+  p_notification_token text[], p_page_token text[], p_ttl_seconds integer[], p_same_amount_limit integer,
+  p_hold numeric[], p_window integer, p_rate_refresh bigint[])
+RETURNS TABLE (
+  item integer, same_amount integer, ext_id_taken boolean, created boolean, busy boolean,
+  id uuid, ext_id text, terminal_id uuid, amount numeric, currency text, method text, status text,
+  rate numeric, payin_rate numeric, req_type text, req_value text, req_bank_code text, req_holder text,
+  req_country text, req_currency text, payer_amount numeric, cross_border boolean, page_token text,
+  valid_until timestamptz, received_amount numeric, created_at timestamptz, req_bank_name text)
+LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+  none integer[] := array_fill(NULL::integer, ARRAY[cardinality(p_currency)]);
+BEGIN
+  RETURN QUERY
+    SELECT w.item, w.same_amount, w.ext_id_taken, w.created, w.busy,
+           w.id, w.ext_id, w.terminal_id, w.amount, w.currency, w.method, w.status, w.rate, w.payin_rate,
+           w.req_type, w.req_value, w.req_bank_code, w.req_holder, w.req_country, w.req_currency, w.payer_amount,
+           w.cross_border, w.page_token, w.valid_until, w.received_amount, w.created_at, w.req_bank_name
+      FROM payment_create_windows(p_currency, p_country, p_type, p_payer_amount, p_method, p_bank, p_merchant, p_terminal, p_ext_id,
+             p_amount, p_order_currency, p_rate, p_payin_rate, p_cross_border, p_client_id, p_notify_url, p_notification_token,
+             p_page_token, p_ttl_seconds, p_same_amount_limit, p_hold, p_window, p_rate_refresh, none, none,
+             array_fill(NULL::numeric, ARRAY[cardinality(p_currency)])) w;
 END
 $$;

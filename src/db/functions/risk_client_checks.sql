@@ -2,6 +2,11 @@
 -- migrations on every start, in one transaction under the migrations' lock. So this is the one current
 -- text of these functions: change it here, never in a new migration (old migrations keep the history).
 
+-- Kept for the previous release only (expand, then contract: docs/operations.md "Upgrades"): this
+-- release counts the client_id window in the create's own transaction (payment_creation_facts,
+-- migration 057) and looks blocks up from memory (src/risk/rules.ts); nothing here calls this. A
+-- later release drops it, with the client_id rows of risk_velocity.
+--
 -- risk_client_checks: the client_id rules of several payment creates in one statement and one
 -- transaction (src/risk/client-checks.ts; issue 36, "cheap enough that npm run bench with rules on
 -- keeps its ratio"). For each create n: the first block that holds now for its keyed hash

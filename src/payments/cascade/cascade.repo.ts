@@ -11,17 +11,38 @@ import type { Candidate, NewPayment } from './cascade.js';
  */
 
 /**
- * The creation facts as SQL over the given placeholders (one row: same_amount, ext_id_taken):
- * payment_creation_facts (migration 009) takes the terminal-and-amount lock, held to the end of
- * the transaction, then reads the facts on a snapshot taken after it, so they are exact.
+ * The creation facts as SQL over the given placeholders (one row: same_amount, ext_id_taken and
+ * the client_id window's client_count, client_sum, client_refused): payment_creation_facts
+ * (src/db/functions/payment_creation_facts.sql) takes the terminal-and-amount lock and, under a
+ * client_id limit, the payer's lock, both held to the end of the transaction, then reads the facts
+ * on snapshots taken after them, so they are exact.
  */
-function factsSql(merchantId: string, terminalId: string, extId: string, amount: string, currency: string): string {
-  return `SELECT same_amount, ext_id_taken FROM payment_creation_facts(${merchantId}, ${terminalId}, ${extId}, ${amount}, ${currency})`;
+function factsSql(merchantId: string, terminalId: string, extId: string, amount: string, currency: string, client: readonly string[]): string {
+  return `SELECT same_amount, ext_id_taken, client_count, client_sum, client_refused
+            FROM payment_creation_facts(${merchantId}, ${terminalId}, ${extId}, ${amount}, ${currency}, ${client.join(', ')})`;
 }
 
-/** The creation facts, under the terminal-and-amount lock for the rest of `tx`. */
-export async function creationFacts(tx: Tx, merchantId: string, terminalId: string, extId: string, amount: string, currency: string): Promise<CreationFacts> {
-  const { rows } = await tx.query<CreationFacts>(prepared(factsSql('$1', '$2', '$3', '$4', '$5'), [merchantId, terminalId, extId, amount, currency]));
+/** The facts' client_id parameters: the payer's client_id and the limit's window, count and amount. */
+function clientParams(p: Pick<NewPayment, 'clientId' | 'clientLimit'>): [string | null, number | null, number | null, string | null] {
+  const limit = p.clientId === null ? null : p.clientLimit;
+  return [p.clientId, limit?.windowSeconds ?? null, limit?.maxPayments ?? null, limit?.maxAmount ?? null];
+}
+
+/** The creation facts, under the terminal-and-amount lock (and the payer's, under a client_id limit) for the rest of `tx`. */
+export async function creationFacts(
+  tx: Tx,
+  p: Pick<NewPayment, 'merchantId' | 'terminalId' | 'extId' | 'amount' | 'currency' | 'clientId' | 'clientLimit'>,
+): Promise<CreationFacts> {
+  const { rows } = await tx.query<CreationFacts>(
+    prepared(factsSql('$1', '$2', '$3', '$4', '$5', ['$6::text', '$7::integer', '$8::integer', '$9::numeric']), [
+      p.merchantId,
+      p.terminalId,
+      p.extId,
+      p.amount,
+      p.currency,
+      ...clientParams(p),
+    ]),
+  );
   return rows[0]!;
 }
 
@@ -31,6 +52,12 @@ export interface CreationFacts {
   same_amount: number;
   /** The merchant already has a payment with this ext_id. */
   ext_id_taken: boolean;
+  /** Under a client_id limit: the payer's payments in the window before this one (else null). */
+  client_count: number | null;
+  /** Under a client_id limit: their amounts' sum, in the order currency (else null). */
+  client_sum: string | null;
+  /** This create would take the payer's window past the client_id limit. */
+  client_refused: boolean;
 }
 
 /**
@@ -78,8 +105,9 @@ async function runCascade(db: Db, p: NewPayment, mode: CascadeMode, sameAmountLi
     const c = p.candidates[0]!;
     const { rows } = await queryPrepared<CascadeRow>(
       db,
-      'SELECT * FROM payment_create_window($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, true, $23)',
-      [c.currency, c.country, p.types[0], c.payerAmount, ...cascadeParams(p, sameAmountLimit), CASCADE_WINDOW, p.rateRefreshId],
+      `SELECT * FROM payment_create_window($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20,
+         $21, $22, true, $23, $24, $25, $26)`,
+      [c.currency, c.country, p.types[0], c.payerAmount, ...cascadeParams(p, sameAmountLimit), CASCADE_WINDOW, p.rateRefreshId, ...clientParams(p).slice(1)],
     );
     return cascadeResult(rows[0]!, p);
   }
@@ -90,6 +118,7 @@ async function runCascade(db: Db, p: NewPayment, mode: CascadeMode, sameAmountLi
     p.types,
     ...cascadeParams(p, sameAmountLimit),
     p.rateRefreshId,
+    ...clientParams(p).slice(1),
   ]);
   return cascadeResult(rows[0]!, p);
 }
@@ -116,9 +145,10 @@ export async function insertWindowBatch(db: Db, payments: NewPayment[], sameAmou
   }
   const { rows } = await queryPrepared<CascadeRow & { item: number }>(
     db,
-    `SELECT * FROM payment_create_windows($1::text[], $2::text[], $3::text[], $4::numeric[], $5::text[], $6::text[], $7::uuid[], $8::uuid[],
-       $9::text[], $10::numeric[], $11::text[], $12::numeric[], $13::numeric[], $14::boolean[], $15::text[], $16::text[], $17::text[],
-       $18::text[], $19::integer[], $20, $21::numeric[], $22, $23::bigint[])`,
+    `SELECT * FROM payment_create_windows($1::text[], $2::text[], $3::text[], $4::numeric[], $5::text[], $6::text[],
+       $7::uuid[], $8::uuid[], $9::text[], $10::numeric[], $11::text[], $12::numeric[], $13::numeric[], $14::boolean[], $15::text[],
+       $16::text[], $17::text[], $18::text[], $19::integer[], $20, $21::numeric[], $22, $23::bigint[], $24::integer[], $25::integer[],
+       $26::numeric[])`,
     [
       column((_, c) => c.currency),
       column((_, c) => c.country),
@@ -143,6 +173,9 @@ export async function insertWindowBatch(db: Db, payments: NewPayment[], sameAmou
       column((p) => p.hold),
       CASCADE_WINDOW,
       column((p) => p.rateRefreshId),
+      column((p) => clientParams(p)[1]),
+      column((p) => clientParams(p)[2]),
+      column((p) => clientParams(p)[3]),
     ],
   );
   const outcomes: (CascadeOutcome | undefined)[] = payments.map(() => undefined);
@@ -176,9 +209,9 @@ function cascadeParams(p: NewPayment, sameAmountLimit: number): unknown[] {
 }
 
 function cascadeResult(row: CascadeRow, p: NewPayment): CascadeOutcome {
-  const { same_amount, ext_id_taken, created, busy: _busy, ...payment } = row;
+  const { same_amount, ext_id_taken, client_count, client_sum, client_refused, created, busy: _busy, ...payment } = row;
   return {
-    facts: { same_amount, ext_id_taken },
+    facts: { same_amount, ext_id_taken, client_count, client_sum, client_refused },
     payment: created ? { ...payment, terminal_name: p.terminalName } : undefined,
   };
 }
@@ -240,10 +273,10 @@ function cascadeSql(mode: CascadeMode): string {
   // both on the same generated pools and fails when their choices differ. The facts come first, as a one-time filter: nothing is
   // looked at, locked or written when a rule failed.
   const pick = `
-       SELECT r.id, r.executor_id, r.limited, c.payer_amount, gen_random_uuid() AS payment_id
+       SELECT r.id, r.executor_id, r.limited, c.payer_amount, uuid_v7() AS payment_id
          FROM candidate c
          JOIN requisites r ON r.currency = c.currency AND r.country = c.country
-        WHERE (SELECT NOT f.ext_id_taken AND f.same_amount < $20 FROM facts f)
+        WHERE (SELECT NOT f.ext_id_taken AND NOT f.client_refused AND f.same_amount < $20 FROM facts f)
           AND ${REQUISITE_FITS}
           AND ${POOL_RULES_FIT}
           AND ${DEPOSIT_COVERS}
@@ -252,7 +285,7 @@ function cascadeSql(mode: CascadeMode): string {
         FOR NO KEY UPDATE OF r ${mode === 'wait' ? '' : 'SKIP LOCKED'}`;
   const text = `WITH candidate AS (
        SELECT * FROM unnest($1::text[], $2::text[], $3::numeric[]) AS c(currency, country, payer_amount)
-     ), facts AS (${factsSql('$7', '$8', '$9', '$10', '$11')}), risk AS (${RISK_SQL}), pick AS (${pick}
+     ), facts AS (${factsSql('$7', '$8', '$9', '$10', '$11', ['$15', '$23::integer', '$24::integer', '$25::numeric'])}), risk AS (${RISK_SQL}), pick AS (${pick}
      ), held AS (
        -- The hold (migration 017), before anything else is written: false when a concurrent
        -- create took the executor's balance since this statement's snapshot.
@@ -280,7 +313,7 @@ function cascadeSql(mode: CascadeMode): string {
          FROM used u
        RETURNING *
      )
-     SELECT f.same_amount, f.ext_id_taken, i.id IS NOT NULL AS created, ${PAYMENT_VIEW_COLUMNS.map((c) => `i.${c}`).join(', ')},
+     SELECT f.same_amount, f.ext_id_taken, f.client_count, f.client_sum, f.client_refused, i.id IS NOT NULL AS created, ${PAYMENT_VIEW_COLUMNS.map((c) => `i.${c}`).join(', ')},
             b.name AS req_bank_name
        FROM facts f LEFT JOIN inserted i ON true LEFT JOIN banks b ON b.code = i.req_bank_code`;
   cascadeTexts.set(mode, text);

@@ -1,6 +1,7 @@
 import type { Decimal } from 'decimal.js';
 import { COUNTRY_CURRENCY, CROSS_BORDER_METHODS, CURRENCY_COUNTRY, type Method, type OrderCurrency } from '../../lib/methods.js';
 import { money, roundTo } from '../../lib/money.js';
+import type { ClientLimit } from '../../risk/velocity.repo.js';
 
 /** One place a payment may go: requisites of `currency` (in `country`) and what the payer pays there. */
 export interface Candidate {
@@ -24,6 +25,8 @@ export interface NewPayment {
   payinRate: string;
   crossBorder: boolean;
   clientId: string | null;
+  /** The client_id velocity limit the create is held to (null: none, or no client_id). */
+  clientLimit: ClientLimit | null;
   notifyUrl: string | null;
   notificationToken: string | null;
   pageToken: string;
