@@ -269,7 +269,9 @@ describe('Telegram: two instances', () => {
     else {
       // Stopping the main service would drop the database: cut its poller's connection instead, as a crash would.
       await standby.ctx.db.query(
-        `SELECT pg_terminate_backend(l.pid) FROM pg_locks l WHERE l.locktype = 'advisory' AND l.objid = ($1::bigint & x'FFFFFFFF'::bigint) AND l.granted`,
+        `SELECT pg_terminate_backend(l.pid) FROM pg_locks l
+          WHERE l.locktype = 'advisory' AND l.objid = ($1::bigint & x'FFFFFFFF'::bigint) AND l.granted
+            AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
         [7_370_617_347],
       );
     }
