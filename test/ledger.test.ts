@@ -7,11 +7,12 @@ import { Decimal } from 'decimal.js';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureMonthsAhead, partitionedTables } from '../src/db/partitions.js';
-import { type Tx, transaction } from '../src/db/pool.js';
+import { type Queryable, type Tx, transaction } from '../src/db/pool.js';
 import { creditForPayin, payinSettlement } from '../src/ledger/credit.js';
 import { type Posting, post } from '../src/ledger/ledger.repo.js';
-import { checkLedger, checkLedgerByJob } from '../src/ledger/ledger.service.js';
+import { checkLedger, checkLedgerByJob, checkWholeLedger } from '../src/ledger/ledger.service.js';
 import { type LedgerWatermark, readWatermark } from '../src/ledger/ledger-since.js';
+import type { LedgerPiece } from '../src/ledger/ledger-whole.js';
 import {
   admin,
   adminOk,
@@ -107,15 +108,32 @@ async function putPostingBack(
   });
 }
 
-/** Corrupts the ledger with the triggers off: a transaction whose one entry leaves it unbalanced, and one with no entries. */
-async function writeUnbalancedAndEmpty(): Promise<{ unbalanced: string; empty: string }> {
+/**
+ * Corrupts the ledger with the triggers off: a transaction whose one entry leaves it unbalanced, and
+ * one with no entries (both at `at`, now by default).
+ */
+async function writeUnbalancedAndEmpty(at?: Date): Promise<{ unbalanced: string; empty: string }> {
   const [account] = await sql<{ id: string }>(`SELECT id FROM ledger_accounts WHERE kind = 'system_adjustments'`);
   let unbalanced = '';
   let empty = '';
   await withoutLedgerTriggers(async (tx) => {
-    unbalanced = (await tx.query<{ id: string }>(`INSERT INTO ledger_transactions (kind, memo) VALUES ('adjustment', 'corrupt') RETURNING id`)).rows[0]!.id;
-    await tx.query('INSERT INTO ledger_entries (transaction_id, account_id, amount) VALUES ($1, $2, 1.5)', [unbalanced, account!.id]);
-    empty = (await tx.query<{ id: string }>(`INSERT INTO ledger_transactions (kind, memo) VALUES ('adjustment', 'empty') RETURNING id`)).rows[0]!.id;
+    unbalanced = (
+      await tx.query<{ id: string }>(
+        `INSERT INTO ledger_transactions (kind, memo, created_at) VALUES ('adjustment', 'corrupt', coalesce($1, now())) RETURNING id`,
+        [at ?? null],
+      )
+    ).rows[0]!.id;
+    await tx.query('INSERT INTO ledger_entries (transaction_id, account_id, amount, created_at) VALUES ($1, $2, 1.5, coalesce($3, now()))', [
+      unbalanced,
+      account!.id,
+      at ?? null,
+    ]);
+    empty = (
+      await tx.query<{ id: string }>(
+        `INSERT INTO ledger_transactions (kind, memo, created_at) VALUES ('adjustment', 'empty', coalesce($1, now())) RETURNING id`,
+        [at ?? null],
+      )
+    ).rows[0]!.id;
   });
   return { unbalanced, empty };
 }
@@ -965,7 +983,8 @@ describe('the hourly check since its watermark (issue 38, migration 065)', () =>
   async function rowsRead(options: { since?: Date }): Promise<Record<string, number>> {
     const read = `SELECT CASE WHEN relname LIKE 'ledger_entries%' THEN 'ledger_entries' ELSE relname END AS table,
                          sum(coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0))::int AS n
-                    FROM pg_stat_xact_user_tables WHERE relname LIKE 'ledger_%' OR relname IN ('payments', 'executor_deposits') GROUP BY 1`;
+                    FROM pg_stat_xact_user_tables
+                   WHERE relname LIKE 'ledger_%' OR relname IN ('payments', 'executor_deposits', 'withdrawals', 'disputes', 'payouts') GROUP BY 1`;
     const client = await service.ctx.db.connect();
     try {
       await client.query('BEGIN');
@@ -1160,6 +1179,23 @@ describe('the hourly check since its watermark (issue 38, migration 065)', () =>
          FROM payments p CROSS JOIN generate_series(1, 2000) g WHERE p.id = $1`,
       [completed[0]!.id, old],
     );
+    // And 2000 transfers to a deposit address, ended withdrawals and closed disputes (migration 067:
+    // the check since read these tables whole).
+    await sql(
+      `INSERT INTO executor_deposits (executor_id, address, tx_hash, log_index, from_address, amount, block_number, block_time, created_at)
+       SELECT $1, 'TAddress', md5('h' || g) || md5('t' || g), 0, 'TFrom', 9, g, $2, $2 FROM generate_series(1, 2000) g`,
+      [executor.id, old],
+    );
+    await sql(
+      `INSERT INTO withdrawals (merchant_id, terminal_id, amount, fee, subtract_fee_from_amount, send_amount, reserve, address, status, adapter, created_at)
+       SELECT $1, $2, 5, 1, false, 5, 6, 'TAddress', 'completed', 'manual', $3 FROM generate_series(1, 2000) g`,
+      [merchant.merchantId, merchant.terminalId, old],
+    );
+    await sql(`INSERT INTO disputes (payment_id, merchant_id, amount, status, created_at) SELECT $1, $2, 10, 'rejected', $3 FROM generate_series(1, 2000) g`, [
+      completed[0]!.id,
+      merchant.merchantId,
+      old,
+    ]);
     await sql('ANALYZE');
     const after = { since: await rowsRead({ since: mark.upto }), whole: await rowsRead({}) };
     // What the check since the watermark reads stays what it was, give or take a plan's row (the
@@ -1168,6 +1204,253 @@ describe('the hourly check since its watermark (issue 38, migration 065)', () =>
     for (const [table, n] of Object.entries(after.since)) expect(n, table).toBeLessThanOrEqual((before.since[table] ?? 0) + 5);
     expect(after.whole.ledger_entries! - before.whole.ledger_entries!).toBeGreaterThanOrEqual(4000);
     expect(after.whole.payments! - before.whole.payments!).toBeGreaterThanOrEqual(2000);
+    expect(after.whole.executor_deposits! - (before.whole.executor_deposits ?? 0)).toBeGreaterThanOrEqual(2000);
+    // The old deposits were never credited: taken away again, with the rest.
+    await sql('DELETE FROM executor_deposits WHERE created_at = $1', [old]);
+    await sql('DELETE FROM withdrawals WHERE created_at = $1', [old]);
+    await sql('DELETE FROM disputes WHERE created_at = $1', [old]);
     expect(await check()).toEqual({ ok: true, problems: [] });
+  });
+});
+
+describe('the whole check in pieces (issue 38, h15)', () => {
+  const day = 86_400_000;
+  /** Today at hourUtc:41 UTC: the job's run of that hour (the whole check at 03:41). */
+  const at = (hourUtc: number) => {
+    const d = new Date();
+    d.setUTCHours(hourUtc, 41, 0, 0);
+    return d;
+  };
+  const sorted = (result: { ok: boolean; problems: { invariant: string; detail: string }[] }) => ({
+    ok: result.ok,
+    problems: [...result.problems].sort((a, b) => `${a.invariant} ${a.detail}`.localeCompare(`${b.invariant} ${b.detail}`)),
+  });
+  const small = { entries: 50, transactions: 50, payments: 50, deposits: 50 };
+
+  /** Every account's sum of the entries created before `until`, as one statement sums them (accounts with entries only). */
+  async function sumsBefore(until: Date): Promise<Record<string, string>> {
+    const rows = await sql<{ account_id: string; total: string }>(
+      `SELECT account_id, coalesce(sum(amount) FILTER (WHERE created_at < $1), 0)::numeric(38, 6)::text AS total FROM ledger_entries GROUP BY account_id`,
+      [until],
+    );
+    return Object.fromEntries(rows.map((r) => [r.account_id, r.total]));
+  }
+
+  /** The entries' sums before the watermark against the totals kept. */
+  async function totalsOffTheWatermark() {
+    return sql(
+      `SELECT a.id FROM ledger_accounts a LEFT JOIN ledger_check_totals k ON k.account_id = a.id
+        LEFT JOIN (SELECT account_id, sum(amount) AS total FROM ledger_entries
+                    WHERE created_at < (SELECT upto FROM ledger_check_watermark) GROUP BY account_id) s ON s.account_id = a.id
+       WHERE coalesce(k.total, 0) <> coalesce(s.total, 0)`,
+    );
+  }
+
+  beforeAll(async () => {
+    // The history the test above wrote shares one instant, and a piece of creation times holds at
+    // least one instant's rows (2000 here, all in one piece): taken away (balanced postings and
+    // bare payments), and history spread over time written instead.
+    await withoutLedgerTriggers(async (tx) => {
+      await tx.query(`DELETE FROM ledger_entries WHERE transaction_id IN (SELECT id FROM ledger_transactions WHERE memo = 'history')`);
+      await tx.query(`DELETE FROM ledger_transactions WHERE memo = 'history'`);
+    });
+    await sql(`DELETE FROM payments WHERE ext_id LIKE 'history-%'`);
+    // History over the last 100 days: 1500 balanced postings and 1500 ended payments, so that every
+    // table the check reads holds many pieces.
+    const [adjustments, incoming] = await ledgerAccounts();
+    await sql(
+      `WITH t AS (INSERT INTO ledger_transactions (kind, memo, created_at)
+                  SELECT 'adjustment', 'pieces history', now() - g * interval '96 minutes' FROM generate_series(1, 1500) g RETURNING id, created_at)
+       INSERT INTO ledger_entries (transaction_id, account_id, amount, created_at)
+       SELECT id, x.account_id, x.amount, created_at FROM t CROSS JOIN (VALUES ($1::uuid, -2), ($2::uuid, 2)) AS x(account_id, amount)`,
+      [adjustments, incoming],
+    );
+    await sql(
+      `INSERT INTO payments SELECT (jsonb_populate_record(NULL::payments, to_jsonb(p) || jsonb_build_object(
+         'id', uuid_v7(), 'ext_id', 'pieces-' || g, 'page_token', md5(random()::text || g), 'status', 'CANCELLED', 'hold', NULL,
+         'created_at', now() - g * interval '96 minutes'))).*
+         FROM payments p CROSS JOIN generate_series(1, 1500) g WHERE p.id = $1`,
+      [completed[0]?.id ?? (await completePaymentFlow(merchant, 1250))],
+    );
+    await sql('ANALYZE');
+  });
+
+  it('finds what one pass finds, with the same texts and sums, whatever the size of its pieces: broken postings in an older month and in this one', async () => {
+    const [adjustments] = await ledgerAccounts();
+    const old = new Date(Date.now() - 40 * day);
+    const before = await writeUnbalancedAndEmpty(old);
+    const now = await writeUnbalancedAndEmpty();
+    // An old balanced posting given an entry today: its entries in its own month still balance.
+    const [stray] = await sql<{ id: string }>(
+      `SELECT id FROM ledger_transactions WHERE memo = 'pieces history' AND created_at < now() - interval '60 days' ORDER BY created_at LIMIT 1`,
+    );
+    await withoutLedgerTriggers(async (tx) => {
+      await tx.query('INSERT INTO ledger_entries (transaction_id, account_id, amount) VALUES ($1, $2, 0.25)', [stray!.id, adjustments]);
+    });
+    // An old payment set COMPLETED without a credit; a terminal balance moved without entries.
+    const [oldPayment] = await sql<{ id: string }>(`SELECT id FROM payments WHERE ext_id = 'pieces-1100'`);
+    await sql(`UPDATE payments SET status = 'COMPLETED' WHERE id = $1`, [oldPayment!.id]);
+    await sql(`UPDATE ledger_accounts SET balance = balance + 1 WHERE terminal_id = $1 AND kind = 'terminal_available'`, [merchant.terminalId]);
+
+    const onePass = await checkLedger(service.ctx.db);
+    expect(sorted(onePass).problems.map((p) => p.invariant)).toEqual([
+      'balance equals entries',
+      'completed payments credited once',
+      'ledger sums to zero',
+      'transaction balanced',
+      'transaction balanced',
+      'transaction balanced',
+      'transaction has entries',
+      'transaction has entries',
+    ]);
+    expect(onePass.problems).toEqual(
+      expect.arrayContaining([
+        { invariant: 'transaction balanced', detail: `ledger transaction ${before.unbalanced} (adjustment) sums to 1.500000` },
+        { invariant: 'transaction balanced', detail: `ledger transaction ${now.unbalanced} (adjustment) sums to 1.500000` },
+        { invariant: 'transaction balanced', detail: `ledger transaction ${stray!.id} (adjustment) sums to 0.250000` },
+        { invariant: 'transaction has entries', detail: `ledger transaction ${before.empty} (adjustment) has no entries` },
+        { invariant: 'transaction has entries', detail: `ledger transaction ${now.empty} (adjustment) has no entries` },
+        { invariant: 'ledger sums to zero', detail: 'all entries sum to 3.250000' },
+        { invariant: 'completed payments credited once', detail: `payment ${oldPayment!.id} is COMPLETED with 0 pay-in credit(s)` },
+      ]),
+    );
+    for (const sizes of [small, { entries: 7, transactions: 3, payments: 11, deposits: 1 }, undefined]) {
+      const pieces: LedgerPiece[] = [];
+      const whole = await checkWholeLedger(service.ctx.db, { sizes, pause: false, onPiece: (piece) => void pieces.push(piece) });
+      expect(sorted(whole), JSON.stringify(sizes)).toEqual(sorted(onePass));
+      // The order of the problems is one pass's too (by invariant).
+      expect(whole.problems.map((p) => p.invariant)).toEqual(onePass.problems.map((p) => p.invariant));
+      const totals = Object.fromEntries(whole.totals.accounts.map((account, i) => [account, whole.totals.totals[i]]));
+      expect(totals).toEqual(await sumsBefore(whole.until));
+      expect(pieces).toEqual(whole.pieces);
+      if (sizes) {
+        // Every row before `until` read once, each piece at most its size — or one instant's rows.
+        for (const table of ['ledger_transactions', 'payments'] as const) {
+          const of = pieces.filter((p) => p.table === table);
+          const [{ n }] = (await sql<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} WHERE created_at < $1`, [whole.until])) as [{ n: number }];
+          expect(
+            of.reduce((sum, p) => sum + p.rows, 0),
+            table,
+          ).toBe(n);
+          const size = table === 'payments' ? sizes.payments : sizes.transactions;
+          for (const piece of of.filter((p) => p.rows > size)) {
+            const [{ instants }] = (await sql<{ instants: number }>(
+              `SELECT count(DISTINCT created_at)::int AS instants FROM ${table} WHERE created_at >= $1 AND created_at < $2`,
+              [piece.from, piece.to],
+            )) as [{ instants: number }];
+            expect(instants, JSON.stringify(piece)).toBe(1);
+          }
+        }
+        const entries = pieces.filter((p) => p.table === 'ledger_entries');
+        const [{ n }] = (await sql<{ n: number }>('SELECT count(*)::int AS n FROM ledger_entries')) as [{ n: number }];
+        expect(entries.reduce((sum, p) => sum + p.rows, 0)).toBe(n);
+        for (const piece of entries) expect(piece.rows).toBeLessThanOrEqual(sizes.entries);
+        expect(entries.length).toBeGreaterThanOrEqual(n / sizes.entries);
+      }
+    }
+
+    // Repaired, the pieces find nothing, as one pass.
+    await withoutLedgerTriggers(async (tx) => {
+      await tx.query(`DELETE FROM ledger_entries WHERE transaction_id = ANY($1::uuid[]) AND (transaction_id <> $2 OR amount = 0.25)`, [
+        [before.unbalanced, now.unbalanced, stray!.id],
+        stray!.id,
+      ]);
+      await tx.query('DELETE FROM ledger_transactions WHERE id = ANY($1::uuid[])', [[before.unbalanced, before.empty, now.unbalanced, now.empty]]);
+    });
+    await sql(`UPDATE payments SET status = 'CANCELLED' WHERE id = $1`, [oldPayment!.id]);
+    await sql(`UPDATE ledger_accounts SET balance = balance - 1 WHERE terminal_id = $1 AND kind = 'terminal_available'`, [merchant.terminalId]);
+    expect(await checkLedger(service.ctx.db)).toEqual({ ok: true, problems: [] });
+    expect(await checkWholeLedger(service.ctx.db, { sizes: small, pause: false })).toMatchObject({ ok: true, problems: [] });
+  });
+
+  it('reads no statement more than a piece of history (one pass reads every entry in one)', async () => {
+    /** Each statement's rows read per table (pg_stat_xact_user_tables, the partitions of ledger_entries together), in one transaction. */
+    async function rowsPerStatement(run: (db: Queryable) => Promise<unknown>): Promise<Array<{ text: string; read: Record<string, number> }>> {
+      const read = `SELECT CASE WHEN relname LIKE 'ledger_entries%' THEN 'ledger_entries' ELSE relname END AS table,
+                           sum(coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0))::int AS n FROM pg_stat_xact_user_tables GROUP BY 1`;
+      const client = await service.ctx.db.connect();
+      const counts = async () => new Map((await client.query<{ table: string; n: number }>(read)).rows.map((r) => [r.table, r.n]));
+      const statements: Array<{ text: string; read: Record<string, number> }> = [];
+      const wrapped = new Proxy(client, {
+        get(target, prop) {
+          if (prop !== 'query') {
+            const value = Reflect.get(target, prop);
+            return typeof value === 'function' ? value.bind(target) : value;
+          }
+          return async (text: string, params?: unknown[]) => {
+            const before = await counts();
+            const result = await target.query(text, params);
+            const after = await counts();
+            statements.push({
+              text,
+              read: Object.fromEntries([...after].map(([table, n]) => [table, n - (before.get(table) ?? 0)]).filter(([, n]) => n !== 0)),
+            });
+            return result;
+          };
+        },
+      });
+      try {
+        await client.query('BEGIN');
+        // The plans of big tables (as at 10^7 rows): on these small ones the planner would read a few pages whole.
+        await client.query('SET LOCAL enable_seqscan = off');
+        await run(wrapped as unknown as Queryable);
+        await client.query('COMMIT');
+      } finally {
+        client.release();
+      }
+      return statements;
+    }
+    const most = (statements: Array<{ read: Record<string, number> }>, table: string) => Math.max(0, ...statements.map((s) => s.read[table] ?? 0));
+    const [counts] = await sql<{ entries: number; transactions: number; payments: number }>(
+      `SELECT (SELECT count(*) FROM ledger_entries)::int AS entries, (SELECT count(*) FROM ledger_transactions)::int AS transactions,
+              (SELECT count(*) FROM payments)::int AS payments`,
+    );
+    expect(counts!.entries).toBeGreaterThan(3000);
+    // As autovacuum leaves a table that only grows: the index-only reads of a piece's ends fetch no rows.
+    await sql('VACUUM ANALYZE ledger_transactions, payments');
+
+    const onePass = await rowsPerStatement((db) => checkLedger(db));
+    expect(most(onePass, 'ledger_entries')).toBeGreaterThanOrEqual(counts!.entries);
+
+    const sizes = { entries: 100, transactions: 100, payments: 100, deposits: 100 };
+    const pieced = await rowsPerStatement((db) => checkWholeLedger(db, { sizes, pause: false }));
+    for (const statement of pieced) {
+      // A piece's rows, and its transactions' entries (two to four each); the present state beside them.
+      expect(statement.read.ledger_entries ?? 0, statement.text).toBeLessThanOrEqual(4 * sizes.transactions + 50);
+      expect(statement.read.ledger_transactions ?? 0, statement.text).toBeLessThanOrEqual(3 * sizes.payments + 50);
+      expect(statement.read.payments ?? 0, statement.text).toBeLessThanOrEqual(sizes.payments + 50);
+    }
+    expect(most(pieced, 'ledger_entries')).toBeLessThan(counts!.entries / 4);
+    expect(most(pieced, 'payments')).toBeLessThan(counts!.payments / 4);
+  });
+
+  it("the daily run's totals stay every entry before its watermark while postings are written between its pieces, and the hourly runs go on from them", async () => {
+    let written = 0;
+    const seen: LedgerPiece[] = [];
+    const daily = await checkLedgerByJob(service.ctx.db, at(3), {
+      sizes: small,
+      onPiece: async (piece) => {
+        seen.push(piece);
+        // Between pieces (each in a transaction of its own): postings of every kind a desk writes.
+        if (seen.length % 15 === 1 && written < 4) {
+          written += 1;
+          if (written % 2) completed.push({ id: await completePaymentFlow(merchant, 1300 + written), amount: String(1300 + written) });
+          else await adminOk(service.app, 'POST', `/terminals/${merchant.terminalId}/adjustments`, { amount: 3, reason: 'between the pieces' });
+        }
+      },
+    });
+    expect(daily).toEqual({ ok: true, problems: [] });
+    expect(written).toBe(4);
+    const mark = (await readWatermark(service.ctx.db))!;
+    expect(await totalsOffTheWatermark()).toEqual([]);
+    const [{ latest }] = (await sql<{ latest: Date }>('SELECT max(created_at) AS latest FROM ledger_entries')) as [{ latest: Date }];
+    // Entries were written after the watermark, while the pieces ran: the check since did them.
+    expect(latest.getTime()).toBeGreaterThan(mark.upto.getTime());
+    const [record] = await sql<{ value: string }>(`SELECT value FROM settings WHERE key = 'ledger_check_last'`);
+    expect(JSON.parse(record!.value)).toMatchObject({ ok: true, problems: 0, pieces: seen.length });
+
+    completed.push({ id: await completePaymentFlow(merchant, 1399), amount: '1399' });
+    expect(await checkLedgerByJob(service.ctx.db, at(10))).toEqual({ ok: true, problems: [], since: mark.upto });
+    expect(await totalsOffTheWatermark()).toEqual([]);
   });
 });

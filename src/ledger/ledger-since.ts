@@ -1,3 +1,4 @@
+import type { Decimal } from 'decimal.js';
 import type { Db, Queryable } from '../db/pool.js';
 import { transaction } from '../db/pool.js';
 
@@ -32,34 +33,55 @@ const ENTRIES_SINCE = `SELECT e.account_id, sum(e.amount) AS amount
    WHERE t.created_at >= $1`;
 
 /**
+ * Each account's sum of the entries before an instant, held by the caller (the whole check's, which
+ * summed them in pieces: ledger-whole.ts) rather than kept in ledger_check_totals. Sums as text to
+ * the entries' six places, so that the texts built from them are the kept totals' texts.
+ */
+export interface HeldTotals {
+  accounts: string[];
+  totals: string[];
+}
+
+/** The totals held as arrays for a statement's parameters. */
+export function heldTotals(totals: Map<string, Decimal>): HeldTotals {
+  return { accounts: [...totals.keys()], totals: [...totals.values()].map((total) => total.toFixed(6)) };
+}
+
+/** The totals up to the watermark: ledger_check_totals, or those held (parameters $2 and $3). */
+function totalsFrom(held: HeldTotals | undefined): string {
+  return held ? '(SELECT * FROM unnest($2::uuid[], $3::numeric[]) AS h(account_id, total))' : 'ledger_check_totals';
+}
+
+/**
  * Terminal and executor accounts whose kept balance differs from their entries: the total kept up
- * to `since` plus the entries since, in one statement (one snapshot). Same rows as
- * ledger.repo.ts driftedAccounts.
+ * to `since` (or held by the caller) plus the entries since, in one statement (one snapshot). Same
+ * rows as ledger.repo.ts driftedAccounts.
  */
 export async function driftedAccountsSince(
   db: Queryable,
   since: Date,
+  held?: HeldTotals,
 ): Promise<Array<{ id: string; kind: string; owner: string; balance: string; entries: string }>> {
   const { rows } = await db.query<{ id: string; kind: string; owner: string; balance: string; entries: string }>(
     `WITH s AS MATERIALIZED (${ENTRIES_SINCE} GROUP BY e.account_id)
      SELECT a.id, a.kind, coalesce(a.terminal_id, a.executor_id) AS owner, a.balance::text,
             (coalesce(k.total, 0) + coalesce(s.amount, 0))::text AS entries
        FROM ledger_accounts a
-       LEFT JOIN ledger_check_totals k ON k.account_id = a.id
+       LEFT JOIN ${totalsFrom(held)} k ON k.account_id = a.id
        LEFT JOIN s ON s.account_id = a.id
       WHERE (a.kind LIKE 'terminal_%' OR a.kind LIKE 'executor_%') AND a.balance <> coalesce(k.total, 0) + coalesce(s.amount, 0)`,
-    [since],
+    held ? [since, held.accounts, held.totals] : [since],
   );
   return rows;
 }
 
-/** The sum of every entry of the ledger: the totals kept up to `since` and the entries since, as text. */
-export async function entriesTotalSince(db: Queryable, since: Date): Promise<string> {
+/** The sum of every entry of the ledger: the totals kept up to `since` (or held by the caller) and the entries since, as text. */
+export async function entriesTotalSince(db: Queryable, since: Date, held?: HeldTotals): Promise<string> {
   const { rows } = await db.query<{ total: string }>(
-    `SELECT (coalesce((SELECT sum(total) FROM ledger_check_totals), 0)
+    `SELECT (coalesce((SELECT sum(total) FROM ${totalsFrom(held)} k), 0)
            + coalesce((SELECT sum(e.amount) FROM ledger_transactions t JOIN ledger_entries e ON e.transaction_id = t.id AND e.created_at >= $1
                         WHERE t.created_at >= $1), 0))::text AS total`,
-    [since],
+    held ? [since, held.accounts, held.totals] : [since],
   );
   return rows[0]!.total;
 }
@@ -85,19 +107,22 @@ export async function advanceWatermark(db: Db, from: Date, until: Date): Promise
 }
 
 /**
- * Sums the totals again from every entry before `until` (a settled instant) and puts the watermark
- * there: the whole run's, once a day and at the first run, so that the totals never differ from the
- * entries for more than a day, whatever happened to them.
+ * Puts the watermark at `until` (a settled instant) with every account's sum of the entries before
+ * it: the whole run's, once a day and at the first run, so that the totals never differ from the
+ * entries for more than a day, whatever happened to them. The sums are the whole check's, summed in
+ * pieces (ledger-whole.ts); an account that no longer exists (entries whose account row is gone)
+ * has no row here: the check counted it in "the ledger sums to zero" already.
  */
-export async function resetWatermark(db: Db, until: Date): Promise<void> {
+export async function resetWatermark(db: Db, until: Date, held: HeldTotals): Promise<void> {
   await transaction(db, async (tx) => {
     // One run at a time (the job key makes it so; this lock keeps it so for an operator's call).
     await tx.query('LOCK TABLE ledger_check_watermark IN EXCLUSIVE MODE');
     await tx.query('DELETE FROM ledger_check_totals');
     await tx.query(
       `INSERT INTO ledger_check_totals (account_id, total)
-       SELECT account_id, sum(amount) FROM ledger_entries WHERE created_at < $1 GROUP BY account_id`,
-      [until],
+       SELECT h.account_id, h.total FROM unnest($1::uuid[], $2::numeric[]) AS h(account_id, total)
+        WHERE EXISTS (SELECT 1 FROM ledger_accounts a WHERE a.id = h.account_id)`,
+      [held.accounts, held.totals],
     );
     await tx.query(
       `INSERT INTO ledger_check_watermark (upto, whole_at) VALUES ($1, now())

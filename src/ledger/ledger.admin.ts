@@ -16,6 +16,9 @@ export async function ledgerAdminRoutes(app: RouteApp, ctx: AppContext): Promise
           'Reads the whole ledger: `ok`, and each problem found. The outcome is kept for `/metrics` (the job runs the same check over what was written since its previous run every hour, and over the whole ledger daily at 03:41 UTC).',
       },
     },
-    async () => checkAndRecordLedger(ctx.db),
+    async () => {
+      const { ok, problems } = await checkAndRecordLedger(ctx.db);
+      return { ok, problems };
+    },
   );
 }
