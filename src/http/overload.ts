@@ -153,9 +153,10 @@ export async function loadShedding(app: FastifyInstance, ctx: AppContext, header
 
   // Creates are decided before Fastify sees them (issue 38): at twice the load the machine carries
   // most requests are refused creates, and Fastify's own work for a request it then hands to the
-  // refusal (its request and reply, the child logger, routing, the hooks' runner) was a third of a
-  // refusal's CPU. The routes of a fixed path are known by method and path; their options object
-  // is kept and its priority read when a request comes (a group's default is set on it after this hook).
+  // refusal (its request and reply, the child logger, routing, the hooks' runner) was about a fifth
+  // of a refusal's CPU (docs/performance.md, "What a refusal costs"). The routes of a fixed path
+  // are known by method and path; their options object is kept and its priority read when a
+  // request comes (a group's default is set on it after this hook).
   const fixedRoutes = new Map<string, { config?: { priority?: Priority } }>();
   app.addHook('onRoute', (route) => {
     if (/[:*(]/.test(route.url)) return;
