@@ -1,6 +1,8 @@
+import type { AddressInfo } from 'node:net';
 import type { LightMyRequestResponse } from 'fastify';
 import type pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { signRequest } from '../src/http/signature.js';
 import {
   admin,
   createExecutor,
@@ -81,6 +83,15 @@ function refusedCreate(service: TestService, merchant: MerchantCredentials, what
     0,
     what,
   );
+}
+
+/** The headers of a signed create sent over a socket (the service checks the signature against PUBLIC_BASE_URL). */
+function signedHeaders(merchant: MerchantCredentials, body: string): Record<string, string> {
+  return {
+    'content-type': 'application/json',
+    'x-identity': merchant.apiKey,
+    'x-signature': signRequest(merchant.secretKey, 'POST', 'http://kassir.test/v1/payments', body),
+  };
 }
 
 function expectShed(res: LightMyRequestResponse): void {
@@ -321,6 +332,77 @@ describe('a refusal is answered before anything else runs, and costs no log line
     const answered = await metric('kassir_http_requests_total');
     expect(answered).toMatch(/kassir_http_requests_total\{route="\/v1\/payments",method="POST",status="200"\} 1/);
     expect(answered).not.toContain('status="503"');
+  });
+});
+
+describe('a create refused over a socket never reaches Fastify', () => {
+  // As above, one create at a time and no delay limit within reach; this time over a socket, as
+  // a merchant sends it (inject() hands a request to Fastify directly, past the server).
+  let ctx: Awaited<ReturnType<typeof serviceWithMerchant>>;
+  beforeAll(async () => {
+    ctx = await serviceWithMerchant({
+      KASSIR_SHED_LOW_CONCURRENCY: '1',
+      KASSIR_SHED_LOW_DELAY_MS: '600000',
+      KASSIR_SHED_NORMAL_DELAY_MS: '600000',
+    });
+    await ctx.service.app.listen({ port: 0, host: '127.0.0.1' });
+  });
+  afterAll(async () => {
+    await ctx?.service.close();
+  });
+
+  it('the spec answer, written before Fastify builds its request: no request logger is made for it; a create let in goes on to Fastify', async () => {
+    const { service, merchant } = ctx;
+    const address = service.app.server.address() as AddressInfo;
+    const base = `http://127.0.0.1:${address.port}`;
+    // Fastify makes each request's logger as a child of the service's, bound to its id: whether it
+    // did so for a request is whether Fastify handled it at all.
+    const child = vi.spyOn(service.ctx.log, 'child');
+    const requestLoggers = () => child.mock.calls.filter(([bindings]) => (bindings as { reqId?: unknown }).reqId !== undefined).length;
+    const db = service.ctx.db;
+    const held: pg.PoolClient[] = [];
+    for (let i = 0; i < service.config.dbPoolSize; i++) held.push(await db.connect());
+    try {
+      const waiting = db.waitingCount;
+      const payload = JSON.stringify({ ext_id: uniqueExtId(), amount: 9300 + amountSeq++ });
+      const first = fetch(`${base}/v1/payments`, { method: 'POST', headers: signedHeaders(merchant, payload), body: payload });
+      // Let in, and so counted, by the time Fastify made its logger (the refusal's hook ran right after, before 2026-11-28).
+      await until(() => (requestLoggers() > 0 ? true : undefined), 10_000, 5, 'the first create handled by Fastify');
+      await until(() => (db.waitingCount > waiting ? true : undefined), 10_000, 5, 'the first create waiting for the database');
+      expect(requestLoggers()).toBe(1);
+
+      const refused = await fetch(`${base}/v1/payments?from=test`, {
+        method: 'POST',
+        headers: { 'content-type': 'text/plain', 'x-request-id': 'refusal-socket-1' },
+        body: 'not json',
+      });
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get('retry-after')).toBe('5');
+      expect(refused.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(refused.headers.get('x-request-id')).toBe('refusal-socket-1');
+      expect(refused.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(await refused.json()).toEqual({
+        error: 'UNAVAILABLE',
+        message: 'The service is overloaded and did not start this request; retry after 5 s',
+        data: { retry_after: 5 },
+      });
+      // Fastify never saw it (before 2026-11-28 it built the request, its logger and reply, then the hook refused it).
+      expect(requestLoggers()).toBe(1);
+
+      for (const client of held.splice(0)) client.release();
+      const res = await first;
+      expect(res.status, await res.clone().text()).toBe(200);
+    } finally {
+      for (const client of held) client.release();
+      child.mockRestore();
+    }
+    expect((await service.ctx.metrics.registry.getSingleMetricAsString('kassir_http_requests_shed_total')) ?? '').toContain(
+      'kassir_http_requests_shed_total{priority="low"} 1',
+    );
+    // Let in again now that the first is answered: the count let it out.
+    const payload = JSON.stringify({ ext_id: uniqueExtId(), amount: 9300 + amountSeq++ });
+    const again = await fetch(`${base}/v1/payments`, { method: 'POST', headers: signedHeaders(merchant, payload), body: payload });
+    expect(again.status, await again.clone().text()).toBe(200);
   });
 });
 

@@ -222,5 +222,6 @@ describe('AdaptiveLimit', () => {
     expect(() => new AdaptiveLimit({ ...options, min: 0 })).toThrow(/min/);
     expect(() => new AdaptiveLimit({ ...options, min: 10, max: 5 })).toThrow(/min/);
     expect(() => new AdaptiveLimit({ ...options, smoothing: 0 })).toThrow(/smoothing/);
+    expect(() => new AdaptiveLimit({ ...options, shrinkSmoothing: 1.5 })).toThrow(/shrinkSmoothing/);
   });
 });

@@ -25,9 +25,20 @@ export interface AdaptiveLimitOptions {
   noLoadMemoryMs: number;
   /** The weight of a window's new limit against the current one (0 < smoothing ≤ 1). */
   smoothing: number;
+  /**
+   * The weight when the new limit is lower (0 < shrinkSmoothing ≤ 1; undefined: `smoothing`): a
+   * limit comes down faster than it goes up, as TCP's window does, so that the queue a sudden
+   * overload lets in is cut within a window or two.
+   */
+  shrinkSmoothing?: number;
 }
 
-export const ADAPTIVE_LIMIT_DEFAULTS = { windowMs: 100, minSamples: 10, noLoadMemoryMs: 60_000, smoothing: 0.2 } as const;
+/**
+ * The creates' (src/http/overload.ts). Down at half a window's new limit: from its start of 64 an
+ * overload brings it to its floor of 48 in two windows (2026-11-28; at the 0.2 of its growth it
+ * took four, some 0.4–0.5 s in which a create let in waited for one batch more).
+ */
+export const ADAPTIVE_LIMIT_DEFAULTS = { windowMs: 100, minSamples: 10, noLoadMemoryMs: 60_000, smoothing: 0.2, shrinkSmoothing: 0.5 } as const;
 
 /**
  * An adaptive concurrency limit (issue 38): how many requests of one kind may be in progress at
@@ -42,7 +53,8 @@ export const ADAPTIVE_LIMIT_DEFAULTS = { windowMs: 100, minSamples: 10, noLoadMe
  *
  * so the limit grows (by √limit a window, smoothed) while the queueing delay, rtt − noLoad, stays
  * within `queueMs`, and shrinks in proportion once it passes it — at most by half a window, as
- * Gradient2 does. The tolerance is a delay added to the no-load latency, as CoDel's target, not
+ * Gradient2 does; with `shrinkSmoothing` the weight of a lower new limit is its own (the creates'
+ * come down at 0.5, at most about a quarter a window, and go up at 0.2). The tolerance is a delay added to the no-load latency, as CoDel's target, not
  * Gradient2's multiple of it: a create's no-load latency is a few milliseconds, and a multiple of
  * that would refuse the queue that taking creates together needs (creates waiting for a batch are
  * in progress, and their wait is part of their latency). The limit grows only in a window where
@@ -83,6 +95,8 @@ export class AdaptiveLimit {
   ) {
     if (!(options.min >= 1 && options.max >= options.min)) throw new Error(`adaptive limit: need 1 ≤ min ≤ max, got ${options.min}, ${options.max}`);
     if (!(options.smoothing > 0 && options.smoothing <= 1)) throw new Error(`adaptive limit: smoothing must be in (0, 1], got ${options.smoothing}`);
+    const shrink = options.shrinkSmoothing;
+    if (shrink !== undefined && !(shrink > 0 && shrink <= 1)) throw new Error(`adaptive limit: shrinkSmoothing must be in (0, 1], got ${shrink}`);
     this.value = clamp(options.initial, options.min, options.max);
   }
 
@@ -159,7 +173,8 @@ export class AdaptiveLimit {
     // And no change at all from a window in which it was not reached: neither up (above) nor down
     // (a closed load below the limit, slower on a busy machine, would lower it under itself).
     if (!this.windowReached) next = this.value;
-    const { smoothing, min, max } = this.options;
+    const { min, max } = this.options;
+    const smoothing = next < this.value ? (this.options.shrinkSmoothing ?? this.options.smoothing) : this.options.smoothing;
     this.value = clamp(this.value * (1 - smoothing) + next * smoothing, min, max);
 
     this.windowStart = now;

@@ -1,4 +1,4 @@
-import type { OutgoingHttpHeaders } from 'node:http';
+import type { IncomingMessage, OutgoingHttpHeaders, Server, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import underPressure from '@fastify/under-pressure';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
@@ -8,6 +8,7 @@ import type { Db } from '../db/pool.js';
 import { DomainError } from '../errors.js';
 import { ADAPTIVE_LIMIT_DEFAULTS, AdaptiveLimit } from './adaptive-limit.js';
 import { errorBody, statusOf } from './errors.js';
+import { requestIdOf } from './observability.js';
 
 /**
  * Which requests are served first when there is more work than the machine can carry (issue 15):
@@ -104,9 +105,11 @@ export async function loadShedding(app: FastifyInstance, ctx: AppContext, header
   app.addHook('onReady', startLoopCount);
   app.addHook('onListen', startLoopCount);
 
-  app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
-    const priority = request.routeOptions.config?.priority ?? 'normal';
-    if (priority === 'high') return done();
+  /**
+   * Whether a request of `priority` goes on now (a create let in is counted in, and out when its
+   * response closes), or is to be refused: false, the refusal counted and reported here.
+   */
+  const admit = (priority: 'low' | 'normal', res: ServerResponse): boolean => {
     const dbDelayMs = database.delayMs();
     const loopDelayMs = performance.now() < loopCountsFrom ? 0 : loopDelay(app);
     const limit = priority === 'low' ? shedding.lowDelayMs : shedding.normalDelayMs;
@@ -115,13 +118,13 @@ export async function loadShedding(app: FastifyInstance, ctx: AppContext, header
     // wait in the batcher, not in it (issue 38: that refused capacity the machine had).
     const dbQueued = dbDelayMs > limit && (priority !== 'low' || creates.late());
     if (!dbQueued && loopDelayMs <= limit) {
-      if (priority !== 'low') return done();
+      if (priority !== 'low') return true;
       const release = creates.tryAcquire();
       if (release) {
         const arrived = performance.now();
         // 'close' comes once per response, answered or cut off.
-        reply.raw.once('close', () => release(performance.now() - arrived));
-        return done();
+        res.once('close', () => release(performance.now() - arrived));
+        return true;
       }
     }
 
@@ -145,7 +148,60 @@ export async function loadShedding(app: FastifyInstance, ctx: AppContext, header
       shed.low = 0;
       shed.normal = 0;
     }
-    refusal(request, reply);
+    return false;
+  };
+
+  // Creates are decided before Fastify sees them (issue 38): at twice the load the machine carries
+  // most requests are refused creates, and Fastify's own work for a request it then hands to the
+  // refusal (its request and reply, the child logger, routing, the hooks' runner) was about a fifth
+  // of a refusal's CPU (docs/performance.md, "What a refusal costs"). The routes of a fixed path
+  // are known by method and path; their options object is kept and its priority read when a
+  // request comes (a group's default is set on it after this hook).
+  const fixedRoutes = new Map<string, { config?: { priority?: Priority } }>();
+  app.addHook('onRoute', (route) => {
+    if (/[:*(]/.test(route.url)) return;
+    for (const method of [route.method].flat()) fixedRoutes.set(`${method} ${route.url}`, route);
+  });
+  answerBeforeRouting(app.server, (req, res) => {
+    const url = req.url ?? '';
+    const query = url.indexOf('?');
+    if (fixedRoutes.get(`${req.method} ${query === -1 ? url : url.slice(0, query)}`)?.config?.priority !== 'low') return false;
+    if (admit('low', res)) {
+      (req as Decided)[DECIDED] = true;
+      return false;
+    }
+    refusal(req, res, requestIdOf(req));
+    return true;
+  });
+
+  app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
+    const priority = request.routeOptions.config?.priority ?? 'normal';
+    // A create let in before routing is counted already; any other request (a path with
+    // parameters, one a test injects past the server) is decided here.
+    if (priority === 'high' || (request.raw as Decided)[DECIDED]) return done();
+    if (admit(priority, reply.raw)) return done();
+    request.shed = true;
+    reply.hijack();
+    refusal(request.raw, reply.raw, request.id);
+  });
+}
+
+/** Marks a request let in before routing (answerBeforeRouting), so that the onRequest hook does not count it twice. */
+const DECIDED = Symbol('decided before routing');
+type Decided = IncomingMessage & { [DECIDED]?: true };
+
+/**
+ * Puts `answer` in front of the server's request handler (Fastify's, the one listener a Fastify
+ * server has): a request `answer` answers itself (it returns true) never reaches the handler.
+ * With any other number of listeners nothing is changed, and every request goes on as before.
+ */
+export function answerBeforeRouting(server: Server, answer: (req: IncomingMessage, res: ServerResponse) => boolean): void {
+  const listeners = server.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[];
+  if (listeners.length !== 1) return;
+  const handler = listeners[0]!;
+  server.removeListener('request', handler);
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    if (!answer(req, res)) handler.call(server, req, res);
   });
 }
 
@@ -155,32 +211,30 @@ export async function loadShedding(app: FastifyInstance, ctx: AppContext, header
  * back capacity, and at twice the load a machine carries there are more refusals than anything
  * else (issue 38: through Fastify's reply — its serialiser, the onSend hooks, the request's log
  * line — each cost some 0.18 ms of CPU, capacity the creates let in then lacked). So the body is
- * serialised once; the reply is hijacked, which skips the serialiser and the onSend hooks, with
- * the headers those hooks set written here; and the request is marked `shed`, which the log's
- * onResponse hook passes over (refusals are counted in kassir_http_requests_shed_total and the
- * once-a-second `overloaded` line instead).
+ * serialised once, and written with the headers the onSend hooks would have set; a create is
+ * answered before Fastify sees it (answerBeforeRouting), any other request from the onRequest hook,
+ * its reply hijacked and the request marked `shed`, which the log's onResponse hook passes over
+ * (refusals are counted in kassir_http_requests_shed_total and the once-a-second `overloaded` line instead).
  */
-export function refusalAnswer(retryAfterSeconds: number, hsts: string | undefined): (request: FastifyRequest, reply: FastifyReply) => void {
+export function refusalAnswer(retryAfterSeconds: number, hsts: string | undefined): (req: IncomingMessage, res: ServerResponse, requestId: string) => void {
   const error = new DomainError('UNAVAILABLE', `The service is overloaded and did not start this request; retry after ${retryAfterSeconds} s`, {
     retry_after: retryAfterSeconds,
   });
   const status = statusOf(error);
   const body = Buffer.from(JSON.stringify(errorBody(error)));
   const retryAfter = String(retryAfterSeconds);
-  return (request, reply) => {
-    request.shed = true;
-    reply.hijack();
+  return (req, res, requestId) => {
     const headers: OutgoingHttpHeaders = {
       'content-type': 'application/json; charset=utf-8',
       'content-length': body.length,
       'retry-after': retryAfter,
-      'x-request-id': request.id,
+      'x-request-id': requestId,
       'x-content-type-options': 'nosniff',
     };
     if (hsts !== undefined) headers['strict-transport-security'] = hsts;
-    if (largeBodyPending(request)) headers.connection = 'close';
-    reply.raw.writeHead(status, headers);
-    reply.raw.end(body);
+    if (largeBodyPending(req)) headers.connection = 'close';
+    res.writeHead(status, headers);
+    res.end(body);
   };
 }
 
@@ -248,8 +302,8 @@ function loopDelay(app: FastifyInstance): number {
  * the next; for an upload of megabytes that is a waste of the very capacity that is short, so the
  * connection is closed instead.
  */
-function largeBodyPending(request: FastifyRequest): boolean {
-  if (request.raw.complete) return false;
+function largeBodyPending(request: IncomingMessage): boolean {
+  if (request.complete) return false;
   if (request.headers['transfer-encoding'] !== undefined) return true;
   return Number(request.headers['content-length'] ?? 0) > DRAIN_LIMIT;
 }
