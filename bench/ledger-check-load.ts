@@ -20,6 +20,7 @@ import { signRequest } from '../src/http/signature.js';
 import { checkLedger, checkWholeLedger } from '../src/ledger/ledger.service.js';
 import { resetWatermark } from '../src/ledger/ledger-since.js';
 import { settledInstant } from '../src/ledger/system-totals.js';
+import { operatorCall } from './operator.js';
 
 const dir = process.argv[2];
 if (!dir) throw new Error('usage: bench/ledger-check-load.ts <the work directory BENCH_KEEP=1 kept>');
@@ -69,16 +70,8 @@ try {
       break;
     await sleep(100);
   }
-  const admin = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
-    const res = await fetch(`${base}/admin/v1${path}`, {
-      method,
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    if (!res.ok) throw new Error(`${method} ${path} → ${res.status} ${text}`);
-    return JSON.parse(text) as T;
-  };
+  const admin = <T>(method: string, path: string, body?: unknown): Promise<T> => operatorCall<T>(base, ADMIN_TOKEN, method, path, body);
+
   const merchant = await admin<{ id: string; secret_key: string }>('POST', '/merchants', { name: 'Check load shop' });
   const terminal = await admin<{ id: string; api_key: string }>('POST', `/merchants/${merchant.id}/terminals`, {
     name: 'Main',

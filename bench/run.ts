@@ -73,6 +73,7 @@ import { type EmbeddedDatabase, freePort, startEmbeddedPostgres } from '../src/d
 import { signRequest } from '../src/http/signature.js';
 import { luhnValid } from '../src/lib/validators.js';
 import { insertHistory } from './history.js';
+import { operatorCall } from './operator.js';
 
 function envInt(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -517,15 +518,8 @@ function json(request: autocannon.Request, body: unknown, headers: Record<string
 // ---------------------------------------------------------------------------------------------
 // The service's operator API
 
-async function adminCall<T>(base: string, method: string, path: string, body?: unknown): Promise<T> {
-  const res = await fetch(`${base}/admin/v1${path}`, {
-    method,
-    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${path} → ${res.status} ${text}`);
-  return (text ? JSON.parse(text) : undefined) as T;
+function adminCall<T>(base: string, method: string, path: string, body?: unknown): Promise<T> {
+  return operatorCall<T>(base, ADMIN_TOKEN, method, path, body);
 }
 
 let cardSeq = 0;
