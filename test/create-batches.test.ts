@@ -22,6 +22,7 @@ import {
   type MerchantCredentials,
   setRate,
   signed,
+  sqlOf,
   startTestService,
   type TestService,
   uniqueExtId,
@@ -31,7 +32,7 @@ import {
 let service: TestService;
 let merchant: MerchantCredentials;
 
-const sql = <T extends Record<string, unknown>>(text: string, params: unknown[] = []) => service.ctx.db.query<T>(text, params).then((r) => r.rows);
+const sql = sqlOf(() => service);
 
 beforeAll(async () => {
   service = await startTestService({ SAME_AMOUNT_LIMIT: '2' });

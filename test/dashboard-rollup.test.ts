@@ -24,6 +24,7 @@ import {
   type MerchantCredentials,
   notifyTransfer,
   setRate,
+  sqlOf,
   startTestService,
   type TestService,
   testPhone,
@@ -39,7 +40,7 @@ let card: { id: string };
 let phone: { id: string };
 let amount = 1000;
 
-const sql = <T extends Record<string, unknown>>(text: string, params: unknown[] = []) => service.ctx.db.query<T>(text, params).then((r) => r.rows);
+const sql = sqlOf(() => service);
 
 async function create(shop: MerchantCredentials, method: 'CARD' | 'SBP'): Promise<{ id: string; amount: number }> {
   amount += 7;

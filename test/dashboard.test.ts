@@ -28,6 +28,7 @@ import {
   setRate,
   signed,
   signedMultipart,
+  sqlOf,
   startTestService,
   type TestService,
   TINY_PNG,
@@ -44,7 +45,7 @@ let card: { id: string };
 let phone: { id: string };
 const names: Record<string, string> = {};
 
-const sql = <T extends Record<string, unknown>>(text: string, params: unknown[] = []) => service.ctx.db.query<T>(text, params).then((r) => r.rows);
+const sql = sqlOf(() => service);
 
 async function dashboard(query = ''): Promise<Dashboard> {
   // Refusals are written in the background, after the answer: wait for those already made.

@@ -26,6 +26,7 @@ import {
   setRate,
   signed,
   signedMultipart,
+  sqlOf,
   startTestService,
   type TestService,
   TINY_PNG,
@@ -41,7 +42,7 @@ interface Balance {
 }
 
 const executorBalance = (id: string) => adminOk<Balance & Record<string, unknown>>(service.app, 'GET', `/executors/${id}`);
-const sql = <T extends Record<string, unknown>>(text: string, params: unknown[] = []) => service.ctx.db.query<T>(text, params).then((r) => r.rows);
+const sql = sqlOf(() => service);
 
 async function executorGet(token: string, url: string) {
   const res = await executorCall(service.app, token, 'GET', url);

@@ -88,6 +88,17 @@ export async function startTestService(env: Record<string, string> = {}, options
   };
 }
 
+/**
+ * A test file's SQL on its service's database, answering the rows. `service` is read at each call,
+ * so the file may set it in beforeAll.
+ */
+export function sqlOf(service: () => TestService) {
+  return <T extends Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> =>
+    service()
+      .ctx.db.query<T>(text, params)
+      .then((r) => r.rows);
+}
+
 /** Calls the operator API. */
 export async function admin(app: FastifyInstance, method: string, url: string, body?: unknown): Promise<LightMyRequestResponse> {
   return app.inject({

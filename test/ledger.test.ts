@@ -23,6 +23,7 @@ import {
   createTerminal,
   type MerchantCredentials,
   setRate,
+  sqlOf,
   startTestService,
   type TestService,
   uniqueExtId,
@@ -41,7 +42,7 @@ let executor: { id: string; token: string };
 const completed: { id: string; amount: string }[] = [];
 
 const check = () => adminOk<LedgerCheck>(service.app, 'GET', '/ledger/check');
-const sql = <T extends Record<string, unknown>>(text: string, params: unknown[] = []) => service.ctx.db.query<T>(text, params).then((r) => r.rows);
+const sql = sqlOf(() => service);
 
 /** Runs `fn` in a committed transaction with the ledger's user triggers (balancing, append-only) off. */
 async function withoutLedgerTriggers(fn: (tx: Tx) => Promise<void>): Promise<void> {

@@ -23,6 +23,7 @@ import {
   expectLedgerOk,
   type MerchantCredentials,
   setRate,
+  sqlOf,
   startTestService,
   type TestService,
   uniqueExtId,
@@ -36,7 +37,7 @@ let service: TestService;
 let merchant: MerchantCredentials;
 let nextAmount = 1000;
 
-const sql = <T extends Record<string, unknown>>(text: string, params: unknown[] = []) => service.ctx.db.query<T>(text, params).then((r) => r.rows);
+const sql = sqlOf(() => service);
 
 beforeAll(async () => {
   service = await startTestService();

@@ -20,6 +20,7 @@ import {
   multipartBody,
   setRate,
   signed,
+  sqlOf,
   startTestService,
   type TestService,
   TINY_PNG,
@@ -51,7 +52,7 @@ const payin = (merchantId: string, executorId: string, s: ReturnType<typeof payi
   revenue: s.revenue,
 });
 
-const sql = <T extends Record<string, unknown>>(text: string, params: unknown[] = []) => service.ctx.db.query<T>(text, params).then((r) => r.rows);
+const sql = sqlOf(() => service);
 const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
 
 /** The figures as the route answers them (the service's own type: the test checks their values, not their names). */

@@ -20,6 +20,7 @@ import {
   type MerchantCredentials,
   notifyTransfer,
   setRate,
+  sqlOf,
   startTestService,
   type TestService,
   uniqueExtId,
@@ -28,7 +29,7 @@ import {
 let service: TestService;
 let merchant: MerchantCredentials;
 
-const sql = <T extends Record<string, unknown>>(text: string, params: unknown[] = []) => service.ctx.db.query<T>(text, params).then((r) => r.rows);
+const sql = sqlOf(() => service);
 
 beforeAll(async () => {
   service = await startTestService({ SAME_AMOUNT_LIMIT: '1000' });
